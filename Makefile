@@ -1,0 +1,39 @@
+# conform: every target is phony; nothing here downloads anything beyond Go modules.
+GO ?= go
+PKGS := ./...
+
+.PHONY: all run test bench lint fmt-check vet build serve mutants fuzz clean
+
+all: lint test build
+
+## run: the main job, the whole conformance suite against the bundled reference.
+run:
+	$(GO) run ./cmd/conform run
+
+## test: every package's tests, race detector on.
+test:
+	$(GO) test -race -count=1 $(PKGS)
+
+## bench: benchmarks of the validator and the reference, with allocations.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./validate/ ./reference/
+
+lint: fmt-check vet
+
+fmt-check:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+build:
+	$(GO) build -o bin/conform ./cmd/conform
+
+serve:
+	$(GO) run ./cmd/conform serve
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzRequest -fuzztime 30s ./validate/
+
+clean:
+	rm -rf bin
