@@ -1,0 +1,29 @@
+// Package validate checks Payments Service API documents against the contract
+// held in package schemas: one JSON Schema (draft 2020-12) per resource and
+// per request body, and the operations table.
+//
+// New compiles every embedded schema once; the resulting *Validator is
+// immutable and safe for concurrent use. Validate, Request and Resource decode
+// the document with json.Decoder.UseNumber, so amounts in cents are checked
+// exactly, and return either nil, an error wrapping ErrMalformed (the body is
+// not JSON, carries trailing data, or is not a JSON object), or an *Error that
+// lists every violation with its JSON pointer and rule:
+//
+//	v, err := validate.New()
+//	if err != nil {
+//		return err
+//	}
+//	err = v.Request("transfers.create", body)
+//	var verr *validate.Error
+//	if errors.As(err, &verr) {
+//		for _, viol := range verr.Violations {
+//			log.Printf("%s: %s (%s)", viol.Pointer, viol.Message, viol.Rule)
+//		}
+//	}
+//
+// The business rules JSON Schema cannot express (capture amount, fee,
+// Level 2/3 enablement, subscription amount updates, tax exemption) are plain
+// functions returning the same *Error. WriteEnvelope and WriteError render
+// errors in the API's error envelope, and Middleware puts the whole check in
+// front of any net/http handler. The package never prints.
+package validate

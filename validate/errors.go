@@ -1,0 +1,298 @@
+package validate
+
+import (
+	"cmp"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// Error codes carried by *Error, as rendered in the error envelope.
+const (
+	// CodeInvalidField: a field breaks a schema or limit rule (422).
+	CodeInvalidField = "INVALID_FIELD"
+	// CodeUnprocessable: a state or business rule refuses the request (422).
+	CodeUnprocessable = "UNPROCESSABLE_ENTITY"
+)
+
+// Error is the one error type for violations, from a schema or a business
+// rule. Inspect it with errors.As.
+type Error struct {
+	Code       string      // CodeInvalidField or CodeUnprocessable
+	Violations []Violation // every violation, sorted by Pointer
+}
+
+// Violation is one broken rule.
+type Violation struct {
+	Pointer string `json:"pointer"` // JSON pointer to the offending field; for a missing required field, the field's own pointer
+	Rule    string `json:"rule"`    // the schema keyword ("maxLength", "required", ...) or the rule name ("capture_amount_max")
+	Message string `json:"message"`
+}
+
+// Error lists every violation on one line, prefixed with "validate: ".
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("validate: ")
+	b.WriteString(e.Code)
+	for i, v := range e.Violations {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		if v.Pointer == "" {
+			b.WriteString("(document)")
+		} else {
+			b.WriteString(v.Pointer)
+		}
+		b.WriteString(": ")
+		b.WriteString(v.Message)
+	}
+	return b.String()
+}
+
+// newError sorts and de-duplicates violations into an *Error.
+func newError(code string, vs []Violation) *Error {
+	slices.SortFunc(vs, func(a, b Violation) int {
+		return cmp.Or(cmp.Compare(a.Pointer, b.Pointer), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
+	})
+	return &Error{Code: code, Violations: slices.Compact(vs)}
+}
+
+// violations turns the leaves of a jsonschema error tree into violations.
+func (v *Validator) violations(doc any, ve *jsonschema.ValidationError) []Violation {
+	var out []Violation
+	types := map[string][]string{} // "type" leaves by instance pointer, merged into one violation
+	for _, leaf := range leaves(ve) {
+		if ruleOf(leaf.KeywordLocation) == "type" {
+			if names := typeNames(v.schemaAt(leaf.AbsoluteKeywordLocation)); len(names) > 0 {
+				types[leaf.InstanceLocation] = append(types[leaf.InstanceLocation], names...)
+				continue
+			}
+		}
+		out = append(out, v.explain(doc, leaf)...)
+	}
+	for ptr, names := range types {
+		slices.Sort(names)
+		out = append(out, violation(ptr, "type", "expected %s, but got %s",
+			strings.Join(slices.Compact(names), " or "), jsonType(instanceAt(doc, ptr))))
+	}
+	return newError(CodeInvalidField, out).Violations
+}
+
+// typeNames reads the value of a "type" keyword.
+func typeNames(t any) []string {
+	switch x := t.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// leaves collects the failing keywords of the tree. For anyOf and oneOf it
+// keeps only the branches closest to matching: branches that failed merely on
+// the type of the value itself are dropped when another branch got further,
+// then the branches with the fewest failures are kept.
+func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return []*jsonschema.ValidationError{ve}
+	}
+	kw := lastSegment(ve.KeywordLocation)
+	if kw != "anyOf" && kw != "oneOf" {
+		var out []*jsonschema.ValidationError
+		for _, c := range ve.Causes {
+			out = append(out, leaves(c)...)
+		}
+		return out
+	}
+	branches := make([][]*jsonschema.ValidationError, len(ve.Causes))
+	typeOnly := make([]bool, len(ve.Causes))
+	anyOther := false
+	for i, c := range ve.Causes {
+		branches[i] = leaves(c)
+		typeOnly[i] = true
+		for _, l := range branches[i] {
+			if lastSegment(l.KeywordLocation) != "type" || l.InstanceLocation != ve.InstanceLocation {
+				typeOnly[i] = false
+			}
+		}
+		anyOther = anyOther || !typeOnly[i]
+	}
+	fewest := -1
+	for i, b := range branches {
+		if anyOther && typeOnly[i] {
+			continue
+		}
+		if fewest < 0 || len(b) < fewest {
+			fewest = len(b)
+		}
+	}
+	var out []*jsonschema.ValidationError
+	for i, b := range branches {
+		if (anyOther && typeOnly[i]) || len(b) != fewest {
+			continue
+		}
+		out = append(out, b...)
+	}
+	return out
+}
+
+// explain turns one leaf into violations. "required" and
+// "additionalProperties" become one violation per property, read from the
+// schema and the instance rather than from the message text.
+func (v *Validator) explain(doc any, leaf *jsonschema.ValidationError) []Violation {
+	ptr := leaf.InstanceLocation
+	rule := ruleOf(leaf.KeywordLocation)
+	switch rule {
+	case "required":
+		names, _ := v.schemaAt(leaf.AbsoluteKeywordLocation).([]any)
+		obj, _ := instanceAt(doc, ptr).(map[string]any)
+		alts := v.alternatives(leaf.AbsoluteKeywordLocation)
+		var out []Violation
+		for _, n := range names {
+			name, _ := n.(string)
+			if _, ok := obj[name]; ok || name == "" {
+				continue
+			}
+			msg := name + " is required"
+			if len(alts) > 1 {
+				msg = strings.Join(alts, " or ") + " is required"
+			}
+			out = append(out, Violation{Pointer: ptr + "/" + escape(name), Rule: rule, Message: msg})
+		}
+		if len(out) > 0 {
+			return out
+		}
+	case "additionalProperties":
+		parent, _ := v.schemaAt(strings.TrimSuffix(leaf.AbsoluteKeywordLocation, "/additionalProperties")).(map[string]any)
+		props, _ := parent["properties"].(map[string]any)
+		obj, _ := instanceAt(doc, ptr).(map[string]any)
+		var out []Violation
+		for name := range obj {
+			if _, ok := props[name]; !ok {
+				out = append(out, Violation{Pointer: ptr + "/" + escape(name), Rule: rule, Message: name + " is not a known field"})
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	case "false":
+		return []Violation{{Pointer: ptr, Rule: rule, Message: "must not be present here"}}
+	case "oneOf":
+		return []Violation{{Pointer: ptr, Rule: rule, Message: "matches more than one of the accepted forms"}}
+	}
+	return []Violation{{Pointer: ptr, Rule: rule, Message: leaf.Message}}
+}
+
+// alternatives names the members required by the sibling branches when a
+// "required" keyword sits directly in an anyOf/oneOf branch, so that
+// {"anyOf": [{"required": ["a"]}, {"required": ["b"]}]} reads "a or b is
+// required". It returns nil otherwise.
+func (v *Validator) alternatives(requiredLoc string) []string {
+	branch := strings.TrimSuffix(requiredLoc, "/required")
+	group := branch[:strings.LastIndexByte(branch, '/')+1]
+	group = strings.TrimSuffix(group, "/")
+	if kw := lastSegment(group); kw != "anyOf" && kw != "oneOf" {
+		return nil
+	}
+	branches, _ := v.schemaAt(group).([]any)
+	var out []string
+	for _, b := range branches {
+		m, _ := b.(map[string]any)
+		req, _ := m["required"].([]any)
+		if len(m) != 1 || len(req) != 1 {
+			return nil
+		}
+		name, _ := req[0].(string)
+		out = append(out, name)
+	}
+	return out
+}
+
+// ruleOf names the failing keyword of a keyword location. A location ending
+// in a property name (or an index) is a false schema: rule "false".
+func ruleOf(loc string) string {
+	segs := strings.Split(loc, "/")
+	n := len(segs)
+	last := segs[n-1]
+	if last == "" {
+		return "false"
+	}
+	if n >= 2 {
+		switch segs[n-2] {
+		case "properties", "patternProperties", "$defs", "dependentSchemas":
+			return "false"
+		}
+	}
+	if _, err := strconv.Atoi(last); err == nil {
+		return "false"
+	}
+	return unescape(last)
+}
+
+func lastSegment(loc string) string {
+	return loc[strings.LastIndexByte(loc, '/')+1:]
+}
+
+// schemaAt resolves an absolute keyword location (URL#pointer) in the
+// decoded schema documents.
+func (v *Validator) schemaAt(loc string) any {
+	u, frag, _ := strings.Cut(loc, "#")
+	doc, ok := v.docs[u]
+	if !ok {
+		return nil
+	}
+	if f, err := url.PathUnescape(frag); err == nil {
+		frag = f
+	}
+	return instanceAt(doc, frag)
+}
+
+// instanceAt resolves a JSON pointer in a decoded document.
+func instanceAt(doc any, ptr string) any {
+	if ptr == "" {
+		return doc
+	}
+	cur := doc
+	for _, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		seg = unescape(seg)
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[seg]
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil
+			}
+			cur = c[i]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
+
+func escape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+func unescape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+}
+
+// violation is a small constructor for rule checks.
+func violation(ptr, rule, format string, args ...any) Violation {
+	return Violation{Pointer: ptr, Rule: rule, Message: fmt.Sprintf(format, args...)}
+}

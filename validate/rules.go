@@ -1,0 +1,128 @@
+package validate
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+)
+
+// Rule names reported in Violation.Rule by the business rule checks.
+const (
+	RuleCaptureAmountMax         = "capture_amount_max"
+	RuleFeeMax                   = "fee_max"
+	RuleLevel23Enabled           = "level_two_level_three_data_enabled"
+	RuleSubscriptionAmountUpdate = "subscription_amount_update_once"
+	RuleTaxExempt                = "tax_exempt_sales_tax"
+)
+
+// CheckCapture checks a capture against its authorization: capture_amount
+// must not exceed the authorization amount (/capture_amount) and fee, when
+// given, must not exceed capture_amount (/fee). It returns nil or an *Error
+// with code INVALID_FIELD listing both violations when both apply.
+func CheckCapture(authorizationAmount, captureAmount int64, fee *int64) error {
+	var vs []Violation
+	if captureAmount > authorizationAmount {
+		vs = append(vs, violation("/capture_amount", RuleCaptureAmountMax,
+			"capture_amount %d exceeds the authorization amount %d", captureAmount, authorizationAmount))
+	}
+	if fee != nil && *fee > captureAmount {
+		vs = append(vs, violation("/fee", RuleFeeMax, "fee %d exceeds capture_amount %d", *fee, captureAmount))
+	}
+	if len(vs) == 0 {
+		return nil
+	}
+	return newError(CodeInvalidField, vs)
+}
+
+// CheckFee checks a sale: fee, when given, must not exceed amount (/fee).
+func CheckFee(amount int64, fee *int64) error {
+	if fee == nil || *fee <= amount {
+		return nil
+	}
+	return newError(CodeInvalidField, []Violation{violation("/fee", RuleFeeMax, "fee %d exceeds amount %d", *fee, amount)})
+}
+
+// CheckLevel23 refuses Level 2/3 data (additional_purchase_data) for a
+// merchant without level_two_level_three_data_enabled (UNPROCESSABLE_ENTITY).
+func CheckLevel23(merchantEnabled, hasPurchaseData bool) error {
+	if !hasPurchaseData || merchantEnabled {
+		return nil
+	}
+	return newError(CodeUnprocessable, []Violation{violation("/additional_purchase_data", RuleLevel23Enabled,
+		"the merchant is not enabled for Level 2/Level 3 data (level_two_level_three_data_enabled is false)")})
+}
+
+// CheckSubscriptionAmountUpdate refuses to update a subscription amount that
+// was itself produced by an update, or that was already updated once
+// (UNPROCESSABLE_ENTITY).
+func CheckSubscriptionAmountUpdate(producedByUpdate, alreadyUpdated bool) error {
+	switch {
+	case producedByUpdate:
+		return newError(CodeUnprocessable, []Violation{violation("", RuleSubscriptionAmountUpdate,
+			"a subscription amount produced by an update cannot be updated")})
+	case alreadyUpdated:
+		return newError(CodeUnprocessable, []Violation{violation("", RuleSubscriptionAmountUpdate,
+			"this subscription amount was already updated and cannot be updated again")})
+	}
+	return nil
+}
+
+// CheckTaxExempt checks additional_purchase_data (decoded with UseNumber):
+// with tax_exempt true, sales_tax must be 0 or absent
+// (/additional_purchase_data/sales_tax, INVALID_FIELD).
+func CheckTaxExempt(purchaseData map[string]any) error {
+	if exempt, _ := purchaseData["tax_exempt"].(bool); !exempt {
+		return nil
+	}
+	raw, ok := purchaseData["sales_tax"]
+	if !ok || raw == nil {
+		return nil
+	}
+	if n, ok := number(raw); ok && n == 0 {
+		return nil
+	}
+	return newError(CodeInvalidField, []Violation{violation("/additional_purchase_data/sales_tax", RuleTaxExempt,
+		"sales_tax must be 0 or absent when tax_exempt is true")})
+}
+
+// SalesTax returns the purchase's sales tax: sales_tax when given, otherwise
+// the sum over item_data of amount_including_sales_tax minus
+// amount_excluding_sales_tax. ok is false when neither is available.
+func SalesTax(purchaseData map[string]any) (int64, bool) {
+	if raw, ok := purchaseData["sales_tax"]; ok && raw != nil {
+		return number(raw)
+	}
+	items, _ := purchaseData["item_data"].([]any)
+	var total int64
+	found := false
+	for _, it := range items {
+		item, _ := it.(map[string]any)
+		incl, ok1 := number(item["amount_including_sales_tax"])
+		excl, ok2 := number(item["amount_excluding_sales_tax"])
+		if !ok1 || !ok2 {
+			continue
+		}
+		total += incl - excl
+		found = true
+	}
+	return total, found
+}
+
+// number reads an integral JSON number (json.Number, float64 or Go integers).
+func number(v any) (int64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		i, err := strconv.ParseInt(string(n), 10, 64)
+		return i, err == nil
+	case float64:
+		if n != math.Trunc(n) || math.Abs(n) > 1<<53 {
+			return 0, false
+		}
+		return int64(n), true
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	}
+	return 0, false
+}
