@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/conform-kit/conform/reference"
+)
+
+// serveOptions holds the flags of conform serve.
+type serveOptions struct {
+	addr        string
+	fixtures    string        // path to write the suite's config file to, "" for none
+	reviewDelay time.Duration // simulated file review
+	verbose     bool          // log requests to standard error
+	out         io.Writer
+	errOut      io.Writer
+}
+
+func newServeCmd() *cobra.Command {
+	opts := serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the bundled in-memory reference implementation of the API",
+		Long: `Serve the reference implementation: the whole Payments Service API in memory, seeded
+with credentials and fixtures. It prints its URL and the seeded credentials; --fixtures
+writes them in the config-file shape "conform run --config" reads.
+
+The reference is a model of the contract, not of the real service. Stop it with Ctrl-C
+(SIGINT) or SIGTERM; in-flight requests get five seconds to finish.`,
+		Example: `  conform serve --addr 127.0.0.1:0 --fixtures conform.json
+  conform run --target http://127.0.0.1:8080 --config conform.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.out = cmd.OutOrStdout()
+			opts.errOut = cmd.ErrOrStderr()
+			return runServe(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.addr, "addr", "127.0.0.1:8080", `listen address ("127.0.0.1:0" picks a free port)`)
+	cmd.Flags().StringVar(&opts.fixtures, "fixtures", "", "write the seeded credentials and fixtures to this config file")
+	cmd.Flags().DurationVar(&opts.reviewDelay, "review-delay", time.Second, "how long the simulated file review takes")
+	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "log every request to standard error")
+	return cmd
+}
+
+// runServe listens, serves the reference until ctx is done, then shuts down gracefully.
+func runServe(ctx context.Context, opts serveOptions) error {
+	if opts.reviewDelay < 0 {
+		return usageError(fmt.Errorf("serve: --review-delay must not be negative, got %s", opts.reviewDelay))
+	}
+	ln, err := net.Listen("tcp", opts.addr)
+	if err != nil {
+		return usageError(fmt.Errorf("serve: listen on %s: %w", opts.addr, err))
+	}
+	url := "http://" + ln.Addr().String()
+	logger := slog.New(slog.DiscardHandler)
+	if opts.verbose {
+		logger = slog.New(slog.NewTextHandler(opts.errOut, nil))
+	}
+	ref, err := reference.New(reference.Config{BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger})
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer ref.Close()
+
+	fixtures := ref.Fixtures()
+	fixtures.Target = url
+	if opts.fixtures != "" {
+		if err := writeJSONFile(opts.fixtures, fixtures); err != nil {
+			ln.Close()
+			return usageError(fmt.Errorf("serve: write fixtures: %w", err))
+		}
+	}
+	printServing(opts.out, url, fixtures, opts.fixtures)
+
+	srv := &http.Server{
+		Handler:           ref,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: shutdown: %w", err)
+	}
+	fmt.Fprintln(opts.out, "conform serve: stopped")
+	return nil
+}
+
+func printServing(w io.Writer, url string, f reference.Fixtures, fixturesPath string) {
+	fmt.Fprintf(w, "conform serve: reference listening on %s\n", url)
+	for _, c := range []struct {
+		role string
+		cred reference.Credential
+	}{
+		{"platform", f.Credentials.Platform},
+		{"merchant", f.Credentials.Merchant},
+		{"other_application", f.Credentials.OtherApplication},
+	} {
+		fmt.Fprintf(w, "  %-18s %s:%s\n", c.role, c.cred.Username, c.cred.Password)
+	}
+	if fixturesPath != "" {
+		fmt.Fprintf(w, "  fixtures written to %s (conform run --target %s --config %s)\n", fixturesPath, url, fixturesPath)
+	}
+}
+
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o600)
+}

@@ -1,0 +1,34 @@
+package reference
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"slices"
+)
+
+// Roles (spec section 5).
+const (
+	rolePlatform = "ROLE_PLATFORM"
+	roleMerchant = "ROLE_MERCHANT"
+)
+
+// authenticate checks HTTP Basic credentials in constant time (an unknown
+// user costs the same comparison as a wrong password) and the operation's
+// roles: 401 UNKNOWN "Unauthorized", then 403 FORBIDDEN "Access is denied".
+func (s *Server) authenticate(r *http.Request, roles []string) (user, error) {
+	username, password, ok := r.BasicAuth()
+	if !ok {
+		return user{}, errUnauthorized
+	}
+	u, found := s.st.user(username)
+	want := sha256.Sum256([]byte(u.password))
+	got := sha256.Sum256([]byte(password))
+	if subtle.ConstantTimeCompare(want[:], got[:]) != 1 || !found {
+		return user{}, errUnauthorized
+	}
+	if !slices.Contains(roles, u.role) {
+		return user{}, errForbidden
+	}
+	return u, nil
+}

@@ -1,0 +1,98 @@
+package reference
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestErrorResponses(t *testing.T) {
+	h := newHarness(t)
+	p, fx := h.platform(), h.fx.Fixtures
+	big := `{"url":"http://x.test/` + strings.Repeat("a", 1<<20) + `"}`
+	tests := []struct {
+		name    string
+		cred    Credential
+		method  string
+		path    string
+		body    any
+		headers []string
+		status  int
+		code    string
+	}{
+		{"unknown route", p, "GET", "/nope", nil, nil, 404, "NOT_FOUND"},
+		{"unknown nested route", p, "GET", "/disputes/x/y/z", nil, nil, 404, "NOT_FOUND"},
+		{"wrong method", p, "DELETE", "/authorizations/AU1", nil, nil, 405, "METHOD_NOT_ALLOWED"},
+		{"wrong method on list", p, "PATCH", "/webhooks", nil, nil, 405, "METHOD_NOT_ALLOWED"},
+		{"no credentials", Credential{}, "GET", "/disputes", nil, nil, 401, "UNKNOWN"},
+		{"wrong password", Credential{p.Username, "wrong"}, "GET", "/disputes", nil, nil, 401, "UNKNOWN"},
+		{"unknown user", Credential{"USnobody", p.Password}, "GET", "/disputes", nil, nil, 401, "UNKNOWN"},
+		{"merchant may not update merchants", h.merchant(), "PUT", "/merchants/" + fx.PlainMerchant,
+			map[string]any{"level_two_level_three_data_enabled": true}, nil, 403, "FORBIDDEN"},
+		{"accept names no JSON type", p, "GET", "/disputes", nil, []string{"Accept", "text/html"}, 406, "NOT_ACCEPTABLE"},
+		{"unsupported content type", p, "POST", "/webhooks", `{"url":"http://x.test"}`, []string{"Content-Type", "text/plain"}, 406, "NOT_ACCEPTABLE"},
+		{"multipart required", p, "POST", "/disputes/" + fx.Dispute + "/evidence", `{}`, nil, 406, "NOT_ACCEPTABLE"},
+		{"body over 1 MiB", p, "POST", "/webhooks", big, nil, 413, "REQUEST_TOO_LARGE"},
+		{"not JSON", p, "POST", "/webhooks", `{"url":`, nil, 400, "BAD_REQUEST"},
+		{"wrong top-level type", p, "POST", "/webhooks", `[1]`, nil, 400, "BAD_REQUEST"},
+		{"schema violation", p, "POST", "/webhooks", map[string]any{"url": "ftp://x"}, nil, 422, "INVALID_FIELD"},
+		{"unknown id", p, "GET", "/disputes/DI0000000000000000000000", nil, nil, 404, "NOT_FOUND"},
+		{"another application's id", h.other(), "GET", "/disputes/" + fx.Dispute, nil, nil, 404, "NOT_FOUND"},
+		{"another application's merchant", h.other(), "GET", "/merchants/" + fx.Merchant, nil, nil, 404, "NOT_FOUND"},
+		{"limit above 100", p, "GET", "/disputes?limit=101", nil, nil, 422, "INVALID_FIELD"},
+		{"negative offset", p, "GET", "/disputes?offset=-1", nil, nil, 422, "INVALID_FIELD"},
+		{"bad sort", p, "GET", "/disputes?sort=password,asc", nil, nil, 422, "INVALID_FIELD"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := h.call(tc.cred, tc.method, tc.path, tc.body, tc.headers...)
+			h.expect(r, tc.status, "error")
+			if got := errorCode(t, r); got != tc.code {
+				t.Errorf("code %q, want %q", got, tc.code)
+			}
+			if ct := r.header.Get("Content-Type"); ct != halJSON {
+				t.Errorf("Content-Type %q, want %q", ct, halJSON)
+			}
+		})
+	}
+}
+
+func TestUnauthorizedAndForbiddenMessages(t *testing.T) {
+	h := newHarness(t)
+	r := h.expect(h.call(Credential{}, "GET", "/webhooks", nil), 401, "error")
+	if !strings.Contains(string(r.body), `"message":"Unauthorized"`) {
+		t.Errorf("401 body %s lacks message Unauthorized", r.body)
+	}
+	if r.header.Get("WWW-Authenticate") == "" {
+		t.Error("401 without WWW-Authenticate")
+	}
+	r = h.expect(h.call(h.merchant(), "PUT", "/merchants/"+h.fx.Fixtures.PlainMerchant,
+		map[string]any{"level_two_level_three_data_enabled": true}), 403, "error")
+	if !strings.Contains(string(r.body), `"message":"Access is denied"`) {
+		t.Errorf("403 body %s lacks message Access is denied", r.body)
+	}
+	got := h.expect(h.call(h.platform(), "GET", "/merchants/"+h.fx.Fixtures.PlainMerchant, nil), 200, "merchant").json(t)
+	if got["level_two_level_three_data_enabled"] != false {
+		t.Error("a refused update changed the merchant")
+	}
+}
+
+func TestValidationListsEveryViolation(t *testing.T) {
+	h := newHarness(t)
+	body := cardBody(h.fx.Fixtures.BuyerIdentity, "4111111111111111")
+	body["address"] = map[string]any{"postal_code": "123456789", "city": strings.Repeat("c", 21)}
+	delete(body, "name")
+	r := h.expect(h.call(h.platform(), "POST", "/payment_instruments", body), 422, "error")
+	if n := r.json(t)["total"]; n.(float64) < 3 {
+		t.Errorf("total %v, want every violation (>= 3): %s", n, r.body)
+	}
+}
+
+func TestMethodNotAllowedListsAllow(t *testing.T) {
+	h := newHarness(t)
+	r := h.call(h.platform(), http.MethodDelete, "/files/FILE_x", nil)
+	h.expect(r, 405, "error")
+	if allow := r.header.Get("Allow"); allow != "GET, POST" {
+		t.Errorf("Allow %q, want %q", allow, "GET, POST")
+	}
+}

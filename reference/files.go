@@ -1,0 +1,107 @@
+package reference
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+)
+
+// evidenceTypes are the content types accepted as dispute evidence.
+var evidenceTypes = []string{"application/pdf", "image/jpeg", "image/png", "image/tiff", "text/plain", "text/csv"}
+
+// extensionTypes maps file extensions to content types, both ways.
+var extensionTypes = map[string]string{
+	"pdf": "application/pdf", "jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png",
+	"tif": "image/tiff", "tiff": "image/tiff", "txt": "text/plain", "csv": "text/csv",
+	"gif": "image/gif", "json": "application/json",
+}
+
+var typeExtensions = map[string]string{
+	"application/pdf": "pdf", "image/jpeg": "jpg", "image/png": "png", "image/tiff": "tiff",
+	"text/plain": "txt", "text/csv": "csv", "image/gif": "gif", "application/json": "json",
+}
+
+// readMultipartFile reads the part named file of a multipart request (at most
+// 10 MiB). allowed, when not nil, restricts its content type.
+func readMultipartFile(r *http.Request, allowed []string) (upload, error) {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return upload{}, &domainError{kind: kindBadRequest, message: "the body is not a valid multipart/form-data body"}
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return upload{}, errInvalidField("file", "a form part named file is required")
+		}
+		if err != nil {
+			return upload{}, multipartError(err)
+		}
+		if part.FormName() != "file" {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(part, maxUploadBytes+1))
+		if err != nil {
+			return upload{}, multipartError(err)
+		}
+		if len(data) > maxUploadBytes {
+			return upload{}, &domainError{kind: kindTooLarge, message: "the file exceeds 10 MiB"}
+		}
+		return describeUpload(part.FileName(), part.Header.Get("Content-Type"), data, allowed)
+	}
+}
+
+func multipartError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return &domainError{kind: kindTooLarge, message: "the upload exceeds 10 MiB"}
+	}
+	return &domainError{kind: kindBadRequest, message: "the multipart body could not be read"}
+}
+
+// describeUpload settles name, content type and extension of uploaded bytes.
+func describeUpload(name, contentType string, data []byte, allowed []string) (upload, error) {
+	if len(data) == 0 {
+		return upload{}, errInvalidField("file", "the file is empty")
+	}
+	name = path.Base(strings.ReplaceAll(name, "\\", "/"))
+	if name == "." || name == "/" {
+		name = ""
+	}
+	ext := strings.ToLower(strings.TrimPrefix(path.Ext(name), "."))
+	ct, _, err := mime.ParseMediaType(contentType)
+	if err != nil || ct == "application/octet-stream" {
+		ct = extensionTypes[ext]
+	}
+	if ct == "" {
+		ct, _, _ = mime.ParseMediaType(http.DetectContentType(data))
+	}
+	if allowed != nil && !slices.Contains(allowed, ct) {
+		return upload{}, errInvalidField("file", "content type %s is not accepted; use one of %s", ct, strings.Join(allowed, ", "))
+	}
+	if ext == "" {
+		ext = typeExtensions[ct]
+	}
+	if name == "" {
+		name = "upload"
+		if ext != "" {
+			name += "." + ext
+		}
+	}
+	return upload{name: name, contentType: ct, extension: ext, data: data}, nil
+}
+
+// startReview schedules the end of a file's simulated review, which sends an
+// updated event when the file reaches UPLOADED (or INVALID).
+func (s *Server) startReview(base, app, id string) {
+	s.after(s.cfg.ReviewDelay, func() {
+		f, ok := s.st.reviewFile(id, s.now())
+		if !ok {
+			return
+		}
+		s.publish(base, app, "file", "updated", viewFile(base, f))
+	})
+}

@@ -1,0 +1,221 @@
+package reference
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/conform-kit/conform/validate"
+)
+
+// testBase is the BaseURL of test servers.
+const testBase = "http://reference.test"
+
+// clock is a settable test clock.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock {
+	return &clock{now: time.Date(2026, 3, 14, 15, 9, 26, 535000000, time.UTC)}
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// counterIDs returns an id source producing prefix + a 22-digit counter.
+func counterIDs() func(string) string {
+	var n atomic.Int64
+	return func(prefix string) string { return fmt.Sprintf("%s%022d", prefix, n.Add(1)) }
+}
+
+// harness is a test server with its clock and fixtures.
+type harness struct {
+	t     testing.TB
+	srv   *Server
+	clock *clock
+	fx    Fixtures
+	v     *validate.Validator
+
+	mu     sync.Mutex
+	bodies [][]byte // every response body, for the secrets walk
+}
+
+func newHarness(t testing.TB, mutate ...func(*Config)) *harness {
+	t.Helper()
+	c := newClock()
+	cfg := Config{BaseURL: testBase, Now: c.Now, NewID: counterIDs(), Seed: 7, ReviewDelay: time.Millisecond, RetryScale: 0.0001}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	v, err := validate.Default()
+	if err != nil {
+		t.Fatalf("validate.Default: %v", err)
+	}
+	return &harness{t: t, srv: srv, clock: c, fx: srv.Fixtures(), v: v}
+}
+
+// response is one recorded response.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("decode body %q: %v", truncate(r.body), err)
+	}
+	return m
+}
+
+func (r response) str(t testing.TB, key string) string {
+	t.Helper()
+	s, _ := r.json(t)[key].(string)
+	return s
+}
+
+func truncate(b []byte) string {
+	if len(b) > 512 {
+		return string(b[:512]) + "..."
+	}
+	return string(b)
+}
+
+// call sends a request as cred; body may be nil, a string or a value to encode as JSON.
+func (h *harness) call(cred Credential, method, path string, body any, headers ...string) response {
+	h.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		enc, err := json.Marshal(b)
+		if err != nil {
+			h.t.Fatalf("encode body: %v", err)
+		}
+		rd = bytes.NewReader(enc)
+	}
+	req := httptest.NewRequest(method, testBase+path, rd)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/vnd.json+api")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	if cred.Username != "" {
+		req.SetBasicAuth(cred.Username, cred.Password)
+	}
+	rec := httptest.NewRecorder()
+	h.srv.ServeHTTP(rec, req)
+	h.mu.Lock()
+	h.bodies = append(h.bodies, rec.Body.Bytes())
+	h.mu.Unlock()
+	return response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+}
+
+// expect asserts the status and, for JSON bodies, that the body matches
+// schema (the error envelope for errors).
+func (h *harness) expect(r response, status int, schema string) response {
+	h.t.Helper()
+	if r.status != status {
+		h.t.Fatalf("status %d, want %d; body: %s", r.status, status, truncate(r.body))
+	}
+	if r.status >= 400 {
+		schema = "error"
+	}
+	if schema != "" {
+		if err := h.v.Resource(schema, r.body); err != nil {
+			h.t.Fatalf("body does not match %s: %v\nbody: %s", schema, err, truncate(r.body))
+		}
+	}
+	return r
+}
+
+// errorCode returns the code of the first envelope item.
+func errorCode(t testing.TB, r response) string {
+	t.Helper()
+	items, _ := r.json(t)["_embedded"].(map[string]any)["errors"].([]any)
+	if len(items) == 0 {
+		t.Fatalf("no error items in %s", truncate(r.body))
+	}
+	code, _ := items[0].(map[string]any)["code"].(string)
+	return code
+}
+
+func (h *harness) platform() Credential { return h.fx.Credentials.Platform }
+func (h *harness) merchant() Credential { return h.fx.Credentials.Merchant }
+func (h *harness) other() Credential    { return h.fx.Credentials.OtherApplication }
+
+// card creates a Visa card for the buyer identity and returns its id.
+func (h *harness) card() string {
+	h.t.Helper()
+	r := h.call(h.platform(), "POST", "/payment_instruments", cardBody(h.fx.Fixtures.BuyerIdentity, "4111111111111111"))
+	return h.expect(r, 201, "payment_instrument").str(h.t, "id")
+}
+
+func cardBody(identity, number string) map[string]any {
+	return map[string]any{
+		"type": "PAYMENT_CARD", "name": "Jane Buyer", "number": number,
+		"expiration_month": 12, "expiration_year": 2030, "security_code": "737",
+		"identity": identity, "address": map[string]any{"postal_code": "94110", "line1": "1 Main St"},
+	}
+}
+
+// purchaseDataBody is complete Level 3 data for a create or sale.
+func purchaseDataBody() map[string]any {
+	return map[string]any{
+		"customer_reference_number": "CRN-1", "customs_duty_amount": 0, "discount_amount": 0, "shipping_amount": 100,
+		"item_data": []any{map[string]any{
+			"amount_excluding_sales_tax": 1000, "amount_including_sales_tax": 1080, "commodity_code": "12345",
+			"cost_per_unit": 1000, "item_description": "Widget", "item_discount_amount": 0,
+			"merchant_product_code": "W-1", "quantity": 1, "unit_of_measure": "EA",
+		}},
+	}
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		case <-tick.C:
+		}
+	}
+}
+
+func urlQuery(s string) (url.Values, error) { return url.ParseQuery(s) }

@@ -1,0 +1,129 @@
+package reference
+
+import "time"
+
+// Decoded request bodies. The validate package has already checked each body
+// against its schema, so these only carry values.
+
+type cardCreate struct {
+	Type            string  `json:"type"`
+	Name            string  `json:"name"`
+	Number          string  `json:"number"`
+	ExpirationMonth int     `json:"expiration_month"`
+	ExpirationYear  int     `json:"expiration_year"`
+	SecurityCode    string  `json:"security_code"`
+	Identity        string  `json:"identity"`
+	Address         address `json:"address"`
+	Tags            tags    `json:"tags"`
+}
+
+type authorizationCreate struct {
+	Source                 string         `json:"source"`
+	MerchantIdentity       string         `json:"merchant_identity"`
+	Merchant               string         `json:"merchant"`
+	Amount                 int64          `json:"amount"`
+	Currency               string         `json:"currency"`
+	Processor              *string        `json:"processor"`
+	Tags                   tags           `json:"tags"`
+	IdempotencyID          *string        `json:"idempotency_id"`
+	AdditionalPurchaseData map[string]any `json:"additional_purchase_data"`
+}
+
+type captureRequest struct {
+	CaptureAmount          int64          `json:"capture_amount"`
+	Fee                    *int64         `json:"fee"`
+	AdditionalPurchaseData map[string]any `json:"additional_purchase_data"`
+}
+
+type transferCreate struct {
+	Source                 string         `json:"source"`
+	Merchant               string         `json:"merchant"`
+	Amount                 int64          `json:"amount"`
+	Fee                    *int64         `json:"fee"`
+	Currency               string         `json:"currency"`
+	IdempotencyID          *string        `json:"idempotency_id"`
+	Tags                   tags           `json:"tags"`
+	AdditionalPurchaseData map[string]any `json:"additional_purchase_data"`
+}
+
+type merchantUpdate struct {
+	LevelTwoLevelThreeDataEnabled *bool `json:"level_two_level_three_data_enabled"`
+	Tags                          tags  `json:"tags"`
+}
+
+type scheduleCreate struct {
+	LineItemType            string         `json:"line_item_type"`
+	Nickname                string         `json:"nickname"`
+	SubscriptionType        string         `json:"subscription_type"`
+	PeriodOffset            map[string]any `json:"period_offset"`
+	FixedTimeIntervalOffset map[string]any `json:"fixed_time_interval_offset"`
+	Tags                    tags           `json:"tags"`
+}
+
+// amountBody is the create and update body of a subscription amount; amount
+// may sit inside fee_amount_data (the spec's table) or at the top level (its example).
+type amountBody struct {
+	AmountType    string `json:"amount_type"`
+	FeeAmountData *struct {
+		Amount   *int64  `json:"amount"`
+		Currency *string `json:"currency"`
+		Label    *string `json:"label"`
+	} `json:"fee_amount_data"`
+	Amount   *int64  `json:"amount"`
+	Nickname *string `json:"nickname"`
+	Tags     tags    `json:"tags"`
+}
+
+type enrollmentBody struct {
+	Merchant  string  `json:"merchant"`
+	Nickname  *string `json:"nickname"`
+	StartedAt *string `json:"started_at"`
+	EndedAt   *string `json:"ended_at"`
+	Tags      tags    `json:"tags"`
+}
+
+type balanceTransferCreate struct {
+	Amount              int64  `json:"amount"`
+	Currency            string `json:"currency"`
+	Description         string `json:"description"`
+	Source              string `json:"source"`
+	Destination         string `json:"destination"`
+	ProcessorType       string `json:"processor_type"`
+	ExternalReferenceID string `json:"external_reference_id"`
+	Tags                tags   `json:"tags"`
+}
+
+type fileCreate struct {
+	DisplayName string `json:"display_name"`
+	LinkedTo    string `json:"linked_to"`
+	LinkedType  string `json:"linked_type"`
+	Type        string `json:"type"`
+	Tags        tags   `json:"tags"`
+}
+
+type externalLinkCreate struct {
+	Type     string `json:"type"`
+	Duration *int   `json:"duration"`
+	Tags     tags   `json:"tags"`
+}
+
+type webhookBody struct {
+	URL            *string                `json:"url"`
+	Enabled        *bool                  `json:"enabled"`
+	EnabledEvents  []any                  `json:"enabled_events"`
+	Authentication *webhookAuthentication `json:"authentication"`
+	Tags           tags                   `json:"tags"`
+}
+
+// parseTimestamp reads an RFC 3339 timestamp of a request body field.
+func parseTimestamp(pointer string, v *string) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, *v)
+	if err != nil {
+		return nil, errInvalidField(pointer, "must be an RFC 3339 timestamp")
+	}
+	t = t.UTC()
+	return &t, nil
+}

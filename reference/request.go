@@ -1,0 +1,146 @@
+package reference
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/conform-kit/conform/validate"
+)
+
+// Body limits (DESIGN.md: 413 REQUEST_TOO_LARGE).
+const (
+	maxJSONBytes   = 1 << 20
+	maxUploadBytes = 10 << 20
+	// multipartSlack allows for the multipart framing around a maximal file.
+	multipartSlack = 64 << 10
+)
+
+// request is what a handler receives: the operation, the authenticated user,
+// the base URL for links, the validated body and the operation's time.
+type request struct {
+	r    *http.Request
+	op   validate.Operation
+	user user
+	base string
+	body []byte
+	now  time.Time
+}
+
+// handler is one operation: it returns a value to encode with the
+// operation's success status, or an error for the envelope.
+type handler func(rq *request) (any, error)
+
+// rawBody is a non-JSON response (file download).
+type rawBody struct {
+	contentType string
+	data        []byte
+}
+
+// replay is a stored response sent again (idempotency).
+type replay struct {
+	status      int
+	contentType string
+	body        []byte
+}
+
+// endpoint wraps h with the pipeline every operation shares.
+func (s *Server) endpoint(op validate.Operation, h handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rq := &request{r: r, op: op, base: s.baseURL(r), now: s.now()}
+		if err := s.admit(rq); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		out, err := h(rq)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.respond(w, r, op, out)
+	})
+}
+
+// admit runs authentication, content negotiation, body limits and request
+// validation, in that order.
+func (s *Server) admit(rq *request) error {
+	r, op := rq.r, rq.op
+	if len(op.Roles) > 0 {
+		u, err := s.authenticate(r, op.Roles)
+		if err != nil {
+			return err
+		}
+		rq.user = u
+	}
+	if op.Response != "" && !acceptsJSON(r.Header.Get("Accept")) {
+		return &domainError{kind: kindNotAcceptable, message: "Accept must admit application/hal+json"}
+	}
+	switch op.Request {
+	case "":
+		return nil
+	case "multipart":
+		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mt != "multipart/form-data" {
+			return &domainError{kind: kindNotAcceptable, message: "Content-Type must be multipart/form-data"}
+		}
+		r.Body = http.MaxBytesReader(nil, r.Body, maxUploadBytes+multipartSlack)
+		return nil
+	case "binary":
+		body, err := readBody(r, maxUploadBytes)
+		rq.body = body
+		return err
+	}
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || !isJSONMediaType(mt) {
+		return &domainError{kind: kindNotAcceptable, message: "Content-Type must be a JSON media type such as application/vnd.json+api"}
+	}
+	body, err := readBody(r, maxJSONBytes)
+	if err != nil {
+		return err
+	}
+	rq.body = body
+	if err := s.v.Request(op.ID, body); err != nil {
+		return fmt.Errorf("%s: %w", op.ID, err)
+	}
+	return nil
+}
+
+// readBody reads at most limit bytes; more is 413.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, &domainError{kind: kindTooLarge, message: fmt.Sprintf("request body exceeds %d bytes", limit)}
+	case err != nil:
+		return nil, &domainError{kind: kindBadRequest, message: "request body could not be read"}
+	}
+	return body, nil
+}
+
+// respond writes a handler's result with the operation's success status.
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, op validate.Operation, out any) {
+	switch v := out.(type) {
+	case replay:
+		writeRaw(w, v.status, v.contentType, v.body)
+	case rawBody:
+		writeRaw(w, op.Status, v.contentType, v.data)
+	case nil:
+		w.WriteHeader(op.Status)
+	default:
+		if err := writeJSON(w, op.Status, v); err != nil {
+			s.writeError(w, r, err)
+		}
+	}
+}
+
+// decode reads the validated body into dst.
+func (rq *request) decode(dst any) error {
+	if err := decodeBody(rq.body, dst); err != nil {
+		return fmt.Errorf("%s: %w", rq.op.ID, err)
+	}
+	return nil
+}

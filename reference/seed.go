@@ -1,0 +1,176 @@
+package reference
+
+import (
+	"encoding/hex"
+	"time"
+)
+
+// Fixtures is the config-file shape shared by `conform serve --fixtures` and
+// `conform run --config` (DESIGN.md "The kit against a live target").
+type Fixtures struct {
+	Target          string          `json:"target"`
+	Credentials     Credentials     `json:"credentials"`
+	Fixtures        FixtureIDs      `json:"fixtures"`
+	WebhookReceiver WebhookReceiver `json:"webhook_receiver"`
+}
+
+// Credentials are the seeded users.
+type Credentials struct {
+	Platform         Credential `json:"platform"`          // ROLE_PLATFORM, application A
+	Merchant         Credential `json:"merchant"`          // ROLE_MERCHANT, application A
+	OtherApplication Credential `json:"other_application"` // ROLE_PLATFORM, application B
+}
+
+// Credential is one HTTP Basic user.
+type Credential struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+// FixtureIDs names the seeded resources of application A.
+type FixtureIDs struct {
+	BuyerIdentity         string `json:"buyer_identity"`
+	Merchant              string `json:"merchant"`
+	MerchantIdentity      string `json:"merchant_identity"`
+	PlainMerchant         string `json:"plain_merchant"`
+	PlainMerchantIdentity string `json:"plain_merchant_identity"`
+	SubscriptionSchedule  string `json:"subscription_schedule"`
+	SubscriptionAmount    string `json:"subscription_amount"`
+	Dispute               string `json:"dispute"`
+	BalanceTransfer       string `json:"balance_transfer"`
+}
+
+// WebhookReceiver configures the kit's webhook receiver.
+type WebhookReceiver struct {
+	Listen    string `json:"listen"`
+	PublicURL string `json:"public_url"`
+}
+
+// seed fills st with the deterministic fixtures: ids and secrets come from
+// seedValue, so the same seed always yields the same credentials and ids.
+func seed(st *store, seedValue int64, now time.Time) Fixtures {
+	src := newSeededSource(seedValue)
+	runtimeID := st.newID
+	st.newID = src.id
+	defer func() { st.newID = runtimeID }()
+	at := now.Add(-time.Hour) // seeded records predate everything created later
+
+	var fx Fixtures
+	fx.WebhookReceiver = WebhookReceiver{Listen: "127.0.0.1:0"}
+	appA := seedApp(st, src)
+	appB := seedApp(st, src)
+	fx.Credentials.Platform = seedUser(st, src, appA, rolePlatform)
+	fx.Credentials.Merchant = seedUser(st, src, appA, roleMerchant)
+	fx.Credentials.OtherApplication = seedUser(st, src, appB, rolePlatform)
+
+	ids := &fx.Fixtures
+	ids.BuyerIdentity = seedIdentity(st, src, appA, at)
+	m := seedMerchant(st, src, appA, "Conform Level 3 Goods", true, at)
+	ids.Merchant, ids.MerchantIdentity = m.ID, m.Identity
+	plain := seedMerchant(st, src, appA, "Conform Plain Goods", false, at)
+	ids.PlainMerchant, ids.PlainMerchantIdentity = plain.ID, plain.Identity
+
+	platform := user{id: fx.Credentials.Platform.Username, app: appA}
+	sched := st.createSchedule(platform, scheduleCreate{
+		LineItemType: "FEE", Nickname: "Monthly platform fee", SubscriptionType: "PERIODIC_MONTHLY",
+		PeriodOffset: map[string]any{"day": 1, "month": nil},
+	}, at)
+	ids.SubscriptionSchedule = sched.ID
+	nickname, label, currency, amount := "Platform fee", "Platform fee", "USD", int64(2500)
+	body := amountBody{AmountType: "FEE", Nickname: &nickname}
+	body.FeeAmountData = &struct {
+		Amount   *int64  `json:"amount"`
+		Currency *string `json:"currency"`
+		Label    *string `json:"label"`
+	}{&amount, &currency, &label}
+	amt, _ := st.createAmount(platform, sched.ID, body, at)
+	ids.SubscriptionAmount = amt.ID
+
+	ids.Dispute = seedDispute(st, appA, ids.BuyerIdentity, m.ID, at)
+	ids.BalanceTransfer = st.createBalanceTransfer(appA, balanceTransferCreate{
+		Amount: 100000, Currency: "USD", Description: "Seeded balance transfer",
+	}, at).ID
+
+	// Application B: its own buyer and merchants, invisible to application A.
+	seedIdentity(st, src, appB, at)
+	seedMerchant(st, src, appB, "Other Application Goods", true, at)
+	seedMerchant(st, src, appB, "Other Application Plain", false, at)
+	return fx
+}
+
+func seedApp(st *store, src *seededSource) string {
+	key, _ := hex.DecodeString(src.hex(32))
+	a := &appData{
+		id:                 src.id(prefixApplication),
+		feeProfile:         src.id(prefixFeeProfile),
+		fingerprintKey:     key,
+		merchantByIdentity: map[string]*merchant{},
+	}
+	st.apps[a.id] = a
+	return a.id
+}
+
+func seedUser(st *store, src *seededSource, app, role string) Credential {
+	u := &user{id: src.id(prefixUser), password: src.token(32), role: role, app: app}
+	st.users[u.id] = u
+	return Credential{Username: u.id, Password: u.password}
+}
+
+func seedIdentity(st *store, src *seededSource, app string, at time.Time) string {
+	id := &identity{meta: newMeta(src.id(prefixIdentity), app, at)}
+	st.identities[id.ID] = id
+	return id.ID
+}
+
+func seedMerchant(st *store, src *seededSource, app, name string, level23 bool, at time.Time) merchant {
+	mid := src.token(12)
+	m := &merchant{
+		meta:                        newMeta(src.id(prefixMerchant), app, at),
+		Application:                 app,
+		Identity:                    seedIdentity(st, src, app, at),
+		Verification:                src.id(prefixVerification),
+		MerchantProfile:             src.id(prefixProfile),
+		Processor:                   "DUMMY_V1",
+		ProcessingEnabled:           true,
+		SettlementEnabled:           true,
+		Tags:                        tags{},
+		MCC:                         "5999",
+		MID:                         mid,
+		MerchantName:                name,
+		SettlementFundingIdentifier: "UNSET",
+		ReadyToSettleUpon:           "RECONCILIATION",
+		FeeReadyToSettleUpon:        "RECONCILIATION",
+		OnboardingState:             "APPROVED",
+		ProcessorDetails:            processorDetails{MID: mid, APIKey: maskedAPIKey},
+
+		LevelTwoLevelThreeDataEnabled: level23,
+	}
+	st.merchants[m.ID] = m
+	st.apps[app].merchantByIdentity[m.Identity] = m
+	return *m
+}
+
+// seedDispute creates a card, a sale on it and a dispute in PENDING with
+// evidence and both adjustment transfers.
+func seedDispute(st *store, app, buyer, merchantID string, at time.Time) string {
+	card, err := st.createCard(app, cardCreate{
+		Type: "PAYMENT_CARD", Name: "Seeded Buyer", Number: "4111111111111111",
+		ExpirationMonth: 12, ExpirationYear: at.Year() + 5, SecurityCode: "123",
+		Identity: buyer, Address: address{PostalCode: "94110"},
+	}, at)
+	if err != nil {
+		return ""
+	}
+	sale, err := st.createSale(app, transferCreate{Source: card.ID, Merchant: merchantID, Amount: 15000, Currency: "USD"}, at)
+	if err != nil {
+		return ""
+	}
+	st.mu.Lock()
+	d, _ := st.openDispute(st.transfers[sale.transfer.ID], "FRAUD", at)
+	st.mu.Unlock()
+	st.advanceDispute(d.ID, at)
+	_, _ = st.createEvidence(app, d.ID, upload{
+		name: "receipt.txt", contentType: "text/plain", extension: "txt", data: []byte("signed receipt"),
+	}, at)
+	return d.ID
+}

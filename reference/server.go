@@ -1,0 +1,180 @@
+// Package reference is the in-memory reference implementation of the Payments
+// Service API: one http.Handler serving every operation of the operations
+// table (schemas/operations.json), with every decision of DESIGN.md where the
+// spec is silent. It validates requests with the validate package, keeps its
+// state in memory, and seeds deterministic fixtures (two applications, users,
+// merchants, a dispute, ...) that Fixtures returns in the kit's config shape.
+//
+// The reference models the contract, not the real service.
+package reference
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/conform-kit/conform/validate"
+)
+
+// Config configures a Server. The zero value is usable.
+type Config struct {
+	// BaseURL is the absolute base of every _links href and external link
+	// URL; "" derives it from each request (scheme and Host).
+	BaseURL string
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// NewID generates the ids of created resources; default random base62.
+	NewID func(prefix string) string
+	// Seed makes the seeded fixtures (ids, credentials) deterministic.
+	Seed int64
+	// ReviewDelay is how long the simulated file review and the dispute
+	// INQUIRY stage last; default 1s.
+	ReviewDelay time.Duration
+	// RetryScale multiplies the webhook retry backoff; default 1.
+	RetryScale float64
+	// WebhookClient delivers webhook events; default a client with a 10s timeout.
+	WebhookClient *http.Client
+	// Logger receives operational logs; default discards them.
+	Logger *slog.Logger
+}
+
+// Server is the reference implementation; it is an http.Handler safe for
+// concurrent use. Close stops its timers and webhook deliveries.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	v        *validate.Validator
+	st       *store
+	mux      *http.ServeMux
+	fixtures Fixtures
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	lifeMu sync.Mutex
+	timers map[*time.Timer]struct{}
+	closed bool
+}
+
+// New builds a Server: it fills Config defaults, seeds the fixtures and
+// registers every operation of the operations table.
+func New(cfg Config) (*Server, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = randomID
+	}
+	if cfg.ReviewDelay <= 0 {
+		cfg.ReviewDelay = time.Second
+	}
+	if cfg.RetryScale <= 0 {
+		cfg.RetryScale = 1
+	}
+	if cfg.WebhookClient == nil {
+		cfg.WebhookClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	v, err := validate.Default()
+	if err != nil {
+		return nil, fmt.Errorf("reference: load schemas: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		cfg:    cfg,
+		log:    cfg.Logger,
+		v:      v,
+		st:     newStore(cfg.NewID),
+		ctx:    ctx,
+		cancel: cancel,
+		timers: map[*time.Timer]struct{}{},
+	}
+	s.fixtures = seed(s.st, cfg.Seed, stamp(cfg.Now))
+	if s.mux, err = s.routes(); err != nil {
+		cancel()
+		return nil, fmt.Errorf("reference: %w", err)
+	}
+	return s, nil
+}
+
+// ServeHTTP serves one request; a panic becomes a 500 in the error envelope.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))
+			validate.WriteError(w, r, fmt.Errorf("panic: %v", p))
+		}
+	}()
+	s.mux.ServeHTTP(w, r)
+}
+
+// Close stops pending review timers and webhook deliveries and waits for the
+// delivery goroutines to return. It is safe to call more than once.
+func (s *Server) Close() error {
+	s.lifeMu.Lock()
+	s.closed = true
+	for t := range s.timers {
+		t.Stop()
+	}
+	clear(s.timers)
+	s.lifeMu.Unlock()
+	s.cancel()
+	s.wg.Wait()
+	return nil
+}
+
+// Fixtures returns the seeded credentials and resources in the config-file
+// shape; Target is left empty for the caller to fill.
+func (s *Server) Fixtures() Fixtures { return s.fixtures }
+
+// after runs fn once d has passed, unless the server is closed first.
+func (s *Server) after(d time.Duration, fn func()) {
+	s.lifeMu.Lock()
+	defer s.lifeMu.Unlock()
+	if s.closed {
+		return
+	}
+	var t *time.Timer
+	t = time.AfterFunc(d, func() {
+		s.lifeMu.Lock()
+		_, live := s.timers[t]
+		delete(s.timers, t)
+		if live {
+			s.wg.Add(1)
+		}
+		s.lifeMu.Unlock()
+		if !live {
+			return
+		}
+		defer s.wg.Done()
+		fn()
+	})
+	s.timers[t] = struct{}{}
+}
+
+// baseURL is the configured base, or the request's scheme and host.
+func (s *Server) baseURL(r *http.Request) string {
+	if s.cfg.BaseURL != "" {
+		return s.cfg.BaseURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// now is the time of one operation.
+func (s *Server) now() time.Time { return stamp(s.cfg.Now) }

@@ -1,0 +1,176 @@
+package reference
+
+import (
+	"crypto/sha256"
+	"sync"
+	"time"
+)
+
+// store is the in-memory state of every application. One mutex guards all of
+// it; methods copy records out under the lock and return domain errors. It
+// knows nothing about HTTP.
+type store struct {
+	mu    sync.Mutex
+	newID func(prefix string) string
+
+	users       map[string]*user
+	apps        map[string]*appData
+	identities  map[string]*identity
+	cards       map[string]*paymentInstrument
+	auths       map[string]*authorization
+	transfers   map[string]*transfer
+	merchants   map[string]*merchant
+	schedules   map[string]*subscriptionSchedule
+	amounts     map[string]*subscriptionAmount
+	enrollments map[string]*subscriptionEnrollment
+	disputes    map[string]*dispute
+	evidence    map[string]*evidence
+	balances    map[string]*balanceTransfer
+	files       map[string]*file
+	links       map[string]*externalLink
+	webhooks    map[string]*webhook
+
+	// Ordered series for the lists, per parent.
+	evidenceByDispute     map[string]*series[*evidence]
+	adjustmentsByDispute  map[string]*series[*transfer]
+	enrollmentsBySchedule map[string]*series[*subscriptionEnrollment]
+	linksByFile           map[string]*series[*externalLink]
+
+	idem map[idemKey]*idemEntry
+}
+
+// appData is what belongs to one application besides its records.
+type appData struct {
+	id                 string
+	feeProfile         string
+	fingerprintKey     []byte
+	merchantByIdentity map[string]*merchant
+	disputes           series[*dispute]
+	enrollments        series[*subscriptionEnrollment]
+	balanceTransfers   series[*balanceTransfer]
+	files              series[*file]
+	webhooks           series[*webhook]
+}
+
+func newStore(newID func(string) string) *store {
+	return &store{
+		newID:                 newID,
+		users:                 map[string]*user{},
+		apps:                  map[string]*appData{},
+		identities:            map[string]*identity{},
+		cards:                 map[string]*paymentInstrument{},
+		auths:                 map[string]*authorization{},
+		transfers:             map[string]*transfer{},
+		merchants:             map[string]*merchant{},
+		schedules:             map[string]*subscriptionSchedule{},
+		amounts:               map[string]*subscriptionAmount{},
+		enrollments:           map[string]*subscriptionEnrollment{},
+		disputes:              map[string]*dispute{},
+		evidence:              map[string]*evidence{},
+		balances:              map[string]*balanceTransfer{},
+		files:                 map[string]*file{},
+		links:                 map[string]*externalLink{},
+		webhooks:              map[string]*webhook{},
+		evidenceByDispute:     map[string]*series[*evidence]{},
+		adjustmentsByDispute:  map[string]*series[*transfer]{},
+		enrollmentsBySchedule: map[string]*series[*subscriptionEnrollment]{},
+		linksByFile:           map[string]*series[*externalLink]{},
+		idem:                  map[idemKey]*idemEntry{},
+	}
+}
+
+// lookup finds a record of app by id; another application's id is not found.
+func lookup[P record](m map[string]P, app, id string) (P, error) {
+	p, ok := m[id]
+	if !ok || p.appID() != app {
+		var zero P
+		return zero, errNotFound(id)
+	}
+	return p, nil
+}
+
+// getCopy is lookup under the lock, returning a copy of the record.
+func getCopy[P interface {
+	*T
+	record
+}, T any](st *store, m map[string]P, app, id string) (T, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	p, err := lookup(m, app, id)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return *p, nil
+}
+
+// listCopy pages a series under the lock, copying each record.
+func listCopy[P interface {
+	*T
+	record
+}, T any](st *store, s func() *series[P], q listQuery) ([]T, int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ser := s()
+	if ser == nil {
+		return []T{}, 0
+	}
+	return pageOf(ser, q, func(p P) T { return *p })
+}
+
+// user returns the user with this username; the caller compares the password
+// in constant time.
+func (st *store) user(username string) (user, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	u, ok := st.users[username]
+	if !ok {
+		return user{}, false
+	}
+	return *u, true
+}
+
+// idemKey scopes an idempotency_id to an application and an operation.
+type idemKey struct {
+	app, op, id string
+}
+
+// idemEntry is the outcome of the first request with an idempotency key;
+// done is closed once status and body are set (or the entry is abandoned).
+type idemEntry struct {
+	hash        [sha256.Size]byte
+	done        chan struct{}
+	ok          bool
+	status      int
+	contentType string
+	body        []byte
+}
+
+// idempotencyBegin returns the entry for key and whether the caller owns it
+// (must run the request and call idempotencyEnd). Non-owners wait on done.
+func (st *store) idempotencyBegin(key idemKey, hash [sha256.Size]byte) (*idemEntry, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if e, ok := st.idem[key]; ok {
+		return e, false
+	}
+	e := &idemEntry{hash: hash, done: make(chan struct{})}
+	st.idem[key] = e
+	return e, true
+}
+
+// idempotencyEnd records the outcome; ok false abandons the key (the request
+// failed in a way that must not be replayed) so a retry runs afresh.
+func (st *store) idempotencyEnd(key idemKey, e *idemEntry, ok bool, status int, contentType string, body []byte) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	e.ok, e.status, e.contentType, e.body = ok, status, contentType, body
+	if !ok {
+		delete(st.idem, key)
+	}
+	close(e.done)
+}
+
+// stamp is the time of one operation, captured once so created_at equals
+// updated_at on create.
+func stamp(now func() time.Time) time.Time { return now().UTC() }

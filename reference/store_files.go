@@ -1,0 +1,269 @@
+package reference
+
+import (
+	"strings"
+	"time"
+)
+
+// File statuses (spec 3.1); INVALID is the reject code.
+const (
+	fileRequiresUpload = "REQUIRES_UPLOAD"
+	filePending        = "PENDING"
+	fileUploaded       = "UPLOADED"
+	fileInvalid        = "INVALID"
+)
+
+// defaultLinkDuration is the lifetime in minutes of an external link created without one.
+const defaultLinkDuration = 60
+
+// upload is the content of an uploaded file or evidence.
+type upload struct {
+	name        string
+	contentType string
+	extension   string
+	data        []byte
+}
+
+func (st *store) createEvidence(app, disputeID string, up upload, now time.Time) (evidence, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if _, err := lookup(st.disputes, app, disputeID); err != nil {
+		return evidence{}, err
+	}
+	e := &evidence{
+		meta:    newMeta(st.newID(prefixEvidence), app, now),
+		Dispute: disputeID,
+		State:   "SUCCEEDED",
+		Tags: tags{
+			"file-name":      up.name,
+			"content-type":   up.contentType,
+			"file-extension": up.extension,
+		},
+	}
+	st.evidence[e.ID] = e
+	st.evidenceByDispute[disputeID].add(e)
+	return *e, nil
+}
+
+func (st *store) getEvidence(app, disputeID, id string) (evidence, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	e, err := lookup(st.evidence, app, id)
+	if err != nil || e.Dispute != disputeID {
+		return evidence{}, errNotFound(id)
+	}
+	return *e, nil
+}
+
+// disputeExists checks that the dispute exists for app before a child operation.
+func (st *store) disputeExists(app, id string) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	_, err := lookup(st.disputes, app, id)
+	return err
+}
+
+func (st *store) createFile(u user, in fileCreate, now time.Time) (file, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if _, err := lookup(st.merchants, u.app, in.LinkedTo); err != nil {
+		return file{}, errInvalidField("/linked_to", "merchant %s was not found", in.LinkedTo)
+	}
+	f := &file{
+		meta:          newMeta(st.newID(prefixFile), u.app, now),
+		ApplicationID: u.app,
+		DisplayName:   in.DisplayName,
+		LinkedTo:      in.LinkedTo,
+		LinkedType:    in.LinkedType,
+		Status:        fileRequiresUpload,
+		Type:          in.Type,
+		Tags:          orEmpty(in.Tags),
+	}
+	if f.LinkedType == "" {
+		f.LinkedType = "MERCHANT"
+	}
+	if f.Type == "" {
+		f.Type = "OTHER"
+	}
+	st.files[f.ID] = f
+	st.apps[u.app].files.add(f)
+	st.linksByFile[f.ID] = &series[*externalLink]{}
+	return *f, nil
+}
+
+// uploadFile stores the content of a file awaiting it and moves it to PENDING.
+func (st *store) uploadFile(app, id string, up upload, now time.Time) (file, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	f, err := lookup(st.files, app, id)
+	if err != nil {
+		return file{}, err
+	}
+	return st.putContent(f, up, now)
+}
+
+func (st *store) putContent(f *file, up upload, now time.Time) (file, error) {
+	if f.Status != fileRequiresUpload {
+		return file{}, errUnprocessable("file %s is %s; content can be uploaded only once", f.ID, f.Status)
+	}
+	f.content, f.contentType = up.data, up.contentType
+	if up.extension != "" {
+		ext := up.extension
+		f.Extension = &ext
+	}
+	f.Status = filePending
+	f.UpdatedAt = jsonTime(now)
+	return *f, nil
+}
+
+// reviewFile ends the simulated review of a PENDING file: INVALID when its
+// display name contains "reject", UPLOADED otherwise.
+func (st *store) reviewFile(id string, now time.Time) (file, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	f, ok := st.files[id]
+	if !ok || f.Status != filePending {
+		return file{}, false
+	}
+	f.Status = fileUploaded
+	if strings.Contains(strings.ToLower(f.DisplayName), "reject") {
+		f.Status = fileInvalid
+	}
+	f.UpdatedAt = jsonTime(now)
+	return *f, true
+}
+
+// download returns the uploaded bytes of a file.
+func (st *store) download(app, id string) (file, []byte, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	f, err := lookup(st.files, app, id)
+	if err != nil {
+		return file{}, nil, err
+	}
+	if f.content == nil {
+		return file{}, nil, errUnprocessable("file %s has no uploaded content", id)
+	}
+	return *f, f.content, nil
+}
+
+// createLink adds an external link to a file; url builds the link's URL from its id.
+func (st *store) createLink(u user, fileID string, in externalLinkCreate, url func(id string) string, now time.Time) (externalLink, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if _, err := lookup(st.files, u.app, fileID); err != nil {
+		return externalLink{}, err
+	}
+	duration := defaultLinkDuration
+	if in.Duration != nil {
+		duration = *in.Duration
+	}
+	l := &externalLink{
+		meta:      newMeta(st.newID(prefixLink), u.app, now),
+		FileID:    fileID,
+		Type:      in.Type,
+		Duration:  duration,
+		ExpiresAt: jsonTime(now.Add(time.Duration(duration) * time.Minute)),
+		UserID:    u.id,
+		Tags:      orEmpty(in.Tags),
+	}
+	l.URL = url(l.ID)
+	st.links[l.ID] = l
+	st.linksByFile[fileID].add(l)
+	return *l, nil
+}
+
+func (st *store) getLink(app, fileID, id string, now time.Time) (externalLink, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	l, err := lookup(st.links, app, id)
+	if err != nil || l.FileID != fileID {
+		return externalLink{}, errNotFound(id)
+	}
+	out := *l
+	out.Expired = !now.Before(time.Time(l.ExpiresAt))
+	return out, nil
+}
+
+// externalUpload stores content sent to an UPLOAD link's URL; the link id is
+// the credential, so the application is the link's.
+func (st *store) externalUpload(linkID string, up upload, now time.Time) (file, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	l, ok := st.links[linkID]
+	if !ok {
+		return file{}, errNotFound(linkID)
+	}
+	switch {
+	case l.Type != "UPLOAD":
+		return file{}, errUnprocessable("external link %s is a %s link, not an UPLOAD link", linkID, l.Type)
+	case !now.Before(time.Time(l.ExpiresAt)):
+		return file{}, errUnprocessable("external link %s has expired", linkID)
+	}
+	return st.putContent(st.files[l.FileID], up, now)
+}
+
+func (st *store) createWebhook(app string, in webhookBody, secret string, now time.Time) webhook {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	w := &webhook{
+		meta:             newMeta(st.newID(prefixWebhook), app, now),
+		Application:      app,
+		Enabled:          true,
+		EnabledEvents:    []any{},
+		Authentication:   webhookAuthentication{Type: "NONE"},
+		SecretSigningKey: secret,
+		Tags:             tags{},
+	}
+	applyWebhookBody(w, in)
+	st.webhooks[w.ID] = w
+	st.apps[app].webhooks.add(w)
+	return *w
+}
+
+func applyWebhookBody(w *webhook, in webhookBody) {
+	if in.URL != nil {
+		w.URL = *in.URL
+	}
+	if in.Enabled != nil {
+		w.Enabled = *in.Enabled
+	}
+	if in.EnabledEvents != nil {
+		w.EnabledEvents = in.EnabledEvents
+	}
+	if in.Tags != nil {
+		w.Tags = in.Tags
+	}
+	if in.Authentication != nil && in.Authentication.Type != "" {
+		w.Authentication = *in.Authentication
+	}
+}
+
+func (st *store) updateWebhook(app, id string, in webhookBody, now time.Time) (webhook, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	w, err := lookup(st.webhooks, app, id)
+	if err != nil {
+		return webhook{}, err
+	}
+	applyWebhookBody(w, in)
+	w.UpdatedAt = jsonTime(now)
+	return *w, nil
+}
+
+// enabledWebhooks returns copies of the application's enabled webhooks.
+func (st *store) enabledWebhooks(app string) []webhook {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	a := st.apps[app]
+	if a == nil {
+		return nil
+	}
+	var out []webhook
+	for _, w := range a.webhooks.items {
+		if w.Enabled {
+			out = append(out, *w)
+		}
+	}
+	return out
+}

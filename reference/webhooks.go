@@ -1,0 +1,160 @@
+package reference
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// retryBackoff is the wait before each of the 5 retries of a failed delivery,
+// multiplied by Config.RetryScale.
+var retryBackoff = [...]time.Duration{
+	90 * time.Second, 2 * time.Minute, 3 * time.Minute, 5 * time.Minute, 9 * time.Minute,
+}
+
+// plurals names the _embedded key of an event per entity.
+var plurals = map[string]string{
+	"authorization": "authorizations", "transfer": "transfers", "payment_instrument": "payment_instruments",
+	"merchant": "merchants", "subscription_schedule": "subscription_schedules",
+	"subscription_amount": "subscription_amounts", "subscription_enrollment": "subscription_enrollments",
+	"dispute": "disputes", "evidence": "evidences", "balance_transfer": "balance_transfers",
+	"webhook": "webhooks", "file": "files", "external_link": "external_links",
+}
+
+// event is the payload POSTed to webhooks.
+type event struct {
+	ID         string           `json:"id"`
+	Type       string           `json:"type"`
+	Entity     string           `json:"entity"`
+	OccurredAt jsonTime         `json:"occurred_at"`
+	Embedded   map[string][]any `json:"_embedded"`
+}
+
+// publish sends a created/updated event for a resource view to every enabled
+// webhook of app whose enabled_events admit it.
+func (s *Server) publish(base, app, entity, typ string, view any) {
+	var targets []webhook
+	for _, w := range s.st.enabledWebhooks(app) {
+		if eventEnabled(w.EnabledEvents, entity, typ) {
+			targets = append(targets, w)
+		}
+	}
+	if len(targets) == 0 {
+		return
+	}
+	ev := event{
+		ID: s.cfg.NewID(prefixEvent), Type: typ, Entity: entity, OccurredAt: jsonTime(s.now()),
+		Embedded: map[string][]any{plurals[entity]: {view}},
+	}
+	body, err := json.Marshal(ev)
+	if err != nil {
+		s.log.Error("encode webhook event", "entity", entity, "error", err)
+		return
+	}
+	for _, w := range targets {
+		s.lifeMu.Lock()
+		if s.closed {
+			s.lifeMu.Unlock()
+			return
+		}
+		s.wg.Add(1)
+		s.lifeMu.Unlock()
+		go func() {
+			defer s.wg.Done()
+			s.deliver(w, ev.ID, body)
+		}()
+	}
+}
+
+// eventEnabled applies a webhook's enabled_events: empty admits everything;
+// otherwise an entry admits the event when it names its entity (and, if it
+// lists types, its type). Entries are objects {"entity", "types"|"type"} or
+// strings "entity" / "entity.type".
+func eventEnabled(filters []any, entity, typ string) bool {
+	if len(filters) == 0 {
+		return true
+	}
+	for _, f := range filters {
+		switch f := f.(type) {
+		case string:
+			e, t, hasType := strings.Cut(f, ".")
+			if e == entity && (!hasType || t == typ) {
+				return true
+			}
+		case map[string]any:
+			if e, _ := f["entity"].(string); e != entity {
+				continue
+			}
+			types, _ := f["types"].([]any)
+			if t, ok := f["type"].(string); ok {
+				types = append(types, t)
+			}
+			if len(types) == 0 {
+				return true
+			}
+			for _, t := range types {
+				if t == typ {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// signature is the Finix-Signature header value for body at time ts.
+func signature(secret string, ts int64, body []byte) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	stamp := strconv.FormatInt(ts, 10)
+	mac.Write([]byte(stamp + ":"))
+	mac.Write(body)
+	return "timestamp=" + stamp + ", sig=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// deliver POSTs body to w.URL, retrying 5 times with backoff until a 2xx or Close.
+func (s *Server) deliver(w webhook, eventID string, body []byte) {
+	for attempt := 0; ; attempt++ {
+		err := s.post(w, body)
+		if err == nil {
+			return
+		}
+		if attempt >= len(retryBackoff) {
+			s.log.Warn("webhook delivery abandoned", "webhook", w.ID, "event", eventID, "error", err)
+			return
+		}
+		wait := time.Duration(float64(retryBackoff[attempt]) * s.cfg.RetryScale)
+		s.log.Info("webhook delivery failed; retrying", "webhook", w.ID, "event", eventID, "in", wait, "error", err)
+		t := time.NewTimer(wait)
+		select {
+		case <-s.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Server) post(w webhook, body []byte) error {
+	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, w.URL, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Finix-Signature", signature(w.SecretSigningKey, s.cfg.Now().Unix(), body))
+	resp, err := s.cfg.WebhookClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("post event: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("post event: status %d", resp.StatusCode)
+	}
+	return nil
+}

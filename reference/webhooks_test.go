@@ -1,0 +1,170 @@
+package reference
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// delivery is one request the test receiver got.
+type delivery struct {
+	signature string
+	body      []byte
+}
+
+// receiver is a webhook endpoint answering fail times with 500, then 200.
+func receiver(t *testing.T, fail int32) (*httptest.Server, chan delivery, *atomic.Int32) {
+	t.Helper()
+	got := make(chan delivery, 64)
+	var attempts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if attempts.Add(1) <= fail {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		got <- delivery{signature: r.Header.Get("Finix-Signature"), body: body}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, got, &attempts
+}
+
+func (h *harness) webhook(url string, extra map[string]any) map[string]any {
+	h.t.Helper()
+	body := map[string]any{"url": url}
+	for k, v := range extra {
+		body[k] = v
+	}
+	return h.expect(h.call(h.platform(), "POST", "/webhooks", body), 201, "webhook").json(h.t)
+}
+
+func waitDelivery(t *testing.T, ch chan delivery, want func(event) bool) (delivery, event) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case d := <-ch:
+			var ev event
+			if err := json.Unmarshal(d.body, &ev); err != nil {
+				t.Fatalf("event body %s: %v", d.body, err)
+			}
+			if want(ev) {
+				return d, ev
+			}
+		case <-deadline:
+			t.Fatal("timed out waiting for a webhook delivery")
+		}
+	}
+}
+
+func TestWebhookFileUploadedEvent(t *testing.T) {
+	srv, got, _ := receiver(t, 0)
+	h := newHarness(t, func(c *Config) { c.WebhookClient = srv.Client() })
+	wh := h.webhook(srv.URL+"/hook", map[string]any{"enabled_events": []any{map[string]any{"entity": "file", "types": []any{"updated"}}}})
+	secret, _ := wh["secret_signing_key"].(string)
+	if !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(secret) {
+		t.Fatalf("secret_signing_key %q is not 64 hex", secret)
+	}
+	id := h.newFile("Passport")
+	ct, body := multipartBody(t, "p.pdf", "application/pdf", []byte("%PDF"))
+	h.expect(h.call(h.platform(), "POST", "/files/"+id+"/upload", body, "Content-Type", ct), 200, "file")
+	d, ev := waitDelivery(t, got, func(ev event) bool {
+		files, _ := json.Marshal(ev.Embedded["files"])
+		return regexp.MustCompile(`"status":"UPLOADED"`).Match(files)
+	})
+	if ev.Type != "updated" || ev.Entity != "file" || !regexp.MustCompile(`^EV`).MatchString(ev.ID) {
+		t.Errorf("event %s %s %s", ev.ID, ev.Type, ev.Entity)
+	}
+	m := regexp.MustCompile(`^timestamp=(\d+), sig=([0-9a-f]{64})$`).FindStringSubmatch(d.signature)
+	if m == nil {
+		t.Fatalf("Finix-Signature %q", d.signature)
+	}
+	ts, _ := strconv.ParseInt(m[1], 10, 64)
+	if want := signature(secret, ts, d.body); want != d.signature {
+		t.Errorf("signature %q, want %q", d.signature, want)
+	}
+}
+
+func TestWebhookRetries(t *testing.T) {
+	srv, got, attempts := receiver(t, 2)
+	h := newHarness(t, func(c *Config) { c.WebhookClient = srv.Client() })
+	h.webhook(srv.URL, nil) // the webhook's own created event is the first delivery
+	waitDelivery(t, got, func(ev event) bool { return ev.Entity == "webhook" })
+	if n := attempts.Load(); n != 3 {
+		t.Errorf("%d attempts, want 3 (two failures, one success)", n)
+	}
+}
+
+func TestCloseStopsDeliveries(t *testing.T) {
+	srv, _, attempts := receiver(t, 1<<30)
+	h := newHarness(t, func(c *Config) { c.WebhookClient = srv.Client(); c.RetryScale = 1 })
+	h.webhook(srv.URL, nil)
+	eventually(t, "first attempt", func() bool { return attempts.Load() >= 1 })
+	done := make(chan struct{})
+	go func() { _ = h.srv.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not stop a delivery waiting to retry")
+	}
+}
+
+func TestWebhookListAndGet(t *testing.T) {
+	h := newHarness(t)
+	wh := h.webhook("http://127.0.0.1:9/a", nil)
+	list := h.expect(h.call(h.platform(), "GET", "/webhooks", nil), 200, "webhook_list").json(t)
+	for _, it := range list["_embedded"].(map[string]any)["webhooks"].([]any) {
+		item := it.(map[string]any)
+		if _, ok := item["secret_signing_key"]; ok {
+			t.Error("list item carries secret_signing_key")
+		}
+		if item["_links"].(map[string]any)["self"] == nil {
+			t.Error("list item without _links.self")
+		}
+	}
+	got := h.expect(h.call(h.platform(), "GET", "/webhooks/"+wh["id"].(string), nil), 200, "webhook").json(t)
+	if got["secret_signing_key"] != wh["secret_signing_key"] || got["enabled"] != true {
+		t.Errorf("get: %v", got)
+	}
+	upd := h.expect(h.call(h.platform(), "PUT", "/webhooks/"+wh["id"].(string), map[string]any{"enabled": false}), 200, "webhook").json(t)
+	if upd["enabled"] != false || upd["url"] != "http://127.0.0.1:9/a" {
+		t.Errorf("update: %v", upd)
+	}
+	h.expect(h.call(h.other(), "GET", "/webhooks/"+wh["id"].(string), nil), 404, "")
+}
+
+func TestEventEnabled(t *testing.T) {
+	filters := []any{map[string]any{"entity": "file", "types": []any{"updated"}}, map[string]any{"entity": "transfer"}}
+	tests := []struct {
+		filters     []any
+		entity, typ string
+		want        bool
+	}{
+		{nil, "file", "created", true},
+		{filters, "file", "updated", true},
+		{filters, "file", "created", false},
+		{filters, "transfer", "created", true},
+		{filters, "dispute", "updated", false},
+	}
+	for _, tc := range tests {
+		if got := eventEnabled(tc.filters, tc.entity, tc.typ); got != tc.want {
+			t.Errorf("eventEnabled(%v, %s, %s) = %v, want %v", tc.filters, tc.entity, tc.typ, got, tc.want)
+		}
+	}
+}
+
+func TestDisabledWebhookIsNotATarget(t *testing.T) {
+	h := newHarness(t)
+	on := h.webhook("http://127.0.0.1:9/on", nil)
+	off := h.webhook("http://127.0.0.1:9/off", map[string]any{"enabled": false})
+	targets := h.srv.st.enabledWebhooks(h.srv.st.users[h.platform().Username].app)
+	if len(targets) != 1 || targets[0].ID != on["id"] || targets[0].ID == off["id"] {
+		t.Errorf("targets %v, want only %v", targets, on["id"])
+	}
+}
