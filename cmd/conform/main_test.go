@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// run executes conform with args and returns the exit code, stdout and stderr.
+func run(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := execute(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run go test -update to create it): %v", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestHelpText(t *testing.T) {
+	for _, cmd := range []string{"", "run", "serve", "validate", "schemas", "version"} {
+		name := cmd
+		if name == "" {
+			name = "root"
+		}
+		t.Run(name, func(t *testing.T) {
+			args := append(strings.Fields(cmd), "--help")
+			code, out, errOut := run(t, "", args...)
+			if code != exitOK {
+				t.Fatalf("conform %s --help: exit %d, want 0; stderr: %s", cmd, code, errOut)
+			}
+			golden(t, "help_"+name+".golden", out)
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		wantCode int
+		golden   string // compared with stdout when set
+		wantErr  string // substring of stderr when set
+	}{
+		{name: "valid file", args: []string{"--request", "transfers.create", "testdata/sale_valid.json"}, wantCode: exitOK, golden: "validate_valid.golden"},
+		{name: "invalid file lists every violation", args: []string{"--request", "transfers.create", "testdata/sale_invalid.json"}, wantCode: exitFailed, golden: "validate_invalid.golden"},
+		{name: "invalid as json", args: []string{"--request", "transfers.create", "--format", "json", "testdata/sale_invalid.json"}, wantCode: exitFailed, golden: "validate_invalid_json.golden"},
+		{name: "stdin with dash", args: []string{"--request", "transfers.create", "-"}, stdin: `{"amount": 1}`, wantCode: exitFailed},
+		{name: "stdin by default", args: []string{"--request", "transfers.create"}, stdin: `{"source":"PIe2YvpcjvoVJ6PzoRPBK137","merchant":"MUeDVrf2ahuKc9Eg5TeZugvs","amount":1,"currency":"USD"}`, wantCode: exitOK},
+		{name: "resource schema", args: []string{"--resource", "authorization", "-"}, stdin: `{}`, wantCode: exitFailed},
+		{name: "unknown operation", args: []string{"--request", "nope.create", "testdata/sale_valid.json"}, wantCode: exitUsage, wantErr: `unknown operation "nope.create"`},
+		{name: "operation without JSON body", args: []string{"--request", "disputes.get", "testdata/sale_valid.json"}, wantCode: exitUsage, wantErr: "takes no JSON body"},
+		{name: "unknown resource", args: []string{"--resource", "nope", "testdata/sale_valid.json"}, wantCode: exitUsage, wantErr: "nope"},
+		{name: "unreadable file", args: []string{"--request", "transfers.create", "testdata/missing.json"}, wantCode: exitUsage, wantErr: "missing.json"},
+		{name: "not JSON", args: []string{"--request", "transfers.create", "testdata/not_json.json"}, wantCode: exitUsage, wantErr: "not_json.json"},
+		{name: "neither flag", args: []string{"testdata/sale_valid.json"}, wantCode: exitUsage, wantErr: "exactly one of --request or --resource"},
+		{name: "both flags", args: []string{"--request", "transfers.create", "--resource", "transfer", "-"}, wantCode: exitUsage, wantErr: "exactly one"},
+		{name: "bad format", args: []string{"--request", "transfers.create", "--format", "yaml", "-"}, wantCode: exitUsage, wantErr: "--format"},
+		{name: "unknown flag", args: []string{"--nope"}, wantCode: exitUsage, wantErr: "unknown flag"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := run(t, tt.stdin, append([]string{"validate"}, tt.args...)...)
+			if code != tt.wantCode {
+				t.Fatalf("conform validate %v: exit %d, want %d\nstdout: %s\nstderr: %s", tt.args, code, tt.wantCode, out, errOut)
+			}
+			if tt.golden != "" {
+				golden(t, tt.golden, out)
+			}
+			if tt.wantErr != "" && !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("stderr = %q, want it to contain %q", errOut, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestSchemasListsEveryOperation(t *testing.T) {
+	code, out, errOut := run(t, "", "schemas")
+	if code != exitOK {
+		t.Fatalf("conform schemas: exit %d; stderr: %s", code, errOut)
+	}
+	for _, want := range []string{"authorizations.capture", "PUT", "/authorizations/{id}", "webhooks.update", "files.get", "POST|GET", "SCHEMAS", "authorization_create"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("conform schemas output lacks %q", want)
+		}
+	}
+	code, out, _ = run(t, "", "schemas", "show", "transfer_create")
+	if code != exitOK || !json.Valid([]byte(out)) || !strings.Contains(out, "2020-12") {
+		t.Errorf("conform schemas show transfer_create: exit %d, output not a 2020-12 schema: %.200s", code, out)
+	}
+	if code, _, errOut := run(t, "", "schemas", "show", "nope"); code != exitUsage || !strings.Contains(errOut, `unknown schema "nope"`) {
+		t.Errorf("conform schemas show nope: exit %d, stderr %q; want 2 naming the schema", code, errOut)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := run(t, "", "version")
+	if code != exitOK || !strings.HasPrefix(out, "conform ") {
+		t.Errorf("conform version: exit %d, output %q", code, out)
+	}
+}
+
+func TestServeWritesFixturesAndStops(t *testing.T) {
+	dir := t.TempDir()
+	fixtures := filepath.Join(dir, "conform.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	var out, errOut bytes.Buffer
+	go func() {
+		done <- execute(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--fixtures", fixtures, "--review-delay", "10ms"},
+			strings.NewReader(""), &out, &errOut)
+	}()
+
+	cfg := waitForFixtures(t, fixtures, done)
+	req, err := http.NewRequest(http.MethodGet, cfg.Target+"/merchants/"+cfg.Fixtures["merchant"], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth(cfg.Credentials["platform"].Username, cfg.Credentials["platform"].Password)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET the seeded merchant from the served reference: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /merchants/%s: status %d, want 200", cfg.Fixtures["merchant"], resp.StatusCode)
+	}
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Errorf("conform serve exited %d after cancel, want 0; stderr: %s", code, errOut.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("conform serve did not stop within 10s of its context being cancelled")
+	}
+}
+
+func TestServeRefusesBusyAddress(t *testing.T) {
+	code, _, errOut := run(t, "", "serve", "--addr", "256.0.0.1:1")
+	if code != exitUsage || !strings.Contains(errOut, "listen on 256.0.0.1:1") {
+		t.Errorf("conform serve on a bad address: exit %d, stderr %q; want 2 naming the address", code, errOut)
+	}
+}
+
+type fixtureFile struct {
+	Target      string `json:"target"`
+	Credentials map[string]struct {
+		Username string `json:"username"`
+		Password string `json:"password"`
+	} `json:"credentials"`
+	Fixtures map[string]string `json:"fixtures"`
+}
+
+// waitForFixtures polls for the fixtures file serve writes, failing if serve exits first.
+func waitForFixtures(t *testing.T, path string, done <-chan int) fixtureFile {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if b, err := os.ReadFile(path); err == nil && json.Valid(b) {
+			var f fixtureFile
+			if err := json.Unmarshal(b, &f); err != nil {
+				t.Fatalf("fixtures file %s: %v", path, err)
+			}
+			if f.Target == "" || f.Fixtures["merchant"] == "" || f.Credentials["platform"].Username == "" {
+				t.Fatalf("fixtures file lacks target, merchant or platform credentials: %s", b)
+			}
+			return f
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("conform serve wrote no fixtures file to %s within 10s", path)
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("conform serve exited %d before writing its fixtures", code)
+		case <-tick.C:
+		}
+	}
+}

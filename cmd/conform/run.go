@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/steps"
+)
+
+// runOptions holds the flags of conform run.
+type runOptions struct {
+	target      string
+	configPath  string
+	user        string
+	password    string
+	tags        string
+	formats     []string
+	strict      bool
+	concurrency int
+	seed        int64
+	list        bool
+	out         io.Writer
+	errOut      io.Writer
+	lookupEnv   func(string) (string, bool)
+}
+
+func newRunCmd() *cobra.Command {
+	opts := runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the conformance suite against a target, or against the bundled reference",
+		Long: `Run the conformance suite: every scenario of the embedded features, judged clause by
+clause. Each scenario ends PASS, FAIL (a normative check failed), WARN (only checks of an
+assumption where the spec is silent failed), SKIP (the config lacks a credential or fixture;
+the key is named) or ERROR (the kit could not run it).
+
+Without --target the bundled reference is started in-process on a loopback port and the
+suite runs against it over HTTP, always strict. With --target, settings come from the
+--config file, then CONFORM_* environment variables (CONFORM_TARGET, CONFORM_USER,
+CONFORM_PASSWORD, CONFORM_MERCHANT_USER, CONFORM_MERCHANT_PASSWORD, CONFORM_OTHER_USER,
+CONFORM_OTHER_PASSWORD, CONFORM_WEBHOOK_LISTEN, CONFORM_WEBHOOK_PUBLIC_URL,
+CONFORM_FIXTURE_<KEY>), then flags; flags win.
+
+Exit codes: 0 no FAIL, 1 any FAIL or ERROR (WARN too with --strict), 2 usage or config error.`,
+		Example: `  conform run
+  conform run --target https://sandbox.example --config conform.json --format progress,junit:conform.xml
+  conform run --tags '@transfers && ~@assumed' --list`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.out, opts.errOut, opts.lookupEnv = cmd.OutOrStdout(), cmd.ErrOrStderr(), os.LookupEnv
+			return runRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.target, "target", "", "base URL of the API under test (default: the bundled reference, in-process)")
+	f.StringVar(&opts.configPath, "config", "", "config file: credentials, fixtures and webhook receiver (the shape conform serve --fixtures writes)")
+	f.StringVar(&opts.user, "user", "", "platform user id (HTTP Basic username)")
+	f.StringVar(&opts.password, "password", "", "platform user password")
+	f.StringVar(&opts.tags, "tags", "", `godog tag expression selecting scenarios, e.g. "@transfers && ~@assumed"`)
+	f.StringSliceVar(&opts.formats, "format", []string{"progress"}, "output formats, comma-separated: pretty, progress, junit:FILE, cucumber:FILE")
+	f.BoolVar(&opts.strict, "strict", false, "count WARN (failed assumed checks) as FAIL; always on against the bundled reference")
+	f.IntVar(&opts.concurrency, "concurrency", 0, "scenarios run at once (0: the number of CPUs)")
+	f.Int64Var(&opts.seed, "seed", -1, "scenario order: -1 random (the seed is printed), 0 file order, N replays an order")
+	f.BoolVar(&opts.list, "list", false, "print the scenarios that would run and run nothing")
+	return cmd
+}
+
+// runRun resolves the configuration, runs the suite and maps the outcome to an exit code.
+func runRun(ctx context.Context, opts runOptions) error {
+	if opts.concurrency == 0 {
+		opts.concurrency = runtime.NumCPU()
+	}
+	if opts.concurrency < 1 {
+		return usageError(fmt.Errorf("run: --concurrency must be at least 1, got %d", opts.concurrency))
+	}
+	runOpts := steps.Options{
+		Tags: opts.tags, Formats: opts.formats, Strict: opts.strict, Concurrency: opts.concurrency,
+		Seed: opts.seed, Out: opts.out,
+	}
+	if err := runOpts.Check(); err != nil {
+		return usageError(fmt.Errorf("run: %w", err))
+	}
+	if opts.list {
+		if err := steps.List(runOpts); err != nil {
+			return usageError(fmt.Errorf("run: %w", err))
+		}
+		return nil
+	}
+	cfg, err := resolveRunConfig(opts)
+	if err != nil {
+		return usageError(fmt.Errorf("run: %w", err))
+	}
+	if cfg.Target == "" {
+		stop, bundled, err := startBundledReference()
+		if err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+		defer stop()
+		cfg, runOpts.Strict = bundled, true
+		fmt.Fprintf(opts.errOut, "conform run: bundled reference at %s (strict)\n", cfg.Target)
+	}
+	sum, err := steps.Run(ctx, cfg, runOpts)
+	if errors.Is(err, steps.ErrConfig) || errors.Is(err, steps.ErrUsage) {
+		return usageError(fmt.Errorf("run: %w", err))
+	}
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	if sum.Failed() {
+		return &exitError{code: exitFailed}
+	}
+	return nil
+}
+
+// resolveRunConfig layers the config file, CONFORM_* variables and flags (flags win).
+func resolveRunConfig(opts runOptions) (steps.Config, error) {
+	var cfg steps.Config
+	if opts.configPath != "" {
+		loaded, err := steps.LoadConfigFile(opts.configPath)
+		if err != nil {
+			return cfg, err
+		}
+		cfg = loaded
+	}
+	cfg, err := steps.ApplyEnv(cfg, opts.lookupEnv)
+	if err != nil {
+		return cfg, err
+	}
+	if opts.target != "" {
+		cfg.Target = opts.target
+	}
+	if opts.user != "" || opts.password != "" {
+		c := steps.Credential{}
+		if cfg.Credentials.Platform != nil {
+			c = *cfg.Credentials.Platform
+		}
+		if opts.user != "" {
+			c.Username = opts.user
+		}
+		if opts.password != "" {
+			c.Password = opts.password
+		}
+		cfg.Credentials.Platform = &c
+	}
+	if cfg.Target != "" {
+		return cfg, cfg.Check()
+	}
+	return cfg, nil
+}
+
+// startBundledReference serves the reference on a loopback port and returns
+// the suite config for it (its seeded fixtures) and a stop function.
+func startBundledReference() (func(), steps.Config, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, steps.Config{}, fmt.Errorf("listen for the bundled reference: %w", err)
+	}
+	url := "http://" + ln.Addr().String()
+	ref, err := reference.New(reference.Config{BaseURL: url, ReviewDelay: 50 * time.Millisecond, RetryScale: 0.001})
+	if err != nil {
+		ln.Close()
+		return nil, steps.Config{}, fmt.Errorf("start the bundled reference: %w", err)
+	}
+	srv := &http.Server{Handler: ref, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln) //nolint:errcheck // ErrServerClosed after stop
+	stop := func() {
+		srv.Close()
+		ref.Close()
+	}
+	fx := ref.Fixtures()
+	fx.Target = url
+	raw, err := json.Marshal(fx)
+	if err != nil {
+		stop()
+		return nil, steps.Config{}, fmt.Errorf("encode the reference fixtures: %w", err)
+	}
+	var cfg steps.Config
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		stop()
+		return nil, steps.Config{}, fmt.Errorf("decode the reference fixtures: %w", err)
+	}
+	return stop, cfg, nil
+}

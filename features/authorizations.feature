@@ -1,0 +1,140 @@
+@authorizations @spec-4.1
+Feature: Authorizations and captures
+  The two-step charge flow: authorize a card for a merchant, then capture the authorization.
+  A capture never exceeds the authorized amount, its fee never exceeds the capture, and it happens once.
+
+  Background:
+    Given I am the platform user
+    And a card for the buyer
+
+  @spec-2.1
+  Scenario: an authorization is created succeeded and not yet captured
+    When I authorize 1000 cents
+    Then the request succeeds
+    And the response field "id" starts with "AU"
+    And the response field "amount" is 1000
+    And the response field "currency" is "USD"
+    And the response field "state" is "SUCCEEDED" (assumed)
+    And the response field "transfer" is null
+    And the response field "source" is the card id
+    And the response field "merchant_identity" is "{fixture:merchant_identity}"
+    And the response field "is_void" is false
+    And the response field "tags.conform_run" is "{run_id}"
+    And the response field "_links.self.href" is an absolute URL
+    And the response field "_links.merchant_identity.href" is an absolute URL
+    And the response field "_links.transfer" is absent
+
+  @assumed
+  Scenario: an authorization may name the merchant by its merchant id instead of its identity
+    When I authorize 1000 cents naming the merchant by its merchant id
+    Then the request succeeds
+    And the response field "merchant_identity" is "{fixture:merchant_identity}"
+
+  Scenario: an authorization without an amount is refused
+    When I authorize 1000 cents without the field "amount"
+    Then the request is refused as an invalid field "/amount"
+
+  Scenario: an authorization without a source is refused
+    When I authorize 1000 cents without the field "source"
+    Then the request is refused as an invalid field "/source"
+
+  Scenario: an authorization without a currency is refused
+    When I authorize 1000 cents without the field "currency"
+    Then the request is refused as an invalid field "/currency"
+
+  @spec-3.3
+  Scenario: a capture sets the state, the transfer and the transfer link
+    Given an authorization of 1000 cents
+    When I capture 1000 cents
+    Then the request succeeds
+    And the response field "state" is "SUCCEEDED"
+    And the response field "transfer" starts with "TR"
+    And the response field "_links.transfer.href" is an absolute URL
+    And the response field "amount" is 1000
+
+  Scenario: a partial capture below the authorized amount is accepted
+    Given an authorization of 1000 cents
+    When I capture 400 cents
+    Then the request succeeds
+    And the response field "transfer" starts with "TR"
+
+  @spec-7
+  Scenario: a capture over the authorized amount is refused and changes nothing
+    Given an authorization of 1000 cents
+    When I capture 1001 cents
+    Then the request is refused as an invalid field "/capture_amount"
+    And the authorization is still uncaptured
+    When I capture 1000 cents
+    Then the request succeeds
+
+  @spec-7
+  Scenario: a capture whose fee exceeds the captured amount is refused and changes nothing
+    Given an authorization of 1000 cents
+    When I capture 500 cents with a fee of 501 cents
+    Then the request is refused as an invalid field "/fee"
+    And the authorization is still uncaptured
+
+  @spec-7
+  Scenario: a capture whose fee equals the captured amount is accepted
+    Given an authorization of 1000 cents
+    When I capture 500 cents with a fee of 500 cents
+    Then the request succeeds
+    And the response field "state" is "SUCCEEDED"
+
+  @spec-7
+  Scenario: a capture of exactly the authorized amount is accepted
+    Given an authorization of 1000 cents
+    When I capture 1000 cents with a fee of 0 cents
+    Then the request succeeds
+
+  Scenario: an authorization is captured only once
+    Given an authorization of 1000 cents
+    When I capture 600 cents
+    Then the request succeeds
+    When I capture 400 cents
+    Then the request is refused as unprocessable
+
+  @spec-7
+  Scenario: capturing an authorization that does not exist is refused as not found
+    When I capture an authorization that does not exist
+    Then the request is refused as not found
+
+  @extension @assumed
+  Scenario: a capture creates a debit transfer of the captured amount
+    Given an authorization of 1000 cents
+    When I capture 700 cents
+    Then the request succeeds
+    When I fetch the transfer of the capture
+    Then the request succeeds
+    And the response field "id" is the capture transfer id
+    And the response field "type" is "DEBIT"
+    And the response field "amount" is 700
+
+  @extension
+  Scenario: a captured authorization is fetched with its transfer
+    Given an authorization of 1000 cents
+    When I capture 1000 cents
+    And I fetch the authorization
+    Then the request succeeds
+    And the response field "transfer" starts with "TR"
+    And the response field "_links.transfer.href" is an absolute URL
+
+  @assumed @sandbox
+  Scenario: an authorization of 102 cents is declined by the sandbox
+    When I authorize 102 cents
+    Then the request is refused as declined
+    And the error names the declined resource
+
+  @assumed @idempotency
+  Scenario: an authorization replayed with the same idempotency id returns the original
+    When I authorize 1000 cents with the idempotency id "auth-replay"
+    Then the request succeeds
+    When I authorize 1000 cents with the idempotency id "auth-replay"
+    Then the response repeats the original authorization
+
+  @assumed @idempotency
+  Scenario: an idempotency id reused with another body is refused
+    When I authorize 1000 cents with the idempotency id "auth-conflict"
+    Then the request succeeds
+    When I authorize 2000 cents with the idempotency id "auth-conflict"
+    Then the request is refused as unprocessable

@@ -1,0 +1,39 @@
+@balance_transfers @spec-4.7
+Feature: Balance transfers
+  Balance transfers move funds between the platform's accounts and are fetched by id.
+  Creating and listing them are extensions of the reference, not operations the spec names.
+
+  Background:
+    Given I am the platform user
+
+  @spec-2.9
+  Scenario: a balance transfer is fetched by its id
+    When I fetch the balance transfer
+    Then the request succeeds
+    And the response field "id" starts with "BT_"
+    And the response field "id" is "{fixture:balance_transfer}"
+    And the response field "_links.self.href" is an absolute URL
+    And the response field "source" is "OPERATING_ACCOUNT" (assumed)
+    And the response field "destination" is "FOR_BENEFIT_OF_ACCOUNT" (assumed)
+
+  Scenario: fetching a balance transfer that does not exist is refused as not found
+    When I fetch a balance transfer that does not exist
+    Then the request is refused as not found
+
+  @extension
+  Scenario: a balance transfer is created, fetched and listed
+    When I create a balance transfer of 5000 cents
+    Then the request succeeds
+    And the response field "amount" is 5000
+    When I fetch the balance transfer
+    Then the request succeeds
+    And the response field "id" is the balance transfer id
+    When I list the balance transfers
+    Then the request succeeds
+    And the list contains the balance transfer
+
+  @extension @spec-5
+  Scenario: a merchant user may not create a balance transfer
+    Given I am the merchant user
+    When I create a balance transfer of 5000 cents
+    Then the request is refused as forbidden

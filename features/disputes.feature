@@ -1,0 +1,92 @@
+@disputes @spec-4.6
+Feature: Disputes, evidence and adjustment transfers
+  Disputes (chargebacks) are listed and fetched; evidence is uploaded as multipart form data and
+  listed; each dispute lists its adjustment transfers. A sale of 888888 cents opens a dispute.
+
+  Background:
+    Given I am the platform user
+
+  @sandbox @spec-2.7
+  Scenario: a sale of 888888 cents opens a dispute on that sale with adjustment transfers
+    Given a card for the buyer
+    When I create a sale of 888888 cents
+    Then the request succeeds
+    And the response field "state" is "PENDING"
+    And the dispute opened on the sale appears in the dispute list
+    When I fetch the dispute
+    Then the request succeeds
+    And the response field "transfer" is the sale id
+    And the response field "state" is one of "INQUIRY, PENDING"
+    And the response field "amount" is 888888 (assumed)
+    And the dispute reaches the state "PENDING" (assumed)
+    When I list the adjustment transfers of the dispute
+    Then the request succeeds
+    And the list holds at least 1 item
+    And every item has "type" equal to "DISPUTE"
+
+  @spec-2.7
+  Scenario: a dispute is fetched with its state, reason and details
+    When I fetch the dispute
+    Then the request succeeds
+    And the response field "id" starts with "DI"
+    And the response field "state" is one of "INQUIRY, PENDING, WON, LOST"
+    And the response field "reason" is one of "INQUIRY, QUALITY, CLERICAL, FRAUD, TECHNICAL"
+    And the response field "dispute_details.arn" is present
+    And the response field "_links.evidence.href" is an absolute URL
+    And the response field "_links.adjustment_transfers.href" is an absolute URL
+
+  Scenario: disputes are listed
+    When I list the disputes
+    Then the request succeeds
+    And the list holds at least 1 item
+    And the items are ordered by created_at then id, newest first
+
+  Scenario: fetching a dispute that does not exist is refused as not found
+    When I fetch a dispute that does not exist
+    Then the request is refused as not found
+
+  @spec-2.8
+  Scenario: evidence is uploaded to a dispute and keeps the file's name
+    When I upload "receipt.pdf" as evidence for the dispute
+    Then the request succeeds
+    And the response field "id" starts with "DF"
+    And the response field "dispute" is the dispute id
+    And the response field "tags.file-name" is "receipt.pdf"
+    And the response field "tags.file-extension" is present
+    And the response field "tags.content-type" is present
+    And the response field "state" is "SUCCEEDED" (assumed)
+
+  Scenario: uploaded evidence is listed and fetched
+    When I upload "invoice.pdf" as evidence for the dispute
+    Then the request succeeds
+    When I list the evidence of the dispute
+    Then the request succeeds
+    And the list holds at least 1 item
+    When I fetch the evidence
+    Then the request succeeds
+    And the response field "id" is the evidence id
+    And the response field "tags.file-name" is "invoice.pdf"
+
+  Scenario: evidence for a dispute that does not exist is refused as not found
+    When I upload "receipt.pdf" as evidence for a dispute that does not exist
+    Then the request is refused as not found
+
+  Scenario: the evidence of a dispute that does not exist is not found
+    When I list the evidence of a dispute that does not exist
+    Then the request is refused as not found
+
+  Scenario: evidence that does not exist is not found
+    When I fetch evidence that does not exist
+    Then the request is refused as not found
+
+  @spec-2.2
+  Scenario: the adjustment transfers of a dispute are dispute transfers
+    When I list the adjustment transfers of the dispute
+    Then the request succeeds
+    And the list holds at least 1 item
+    And every item has "type" equal to "DISPUTE"
+    And every item has "_links.disputed_transfer.href" present
+
+  Scenario: the adjustment transfers of a dispute that does not exist are not found
+    When I list the adjustment transfers of a dispute that does not exist
+    Then the request is refused as not found

@@ -1,0 +1,90 @@
+@errors @spec-7
+Feature: Errors
+  Every refusal is the spec's error envelope: total and _embedded.errors with code, logref, message
+  and links. Bodies must be JSON of an accepted media type, and every violation is reported at once.
+
+  Background:
+    Given I am the platform user
+
+  Scenario: an error item carries its code, logref, message and links
+    When I fetch a webhook that does not exist
+    Then the request is refused as not found
+    And the response field "total" is 1 (assumed)
+    And the response field "_embedded.errors.0.code" is present
+    And the response field "_embedded.errors.0.message" is present
+    And the response field "_embedded.errors.0.logref.logref" is present
+    And the response field "_embedded.errors.0._links.self.href" is an absolute URL
+    And the response field "_embedded.errors.0._links.source.href" is an absolute URL
+
+  @spec-1
+  Scenario: a request that accepts no JSON media type is refused as not acceptable
+    When I GET "/webhooks" accepting "text/csv"
+    Then the request is refused as not acceptable
+
+  @spec-1
+  Scenario: a body of an unsupported media type is refused as not acceptable
+    When I POST "/webhooks" with content type "text/plain" and the body:
+      """
+      {"url": "{hook_url}"}
+      """
+    Then the request is refused as not acceptable
+
+  @spec-1
+  Scenario Outline: a JSON body is accepted as <media type>
+    Given a card for the buyer
+    When I POST "/transfers" with content type "<media type>" and the body:
+      """
+      {"source": "{card}", "merchant": "{fixture:merchant}", "amount": 700, "currency": "USD", "tags": {"conform_run": "{run_id}"}}
+      """
+    Then the request succeeds
+
+    Examples: named by the spec
+      | media type               |
+      | application/vnd.api+json |
+      | application/vnd.json+api |
+
+    @assumed
+    Examples: accepted by the reference
+      | media type                   |
+      | application/hal+json         |
+      | application/json; charset=utf-8 |
+
+  @assumed
+  Scenario: a body that is not JSON is refused as malformed
+    When I POST "/transfers" with the body:
+      """
+      {"amount": 100,
+      """
+    Then the request is refused as malformed
+
+  @assumed
+  Scenario: a JSON array where an object is expected is refused as malformed
+    When I POST "/webhooks" with the body:
+      """
+      [{"url": "https://example.com/hooks"}]
+      """
+    Then the request is refused as malformed
+
+  @assumed
+  Scenario: every violation of a request is reported, one error item each
+    When I POST "/transfers" with the body:
+      """
+      {"currency": "USD", "amount": 100}
+      """
+    Then the request is refused as an invalid field "/source"
+    And the request is refused as an invalid field "/merchant"
+
+  @assumed
+  Scenario: an unknown path is refused as not found with the envelope
+    When I GET "/no_such_collection"
+    Then the request is refused as not found
+
+  @assumed
+  Scenario: a known path with an unsupported method is refused as method not allowed
+    When I DELETE "/transfers"
+    Then the request is refused as method not allowed
+
+  @assumed
+  Scenario: a body over one mebibyte is refused as too large
+    When I POST "/webhooks" with a body of 1100000 bytes
+    Then the request is refused as too large

@@ -1,0 +1,103 @@
+@files @spec-4.8
+Feature: Files for underwriting review
+  Files are created, uploaded directly or through an external link, reviewed and downloaded.
+  A file starts in REQUIRES_UPLOAD, and reaching UPLOADED sends a webhook alert.
+
+  Background:
+    Given I am the platform user
+
+  @spec-3.1
+  Scenario: a file is created requiring an upload
+    When I create a file named "conform passport"
+    Then the request succeeds
+    And the response field "status" is "REQUIRES_UPLOAD"
+    And the response field "id" starts with "FILE_" (assumed)
+    And the response field "display_name" is "conform passport" (assumed)
+
+  @assumed
+  Scenario: a file without a display name is refused
+    When I create a file without a display name
+    Then the request is refused as an invalid field "/display_name"
+
+  @spec-3.1 @spec-6 @webhooks
+  Scenario: an uploaded file passes review to UPLOADED and the webhook receives the alert
+    Given a webhook pointing at the kit's receiver
+    And a file named "conform bank statement"
+    When I upload a document to the file
+    Then the request succeeds
+    And the response field "status" is "PENDING" (assumed)
+    And the file's review ends in "UPLOADED"
+    And the kit's receiver gets the "updated" event of the file with status "UPLOADED"
+
+  @spec-3.1
+  Scenario: a file the review rejects does not reach UPLOADED
+    Given a file named "conform reject me"
+    When I upload a document to the file
+    Then the request succeeds
+    And the file's review ends in a status other than "UPLOADED"
+    And the response field "status" is "INVALID" (assumed)
+
+  Scenario: a file is fetched with POST and with GET
+    Given a file named "conform fetch"
+    When I fetch the file
+    Then the request succeeds
+    And the response field "id" is the file id
+    When I fetch the file with GET
+    Then the request succeeds
+    And the response field "id" is the file id
+
+  Scenario: files are listed
+    Given a file named "conform listed"
+    When I list the files
+    Then the request succeeds
+    And the list contains the file
+
+  Scenario: an uploaded file is downloaded unchanged
+    Given a file named "conform download"
+    When I upload a document to the file
+    Then the request succeeds
+    When I download the file
+    Then the request succeeds
+    And the download is the uploaded document
+
+  Scenario: an upload link is created, fetched and listed
+    Given a file named "conform link"
+    When I create an upload link for the file
+    Then the request succeeds
+    And the response field "type" is "UPLOAD" (assumed)
+    And the response field "url" is an absolute URL
+    When I fetch the upload link
+    Then the request succeeds
+    And the response field "id" is the external link id
+    When I list the upload links of the file
+    Then the request succeeds
+    And the list contains the external link
+
+  @extension
+  Scenario: a document is uploaded through an upload link without credentials
+    Given a file named "conform shared upload"
+    When I create an upload link for the file
+    Then the request succeeds
+    When I upload a document through the upload link
+    Then the request succeeds
+    And the file's review ends in "UPLOADED"
+
+  @extension @assumed
+  Scenario: an upload link that does not exist refuses uploads
+    When I upload a document through an upload link that does not exist
+    Then the request is refused as not found
+
+  Scenario Outline: a missing file is not found when I <action>
+    When I <action>
+    Then the request is refused as not found
+
+    Examples:
+      | action                                           |
+      | fetch a file that does not exist                 |
+      | upload a document to a file that does not exist  |
+      | create an upload link for a file that does not exist |
+
+  Scenario: an upload link that does not exist is not found
+    Given a file named "conform no link"
+    When I fetch an upload link that does not exist
+    Then the request is refused as not found

@@ -1,0 +1,143 @@
+@level3 @spec-2.13
+Feature: Level 2 and Level 3 purchase data
+  Authorizations, captures and sales carry additional_purchase_data for merchants enabled for it.
+  Create and sale require more fields than capture, and the two sides have different item limits.
+
+  Background:
+    Given I am the platform user
+    And a card for the buyer
+
+  Scenario: an authorization with Level 3 data is captured without it and the data carries over
+    Given an authorization of 1000 cents with Level 3 data
+    When I capture 1000 cents
+    Then the request succeeds
+    And the response field "state" is "SUCCEEDED"
+    And the response field "additional_purchase_data.customer_reference_number" is "CONFORM-REF-1" (assumed)
+
+  Scenario: a capture may send different Level 3 data
+    Given an authorization of 1000 cents with Level 3 data
+    When I capture 1000 cents with different Level 3 data
+    Then the request succeeds
+    And the response field "transfer" starts with "TR"
+    And the response field "additional_purchase_data.customer_reference_number" is "CAPTURE-REF-2" (assumed)
+
+  @spec-4.2
+  Scenario: a sale carries Level 3 line items
+    When I create a sale of 1000 cents with Level 3 items
+    Then the request succeeds
+    And the response field "state" is "PENDING"
+    And the response field "additional_purchase_data.item_data.0.commodity_code" is "43211" (assumed)
+
+  @assumed
+  Scenario: the sales tax is computed from the itemized amounts when it is omitted
+    When I create a sale of 1000 cents with Level 3 items and no sales tax
+    Then the request succeeds
+    And the response field "additional_purchase_data.sales_tax" is 100
+
+  Scenario: a tax exempt sale with a sales tax of 0 is accepted
+    When I create a tax exempt sale of 1000 cents with a sales tax of 0 cents
+    Then the request succeeds
+
+  @assumed
+  Scenario: a tax exempt sale with a positive sales tax is refused
+    When I create a tax exempt sale of 1000 cents with a sales tax of 50 cents
+    Then the request is refused as an invalid field "/additional_purchase_data/sales_tax"
+
+  @spec-7 @spec-4.4 @merchants
+  Scenario: Level 2/3 data is refused before the merchant is enabled and accepted after
+    Given the plain merchant is not enabled for Level 2/3 data
+    When I create a sale with Level 3 data for the plain merchant
+    Then the request is refused as unprocessable
+    When I enable the plain merchant for Level 2/3 data
+    Then the request succeeds
+    And the response field "level_two_level_three_data_enabled" is true
+    When I create a sale with Level 3 data for the plain merchant
+    Then the request succeeds
+
+  @spec-8
+  Scenario Outline: <flow> Level 3 data accepts a <field> of <ok> characters and refuses <over>
+    When I create a <flow> with Level 3 data where "<field>" is <ok> characters long
+    Then the request succeeds
+    When I create a <flow> with Level 3 data where "<field>" is <over> characters long
+    Then the request is refused as an invalid field "/additional_purchase_data/<pointer>"
+
+    Examples: sales
+      | flow | field                             | ok | over | pointer                           |
+      | sale | customer_reference_number         | 17 | 18   | customer_reference_number         |
+      | sale | invoice_reference_number          | 15 | 16   | invoice_reference_number          |
+      | sale | destination_postal_code           | 10 | 11   | destination_postal_code           |
+      | sale | ship_from_postal_code             | 10 | 11   | ship_from_postal_code             |
+      | sale | item_data.0.commodity_code        | 11 | 13   | item_data/0/commodity_code        |
+      | sale | item_data.0.merchant_product_code | 12 | 13   | item_data/0/merchant_product_code |
+      | sale | item_data.0.item_description      | 25 | 26   | item_data/0/item_description      |
+      | sale | item_data.0.unit_of_measure       | 3  | 4    | item_data/0/unit_of_measure       |
+
+    Examples: authorizations
+      | flow          | field                             | ok | over | pointer                           |
+      | authorization | customer_reference_number         | 17 | 18   | customer_reference_number         |
+      | authorization | invoice_reference_number          | 15 | 16   | invoice_reference_number          |
+      | authorization | destination_postal_code           | 10 | 11   | destination_postal_code           |
+      | authorization | ship_from_postal_code             | 10 | 11   | ship_from_postal_code             |
+      | authorization | item_data.0.commodity_code        | 11 | 13   | item_data/0/commodity_code        |
+      | authorization | item_data.0.merchant_product_code | 12 | 13   | item_data/0/merchant_product_code |
+      | authorization | item_data.0.item_description      | 25 | 26   | item_data/0/item_description      |
+      | authorization | item_data.0.unit_of_measure       | 3  | 4    | item_data/0/unit_of_measure       |
+
+  @spec-8
+  Scenario Outline: <flow> Level 3 data accepts a <field> of <ok> and refuses <bad>
+    When I create a <flow> with Level 3 data where "<field>" is <ok>
+    Then the request succeeds
+    When I create a <flow> with Level 3 data where "<field>" is <bad>
+    Then the request is refused as an invalid field "/additional_purchase_data/<pointer>"
+
+    Examples: sales
+      | flow | field                  | ok   | bad   | pointer               |
+      | sale | item_data.0.quantity   | 1    | 0     | item_data/0/quantity  |
+      | sale | order_date.day         | 31   | 32    | order_date/day        |
+      | sale | order_date.day         | 1    | 0     | order_date/day        |
+      | sale | order_date.month       | 12   | 13    | order_date/month      |
+      | sale | order_date.month       | 1    | 0     | order_date/month      |
+      | sale | order_date.year        | 2025 | 999   | order_date/year       |
+      | sale | order_date.year        | 9999 | 10000 | order_date/year       |
+
+    Examples: authorizations
+      | flow          | field                | ok   | bad   | pointer              |
+      | authorization | item_data.0.quantity | 1    | 0     | item_data/0/quantity |
+      | authorization | order_date.day       | 31   | 32    | order_date/day       |
+      | authorization | order_date.month     | 12   | 13    | order_date/month     |
+      | authorization | order_date.year      | 1000 | 999   | order_date/year      |
+
+  @spec-8 @spec-4.1
+  Scenario Outline: capture Level 3 data accepts a <field> of <ok> characters and refuses <over>
+    Given an authorization of 1000 cents with Level 3 data
+    When I capture 1000 cents with Level 3 data where "<field>" is <over> characters long
+    Then the request is refused as an invalid field "/additional_purchase_data/<pointer>"
+    And the authorization is still uncaptured
+    When I capture 1000 cents with Level 3 data where "<field>" is <ok> characters long
+    Then the request succeeds
+
+    Examples:
+      | field                             | ok | over | pointer                           |
+      | item_data.0.item_description      | 26 | 27   | item_data/0/item_description      |
+      | item_data.0.unit_of_measure       | 12 | 13   | item_data/0/unit_of_measure       |
+      | customer_reference_number         | 17 | 18   | customer_reference_number         |
+      | invoice_reference_number          | 15 | 16   | invoice_reference_number          |
+      | destination_postal_code           | 10 | 11   | destination_postal_code           |
+      | ship_from_postal_code             | 10 | 11   | ship_from_postal_code             |
+      | item_data.0.merchant_product_code | 12 | 13   | item_data/0/merchant_product_code |
+      | item_data.0.commodity_code        | 11 | 13   | item_data/0/commodity_code        |
+
+  @spec-8 @spec-4.1
+  Scenario Outline: capture Level 3 data accepts a <field> of <ok> and refuses <bad>
+    Given an authorization of 1000 cents with Level 3 data
+    When I capture 1000 cents with Level 3 data where "<field>" is <bad>
+    Then the request is refused as an invalid field "/additional_purchase_data/<pointer>"
+    When I capture 1000 cents with Level 3 data where "<field>" is <ok>
+    Then the request succeeds
+
+    Examples:
+      | field                | ok   | bad   | pointer              |
+      | item_data.0.quantity | 1    | 0     | item_data/0/quantity |
+      | order_date.day       | 31   | 32    | order_date/day       |
+      | order_date.month     | 12   | 13    | order_date/month     |
+      | order_date.year      | 9999 | 10000 | order_date/year      |

@@ -1,0 +1,39 @@
+@merchants @spec-4.4
+Feature: Merchants
+  Merchants are fetched by id and their Level 2/3 flag is updated by ROLE_PLATFORM users only.
+  The processor's api_key is a credential and is never returned in clear.
+
+  Background:
+    Given I am the platform user
+
+  @spec-2.4
+  Scenario: a merchant is fetched with its processor api key masked
+    When I fetch the merchant
+    Then the request succeeds
+    And the response field "id" is "{fixture:merchant}"
+    And the response field "identity" is "{fixture:merchant_identity}"
+    And the response field "processor_details.api_key" is "<API_KEY>"
+    And the response field "level_two_level_three_data_enabled" is true
+    And the response field "_links.self.href" is an absolute URL
+
+  Scenario: the platform user updates a merchant's Level 2/3 flag
+    When I set Level 2/3 processing to true on the merchant
+    Then the request succeeds
+    And the response field "id" is "{fixture:merchant}"
+    And the response field "level_two_level_three_data_enabled" is true
+    And the response field "processor_details.api_key" is "<API_KEY>"
+
+  Scenario: fetching a merchant that does not exist is refused as not found
+    When I fetch a merchant that does not exist
+    Then the request is refused as not found
+
+  Scenario: updating a merchant that does not exist is refused as not found
+    When I set Level 2/3 processing to true on a merchant that does not exist
+    Then the request is refused as not found
+
+  @spec-5
+  Scenario: a merchant user may not enable merchant flags either
+    Given I am the merchant user
+    When I set Level 2/3 processing to true on the merchant
+    Then the request is refused as forbidden
+    And the merchant still has Level 2/3 processing true

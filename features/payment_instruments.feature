@@ -1,0 +1,80 @@
+@payment_instruments @spec-4.3
+Feature: Payment instruments (cards)
+  Cards are created for an identity and fetched by id. The full card number and the security code
+  are accepted on creation and never returned; the address keeps the limits of spec section 8.
+
+  Background:
+    Given I am the platform user
+
+  @spec-2.3
+  Scenario: a card is created without echoing its number or security code
+    When I create a card for the buyer
+    Then the request succeeds
+    And the response field "id" starts with "PI"
+    And the response shows the first six and last four digits of the number
+    And the response never contains the card number
+    And the response never contains the security code as a value
+    And the response field "type" is "PAYMENT_CARD"
+    And the response field "instrument_type" is "PAYMENT_CARD"
+    And the response field "identity" is "{fixture:buyer_identity}"
+    And the response field "name" is "Conform Buyer"
+    And the response field "expiration_month" is 12
+    And the response field "expiration_year" is 2030
+    And the response field "address.postal_code" is "94114"
+    And the response field "tags.conform_run" is "{run_id}"
+    And the response field "_links.self.href" is an absolute URL
+    And the response field "brand" is "VISA" (assumed)
+
+  Scenario: a card fetched by id never shows its number or security code
+    Given a card for the buyer
+    When I fetch the card
+    Then the request succeeds
+    And the response field "id" is the card id
+    And the response shows the first six and last four digits of the number
+    And the response never contains the card number
+    And the response never contains the security code as a value
+
+  @assumed
+  Scenario: the same card number keeps the same fingerprint
+    Given a card for the buyer
+    When I create a second card with the same number
+    Then the two cards have the same fingerprint
+
+  Scenario: fetching a card that does not exist is refused as not found
+    When I fetch a card that does not exist
+    Then the request is refused as not found
+
+  @assumed
+  Scenario: a card number failing the Luhn check is refused
+    When I create a card for the buyer with the number "4895142232120007"
+    Then the request is refused as an invalid field "/number"
+
+  Scenario Outline: a card without its <field> is refused
+    When I create a card for the buyer without the field "<field>"
+    Then the request is refused as an invalid field "<pointer>"
+
+    Examples:
+      | field               | pointer              |
+      | number              | /number              |
+      | security_code       | /security_code       |
+      | expiration_month    | /expiration_month    |
+      | identity            | /identity            |
+      | address.postal_code | /address/postal_code |
+
+  @spec-8
+  Scenario Outline: a card's <field> accepts <ok> characters and refuses <bad>
+    When I create a card for the buyer whose "<field>" is <ok> characters long
+    Then the request succeeds
+    When I create a card for the buyer whose "<field>" is <bad> characters long
+    Then the request is refused as an invalid field "<pointer>"
+
+    Examples:
+      | field               | ok | bad | pointer              |
+      | address.line1       | 35 | 36  | /address/line1       |
+      | address.line2       | 35 | 36  | /address/line2       |
+      | address.city        | 20 | 21  | /address/city        |
+      | address.postal_code | 7  | 8   | /address/postal_code |
+      | address.region      | 2  | 3   | /address/region      |
+      | address.region      | 2  | 1   | /address/region      |
+      | address.country     | 3  | 4   | /address/country     |
+      | address.country     | 3  | 2   | /address/country     |

@@ -1,0 +1,121 @@
+@subscriptions @spec-4.5
+Feature: Subscription amounts and enrollments
+  Updating a subscription amount creates a new amount, which cannot itself be updated again.
+  Merchants are enrolled into schedules; enrollments are listed, fetched, updated and deleted.
+
+  Background:
+    Given I am the platform user
+
+  @spec-3.2
+  Scenario: updating a subscription amount returns a new amount with a new id
+    Given a fresh subscription amount
+    When I update the subscription amount to 900 cents
+    Then the request succeeds
+    And the response is a new subscription amount
+    And the response field "id" starts with "SUBAMOUNT_"
+    And the response field "fee_amount_data.amount" is 900
+    And the response field "amount_type" is "FEE"
+
+  @spec-3.2 @spec-7
+  Scenario: an amount produced by an update cannot be updated again
+    Given a fresh subscription amount
+    When I update the subscription amount to 900 cents
+    Then the request succeeds
+    And the response is a new subscription amount
+    When I update the updated subscription amount to 1200 cents
+    Then the request is refused as unprocessable
+
+  @assumed
+  Scenario: an amount that was already updated cannot be updated a second time
+    Given a fresh subscription amount
+    When I update the subscription amount to 900 cents
+    Then the request succeeds
+    When I update the subscription amount to 1000 cents
+    Then the request is refused as unprocessable
+
+  Scenario: updating a subscription amount that does not exist is refused as not found
+    Given a subscription schedule
+    When I update a subscription amount that does not exist
+    Then the request is refused as not found
+
+  @spec-2.6
+  Scenario: a merchant is enrolled into a schedule
+    Given a subscription schedule
+    When I enroll the merchant in the schedule
+    Then the request succeeds
+    And the response field "id" starts with "SUBENROLLMENT_"
+    And the response field "merchant" is "{fixture:merchant}"
+    And the response field "subscription_schedule" is the schedule id
+    And the response field "tags.conform_run" is "{run_id}"
+    And the response field "_links.self.href" is an absolute URL
+
+  @assumed
+  Scenario: an enrollment without a merchant is refused
+    Given a subscription schedule
+    When I enroll nobody in the schedule
+    Then the request is refused as an invalid field "/merchant"
+
+  Scenario: an enrollment is fetched by its id
+    Given an enrollment of the merchant
+    When I fetch the enrollment
+    Then the request succeeds
+    And the response field "id" is the enrollment id
+    And the response field "merchant" is "{fixture:merchant}"
+
+  Scenario: an enrollment is updated
+    Given an enrollment of the merchant
+    When I rename the enrollment to "conform renamed"
+    Then the request succeeds
+    And the response field "id" is the enrollment id
+    And the response field "nickname" is "conform renamed" (assumed)
+    When I fetch the enrollment
+    Then the request succeeds
+    And the response field "nickname" is "conform renamed" (assumed)
+
+  Scenario: a deleted enrollment is no longer found
+    Given an enrollment of the merchant
+    When I delete the enrollment
+    Then the request succeeds
+    When I fetch the enrollment
+    Then the request is refused as not found
+
+  Scenario: the enrollments of a schedule are listed
+    Given an enrollment of the merchant
+    When I list the enrollments of the schedule
+    Then the request succeeds
+    And the list contains the enrollment
+
+  Scenario: all enrollments are listed
+    Given an enrollment of the merchant
+    When I list all enrollments
+    Then the request succeeds
+    And the list holds at least 1 item
+
+  Scenario Outline: an enrollment that does not exist cannot be <done>
+    When I <action> an enrollment that does not exist
+    Then the request is refused as not found
+
+    Examples:
+      | action | done    |
+      | fetch  | fetched |
+      | rename | renamed |
+      | delete | deleted |
+
+  @extension
+  Scenario: a subscription schedule is created and fetched
+    When I create a subscription schedule
+    Then the request succeeds
+    And the response field "id" starts with "SUBSCHEDULE_"
+    When I fetch the subscription schedule
+    Then the request succeeds
+    And the response field "id" is the schedule id
+
+  @extension
+  Scenario: a subscription amount is created on a schedule and fetched
+    Given a subscription schedule
+    When I create a subscription amount of 700 cents on the schedule
+    Then the request succeeds
+    And the response field "fee_amount_data.amount" is 700
+    When I fetch the subscription amount
+    Then the request succeeds
+    And the response field "id" is the amount id

@@ -1,0 +1,75 @@
+@transfers @spec-4.2
+Feature: Sales (transfers)
+  The one-step charge flow: a sale authorizes and captures in one call and is returned PENDING.
+  Its fee never exceeds its amount, and the sandbox declines or disputes sales by their amount.
+
+  Background:
+    Given I am the platform user
+    And a card for the buyer
+
+  @spec-2.2 @spec-3.3
+  Scenario: a sale is returned pending as a debit of the card
+    When I create a sale of 2500 cents
+    Then the request succeeds
+    And the response field "id" starts with "TR"
+    And the response field "state" is "PENDING"
+    And the response field "type" is "DEBIT"
+    And the response field "amount" is 2500
+    And the response field "currency" is "USD"
+    And the response field "fee" is 0
+    And the response field "source" is the card id
+    And the response field "merchant_identity" is "{fixture:merchant_identity}"
+    And the response field "tags.conform_run" is "{run_id}"
+    And the response field "_links.self.href" is an absolute URL
+    And the response field "subtype" is "API" (assumed)
+
+  @spec-7
+  Scenario: a sale whose fee equals its amount is accepted
+    When I create a sale of 1000 cents with a fee of 1000 cents
+    Then the request succeeds
+    And the response field "fee" is 1000
+
+  @spec-7
+  Scenario: a sale whose fee exceeds its amount is refused
+    When I create a sale of 1000 cents with a fee of 1001 cents
+    Then the request is refused as an invalid field "/fee"
+
+  Scenario: a sale without a merchant is refused
+    When I create a sale of 1000 cents without the field "merchant"
+    Then the request is refused as an invalid field "/merchant"
+
+  Scenario: a sale without a source is refused
+    When I create a sale of 1000 cents without the field "source"
+    Then the request is refused as an invalid field "/source"
+
+  Scenario: a sale without an amount is refused
+    When I create a sale of 1000 cents without the field "amount"
+    Then the request is refused as an invalid field "/amount"
+
+  @assumed @sandbox
+  Scenario: a sale of 102 cents is declined by the sandbox
+    When I create a sale of 102 cents
+    Then the request is refused as declined
+    And the error names the declined resource
+
+  @extension
+  Scenario: a sale is fetched by its id
+    Given a sale of 1500 cents
+    When I fetch the sale
+    Then the request succeeds
+    And the response field "id" is the sale id
+    And the response field "amount" is 1500
+
+  @assumed @idempotency
+  Scenario: a sale replayed with the same idempotency id returns the original
+    When I create a sale of 1000 cents with the idempotency id "sale-replay"
+    Then the request succeeds
+    When I create a sale of 1000 cents with the idempotency id "sale-replay"
+    Then the response repeats the original sale
+
+  @assumed @idempotency
+  Scenario: a sale idempotency id reused with another amount is refused
+    When I create a sale of 1000 cents with the idempotency id "sale-conflict"
+    Then the request succeeds
+    When I create a sale of 1200 cents with the idempotency id "sale-conflict"
+    Then the request is refused as unprocessable

@@ -1,0 +1,93 @@
+@webhooks @spec-4.9
+Feature: Webhooks
+  Webhooks subscribe an HTTP(S) URL of at most 120 characters to event notifications.
+  They are enabled by default, can be disabled and updated, and only single responses carry the secret.
+
+  Background:
+    Given I am the platform user
+
+  @spec-2.10
+  Scenario: a webhook is created enabled with its signing secret
+    When I create a webhook pointing at the kit's receiver
+    Then the request succeeds
+    And the response field "id" starts with "WH"
+    And the response field "url" is "{hook_url}"
+    And the response field "enabled" is true
+    And the response field "secret_signing_key" is present
+    And the response field "_links.application.href" is an absolute URL
+
+  @spec-8
+  Scenario: a webhook url of 120 characters is accepted and one of 121 is refused
+    When I create a webhook whose url is 120 characters long
+    Then the request succeeds
+    When I create a webhook whose url is 121 characters long
+    Then the request is refused as an invalid field "/url"
+
+  Scenario Outline: a webhook url that is not an HTTP or HTTPS URL is refused (<url>)
+    When I create a webhook with the url "<url>"
+    Then the request is refused as an invalid field "/url"
+
+    Examples:
+      | url                          |
+      | ftp://example.com/hooks      |
+      | example.com/hooks            |
+      | mailto:hooks@example.com     |
+
+  Scenario: a webhook without a url is refused
+    When I create a webhook without a url
+    Then the request is refused as an invalid field "/url"
+
+  Scenario: a webhook is disabled
+    Given a webhook pointing at the kit's receiver
+    When I disable the webhook
+    Then the request succeeds
+    And the response field "enabled" is false
+    When I fetch the webhook
+    Then the request succeeds
+    And the response field "enabled" is false
+
+  Scenario: a webhook's url is updated
+    Given a webhook pointing at the kit's receiver
+    When I point the webhook at a new path of the kit's receiver
+    Then the request succeeds
+    And the response field "url" is "{hook_url}/moved"
+    And the response field "enabled" is true
+
+  @spec-8
+  Scenario: a webhook update to a url over 120 characters is refused and changes nothing
+    Given a webhook pointing at the kit's receiver
+    When I set the webhook's url to one 121 characters long
+    Then the request is refused as an invalid field "/url"
+    When I fetch the webhook
+    Then the response field "url" is "{hook_url}"
+
+  Scenario: a webhook is fetched with its signing secret
+    Given a webhook pointing at the kit's receiver
+    When I fetch the webhook
+    Then the request succeeds
+    And the response field "id" is the webhook id
+    And the response field "secret_signing_key" is present
+
+  Scenario: webhooks are listed without their signing secrets
+    Given a webhook pointing at the kit's receiver
+    When I list the webhooks
+    Then the request succeeds
+    And the list contains the webhook
+    And no item has the field "secret_signing_key"
+    And every item has "_links.self.href" present
+
+  Scenario: fetching a webhook that does not exist is refused as not found
+    When I fetch a webhook that does not exist
+    Then the request is refused as not found
+
+  Scenario: updating a webhook that does not exist is refused as not found
+    When I disable a webhook that does not exist
+    Then the request is refused as not found
+
+  @assumed @spec-6
+  Scenario: a webhook receives a signed created event when a sale is made
+    Given a webhook pointing at the kit's receiver
+    And a card for the buyer
+    When I create a sale of 1400 cents
+    Then the request succeeds
+    And the kit's receiver gets the "created" event of the sale

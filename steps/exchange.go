@@ -1,0 +1,313 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/go-resty/resty/v2"
+
+	"github.com/conform-kit/conform/validate"
+)
+
+// jsonType is the request media type the kit sends (spec §1 names it).
+const jsonType = "application/vnd.json+api"
+
+// wrongPassword is sent by the "wrong password" steps.
+const wrongPassword = "not-the-password-0"
+
+// exchange is one request and its response, kept as evidence.
+type exchange struct {
+	method, path, url string
+	user              string
+	auth              authMode
+	reqType           string
+	reqBody           []byte
+	part              *filePart
+	op                validate.Operation
+	hasOp             bool
+	status            int
+	header            http.Header
+	body              []byte
+	doc               any  // decoded with UseNumber; nil when the body is not JSON
+	schemaJudged      bool // the response schema was already judged
+}
+
+// filePart is a multipart upload (form part "file").
+type filePart struct {
+	name string
+	data []byte
+}
+
+// rawBody is a body sent as is with its own content type.
+type rawBody struct {
+	ctype string
+	data  []byte
+}
+
+// send performs one request as user (a credential key) under the scenario's
+// auth mode and records it as the last exchange. Network errors are kit errors.
+func (s *scenario) send(ctx context.Context, method, path string, body any, user string, opts ...func(*resty.Request)) (*exchange, error) {
+	ex := &exchange{method: method, path: path, url: s.suite.cfg.Target + path, user: user, auth: s.auth}
+	req := s.suite.client.R().SetContext(ctx)
+	if err := s.setAuth(req, ex); err != nil {
+		return nil, err
+	}
+	if err := setBody(req, ex, body); err != nil {
+		return nil, err
+	}
+	for _, o := range opts {
+		o(req)
+	}
+	resp, err := req.Execute(method, ex.url)
+	if err != nil {
+		return nil, &kitError{fmt.Errorf("%s %s: %w", method, path, err)}
+	}
+	ex.status, ex.header, ex.body = resp.StatusCode(), resp.Header(), resp.Body()
+	ex.doc = decodeJSON(ex.body)
+	p, _, _ := strings.Cut(path, "?")
+	if op, _, err := s.suite.v.Lookup(method, p); err == nil {
+		ex.op, ex.hasOp = op, true
+		s.suite.results.cover(op.ID, ex.status)
+	}
+	s.last = ex
+	if ex.status >= 200 && ex.status <= 299 {
+		s.track(ex)
+		if err := s.checkSchema(ex); err != nil {
+			return ex, err
+		}
+	}
+	return ex, nil
+}
+
+func (s *scenario) setAuth(req *resty.Request, ex *exchange) error {
+	if ex.auth == authNone {
+		return nil
+	}
+	c := s.suite.cfg.credential(ex.user)
+	if c == nil {
+		return &skipError{key: "credentials." + ex.user}
+	}
+	pw := c.Password
+	if ex.auth == authWrongPassword {
+		pw = wrongPassword
+	} else {
+		s.secrets = appendSecret(s.secrets, pw)
+	}
+	req.SetBasicAuth(c.Username, pw)
+	return nil
+}
+
+func setBody(req *resty.Request, ex *exchange, body any) error {
+	switch b := body.(type) {
+	case nil:
+		return nil
+	case *filePart:
+		ex.part = b
+		req.SetFileReader("file", b.name, bytes.NewReader(b.data))
+		return nil
+	case rawBody:
+		ex.reqType, ex.reqBody = b.ctype, b.data
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			return &kitError{fmt.Errorf("encode request body: %w", err)}
+		}
+		ex.reqType, ex.reqBody = jsonType, data
+	}
+	if ex.reqType != "" {
+		req.SetHeader("Content-Type", ex.reqType)
+	}
+	req.SetBody(ex.reqBody)
+	return nil
+}
+
+func appendSecret(list []string, v string) []string {
+	if len(v) < 3 {
+		return list
+	}
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	return append(list, v)
+}
+
+// secretKeys reports JSON keys whose values are masked in every message.
+func secretKeys(k string) bool {
+	switch k {
+	case "password", "number", "security_code", "secret_signing_key", "api_key", "third_party_token":
+		return true
+	}
+	return false
+}
+
+// mask hides secrets in text: values of secret JSON keys and every known secret.
+func (s *scenario) mask(data []byte) string {
+	out := string(data)
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if len(data) > 0 && dec.Decode(&doc) == nil {
+		if b, err := json.Marshal(maskDoc(doc)); err == nil {
+			out = string(b)
+		}
+	}
+	for _, sec := range s.secrets {
+		out = strings.ReplaceAll(out, sec, "****")
+	}
+	return out
+}
+
+func maskDoc(doc any) any {
+	switch d := doc.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(d))
+		for k, v := range d {
+			if secretKeys(k) {
+				if _, isStr := v.(string); isStr {
+					v = "****"
+				}
+			}
+			m[k] = maskDoc(v)
+		}
+		return m
+	case []any:
+		l := make([]any, len(d))
+		for i, v := range d {
+			l[i] = maskDoc(v)
+		}
+		return l
+	}
+	return doc
+}
+
+// curl reproduces an exchange's request, secrets masked.
+func (s *scenario) curl(ex *exchange) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "curl -sS -X %s %s", ex.method, shellQuote(ex.url))
+	if ex.auth != authNone {
+		if c := s.suite.cfg.credential(ex.user); c != nil {
+			pw := "****"
+			if ex.auth == authWrongPassword {
+				pw = wrongPassword
+			}
+			fmt.Fprintf(&b, " -u %s", shellQuote(c.Username+":"+pw))
+		}
+	}
+	if ex.part != nil {
+		fmt.Fprintf(&b, " -F %s", shellQuote("file=@"+ex.part.name))
+	}
+	if ex.reqType != "" {
+		fmt.Fprintf(&b, " -H %s --data-raw %s", shellQuote("Content-Type: "+ex.reqType), shellQuote(s.mask(ex.reqBody)))
+	}
+	return b.String()
+}
+
+func shellQuote(v string) string { return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'" }
+
+// evidence describes an exchange for a failure message; the excerpt leaves
+// out the top-level _links so the fields that matter come first.
+func (s *scenario) evidence(ex *exchange) string {
+	excerpt := ex.body
+	if m, ok := ex.doc.(map[string]any); ok && m["_links"] != nil {
+		trimmed := make(map[string]any, len(m))
+		for k, v := range m {
+			if k != "_links" {
+				trimmed[k] = v
+			}
+		}
+		if b, err := json.Marshal(trimmed); err == nil {
+			excerpt = b
+		}
+	}
+	body := s.mask(excerpt)
+	if len(body) > 512 {
+		body = body[:512] + "…"
+	}
+	return fmt.Sprintf("\n    response: %d %s\n    reproduce: %s", ex.status, body, s.curl(ex))
+}
+
+// fail judges a failed check: FAIL, or WARN in a step or scenario marked assumed.
+func (s *scenario) fail(ex *exchange, format string, args ...any) error {
+	return s.judge(false, s.failf(ex, format, args...))
+}
+
+// failf builds a check failure naming the request, the evidence and a curl.
+func (s *scenario) failf(ex *exchange, format string, args ...any) error {
+	if ex == nil {
+		return fmt.Errorf(format, args...)
+	}
+	return fmt.Errorf("%s %s as %s: %s%s", ex.method, ex.path, s.who(ex), fmt.Sprintf(format, args...), s.evidence(ex))
+}
+
+func (s *scenario) who(ex *exchange) string {
+	switch ex.auth {
+	case authNone:
+		return "nobody"
+	case authWrongPassword:
+		return ex.user + " (wrong password)"
+	}
+	return ex.user
+}
+
+// lastExchange returns the last exchange or a kit error if there is none.
+func (s *scenario) lastExchange() (*exchange, error) {
+	if s.last == nil {
+		return nil, &kitError{errors.New("no request was sent before this step")}
+	}
+	return s.last, nil
+}
+
+// violations renders a validation error as "pointer (rule): message" lines.
+func violations(err error) string {
+	var ve *validate.Error
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	lines := make([]string, 0, len(ve.Violations))
+	for _, v := range ve.Violations {
+		lines = append(lines, fmt.Sprintf("%s (%s): %s", v.Pointer, v.Rule, v.Message))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "; ")
+}
+
+// withQuery appends query parameters to a path.
+func withQuery(path string, q url.Values) string {
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
+}
+
+// decodeJSON decodes a JSON document with UseNumber; nil if body is not JSON.
+func decodeJSON(body []byte) any {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if dec.Decode(&doc) != nil {
+		return nil
+	}
+	return doc
+}
+
+// track registers webhooks the scenario created, to disable them at the end.
+func (s *scenario) track(ex *exchange) {
+	if !ex.hasOp || ex.op.ID != "webhooks.create" {
+		return
+	}
+	if id, ok := lookupString(ex.doc, "id"); ok {
+		s.webhooks = append(s.webhooks, owned{id: id, user: ex.user})
+	}
+}

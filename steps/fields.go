@@ -1,0 +1,142 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// field reads a dotted path from the last response.
+func (s *scenario) field(path string) (*exchange, any, bool, error) {
+	ex, err := s.lastExchange()
+	if err != nil {
+		return nil, nil, false, err
+	}
+	v, ok := lookup(ex.doc, path)
+	return ex, v, ok, nil
+}
+
+func (s *scenario) fieldIsString(path, want string) error {
+	ex, v, ok, err := s.field(path)
+	if err != nil {
+		return err
+	}
+	want = s.expand(want)
+	if got, isStr := v.(string); !ok || !isStr || got != want {
+		return s.judge(false, s.failf(ex, "field %s = %s, want %q", path, render(v), want))
+	}
+	return nil
+}
+
+func (s *scenario) fieldIsInt(path string, want int64) error {
+	ex, v, ok, err := s.field(path)
+	if err != nil {
+		return err
+	}
+	if got, isInt := asInt(v); !ok || !isInt || got != want {
+		return s.judge(false, s.failf(ex, "field %s = %s, want %d", path, render(v), want))
+	}
+	return nil
+}
+
+func (s *scenario) fieldIsLiteral(path, lit string) error {
+	ex, v, ok, err := s.field(path)
+	if err != nil {
+		return err
+	}
+	var want any
+	_ = json.Unmarshal([]byte(lit), &want)
+	if !ok || v != want {
+		return s.judge(false, s.failf(ex, "field %s = %s, want %s", path, render(v), lit))
+	}
+	return nil
+}
+
+func (s *scenario) fieldIsID(path, role string) error {
+	ex, v, _, err := s.field(path)
+	if err != nil {
+		return err
+	}
+	want, err := s.id(role)
+	if err != nil {
+		return err
+	}
+	if got, _ := v.(string); got != want {
+		return s.judge(false, s.failf(ex, "field %s = %s, want the %s id %q", path, render(v), role, want))
+	}
+	return nil
+}
+
+func (s *scenario) fieldAbsent(path string) error {
+	ex, v, ok, err := s.field(path)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return s.judge(false, s.failf(ex, "field %s = %s, want it absent", path, render(v)))
+	}
+	return nil
+}
+
+func (s *scenario) fieldPresent(path string) error {
+	ex, _, ok, err := s.field(path)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return s.judge(false, s.failf(ex, "field %s is absent", path))
+	}
+	return nil
+}
+
+func (s *scenario) fieldAbsoluteURL(path string) error {
+	ex, v, _, err := s.field(path)
+	if err != nil {
+		return err
+	}
+	if !isAbsoluteURL(v) {
+		return s.judge(false, s.failf(ex, "field %s = %s, want an absolute http(s) URL", path, render(v)))
+	}
+	return nil
+}
+
+func (s *scenario) fieldStartsWith(path, prefix string) error {
+	ex, v, _, err := s.field(path)
+	if err != nil {
+		return err
+	}
+	if got, _ := v.(string); !strings.HasPrefix(got, prefix) {
+		return s.judge(false, s.failf(ex, "field %s = %s, want a value starting with %q", path, render(v), prefix))
+	}
+	return nil
+}
+
+// responseNeverContains searches the whole raw response for a secret the scenario sent.
+func (s *scenario) responseNeverContains(what string) error {
+	ex, err := s.lastExchange()
+	if err != nil {
+		return err
+	}
+	secret, ok := s.sent[what]
+	if !ok {
+		return &kitError{fmt.Errorf("the scenario sent no %s", what)}
+	}
+	if strings.Contains(string(ex.body), secret) {
+		return s.fail(ex, "the response contains the %s that was sent", what)
+	}
+	return nil
+}
+
+// rememberAs keeps the last response's id and representation under a role name.
+func (s *scenario) rememberAs(role string) error {
+	ex, v, _, err := s.field("id")
+	if err != nil {
+		return err
+	}
+	id, _ := v.(string)
+	if id == "" {
+		return s.fail(ex, "the response has no id to remember as the %s", role)
+	}
+	s.ids[role], s.docs[role] = id, ex.doc
+	return nil
+}

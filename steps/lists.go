@@ -1,0 +1,232 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+func listSteps() []stepDef {
+	return []stepDef{
+		step(`a file with (\d+) upload links`, func(s *scenario) any { return s.fileWithLinks }),
+		step(`the list holds (\d+) items`, func(s *scenario) any { return s.listHolds }),
+		step(`the list holds at least (\d+) items?`, func(s *scenario) any { return s.listHoldsAtLeast }),
+		step(`the page (offset|limit|count) is (\d+)`, func(s *scenario) any { return s.pageIs }),
+		step(`the list contains the ([a-z ]+)`, func(s *scenario) any { return s.listContains }),
+		step(`the list does not contain the ([a-z ]+)`, func(s *scenario) any { return s.listLacks }),
+		step(`the items are ordered by created_at then id, newest first`, func(s *scenario) any { return s.listOrdered }),
+		step(`the self link carries "([^"]*)"`, func(s *scenario) any { return s.selfLinkCarries }),
+		step(`I remember the items`, func(s *scenario) any { return s.rememberItems }),
+		step(`the items are items (\d+) to (\d+) of the remembered items`, func(s *scenario) any { return s.itemsSlice }),
+		step(`every item has "([^"]*)" equal to "([^"]*)"`, func(s *scenario) any { return s.everyItemHas }),
+		step(`no item has the field "([^"]*)"`, func(s *scenario) any { return s.noItemHas }),
+		step(`every item has "([^"]*)" present`, func(s *scenario) any { return s.everyItemHasField }),
+	}
+}
+
+// items returns the one array under _embedded of the last response.
+func (s *scenario) items() (*exchange, []any, error) {
+	ex, err := s.lastExchange()
+	if err != nil {
+		return nil, nil, err
+	}
+	emb, _ := lookup(ex.doc, "_embedded")
+	m, ok := emb.(map[string]any)
+	if !ok || len(m) != 1 {
+		return ex, nil, s.failf(ex, "the list envelope has no single _embedded array")
+	}
+	for _, v := range m {
+		if list, ok := v.([]any); ok {
+			return ex, list, nil
+		}
+	}
+	return ex, nil, s.failf(ex, "_embedded holds no array")
+}
+
+func (s *scenario) fileWithLinks(ctx context.Context, n int) error {
+	if err := s.aFile(ctx, "conform list document"); err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		if err := s.createLink(ctx); err != nil {
+			return err
+		}
+		if err := s.checkSuccess(s.last); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *scenario) listHolds(n int) error {
+	ex, list, err := s.items()
+	if err != nil {
+		return err
+	}
+	if len(list) != n {
+		return s.judge(false, s.failf(ex, "the list holds %d items, want %d", len(list), n))
+	}
+	return nil
+}
+
+func (s *scenario) listHoldsAtLeast(n int) error {
+	ex, list, err := s.items()
+	if err != nil {
+		return err
+	}
+	if len(list) < n {
+		return s.judge(false, s.failf(ex, "the list holds %d items, want at least %d", len(list), n))
+	}
+	return nil
+}
+
+func (s *scenario) pageIs(field string, n int64) error { return s.fieldIsInt("page."+field, n) }
+
+func (s *scenario) findItem(role string) (*exchange, bool, error) {
+	ex, list, err := s.items()
+	if err != nil {
+		return ex, false, err
+	}
+	id, err := s.id(role)
+	if err != nil {
+		return ex, false, err
+	}
+	for _, it := range list {
+		if got, _ := lookupString(it, "id"); got == id {
+			return ex, true, nil
+		}
+	}
+	return ex, false, nil
+}
+
+func (s *scenario) listContains(role string) error {
+	ex, found, err := s.findItem(role)
+	if err != nil || found {
+		return err
+	}
+	return s.judge(false, s.failf(ex, "the list does not contain the %s %s", role, s.ids[role]))
+}
+
+func (s *scenario) listLacks(role string) error {
+	ex, found, err := s.findItem(role)
+	if err != nil || !found {
+		return err
+	}
+	return s.judge(false, s.failf(ex, "the list still contains the %s %s", role, s.ids[role]))
+}
+
+// listOrdered: the default order is created_at desc, then id desc (§2.12).
+func (s *scenario) listOrdered() error {
+	ex, list, err := s.items()
+	if err != nil {
+		return err
+	}
+	for i := 1; i < len(list); i++ {
+		a, b := list[i-1], list[i]
+		ta, tb := itemTime(a), itemTime(b)
+		ia, _ := lookupString(a, "id")
+		ib, _ := lookupString(b, "id")
+		if ta.Before(tb) || (ta.Equal(tb) && ia < ib) {
+			return s.judge(false, s.failf(ex, "items %d (%s) and %d (%s) are not in created_at desc, id desc order", i-1, ia, i, ib))
+		}
+	}
+	return nil
+}
+
+func itemTime(it any) time.Time {
+	v, _ := lookupString(it, "created_at")
+	t, _ := time.Parse(time.RFC3339Nano, v)
+	return t
+}
+
+// selfLinkCarries: the self link has the query parameter name=value, or name when no value is given.
+func (s *scenario) selfLinkCarries(param string) error {
+	ex, v, _, err := s.field("_links.self.href")
+	if err != nil {
+		return err
+	}
+	href, _ := v.(string)
+	u, perr := url.Parse(href)
+	if perr != nil {
+		return s.fail(ex, "self link %q is not a URL", href)
+	}
+	name, want, hasValue := strings.Cut(param, "=")
+	got, ok := u.Query()[name]
+	if !ok || (hasValue && !containsString(got, want)) {
+		return s.judge(false, s.failf(ex, "self link %q does not carry %s", href, param))
+	}
+	return nil
+}
+
+func (s *scenario) rememberItems() error {
+	_, list, err := s.items()
+	if err != nil {
+		return err
+	}
+	s.remembered = list
+	return nil
+}
+
+func (s *scenario) itemsSlice(from, to int) error {
+	ex, list, err := s.items()
+	if err != nil {
+		return err
+	}
+	if from < 0 || to > len(s.remembered) || from > to {
+		return &kitError{fmt.Errorf("items %d to %d are outside the %d remembered", from, to, len(s.remembered))}
+	}
+	want := s.remembered[from:to]
+	ids := func(l []any) []string {
+		out := make([]string, 0, len(l))
+		for _, it := range l {
+			id, _ := lookupString(it, "id")
+			out = append(out, id)
+		}
+		return out
+	}
+	if render(ids(list)) != render(ids(want)) {
+		return s.judge(false, s.failf(ex, "items %v, want %v", ids(list), ids(want)))
+	}
+	return nil
+}
+
+func (s *scenario) everyItemHas(path, want string) error {
+	ex, list, err := s.items()
+	if err != nil {
+		return err
+	}
+	for i, it := range list {
+		if got, _ := lookupString(it, path); got != want {
+			return s.judge(false, s.failf(ex, "item %d has %s = %q, want %q", i, path, got, want))
+		}
+	}
+	return nil
+}
+
+func (s *scenario) noItemHas(path string) error {
+	ex, list, err := s.items()
+	if err != nil {
+		return err
+	}
+	for i, it := range list {
+		if v, ok := lookup(it, path); ok {
+			return s.judge(false, s.failf(ex, "item %d carries %s (%d bytes)", i, path, len(render(v))))
+		}
+	}
+	return nil
+}
+
+func (s *scenario) everyItemHasField(path string) error {
+	ex, list, err := s.items()
+	if err != nil {
+		return err
+	}
+	for i, it := range list {
+		if _, ok := lookup(it, path); !ok {
+			return s.judge(false, s.failf(ex, "item %d lacks %s", i, path))
+		}
+	}
+	return nil
+}

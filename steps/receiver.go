@@ -1,0 +1,128 @@
+package steps
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// delivery is one webhook POST the receiver accepted.
+type delivery struct {
+	header http.Header
+	body   []byte
+}
+
+// receiver is the kit's webhook endpoint: one loopback listener whose deliveries
+// are routed by a per-scenario path token to that scenario's channel.
+type receiver struct {
+	ln        net.Listener
+	srv       *http.Server
+	publicURL string
+
+	mu     sync.Mutex
+	routes map[string]chan delivery
+}
+
+// newReceiver starts listening on cfg.Listen; Close stops it.
+func newReceiver(cfg ReceiverConfig) (*receiver, error) {
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("%w: webhook receiver listen %s: %w", ErrConfig, cfg.Listen, err)
+	}
+	r := &receiver{ln: ln, routes: map[string]chan delivery{}}
+	r.publicURL = strings.TrimRight(cfg.PublicURL, "/")
+	if r.publicURL == "" {
+		r.publicURL = "http://" + ln.Addr().String()
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /hooks/{token}", r.handle)
+	mux.HandleFunc("POST /hooks/{token}/{rest...}", r.handle)
+	r.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go r.srv.Serve(ln) //nolint:errcheck // returns ErrServerClosed on Close
+	return r, nil
+}
+
+// Close stops the listener and drops open connections at once: deliveries
+// still arriving after the run are of no interest.
+func (r *receiver) Close() error {
+	if err := r.srv.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("webhook receiver close: %w", err)
+	}
+	return nil
+}
+
+// register opens a route and returns its token, URL and channel.
+func (r *receiver) register() (string, string, <-chan delivery) {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	token := hex.EncodeToString(b)
+	ch := make(chan delivery, 64)
+	r.mu.Lock()
+	r.routes[token] = ch
+	r.mu.Unlock()
+	return token, r.publicURL + "/hooks/" + token, ch
+}
+
+// unregister closes a route; later deliveries to it are acknowledged and dropped.
+func (r *receiver) unregister(token string) {
+	r.mu.Lock()
+	delete(r.routes, token)
+	r.mu.Unlock()
+}
+
+func (r *receiver) handle(w http.ResponseWriter, req *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(req.Body, 4<<20))
+	if err != nil {
+		http.Error(w, "read error", http.StatusBadRequest)
+		return
+	}
+	r.mu.Lock()
+	ch, ok := r.routes[req.PathValue("token")]
+	if ok {
+		select {
+		case ch <- delivery{header: req.Header.Clone(), body: body}:
+		default: // a scenario that stopped reading must not block the target
+		}
+	}
+	r.mu.Unlock()
+	// Always acknowledge, so the target does not retry deliveries nobody waits for.
+	w.WriteHeader(http.StatusOK)
+}
+
+// verifySignature checks a Finix-Signature header
+// ("timestamp=<unix>, sig=<hex HMAC-SHA256(secret, "<timestamp>:<body>")>").
+func verifySignature(header, secret string, body []byte) error {
+	if header == "" {
+		return errors.New("no Finix-Signature header")
+	}
+	var ts, sig string
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "timestamp":
+			ts = v
+		case "sig":
+			sig = v
+		}
+	}
+	if ts == "" || sig == "" {
+		return fmt.Errorf("Finix-Signature %q lacks timestamp or sig", header)
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + ":"))
+	mac.Write(body)
+	want := hex.EncodeToString(mac.Sum(nil))
+	if !hmac.Equal([]byte(strings.ToLower(sig)), []byte(want)) {
+		return fmt.Errorf("Finix-Signature sig does not match HMAC-SHA256 of the body with the webhook's secret")
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package steps
+
+import (
+	"context"
+	"time"
+)
+
+// scenario is the state of one scenario: who calls, the last exchange, the
+// resources created so far by role name, and the verdict being built.
+type scenario struct {
+	suite *Suite
+
+	name, feature string
+	start         time.Time
+	tags          []string
+	allAssumed    bool // tagged @assumed: every check is assumed
+	stepAssumed   bool // the current step's checks are assumed
+
+	auth       authMode
+	user       string // credential key of the current user
+	last       *exchange
+	ids        map[string]string    // role name ("authorization", "card") → id
+	docs       map[string]any       // role name → last fetched representation
+	amounts    map[string]int64     // role name → amount
+	secrets    []string             // values masked in every message
+	sent       map[string]string    // secrets sent ("card number", "security code") by name
+	first      map[string]*exchange // first response of an idempotent request, by role
+	uniq       string               // scope of idempotency keys
+	remembered []any                // items of an earlier list page
+
+	hookToken  string
+	hookURL    string
+	hookCh     <-chan delivery
+	hookSecret string
+	webhooks   []owned // webhooks to disable at the end
+	restore    func(ctx context.Context) error
+
+	failures, warnings, kitErrs []string
+	skipped                     string
+}
+
+// owned is a resource id with the credential key of the user who created it.
+type owned struct{ id, user string }
+
+// authMode is how the next requests authenticate.
+type authMode int
+
+const (
+	authUser          authMode = iota // the current user's credentials
+	authNone                          // no Authorization header
+	authWrongPassword                 // the current user with a wrong password
+)
+
+func newScenario(s *Suite) *scenario {
+	return &scenario{
+		suite:   s,
+		user:    "platform",
+		ids:     map[string]string{},
+		docs:    map[string]any{},
+		amounts: map[string]int64{},
+		sent:    map[string]string{},
+		first:   map[string]*exchange{},
+	}
+}
+
+// cleanup disables the webhooks the scenario created, restores what it
+// toggled and closes its receiver route.
+func (s *scenario) cleanup(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.suite.cfg.Timeout)
+	defer cancel()
+	s.auth = authUser
+	for _, w := range s.webhooks {
+		ex, err := s.send(ctx, "PUT", "/webhooks/"+w.id, map[string]any{"enabled": false}, w.user)
+		if err == nil && (ex.status < 200 || ex.status > 299) {
+			s.warnings = append(s.warnings, "cleanup: could not disable webhook "+w.id)
+		}
+	}
+	if s.restore != nil {
+		if err := s.restore(ctx); err != nil {
+			s.failures = append(s.failures, "cleanup: "+err.Error())
+		}
+	}
+	if s.hookToken != "" {
+		s.suite.recv.unregister(s.hookToken)
+	}
+}
+
+// deadline returns the end of an asynchronous wait started now.
+func (s *scenario) deadline() time.Time { return time.Now().Add(s.suite.cfg.WaitTimeout) }

@@ -1,0 +1,108 @@
+// Package steps holds the godog step definitions of the conformance suite and
+// its runner: configuration, the judging model (PASS, FAIL, WARN, SKIP, ERROR),
+// the webhook receiver and the reports.
+//
+// A Suite holds what every scenario shares and never changes; godog calls
+// (*Suite).InitializeScenario once per scenario, which builds a fresh state
+// value, so scenarios can run concurrently and in random order.
+package steps
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/cucumber/godog"
+	"github.com/go-resty/resty/v2"
+
+	"github.com/conform-kit/conform/validate"
+)
+
+// stepDef binds one precompiled, anchored pattern to a method of the scenario state.
+type stepDef struct {
+	re   *regexp.Regexp
+	bind func(s *scenario) any
+}
+
+// step compiles pattern once, anchored, also accepting a trailing " (assumed)"
+// that marks the step's checks as assumed (WARN rather than FAIL).
+func step(pattern string, bind func(s *scenario) any) stepDef {
+	return stepDef{re: regexp.MustCompile(`^` + pattern + `(?: \(assumed\))?$`), bind: bind}
+}
+
+// Suite is what every scenario of one run shares: the configuration, one HTTP
+// client, the validator, the webhook receiver and the results.
+type Suite struct {
+	cfg      Config
+	client   *resty.Client
+	v        *validate.Validator
+	recv     *receiver
+	strict   bool
+	defs     []stepDef
+	results  *recorder
+	envelope string // schema name of the error envelope
+}
+
+// NewSuite prepares a suite for cfg. With strict, an assumed check that fails
+// fails its scenario. Close releases the webhook receiver.
+func NewSuite(cfg Config, strict bool) (*Suite, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults(time.Now())
+	v, err := validate.New()
+	if err != nil {
+		return nil, fmt.Errorf("steps: load schemas: %w", err)
+	}
+	recv, err := newReceiver(cfg.WebhookReceiver)
+	if err != nil {
+		return nil, err
+	}
+	client := resty.New().
+		SetTimeout(cfg.Timeout).
+		SetRedirectPolicy(resty.NoRedirectPolicy()).
+		SetDisableWarn(true)
+	client.SetTransport(&http.Transport{MaxIdleConnsPerHost: 64, MaxIdleConns: 64, IdleConnTimeout: 30 * time.Second})
+	s := &Suite{cfg: cfg, client: client, v: v, recv: recv, strict: strict, results: newRecorder()}
+	s.envelope = "error_envelope"
+	if _, ok := v.Schema(s.envelope); !ok {
+		s.envelope = "error"
+	}
+	s.defs = allSteps()
+	return s, nil
+}
+
+// Close stops the webhook receiver.
+func (s *Suite) Close() error { return s.recv.Close() }
+
+// Results returns the verdict of every scenario run so far.
+func (s *Suite) Results() []ScenarioResult { return s.results.all() }
+
+// Coverage returns, per operation id, the successes and refusals seen so far.
+func (s *Suite) Coverage() map[string]Coverage { return s.results.coverageCopy() }
+
+// InitializeScenario registers every step on sc, bound to a fresh scenario state.
+func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
+	st := newScenario(s)
+	for _, d := range s.defs {
+		sc.Step(d.re, d.bind(st))
+	}
+	sc.Before(st.before)
+	sc.StepContext().Before(st.beforeStep)
+	sc.StepContext().After(st.afterStep)
+	sc.After(st.after)
+}
+
+// allSteps lists the step definitions of every vocabulary file.
+func allSteps() []stepDef {
+	var defs []stepDef
+	for _, group := range [][]stepDef{
+		httpSteps(), authSteps(), authorizationSteps(), transferSteps(), cardSteps(),
+		merchantSteps(), subscriptionSteps(), disputeSteps(), balanceTransferSteps(),
+		fileSteps(), webhookSteps(), listSteps(),
+	} {
+		defs = append(defs, group...)
+	}
+	return defs
+}

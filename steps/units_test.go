@@ -1,0 +1,121 @@
+package steps
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestApplyEnvOverridesFile(t *testing.T) {
+	file := Config{Target: "http://file", Credentials: Credentials{Platform: &Credential{Username: "USfile", Password: "pw-file"}}}
+	env := map[string]string{
+		"CONFORM_TARGET":           "http://env",
+		"CONFORM_PASSWORD":         "pw-env",
+		"CONFORM_FIXTURE_MERCHANT": "MUenv",
+		"CONFORM_WAIT_TIMEOUT":     "90s",
+	}
+	got, err := ApplyEnv(file, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err != nil {
+		t.Fatalf("ApplyEnv: %v", err)
+	}
+	tests := []struct{ name, got, want string }{
+		{"target", got.Target, "http://env"},
+		{"user kept from file", got.Credentials.Platform.Username, "USfile"},
+		{"password from env", got.Credentials.Platform.Password, "pw-env"},
+		{"fixture from env", got.Fixtures.Merchant, "MUenv"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("ApplyEnv %s = %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+	if got.WaitTimeout != 90*time.Second {
+		t.Errorf("ApplyEnv wait timeout = %s, want 90s", got.WaitTimeout)
+	}
+	if _, err := ApplyEnv(file, func(k string) (string, bool) { return "soon", k == "CONFORM_TIMEOUT" }); !errors.Is(err, ErrConfig) {
+		t.Errorf("ApplyEnv(CONFORM_TIMEOUT=soon) = %v, want ErrConfig", err)
+	}
+	if file.Credentials.Platform.Password != "pw-file" {
+		t.Errorf("ApplyEnv changed the caller's credential")
+	}
+}
+
+func TestLoadConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, body string
+		wantErr    bool
+	}{
+		{"full", `{"target":"http://x","credentials":{"platform":{"username":"US1","password":"p"}},"fixtures":{"merchant":"MU1"},"webhook_receiver":{"listen":"127.0.0.1:0"}}`, false},
+		{"empty object", `{}`, false},
+		{"unknown key", `{"targte":"http://x"}`, true},
+		{"not json", `target=http://x`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.name+".json")
+			if err := os.WriteFile(path, []byte(tt.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadConfigFile(path)
+			if (err != nil) != tt.wantErr || (err != nil && !errors.Is(err, ErrConfig)) {
+				t.Errorf("LoadConfigFile(%s) = %v, want error %t wrapping ErrConfig", tt.body, err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestVerifySignature(t *testing.T) {
+	body := []byte(`{"id":"EV1"}`)
+	mac := hmac.New(sha256.New, []byte("secret"))
+	mac.Write([]byte("1700000000:"))
+	mac.Write(body)
+	good := "timestamp=1700000000, sig=" + hex.EncodeToString(mac.Sum(nil))
+	tests := []struct {
+		name, header, secret string
+		ok                   bool
+	}{
+		{"valid", good, "secret", true},
+		{"wrong secret", good, "other", false},
+		{"no header", "", "secret", false},
+		{"no sig", "timestamp=1700000000", "secret", false},
+		{"other timestamp", strings.Replace(good, "1700000000", "1700000001", 1), "secret", false},
+	}
+	for _, tt := range tests {
+		if err := verifySignature(tt.header, tt.secret, body); (err == nil) != tt.ok {
+			t.Errorf("verifySignature(%s) = %v, want ok %t", tt.name, err, tt.ok)
+		}
+	}
+}
+
+func TestMaskHidesSecrets(t *testing.T) {
+	s := &scenario{secrets: []string{"s3cret-password"}}
+	in := []byte(`{"number":"4895142232120006","security_code":"7391","nested":{"secret_signing_key":"abc"},"note":"s3cret-password"}`)
+	out := s.mask(in)
+	for _, secret := range []string{"4895142232120006", "7391", `"abc"`, "s3cret-password"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("mask(%s) = %s, still contains %s", in, out, secret)
+		}
+	}
+}
+
+func TestLookupAndSetPath(t *testing.T) {
+	doc := map[string]any{"a": map[string]any{"b": []any{map[string]any{"c": "x"}}}}
+	setPath(doc, "a.b.0.c", "y")
+	if v, ok := lookup(doc, "a.b.0.c"); !ok || v != "y" {
+		t.Errorf("lookup(a.b.0.c) = %v, %t after setPath, want y", v, ok)
+	}
+	deletePath(doc, "a.b.0.c")
+	if _, ok := lookup(doc, "a.b.0.c"); ok {
+		t.Errorf("lookup(a.b.0.c) found a deleted path")
+	}
+	if got := filler("address.postal_code", 8); got != "12345678" {
+		t.Errorf("filler(postal_code, 8) = %q", got)
+	}
+}

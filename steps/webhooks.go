@@ -1,0 +1,212 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+func webhookSteps() []stepDef {
+	return []stepDef{
+		step(`a webhook pointing at the kit's receiver`, func(s *scenario) any { return s.aWebhook }),
+		step(`I create a webhook pointing at the kit's receiver`, func(s *scenario) any { return s.createWebhook }),
+		step(`I create a webhook whose url is (\d+) characters long`, func(s *scenario) any { return s.createWebhookLength }),
+		step(`I create a webhook with the url "([^"]*)"`, func(s *scenario) any { return s.createWebhookURL }),
+		step(`I create a webhook without a url`, func(s *scenario) any { return s.createWebhookNoURL }),
+		step(`I disable the webhook`, func(s *scenario) any { return s.disableWebhook }),
+		step(`I point the webhook at a new path of the kit's receiver`, func(s *scenario) any { return s.moveWebhook }),
+		step(`I set the webhook's url to one (\d+) characters long`, func(s *scenario) any { return s.updateWebhookLength }),
+		step(`I fetch the webhook`, func(s *scenario) any { return s.fetchWebhook }),
+		step(`I fetch a webhook that does not exist`, func(s *scenario) any { return s.fetchMissingWebhook }),
+		step(`I disable a webhook that does not exist`, func(s *scenario) any { return s.disableMissingWebhook }),
+		step(`I list the webhooks`, func(s *scenario) any { return s.listWebhooks }),
+		step(`the kit's receiver gets the "([^"]*)" event of the file with status "([^"]*)"`, func(s *scenario) any { return s.receivesFileEvent }),
+		step(`the kit's receiver gets the "([^"]*)" event of the sale`, func(s *scenario) any { return s.receivesSaleEvent }),
+	}
+}
+
+// hookURLOfLength is a receiver URL padded to exactly n characters (when n allows).
+func (s *scenario) hookURLOfLength(n int) string {
+	base := s.ensureHookURL() + "/"
+	if n <= len(base) {
+		return base
+	}
+	return base + strings.Repeat("p", n-len(base))
+}
+
+func (s *scenario) postWebhook(ctx context.Context, body map[string]any) (*exchange, error) {
+	ex, err := s.create(ctx, "webhook", "POST", "/webhooks", body)
+	if err != nil {
+		return nil, err
+	}
+	if key, ok := lookupString(ex.doc, "secret_signing_key"); ok && ex.status >= 200 && ex.status <= 299 {
+		s.hookSecret = key
+		s.secrets = appendSecret(s.secrets, key)
+	}
+	return ex, nil
+}
+
+func (s *scenario) aWebhook(ctx context.Context) error {
+	ex, err := s.postWebhook(ctx, map[string]any{"url": s.ensureHookURL(), "tags": s.runTags()})
+	if err != nil {
+		return err
+	}
+	if err := s.checkSuccess(ex); err != nil {
+		return fmt.Errorf("setting up the webhook: %w", err)
+	}
+	if _, ok := s.ids["webhook"]; !ok {
+		return s.fail(ex, "setting up the webhook: no id in the response")
+	}
+	return nil
+}
+
+func (s *scenario) createWebhook(ctx context.Context) error {
+	_, err := s.postWebhook(ctx, map[string]any{"url": s.ensureHookURL(), "tags": s.runTags()})
+	return err
+}
+
+func (s *scenario) createWebhookLength(ctx context.Context, n int) error {
+	_, err := s.postWebhook(ctx, map[string]any{"url": s.hookURLOfLength(n), "tags": s.runTags()})
+	return err
+}
+
+func (s *scenario) createWebhookURL(ctx context.Context, u string) error {
+	_, err := s.postWebhook(ctx, map[string]any{"url": u})
+	return err
+}
+
+func (s *scenario) createWebhookNoURL(ctx context.Context) error {
+	_, err := s.postWebhook(ctx, map[string]any{"enabled": true})
+	return err
+}
+
+func (s *scenario) putWebhook(ctx context.Context, id string, body map[string]any) error {
+	_, err := s.send(ctx, "PUT", "/webhooks/"+id, body, s.user)
+	return err
+}
+
+func (s *scenario) disableWebhook(ctx context.Context) error {
+	id, err := s.id("webhook")
+	if err != nil {
+		return err
+	}
+	return s.putWebhook(ctx, id, map[string]any{"enabled": false})
+}
+
+func (s *scenario) moveWebhook(ctx context.Context) error {
+	id, err := s.id("webhook")
+	if err != nil {
+		return err
+	}
+	return s.putWebhook(ctx, id, map[string]any{"url": s.ensureHookURL() + "/moved"})
+}
+
+func (s *scenario) updateWebhookLength(ctx context.Context, n int) error {
+	id, err := s.id("webhook")
+	if err != nil {
+		return err
+	}
+	return s.putWebhook(ctx, id, map[string]any{"url": s.hookURLOfLength(n)})
+}
+
+func (s *scenario) fetchWebhook(ctx context.Context) error {
+	return s.fetch(ctx, "webhook", "/webhooks")
+}
+
+func (s *scenario) fetchMissingWebhook(ctx context.Context) error {
+	_, err := s.send(ctx, "GET", "/webhooks/"+placeholderID("webhook"), nil, s.user)
+	return err
+}
+
+func (s *scenario) disableMissingWebhook(ctx context.Context) error {
+	return s.putWebhook(ctx, placeholderID("webhook"), map[string]any{"enabled": false})
+}
+
+func (s *scenario) listWebhooks(ctx context.Context) error {
+	_, err := s.send(ctx, "GET", "/webhooks?limit=100", nil, s.user)
+	return err
+}
+
+// receivesFileEvent waits for the file's event on the scenario's receiver route
+// (normative: an alert is sent on UPLOADED) and checks its shape and signature (assumed).
+func (s *scenario) receivesFileEvent(ctx context.Context, typ, status string) error {
+	file, err := s.id("file")
+	if err != nil {
+		return err
+	}
+	if s.hookCh == nil {
+		return &kitError{errUsage("the scenario has no webhook pointing at the receiver")}
+	}
+	deadline := time.NewTimer(s.suite.cfg.WaitTimeout)
+	defer deadline.Stop()
+	for {
+		select {
+		case d := <-s.hookCh:
+			if ev, ok := fileEvent(d, file, status); ok {
+				return s.checkEvent(ev, d, typ)
+			}
+		case <-deadline.C:
+			return s.judge(false, fmt.Errorf("no webhook event for file %s with status %s reached the receiver within %s", file, status, s.suite.cfg.WaitTimeout))
+		case <-ctx.Done():
+			return &kitError{ctx.Err()}
+		}
+	}
+}
+
+// receivesSaleEvent waits for the event of the scenario's sale (DESIGN.md: every create sends one).
+func (s *scenario) receivesSaleEvent(ctx context.Context, typ string) error {
+	sale, err := s.id("sale")
+	if err != nil {
+		return err
+	}
+	if s.hookCh == nil {
+		return &kitError{errUsage("the scenario has no webhook pointing at the receiver")}
+	}
+	deadline := time.NewTimer(s.suite.cfg.WaitTimeout)
+	defer deadline.Stop()
+	for {
+		select {
+		case d := <-s.hookCh:
+			ev := decodeJSON(d.body)
+			if id, _ := lookupString(ev, "_embedded.transfers.0.id"); id == sale {
+				return s.checkEventOf(ev, d, typ, "transfer")
+			}
+		case <-deadline.C:
+			return s.judge(false, fmt.Errorf("no webhook event for sale %s reached the receiver within %s", sale, s.suite.cfg.WaitTimeout))
+		case <-ctx.Done():
+			return &kitError{ctx.Err()}
+		}
+	}
+}
+
+// fileEvent decodes a delivery and reports whether it carries the file in that status.
+func fileEvent(d delivery, file, status string) (any, bool) {
+	ev := decodeJSON(d.body)
+	id, _ := lookupString(ev, "_embedded.files.0.id")
+	st, _ := lookupString(ev, "_embedded.files.0.status")
+	return ev, id == file && st == status
+}
+
+// checkEvent checks a file event.
+func (s *scenario) checkEvent(ev any, d delivery, typ string) error {
+	return s.checkEventOf(ev, d, typ, "file")
+}
+
+// checkEventOf: the payload shape and the Finix-Signature are DESIGN.md assumptions.
+func (s *scenario) checkEventOf(ev any, d delivery, typ, entity string) error {
+	if got, _ := lookupString(ev, "type"); got != typ {
+		if err := s.judge(true, fmt.Errorf("event type %q, want %q: %s", got, typ, s.mask(d.body))); err != nil {
+			return err
+		}
+	}
+	if got, _ := lookupString(ev, "entity"); got != entity {
+		if err := s.judge(true, fmt.Errorf("event entity %q, want %q", got, entity)); err != nil {
+			return err
+		}
+	}
+	if err := verifySignature(d.header.Get("Finix-Signature"), s.hookSecret, d.body); err != nil {
+		return s.judge(true, fmt.Errorf("webhook delivery signature: %w", err))
+	}
+	return nil
+}
