@@ -21,7 +21,7 @@ Feature: Sales (transfers)
     And the response field "merchant_identity" is "{fixture:merchant_identity}"
     And the response field "tags.conform_run" is "{run_id}"
     And the response field "_links.self.href" is an absolute URL
-    And the response field "subtype" is "API" (assumed)
+    And the response field "subtype" is "API"
 
   @spec-7
   Scenario: a sale whose fee equals its amount is accepted

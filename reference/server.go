@@ -41,6 +41,10 @@ type Config struct {
 	WebhookClient *http.Client
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
+	// Faults names faults of the catalog (see Faults) to put in front of the
+	// handler and the webhook client, to test the conformance suite; empty
+	// (the default) serves the reference unchanged.
+	Faults []string
 }
 
 // Server is the reference implementation; it is an http.Handler safe for
@@ -51,6 +55,7 @@ type Server struct {
 	v        *validate.Validator
 	st       *store
 	mux      *http.ServeMux
+	handler  http.Handler // mux behind cfg.Faults
 	fixtures Fixtures
 
 	ctx    context.Context
@@ -84,6 +89,11 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	client, err := faultClient(cfg.WebhookClient, cfg.Faults)
+	if err != nil {
+		return nil, err
+	}
+	cfg.WebhookClient = client
 	v, err := validate.Default()
 	if err != nil {
 		return nil, fmt.Errorf("reference: load schemas: %w", err)
@@ -103,6 +113,10 @@ func New(cfg Config) (*Server, error) {
 		cancel()
 		return nil, fmt.Errorf("reference: %w", err)
 	}
+	if s.handler, err = applyFaults(s.mux, cfg.Faults, s.fixtures); err != nil {
+		cancel()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -117,7 +131,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			validate.WriteError(w, r, fmt.Errorf("panic: %v", p))
 		}
 	}()
-	s.mux.ServeHTTP(w, r)
+	s.handler.ServeHTTP(w, r)
 }
 
 // Close stops pending review timers and webhook deliveries and waits for the

@@ -171,6 +171,13 @@ func TestServeRefusesBusyAddress(t *testing.T) {
 	}
 }
 
+func TestServeRefusesUnknownFault(t *testing.T) {
+	code, _, errOut := run(t, "", "serve", "--addr", "127.0.0.1:0", "--fault", "no-such-fault")
+	if code != exitUsage || !strings.Contains(errOut, "no-such-fault") {
+		t.Errorf("conform serve --fault no-such-fault: exit %d, stderr %q; want 2 naming the fault", code, errOut)
+	}
+}
+
 type fixtureFile struct {
 	Target      string `json:"target"`
 	Credentials map[string]struct {

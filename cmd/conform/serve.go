@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,6 +24,7 @@ type serveOptions struct {
 	fixtures    string        // path to write the suite's config file to, "" for none
 	reviewDelay time.Duration // simulated file review
 	verbose     bool          // log requests to standard error
+	faults      []string      // named faults of the catalog, to test a conformance suite
 	out         io.Writer
 	errOut      io.Writer
 }
@@ -51,6 +53,7 @@ The reference is a model of the contract, not of the real service. Stop it with 
 	cmd.Flags().StringVar(&opts.fixtures, "fixtures", "", "write the seeded credentials and fixtures to this config file")
 	cmd.Flags().DurationVar(&opts.reviewDelay, "review-delay", time.Second, "how long the simulated file review takes")
 	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "log every request to standard error")
+	cmd.Flags().StringSliceVar(&opts.faults, "fault", nil, "break the reference on purpose with these named faults of its catalog (to test a suite; never for a sandbox)")
 	return cmd
 }
 
@@ -68,9 +71,12 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	if opts.verbose {
 		logger = slog.New(slog.NewTextHandler(opts.errOut, nil))
 	}
-	ref, err := reference.New(reference.Config{BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger})
+	ref, err := reference.New(reference.Config{BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger, Faults: opts.faults})
 	if err != nil {
 		ln.Close()
+		if errors.Is(err, reference.ErrUnknownFault) {
+			return usageError(fmt.Errorf("serve: %w", err))
+		}
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer ref.Close()
@@ -84,6 +90,9 @@ func runServe(ctx context.Context, opts serveOptions) error {
 		}
 	}
 	printServing(opts.out, url, fixtures, opts.fixtures)
+	if len(opts.faults) > 0 {
+		fmt.Fprintf(opts.errOut, "conform serve: WARNING: serving a deliberately broken reference (faults: %s)\n", strings.Join(opts.faults, ", "))
+	}
 
 	srv := &http.Server{
 		Handler:           ref,

@@ -1,0 +1,143 @@
+package reference
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Expected outcomes of a fault: the suite must judge the faulted reference as
+// failing a normative check (FAIL) or only an assumed one (WARN).
+const (
+	ExpectFail = "FAIL"
+	ExpectWarn = "WARN"
+)
+
+// Fault is one named way to break exactly one thing the spec (or one of
+// DESIGN.md's assumed decisions) states. Faults wrap the reference from the
+// outside, rewriting a request before the real handler or its response after
+// it, or the webhook client's deliveries, so handlers carry no fault logic.
+// A fault is reachable only when named explicitly (Config.Faults).
+type Fault struct {
+	// Name identifies the fault, e.g. "capture-over-amount-accepted".
+	Name string
+	// Capability is the area of the API it breaks ("authorizations", "webhooks"...).
+	Capability string
+	// Breaks is the clause it breaks, e.g. "§7 capture_amount <= amount".
+	Breaks string
+	// Expect is ExpectFail (a normative rule is broken) or ExpectWarn (only an
+	// assumed decision is).
+	Expect string
+	// Tags is a godog tag expression selecting the features that exercise the
+	// fault, so a mutation run need not run the whole suite.
+	Tags string
+	// Catchers are the names of the scenarios expected to report the fault.
+	Catchers []string
+
+	// wrap rewrites the server's handling; nil if the fault lives in the webhook client.
+	wrap func(next http.Handler, d faultDeps) http.Handler
+	// transport rewrites webhook deliveries; nil if the fault lives in the handler.
+	transport func(base http.RoundTripper) http.RoundTripper
+}
+
+// faultDeps is what a fault may use besides the handler it wraps: the seeded
+// credentials and fixture ids.
+type faultDeps struct {
+	fx Fixtures
+}
+
+// Faults returns the catalog in a stable order (by capability, then as listed).
+func Faults() []Fault {
+	var all []Fault
+	for _, group := range [][]Fault{
+		authFaults(), cardFaults(), authorizationFaults(), level3Faults(), saleFaults(),
+		idempotencyFaults(), merchantFaults(), subscriptionFaults(), disputeFaults(),
+		balanceTransferFaults(), fileFaults(), webhookFaults(), listFaults(), errorFaults(),
+		contentFaults(),
+	} {
+		all = append(all, group...)
+	}
+	return all
+}
+
+// FaultByName returns the catalog entry called name.
+func FaultByName(name string) (Fault, bool) {
+	for _, f := range Faults() {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Fault{}, false
+}
+
+// ErrUnknownFault is returned (wrapped, with the known names) for a fault name
+// not in the catalog.
+var ErrUnknownFault = errors.New("reference: unknown fault")
+
+// selectFaults resolves names against the catalog, in the order given.
+func selectFaults(names []string) ([]Fault, error) {
+	out := make([]Fault, 0, len(names))
+	for _, n := range names {
+		f, ok := FaultByName(n)
+		if !ok {
+			known := make([]string, 0, 64)
+			for _, k := range Faults() {
+				known = append(known, k.Name)
+			}
+			return nil, fmt.Errorf("%w %q; known faults: %s", ErrUnknownFault, n, strings.Join(known, ", "))
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// applyFaults wraps h with the handler side of every named fault; the first
+// name is the outermost wrapper.
+func applyFaults(h http.Handler, names []string, fx Fixtures) (http.Handler, error) {
+	faults, err := selectFaults(names)
+	if err != nil {
+		return nil, err
+	}
+	d := faultDeps{fx: fx}
+	for _, f := range slices.Backward(faults) {
+		if f.wrap != nil {
+			h = f.wrap(h, d)
+		}
+	}
+	return h, nil
+}
+
+// faultClient returns a copy of c (nil: a client with a 10s timeout) whose
+// transport carries the webhook side of every named fault; c itself is
+// returned when no named fault touches deliveries.
+func faultClient(c *http.Client, names []string) (*http.Client, error) {
+	faults, err := selectFaults(names)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		c = &http.Client{Timeout: 10 * time.Second}
+	}
+	var rt http.RoundTripper
+	for _, f := range faults {
+		if f.transport == nil {
+			continue
+		}
+		if rt == nil {
+			rt = c.Transport
+			if rt == nil {
+				rt = http.DefaultTransport
+			}
+		}
+		rt = f.transport(rt)
+	}
+	if rt == nil {
+		return c, nil
+	}
+	cp := *c
+	cp.Transport = rt
+	return &cp, nil
+}

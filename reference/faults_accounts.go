@@ -1,0 +1,189 @@
+package reference
+
+import (
+	"net/http"
+	"strings"
+)
+
+// Route patterns of the subscription, dispute and balance transfer operations.
+const (
+	routeAmountUpdate     = "PATCH /subscription/subscription_schedules/{schedule_id}/subscription_amounts/{id}"
+	routeEnrollmentDelete = "DELETE /subscription/subscription_enrollments/{id}"
+	routeDisputeGet       = "GET /disputes/{id}"
+	routeEvidenceCreate   = "POST /disputes/{id}/evidence"
+	routeEvidenceList     = "GET /disputes/{id}/evidence"
+	routeEvidenceGet      = "GET /disputes/{dispute_id}/evidence/{id}"
+	routeAdjustments      = "GET /disputes/{dispute_id}/adjustment_transfers"
+	routeBalanceGet       = "GET /balance_transfers/{id}"
+)
+
+// subscriptionFaults break spec §3.2, §4.5 and §7 (subscriptions).
+func subscriptionFaults() []Fault {
+	return []Fault{
+		{
+			Name: "subscription-amount-updated-twice", Capability: "subscriptions", Expect: ExpectFail, Tags: "@subscriptions",
+			Breaks:   "§3.2/§7 an amount produced by an update cannot be updated again",
+			Catchers: []string{"an amount produced by an update cannot be updated again"},
+			wrap:     amountUpdatedTwice,
+		},
+		{
+			Name: "subscription-update-keeps-id", Capability: "subscriptions", Expect: ExpectFail, Tags: "@subscriptions",
+			Breaks:   "§3.2 an update creates a new amount with a new id",
+			Catchers: []string{"updating a subscription amount returns a new amount with a new id"},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				if !isSuccess(x.status) {
+					return false
+				}
+				x.out["id"] = x.params["id"]
+				return true
+			}, routeAmountUpdate),
+		},
+		{
+			Name: "enrollment-fetchable-after-delete", Capability: "subscriptions", Expect: ExpectFail, Tags: "@subscriptions",
+			Breaks:   "§4.5 DELETE removes an enrollment (then it is not found)",
+			Catchers: []string{"a deleted enrollment is no longer found"},
+			wrap: func(next http.Handler, _ faultDeps) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if params, ok := faultRoute(r, routeEnrollmentDelete); ok {
+						if status, _ := innerCall(next, r, http.MethodGet, "/subscription/subscription_enrollments/"+params["id"], nil, nil); status == http.StatusOK {
+							w.WriteHeader(http.StatusNoContent)
+							return
+						}
+					}
+					next.ServeHTTP(w, r)
+				})
+			},
+		},
+		{
+			Name: "enrollment-id-prefix-wrong", Capability: "subscriptions", Expect: ExpectFail, Tags: "@subscriptions",
+			Breaks:   "§2 Subscription Enrollment ids start with SUBENROLLMENT_",
+			Catchers: []string{"a merchant is enrolled into a schedule"},
+			wrap:     idPrefixSwap("SUBENROLLMENT_", "SUBENROL_"),
+		},
+	}
+}
+
+// disputeFaults break spec §2.2, §2.7 and §2.8 (disputes, evidence, adjustments).
+func disputeFaults() []Fault {
+	return []Fault{
+		{
+			Name: "evidence-loses-file-name", Capability: "disputes", Expect: ExpectFail, Tags: "@disputes",
+			Breaks:   "§2.8 evidence tags carry file-name",
+			Catchers: []string{"evidence is uploaded to a dispute and keeps the file's name"},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				t := objectAt(x.out, "tags")
+				if _, ok := t["file-name"]; !ok {
+					return false
+				}
+				delete(t, "file-name")
+				return true
+			}, routeEvidenceCreate, routeEvidenceGet),
+		},
+		{
+			Name: "adjustment-wrong-type", Capability: "disputes", Expect: ExpectFail, Tags: "@disputes",
+			Breaks:   "§2.2 adjustment transfers have type DISPUTE",
+			Catchers: []string{"the adjustment transfers of a dispute are dispute transfers"},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				changed := false
+				for _, it := range listItems(x.out) {
+					if m, ok := it.(map[string]any); ok && m["type"] == "DISPUTE" {
+						m["type"], changed = "DEBIT", true
+					}
+				}
+				return changed
+			}, routeAdjustments),
+		},
+		{
+			Name: "dispute-transfer-wrong", Capability: "disputes", Expect: ExpectFail, Tags: "@disputes",
+			Breaks:   "§2.7 a dispute's transfer is the disputed transfer's id",
+			Catchers: []string{"a sale of 888888 cents opens a dispute on that sale with adjustment transfers"},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				tr, _ := x.out["transfer"].(string)
+				if !isSuccess(x.status) || len(tr) < 3 {
+					return false
+				}
+				x.out["transfer"] = tr[:2] + strings.Repeat("0", len(tr)-2)
+				return true
+			}, routeDisputeGet),
+		},
+		{
+			Name: "evidence-list-empty", Capability: "disputes", Expect: ExpectFail, Tags: "@disputes",
+			Breaks:   "§4.6 the evidence list holds the uploaded evidence",
+			Catchers: []string{"uploaded evidence is listed and fetched"},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				emb := objectAt(x.out, "_embedded")
+				if !isSuccess(x.status) || emb == nil {
+					return false
+				}
+				for k := range emb {
+					emb[k] = []any{}
+				}
+				if page := objectAt(x.out, "page"); page != nil {
+					page["count"] = 0
+				}
+				return true
+			}, routeEvidenceList),
+		},
+		{
+			Name: "dispute-not-found-answered-400", Capability: "disputes", Expect: ExpectWarn, Tags: "@disputes",
+			Breaks:   "DESIGN errors: an unknown id is 404 NOT_FOUND (assumed)",
+			Catchers: []string{"fetching a dispute that does not exist is refused as not found"},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				if x.status != http.StatusNotFound {
+					return false
+				}
+				x.status = http.StatusBadRequest
+				return true
+			}, routeDisputeGet),
+		},
+	}
+}
+
+// balanceTransferFaults break spec §2.9.
+func balanceTransferFaults() []Fault {
+	const fetched = "a balance transfer is fetched by its id"
+	return []Fault{
+		{
+			Name: "balance-transfer-self-link-missing", Capability: "balance_transfers", Expect: ExpectFail, Tags: "@balance_transfers",
+			Breaks:   "§2.9 a balance transfer carries _links.self",
+			Catchers: []string{fetched},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				links := objectAt(x.out, "_links")
+				if links["self"] == nil {
+					return false
+				}
+				delete(links, "self")
+				return true
+			}, routeBalanceGet),
+		},
+		{
+			Name: "balance-transfer-source-renamed", Capability: "balance_transfers", Expect: ExpectWarn, Tags: "@balance_transfers",
+			Breaks:   "§2.9 source OPERATING_ACCOUNT (an observed value: assumed)",
+			Catchers: []string{fetched},
+			wrap:     rewriteResponse(setFieldOnSuccess("source", "OPERATING"), routeBalanceGet),
+		},
+	}
+}
+
+// amountUpdatedTwice answers a refused subscription-amount update with a new
+// amount created through the schedule, as if the update had been allowed.
+func amountUpdatedTwice(next http.Handler, _ faultDeps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		params, ok := faultRoute(r, routeAmountUpdate)
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		in := peekJSON(r)
+		rec := newFaultRecorder()
+		next.ServeHTTP(rec, r)
+		if rec.status == http.StatusUnprocessableEntity && strings.Contains(rec.body.String(), `"UNPROCESSABLE_ENTITY"`) {
+			path := "/subscription/subscription_schedules/" + params["schedule_id"] + "/subscription_amounts"
+			if status, doc := innerCall(next, r, http.MethodPost, path, in, nil); isSuccess(status) {
+				writeFaultJSON(w, http.StatusOK, doc)
+				return
+			}
+		}
+		rec.flush(w, rec.body.Bytes())
+	})
+}

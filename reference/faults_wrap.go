@@ -1,0 +1,388 @@
+package reference
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// The building blocks of the faults: route matching, a response recorder,
+// request and response rewriters, calls to the wrapped handler, JSON
+// document helpers and the webhook transport wrapper.
+
+// ---- matching ----
+
+// faultRoute matches a request against "METHOD /path/{param}" and returns the
+// path parameters.
+func faultRoute(r *http.Request, pattern string) (map[string]string, bool) {
+	method, path, _ := strings.Cut(pattern, " ")
+	if r.Method != method {
+		return nil, false
+	}
+	want := strings.Split(strings.Trim(path, "/"), "/")
+	got := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if len(want) != len(got) {
+		return nil, false
+	}
+	params := map[string]string{}
+	for i, seg := range want {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			if got[i] == "" {
+				return nil, false
+			}
+			params[seg[1:len(seg)-1]] = got[i]
+			continue
+		}
+		if seg != got[i] {
+			return nil, false
+		}
+	}
+	return params, true
+}
+
+// matchAny reports whether r matches one of the patterns.
+func matchAny(r *http.Request, patterns ...string) bool {
+	for _, p := range patterns {
+		if _, ok := faultRoute(r, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- recording the inner handler ----
+
+// faultRecorder buffers a response so a fault can inspect and rewrite it.
+type faultRecorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func newFaultRecorder() *faultRecorder { return &faultRecorder{header: http.Header{}} }
+
+// Header returns the buffered header.
+func (rec *faultRecorder) Header() http.Header { return rec.header }
+
+// WriteHeader records the first status.
+func (rec *faultRecorder) WriteHeader(code int) {
+	if rec.status == 0 {
+		rec.status = code
+	}
+}
+
+// Write buffers body bytes.
+func (rec *faultRecorder) Write(b []byte) (int, error) {
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	return rec.body.Write(b)
+}
+
+// flush writes the buffered response to w with body instead of the recorded one.
+func (rec *faultRecorder) flush(w http.ResponseWriter, body []byte) {
+	for k, v := range rec.header {
+		w.Header()[k] = v
+	}
+	w.Header().Del("Content-Length")
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	w.WriteHeader(rec.status)
+	_, _ = w.Write(body)
+}
+
+// decodeFaultJSON decodes a JSON object keeping numbers exact; nil if b is not one.
+func decodeFaultJSON(b []byte) map[string]any {
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if dec.Decode(&doc) != nil {
+		return nil
+	}
+	return doc
+}
+
+// ---- wrappers ----
+
+// faultExchange is what a fault's edit sees of one request: the request and
+// its path parameters, the decoded JSON request body (in, editable before the
+// handler), the response status and decoded JSON body (out, editable after),
+// the wrapped handler and the fault's dependencies.
+type faultExchange struct {
+	r      *http.Request
+	params map[string]string
+	next   http.Handler
+	d      faultDeps
+	in     map[string]any
+	status int
+	out    map[string]any
+}
+
+// call sends one request to the wrapped handler with the request's
+// credentials (or cred when given) and returns the status and decoded body.
+func (x *faultExchange) call(method, path string, body any, cred *Credential) (int, map[string]any) {
+	return innerCall(x.next, x.r, method, path, body, cred)
+}
+
+// copyInput copies a request field into the response; false if it is absent.
+func (x *faultExchange) copyInput(key string) bool {
+	v, ok := x.in[key]
+	if !ok || x.out == nil {
+		return false
+	}
+	x.out[key] = v
+	return true
+}
+
+// match returns the path parameters of the first pattern r matches; every
+// request matches an empty pattern list.
+func match(r *http.Request, patterns []string) (map[string]string, bool) {
+	if len(patterns) == 0 {
+		return map[string]string{}, true
+	}
+	for _, p := range patterns {
+		if params, ok := faultRoute(r, p); ok {
+			return params, true
+		}
+	}
+	return nil, false
+}
+
+// peekJSON decodes r's JSON body (nil if it is not a JSON object) and leaves
+// the body readable for the handler.
+func peekJSON(r *http.Request) map[string]any {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	raw, err := io.ReadAll(r.Body)
+	_ = r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	if err != nil {
+		return nil
+	}
+	return decodeFaultJSON(raw)
+}
+
+// replaceBody makes doc r's body.
+func replaceBody(r *http.Request, doc map[string]any) {
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	r.ContentLength = int64(len(raw))
+	r.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+}
+
+// rewriteRequest returns a fault that, for requests matching one of patterns,
+// lets edit change the decoded JSON body x.in (edit reports whether it
+// changed it) before the handler sees it.
+func rewriteRequest(edit func(x *faultExchange) bool, patterns ...string) func(http.Handler, faultDeps) http.Handler {
+	return func(next http.Handler, d faultDeps) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if params, ok := match(r, patterns); ok {
+				x := &faultExchange{r: r, params: params, next: next, d: d, in: peekJSON(r)}
+				if x.in != nil && edit(x) {
+					replaceBody(r, x.in)
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// rewriteHeaders returns a fault that edits the request (headers, query,
+// credentials) before the handler sees it, for requests matching one of
+// patterns (every request when patterns is empty).
+func rewriteHeaders(edit func(r *http.Request, d faultDeps), patterns ...string) func(http.Handler, faultDeps) http.Handler {
+	return func(next http.Handler, d faultDeps) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, ok := match(r, patterns); ok {
+				edit(r, d)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// rewriteResponse returns a fault that, for requests matching one of patterns
+// (every request when patterns is empty), lets edit change the status and the
+// decoded JSON response x.out (edit reports whether it changed anything).
+// Non-JSON responses pass unchanged.
+func rewriteResponse(edit func(x *faultExchange) bool, patterns ...string) func(http.Handler, faultDeps) http.Handler {
+	return func(next http.Handler, d faultDeps) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			params, ok := match(r, patterns)
+			if !ok {
+				next.ServeHTTP(w, r)
+				return
+			}
+			x := &faultExchange{r: r, params: params, next: next, d: d, in: peekJSON(r)}
+			rec := newFaultRecorder()
+			next.ServeHTTP(rec, r)
+			x.status, x.out = rec.status, decodeFaultJSON(rec.body.Bytes())
+			if x.out != nil && edit(x) {
+				rec.status = x.status
+				writeFaultJSONHeader(w, rec, x.out)
+				return
+			}
+			rec.flush(w, rec.body.Bytes())
+		})
+	}
+}
+
+// writeFaultJSON writes doc as a hal+json response.
+func writeFaultJSON(w http.ResponseWriter, status int, doc map[string]any) {
+	rec := newFaultRecorder()
+	rec.status = status
+	rec.header.Set("Content-Type", "application/hal+json")
+	writeFaultJSONHeader(w, rec, doc)
+}
+
+// writeFaultJSONHeader writes doc with rec's status and headers.
+func writeFaultJSONHeader(w http.ResponseWriter, rec *faultRecorder, doc map[string]any) {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		rec.flush(w, rec.body.Bytes())
+		return
+	}
+	rec.flush(w, b)
+}
+
+// innerCall sends one request to next with r's credentials (or cred when
+// given) and returns the status and decoded body.
+func innerCall(next http.Handler, r *http.Request, method, path string, body any, cred *Credential) (int, map[string]any) {
+	var rd io.Reader = http.NoBody
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, nil
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(r.Context(), method, path, rd)
+	if err != nil {
+		return 0, nil
+	}
+	req.Host, req.TLS, req.RemoteAddr = r.Host, r.TLS, r.RemoteAddr
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if cred != nil {
+		req.SetBasicAuth(cred.Username, cred.Password)
+	} else if a := r.Header.Get("Authorization"); a != "" {
+		req.Header.Set("Authorization", a)
+	}
+	rec := newFaultRecorder()
+	next.ServeHTTP(rec, req)
+	return rec.status, decodeFaultJSON(rec.body.Bytes())
+}
+
+// ---- document helpers ----
+
+// getPath walks a dotted path ("_links.self.href", "item_data.0") in doc.
+func getPath(doc any, path string) (any, bool) {
+	cur := doc
+	for _, key := range strings.Split(path, ".") {
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[key]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// objectAt returns the object at path in doc, or nil.
+func objectAt(doc any, path string) map[string]any {
+	v, _ := getPath(doc, path)
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// listItems returns the items of a list envelope (the single array under _embedded).
+func listItems(doc map[string]any) []any {
+	emb, _ := doc["_embedded"].(map[string]any)
+	for _, v := range emb {
+		if items, ok := v.([]any); ok {
+			return items
+		}
+	}
+	return nil
+}
+
+// numberOf reads a JSON number as int64.
+func numberOf(v any) (int64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	case float64:
+		return int64(n), n == float64(int64(n))
+	}
+	return 0, false
+}
+
+// shortenString cuts the string at path in doc to max characters when it is
+// exactly one character over, so a value one over a limit is accepted.
+func shortenString(doc map[string]any, path string, max int) bool {
+	parent, key := doc, path
+	if i := strings.LastIndex(path, "."); i >= 0 {
+		parent, key = objectAt(doc, path[:i]), path[i+1:]
+	}
+	if parent == nil {
+		return false
+	}
+	s, ok := parent[key].(string)
+	if !ok || len(s) != max+1 {
+		return false
+	}
+	parent[key] = s[:max]
+	return true
+}
+
+// isSuccess reports a 2xx status.
+func isSuccess(status int) bool { return status >= 200 && status <= 299 }
+
+// ---- webhook transport ----
+
+// faultTransport rewrites each webhook delivery with fn.
+type faultTransport struct {
+	base http.RoundTripper
+	fn   func(base http.RoundTripper, req *http.Request) (*http.Response, error)
+}
+
+// RoundTrip delivers req through fn.
+func (t *faultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return t.fn(t.base, req)
+}
+
+// deliveryBody reads a delivery's body and puts it back.
+func deliveryBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil {
+		return nil, nil
+	}
+	b, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read delivery body: %w", err)
+	}
+	req.Body = io.NopCloser(bytes.NewReader(b))
+	return b, nil
+}

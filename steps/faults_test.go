@@ -1,0 +1,160 @@
+package steps_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/steps"
+)
+
+// faultRow is one line of the kill table.
+type faultRow struct {
+	name, expected, actual, caughtBy string
+	killed                           bool
+}
+
+// runFaulted runs the suite (the scenarios tags selects, all when "") against
+// a reference carrying the named faults, over real HTTP.
+func runFaulted(t *testing.T, faults []string, tags string) steps.Summary {
+	t.Helper()
+	ref, err := reference.New(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001, Faults: faults})
+	if err != nil {
+		t.Fatalf("reference.New with faults %v: %v", faults, err)
+	}
+	srv := httptest.NewServer(ref)
+	t.Cleanup(func() {
+		srv.Close()
+		_ = ref.Close()
+	})
+	fx := ref.Fixtures()
+	fx.Target = srv.URL
+	raw, err := json.Marshal(fx)
+	if err != nil {
+		t.Fatalf("encode fixtures: %v", err)
+	}
+	var cfg steps.Config
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatalf("fixtures as a suite config: %v", err)
+	}
+	cfg.WaitTimeout = 3 * time.Second
+	sum, err := steps.Run(context.Background(), cfg, steps.Options{Tags: tags, Concurrency: 4})
+	if err != nil {
+		t.Fatalf("steps.Run(faults=%v, tags=%q): %v", faults, tags, err)
+	}
+	return sum
+}
+
+// faultVerdict is the run's verdict: FAIL if any scenario failed or errored, else
+// WARN if any warned, else PASS.
+func faultVerdict(sum steps.Summary) steps.Outcome {
+	switch {
+	case sum.Counts[steps.Fail] > 0 || sum.Counts[steps.Error] > 0:
+		return steps.Fail
+	case sum.Counts[steps.Warn] > 0:
+		return steps.Warn
+	}
+	return steps.Pass
+}
+
+// faultCatcher returns the first of catchers that reported want.
+func faultCatcher(sum steps.Summary, catchers []string, want steps.Outcome) string {
+	for _, r := range sum.Results {
+		if r.Outcome == want && slices.Contains(catchers, r.Name) {
+			return r.Name
+		}
+	}
+	return ""
+}
+
+// faultReport lists the scenarios that did not pass, for a missed fault.
+func faultReport(sum steps.Summary) string {
+	var out []string
+	for _, r := range sum.Results {
+		if r.Outcome != steps.Pass && r.Outcome != steps.Skip {
+			out = append(out, fmt.Sprintf("%s %q", r.Outcome, r.Name))
+		}
+	}
+	if len(out) == 0 {
+		return "nothing"
+	}
+	return strings.Join(out, "; ")
+}
+
+// TestFaultCatalogIsCaught is the kit testing itself against broken servers:
+// the unfaulted reference passes with no FAIL and no WARN, and every fault of
+// the catalog is reported with its expected outcome by one of its catchers.
+func TestFaultCatalogIsCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite once per fault")
+	}
+	start := time.Now()
+	clean := runFaulted(t, nil, "")
+	if clean.Counts[steps.Fail]+clean.Counts[steps.Warn]+clean.Counts[steps.Error] > 0 {
+		t.Fatalf("unfaulted reference: %s; not passing: %s", clean.Line(), faultReport(clean))
+	}
+	t.Logf("unfaulted reference: %s", clean.Line())
+
+	catalog := reference.Faults()
+	scenarios := map[string]bool{}
+	for _, r := range clean.Results {
+		scenarios[r.Name] = true
+	}
+	for _, f := range catalog {
+		for _, c := range f.Catchers {
+			if !scenarios[c] {
+				t.Errorf("fault %s: catcher %q is not a scenario of the suite", f.Name, c)
+			}
+		}
+	}
+	var mu sync.Mutex
+	rows := make([]faultRow, 0, len(catalog))
+	t.Run("faults", func(t *testing.T) {
+		for _, f := range catalog {
+			t.Run(f.Name, func(t *testing.T) {
+				t.Parallel()
+				// A FAIL fault runs the features its tags select; a WARN fault
+				// runs the whole suite, since no scenario anywhere may FAIL on it.
+				want, tags := steps.Fail, f.Tags
+				if f.Expect == reference.ExpectWarn {
+					want, tags = steps.Warn, ""
+				}
+				sum := runFaulted(t, []string{f.Name}, tags)
+				row := faultRow{name: f.Name, expected: f.Expect, actual: faultVerdict(sum).String()}
+				row.caughtBy = faultCatcher(sum, f.Catchers, want)
+				row.killed = faultVerdict(sum) == want && row.caughtBy != ""
+				mu.Lock()
+				rows = append(rows, row)
+				mu.Unlock()
+				if !row.killed {
+					t.Errorf("fault %s (%s) expected %s from one of %q; got %s, reported: %s",
+						f.Name, f.Breaks, f.Expect, f.Catchers, row.actual, faultReport(sum))
+				}
+			})
+		}
+	})
+
+	slices.SortFunc(rows, func(a, b faultRow) int { return strings.Compare(a.name, b.name) })
+	var b strings.Builder
+	killed := 0
+	fmt.Fprintf(&b, "\n%-44s %-8s %-8s %s\n", "fault", "expected", "actual", "caught by")
+	for _, r := range rows {
+		if r.killed {
+			killed++
+		}
+		by := r.caughtBy
+		if !r.killed {
+			by = "MISSED " + by
+		}
+		fmt.Fprintf(&b, "%-44s %-8s %-8s %s\n", r.name, r.expected, r.actual, by)
+	}
+	fmt.Fprintf(&b, "kill rate: %d/%d (%.0f%%) in %s", killed, len(catalog), 100*float64(killed)/float64(max(len(catalog), 1)), time.Since(start).Round(time.Millisecond))
+	t.Log(b.String())
+}
