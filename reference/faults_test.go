@@ -568,7 +568,7 @@ func probes() map[string]func(p *faultProbe) bool {
 		"file-uploaded-event-missing": func(p *faultProbe) bool {
 			p.webhook()
 			p.uploadedFile([]byte("statement"))
-			_, got := p.hooks.await(time.Second, isUploadedFileEvent)
+			_, got := p.hooks.await(5*time.Second, isUploadedFileEvent)
 			return !got
 		},
 		"file-download-altered": func(p *faultProbe) bool {
