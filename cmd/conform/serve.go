@@ -25,6 +25,7 @@ type serveOptions struct {
 	reviewDelay time.Duration // simulated file review
 	verbose     bool          // log requests to standard error
 	faults      []string      // named faults of the catalog, to test a conformance suite
+	seed        int64         // seeds the deterministic credentials and fixtures
 	out         io.Writer
 	errOut      io.Writer
 }
@@ -52,6 +53,7 @@ The reference is a model of the contract, not of the real service. Stop it with 
 	cmd.Flags().StringVar(&opts.addr, "addr", "127.0.0.1:8080", `listen address ("127.0.0.1:0" picks a free port)`)
 	cmd.Flags().StringVar(&opts.fixtures, "fixtures", "", "write the seeded credentials and fixtures to this config file")
 	cmd.Flags().DurationVar(&opts.reviewDelay, "review-delay", time.Second, "how long the simulated file review takes")
+	cmd.Flags().Int64Var(&opts.seed, "seed", 0, "seed of the credentials and fixture ids (the same seed gives the same ones)")
 	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "log every request to standard error")
 	cmd.Flags().StringSliceVar(&opts.faults, "fault", nil, "break the reference on purpose with these named faults of its catalog (to test a suite; never for a sandbox)")
 	return cmd
@@ -71,7 +73,7 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	if opts.verbose {
 		logger = slog.New(slog.NewTextHandler(opts.errOut, nil))
 	}
-	ref, err := reference.New(reference.Config{BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger, Faults: opts.faults})
+	ref, err := reference.New(reference.Config{BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger, Faults: opts.faults, Seed: opts.seed})
 	if err != nil {
 		ln.Close()
 		if errors.Is(err, reference.ErrUnknownFault) {
