@@ -23,6 +23,9 @@ Feature: Authorizations and captures
     And the response field "_links.self.href" is an absolute URL
     And the response field "_links.merchant_identity.href" is an absolute URL
     And the response field "_links.transfer" is absent
+    And the link "self" names the response field "id"
+    And the link "merchant_identity" names the response field "merchant_identity"
+    And the authorization expires 7 days after it was created (assumed)
 
   @assumed
   Scenario: an authorization may name the merchant by its merchant id instead of its identity
@@ -42,6 +45,10 @@ Feature: Authorizations and captures
     When I authorize 1000 cents without the field "currency"
     Then the request is refused as an invalid field "/currency"
 
+  Scenario: an authorization that names no merchant is refused
+    When I authorize 1000 cents without the field "merchant_identity"
+    Then the request is refused as an invalid field "/merchant_identity"
+
   @spec-3.3
   Scenario: a capture sets the state, the transfer and the transfer link
     Given an authorization of 1000 cents
@@ -50,6 +57,7 @@ Feature: Authorizations and captures
     And the response field "state" is "SUCCEEDED"
     And the response field "transfer" starts with "TR"
     And the response field "_links.transfer.href" is an absolute URL
+    And the link "transfer" names the response field "transfer"
     And the response field "amount" is 1000
 
   Scenario: a partial capture below the authorized amount is accepted
@@ -66,6 +74,12 @@ Feature: Authorizations and captures
     And the authorization is still uncaptured
     When I capture 1000 cents
     Then the request succeeds
+
+  Scenario: a capture without a capture amount is refused and changes nothing
+    Given an authorization of 1000 cents
+    When I capture the authorization without a capture amount
+    Then the request is refused as an invalid field "/capture_amount"
+    And the authorization is still uncaptured
 
   @spec-7
   Scenario: a capture whose fee exceeds the captured amount is refused and changes nothing

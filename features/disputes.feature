@@ -34,6 +34,8 @@ Feature: Disputes, evidence and adjustment transfers
     And the response field "dispute_details.arn" is present
     And the response field "_links.evidence.href" is an absolute URL
     And the response field "_links.adjustment_transfers.href" is an absolute URL
+    And the link "self" names the response field "id"
+    And the link "transfer" names the response field "transfer"
 
   Scenario: disputes are listed
     When I list the disputes
@@ -61,7 +63,7 @@ Feature: Disputes, evidence and adjustment transfers
     Then the request succeeds
     When I list the evidence of the dispute
     Then the request succeeds
-    And the list holds at least 1 item
+    And the list contains the evidence
     When I fetch the evidence
     Then the request succeeds
     And the response field "id" is the evidence id
@@ -86,6 +88,8 @@ Feature: Disputes, evidence and adjustment transfers
     And the list holds at least 1 item
     And every item has "type" equal to "DISPUTE"
     And every item has "_links.disputed_transfer.href" present
+    And no item has the field "_links.self"
+    And no item has the field "_links.reversals"
 
   Scenario: the adjustment transfers of a dispute that does not exist are not found
     When I list the adjustment transfers of a dispute that does not exist

@@ -43,16 +43,64 @@ Feature: Level 2 and Level 3 purchase data
     When I create a tax exempt sale of 1000 cents with a sales tax of 50 cents
     Then the request is refused as an invalid field "/additional_purchase_data/sales_tax"
 
-  @spec-7 @spec-4.4 @merchants
+  @spec-7 @spec-4.4 @spec-4.1 @merchants
   Scenario: Level 2/3 data is refused before the merchant is enabled and accepted after
     Given the plain merchant is not enabled for Level 2/3 data
     When I create a sale with Level 3 data for the plain merchant
+    Then the request is refused as unprocessable
+    When I authorize 1000 cents with Level 3 data for the plain merchant
     Then the request is refused as unprocessable
     When I enable the plain merchant for Level 2/3 data
     Then the request succeeds
     And the response field "level_two_level_three_data_enabled" is true
     When I create a sale with Level 3 data for the plain merchant
     Then the request succeeds
+    When I authorize 1000 cents with Level 3 data for the plain merchant
+    Then the request succeeds
+
+  Scenario Outline: <flow> Level 3 data without its required <field> is refused
+    When I create a <flow> with Level 3 data without the field "<field>"
+    Then the request is refused as an invalid field "/additional_purchase_data/<pointer>"
+
+    Examples: sales
+      | flow | field                                  | pointer                                |
+      | sale | customer_reference_number              | customer_reference_number              |
+      | sale | customs_duty_amount                    | customs_duty_amount                    |
+      | sale | discount_amount                        | discount_amount                        |
+      | sale | shipping_amount                        | shipping_amount                        |
+      | sale | order_date.day                         | order_date/day                         |
+      | sale | item_data.0.commodity_code             | item_data/0/commodity_code             |
+      | sale | item_data.0.quantity                   | item_data/0/quantity                   |
+      | sale | item_data.0.amount_including_sales_tax | item_data/0/amount_including_sales_tax |
+
+    Examples: authorizations
+      | flow          | field                       | pointer                     |
+      | authorization | customer_reference_number   | customer_reference_number   |
+      | authorization | shipping_amount             | shipping_amount             |
+      | authorization | order_date.year             | order_date/year             |
+      | authorization | item_data.0.unit_of_measure | item_data/0/unit_of_measure |
+
+  @spec-4.1
+  Scenario Outline: capture Level 3 data may leave out <field>
+    Given an authorization of 1000 cents with Level 3 data
+    When I capture 1000 cents with Level 3 data without the field "<field>"
+    Then the request succeeds
+    And the response field "transfer" starts with "TR"
+
+    Examples:
+      | field                       |
+      | customer_reference_number   |
+      | customs_duty_amount         |
+      | order_date.day              |
+      | item_data.0.commodity_code  |
+      | item_data.0.quantity        |
+
+  @spec-4.1
+  Scenario: capture Level 3 items still need their description
+    Given an authorization of 1000 cents with Level 3 data
+    When I capture 1000 cents with Level 3 data without the field "item_data.0.item_description"
+    Then the request is refused as an invalid field "/additional_purchase_data/item_data/0/item_description"
+    And the authorization is still uncaptured
 
   @spec-8
   Scenario Outline: <flow> Level 3 data accepts a <field> of <ok> characters and refuses <over>

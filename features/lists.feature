@@ -22,6 +22,13 @@ Feature: Lists and pagination
     And the list holds 21 items
     And the items are ordered by created_at then id, newest first
 
+  Scenario: an explicit sort orders the list oldest first and is echoed in the self link
+    When I list the upload links of the file with "limit=100&sort=created_at,asc&sort=id,asc"
+    Then the request succeeds
+    And the list holds 21 items
+    And the items are ordered by created_at then id, oldest first
+    And the self link carries "sort=created_at,asc"
+
   Scenario: offset and limit select a window of the list
     When I list the upload links of the file with "limit=100"
     And I remember the items

@@ -23,6 +23,8 @@ Feature: Payment instruments (cards)
     And the response field "address.postal_code" is "94114"
     And the response field "tags.conform_run" is "{run_id}"
     And the response field "_links.self.href" is an absolute URL
+    And the link "self" names the response field "id"
+    And the link "identity" names the response field "identity"
     And the response field "brand" is "VISA" (assumed)
 
   Scenario: a card fetched by id never shows its number or security code
@@ -60,6 +62,23 @@ Feature: Payment instruments (cards)
       | expiration_month    | /expiration_month    |
       | identity            | /identity            |
       | address.postal_code | /address/postal_code |
+      | type                | /type                |
+      | name                | /name                |
+      | expiration_year     | /expiration_year     |
+      | address             | /address             |
+
+  Scenario Outline: a card's security code <ok> is accepted and <bad> is refused
+    When I create a card for the buyer whose security code is "<ok>"
+    Then the request succeeds
+    And the response never contains the security code as a value
+    When I create a card for the buyer whose security code is "<bad>"
+    Then the request is refused as an invalid field "/security_code"
+
+    Examples:
+      | ok   | bad   |
+      | 123  | 12    |
+      | 1234 | 12345 |
+      | 123  | 12a   |
 
   @spec-8
   Scenario Outline: a card's <field> accepts <ok> characters and refuses <bad>

@@ -16,6 +16,19 @@ Feature: Subscription amounts and enrollments
     And the response field "fee_amount_data.amount" is 900
     And the response field "amount_type" is "FEE"
 
+  @spec-2.5
+  Scenario: the new subscription amount keeps the schedule and the fields sent
+    Given a fresh subscription amount
+    When I update the subscription amount to 900 cents
+    Then the request succeeds
+    And the response field "subscription_schedule" is the schedule id
+    And the response field "nickname" is "conform amount"
+    And the response field "fee_amount_data.currency" is "USD"
+    And the response field "fee_amount_data.label" is "conform fee"
+    And the response field "created_by" starts with "US"
+    And the link "self" names the response field "id"
+    And the link "schedule" names the response field "subscription_schedule"
+
   @spec-3.2 @spec-7
   Scenario: an amount produced by an update cannot be updated again
     Given a fresh subscription amount
@@ -46,8 +59,11 @@ Feature: Subscription amounts and enrollments
     And the response field "id" starts with "SUBENROLLMENT_"
     And the response field "merchant" is "{fixture:merchant}"
     And the response field "subscription_schedule" is the schedule id
+    And the response field "nickname" is "conform enrollment"
     And the response field "tags.conform_run" is "{run_id}"
     And the response field "_links.self.href" is an absolute URL
+    And the link "self" names the response field "id"
+    And the link "merchant" names the response field "merchant"
 
   @assumed
   Scenario: an enrollment without a merchant is refused
@@ -76,6 +92,7 @@ Feature: Subscription amounts and enrollments
     Given an enrollment of the merchant
     When I delete the enrollment
     Then the request succeeds
+    And the response has no body
     When I fetch the enrollment
     Then the request is refused as not found
 
@@ -90,6 +107,17 @@ Feature: Subscription amounts and enrollments
     When I list all enrollments
     Then the request succeeds
     And the list holds at least 1 item
+
+  @spec-2.12 @spec-4.10 @lists
+  Scenario: the enrollment list honours its limit and counts every enrollment
+    Given an enrollment of the merchant
+    And an enrollment of the merchant
+    When I list all enrollments with "limit=1"
+    Then the request succeeds
+    And the list holds 1 items
+    And the page limit is 1
+    And the page offset is 0
+    And the page count is at least 2
 
   Scenario Outline: an enrollment that does not exist cannot be <done>
     When I <action> an enrollment that does not exist

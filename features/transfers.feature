@@ -22,6 +22,8 @@ Feature: Sales (transfers)
     And the response field "tags.conform_run" is "{run_id}"
     And the response field "_links.self.href" is an absolute URL
     And the response field "subtype" is "API"
+    And the link "self" names the response field "id"
+    And the link "source" names the response field "source"
 
   @spec-7
   Scenario: a sale whose fee equals its amount is accepted
@@ -45,6 +47,10 @@ Feature: Sales (transfers)
   Scenario: a sale without an amount is refused
     When I create a sale of 1000 cents without the field "amount"
     Then the request is refused as an invalid field "/amount"
+
+  Scenario: a sale without a currency is refused
+    When I create a sale of 1000 cents without the field "currency"
+    Then the request is refused as an invalid field "/currency"
 
   @assumed @sandbox
   Scenario: a sale of 102 cents is declined by the sandbox

@@ -15,6 +15,7 @@ Feature: Webhooks
     And the response field "enabled" is true
     And the response field "secret_signing_key" is present
     And the response field "_links.application.href" is an absolute URL
+    And the response field "authentication.type" is "NONE" (assumed)
 
   @spec-8
   Scenario: a webhook url of 120 characters is accepted and one of 121 is refused
@@ -75,6 +76,17 @@ Feature: Webhooks
     And the list contains the webhook
     And no item has the field "secret_signing_key"
     And every item has "_links.self.href" present
+
+  @spec-2.12 @spec-4.10 @lists
+  Scenario: the webhook list honours its limit and counts every webhook
+    Given a webhook pointing at the kit's receiver
+    And a webhook pointing at the kit's receiver
+    When I list the webhooks with "limit=1"
+    Then the request succeeds
+    And the list holds 1 items
+    And the page limit is 1
+    And the page count is at least 2
+    And the self link carries "limit=1"
 
   Scenario: fetching a webhook that does not exist is refused as not found
     When I fetch a webhook that does not exist

@@ -55,6 +55,41 @@ func subscriptionFaults() []Fault {
 			},
 		},
 		{
+			Name: "subscription-update-label-is-nickname", Capability: "subscriptions", Expect: ExpectFail, Tags: "@subscriptions",
+			Breaks:   "§2.5/§4.5 fee_amount_data.label is the label sent",
+			Catchers: []string{"the new subscription amount keeps the schedule and the fields sent"},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				fee := objectAt(x.out, "fee_amount_data")
+				if !isSuccess(x.status) || fee == nil || x.out["nickname"] == nil {
+					return false
+				}
+				fee["label"] = x.out["nickname"]
+				return true
+			}, routeAmountUpdate),
+		},
+		{
+			Name: "enrollment-delete-returns-body", Capability: "subscriptions", Expect: ExpectFail, Tags: "@subscriptions",
+			Breaks:   "§4.5 DELETE of an enrollment has no body (no content)",
+			Catchers: []string{"a deleted enrollment is no longer found"},
+			wrap: func(next http.Handler, _ faultDeps) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					params, ok := faultRoute(r, routeEnrollmentDelete)
+					if !ok {
+						next.ServeHTTP(w, r)
+						return
+					}
+					_, doc := innerCall(next, r, http.MethodGet, "/subscription/subscription_enrollments/"+params["id"], nil, nil)
+					rec := newFaultRecorder()
+					next.ServeHTTP(rec, r)
+					if rec.status == http.StatusNoContent && doc != nil {
+						writeFaultJSON(w, http.StatusOK, doc)
+						return
+					}
+					rec.flush(w, rec.body.Bytes())
+				})
+			},
+		},
+		{
 			Name: "enrollment-id-prefix-wrong", Capability: "subscriptions", Expect: ExpectFail, Tags: "@subscriptions",
 			Breaks:   "§2 Subscription Enrollment ids start with SUBENROLLMENT_",
 			Catchers: []string{"a merchant is enrolled into a schedule"},
@@ -88,6 +123,21 @@ func disputeFaults() []Fault {
 				for _, it := range listItems(x.out) {
 					if m, ok := it.(map[string]any); ok && m["type"] == "DISPUTE" {
 						m["type"], changed = "DEBIT", true
+					}
+				}
+				return changed
+			}, routeAdjustments),
+		},
+		{
+			Name: "adjustment-carries-self-link", Capability: "disputes", Expect: ExpectFail, Tags: "@disputes",
+			Breaks:   "§2.2 adjustment transfers carry disputed_transfer instead of self",
+			Catchers: []string{"the adjustment transfers of a dispute are dispute transfers"},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				changed := false
+				for _, it := range listItems(x.out) {
+					links := objectAt(it, "_links")
+					if links != nil && links["self"] == nil && links["disputed_transfer"] != nil {
+						links["self"], changed = links["disputed_transfer"], true
 					}
 				}
 				return changed

@@ -236,6 +236,41 @@ func listFaults() []Fault {
 			}),
 		},
 		{
+			Name: "sort-parameter-ignored", Capability: "lists", Expect: ExpectFail, Tags: "@lists",
+			Breaks:   "§2.12/§4.10 lists honour an explicit sort",
+			Catchers: []string{"an explicit sort orders the list oldest first and is echoed in the self link"},
+			wrap: rewriteQuery(func(q url.Values) bool {
+				if len(q["sort"]) == 0 {
+					return false
+				}
+				q.Del("sort")
+				return true
+			}),
+		},
+		{
+			Name: "webhook-list-ignores-limit", Capability: "lists", Expect: ExpectFail, Tags: "@webhooks",
+			Breaks:   "§4.10 the webhook list honours limit",
+			Catchers: []string{"the webhook list honours its limit and counts every webhook"},
+			wrap: rewriteHeaders(func(r *http.Request, _ faultDeps) {
+				q := r.URL.Query()
+				q.Del("limit")
+				r.URL.RawQuery = q.Encode()
+			}, routeHookList),
+		},
+		{
+			Name: "enrollment-list-count-is-page-size", Capability: "lists", Expect: ExpectFail, Tags: "@subscriptions",
+			Breaks:   "§2.12 page.count of the enrollment list is the total number of records",
+			Catchers: []string{"the enrollment list honours its limit and counts every enrollment"},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				page := objectAt(x.out, "page")
+				if page == nil {
+					return false
+				}
+				page["count"] = len(listItems(x.out))
+				return true
+			}, "GET /subscription/subscription_enrollments"),
+		},
+		{
 			Name: "limit-over-100-accepted", Capability: "lists", Expect: ExpectWarn, Tags: "@lists",
 			Breaks:   "DESIGN lists: limit above 100 is 422 INVALID_FIELD (assumed)",
 			Catchers: []string{"a limit over 100 is refused"},

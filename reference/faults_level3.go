@@ -19,6 +19,56 @@ func level3Faults() []Fault {
 			wrap:     rewriteRequest(stripLevel3ForDisabledMerchant, create...),
 		},
 		{
+			Name: "level3-not-enabled-accepted-on-authorization", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
+			Breaks:   "§4.1/§7 Level 2/3 data on an authorization only for a merchant enabled for it",
+			Catchers: []string{"Level 2/3 data is refused before the merchant is enabled and accepted after"},
+			wrap:     rewriteRequest(stripLevel3ForDisabledMerchant, routeAuthCreate),
+		},
+		{
+			Name: "customer-reference-number-optional-on-create", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
+			Breaks: "§2.13 customer_reference_number is required on create/sale",
+			Catchers: []string{
+				"sale Level 3 data without its required customer_reference_number is refused",
+				"authorization Level 3 data without its required customer_reference_number is refused",
+			},
+			wrap: rewriteRequest(func(x *faultExchange) bool {
+				apd := objectAt(x.in, "additional_purchase_data")
+				if apd == nil || apd["customer_reference_number"] != nil {
+					return false
+				}
+				apd["customer_reference_number"] = "DEFAULT-REF"
+				return true
+			}, create...),
+		},
+		{
+			Name: "capture-requires-customer-reference-number", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
+			Breaks:   "§2.13 customer_reference_number is optional on capture",
+			Catchers: []string{"capture Level 3 data may leave out customer_reference_number"},
+			// A missing value becomes one over the limit, so the capture is refused as invalid.
+			wrap: rewriteRequest(func(x *faultExchange) bool {
+				apd := objectAt(x.in, "additional_purchase_data")
+				if apd == nil || apd["customer_reference_number"] != nil {
+					return false
+				}
+				apd["customer_reference_number"] = "MISSING-REFERENCE-1"
+				return true
+			}, routeAuthCapture),
+		},
+		{
+			Name: "capture-item-without-description-accepted", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
+			Breaks:   "§2.13 item_description is required on capture when item_data is supplied",
+			Catchers: []string{"capture Level 3 items still need their description"},
+			wrap: rewriteRequest(func(x *faultExchange) bool {
+				changed := false
+				for _, it := range itemData(x.in) {
+					if it["item_description"] == nil {
+						it["item_description"], changed = "Item", true
+					}
+				}
+				return changed
+			}, routeAuthCapture),
+		},
+		{
 			Name: "merchant-flag-update-ignored", Capability: "merchants", Expect: ExpectFail, Tags: "@level3",
 			Breaks:   "§4.4 PUT /merchants sets level_two_level_three_data_enabled",
 			Catchers: []string{"Level 2/3 data is refused before the merchant is enabled and accepted after"},

@@ -3,6 +3,7 @@ package reference
 import (
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Route patterns of the payment operations the faults rewrite.
@@ -80,6 +81,12 @@ func cardFaults() []Fault {
 			wrap:     rewriteRequest(shorten("address.city", 20), routeCardCreate),
 		},
 		{
+			Name: "security-code-5-digits-accepted", Capability: "cards", Expect: ExpectFail, Tags: "@payment_instruments",
+			Breaks:   "§4.3 security_code is 3-4 digits",
+			Catchers: []string{"a card's security code 1234 is accepted and 12345 is refused"},
+			wrap:     rewriteRequest(shorten("security_code", 4), routeCardCreate),
+		},
+		{
 			Name: "fingerprint-unstable", Capability: "cards", Expect: ExpectWarn, Tags: "@payment_instruments",
 			Breaks:   "DESIGN cards: fingerprint stable per card number (assumed)",
 			Catchers: []string{"the same card number keeps the same fingerprint"},
@@ -115,6 +122,48 @@ func authorizationFaults() []Fault {
 			Breaks:   "§4.1/§7 fee <= the captured amount",
 			Catchers: []string{"a capture whose fee exceeds the captured amount is refused and changes nothing"},
 			wrap:     captureClamp("fee"),
+		},
+		{
+			Name: "capture-without-amount-accepted", Capability: "authorizations", Expect: ExpectFail, Tags: "@authorizations",
+			Breaks:   "§4.1 capture_amount is required on a capture",
+			Catchers: []string{"a capture without a capture amount is refused and changes nothing"},
+			wrap: rewriteRequest(func(x *faultExchange) bool {
+				if x.in["capture_amount"] != nil {
+					return false
+				}
+				_, auth := x.call(http.MethodGet, "/authorizations/"+x.params["id"], nil, nil)
+				if auth["amount"] == nil {
+					return false
+				}
+				x.in["capture_amount"] = auth["amount"]
+				return true
+			}, routeAuthCapture),
+		},
+		{
+			Name: "capture-transfer-link-to-authorization", Capability: "authorizations", Expect: ExpectFail, Tags: "@authorizations",
+			Breaks:   "§2.1 _links.transfer leads to the capture's Transfer",
+			Catchers: []string{scenarioCapture},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				transfer, self := objectAt(x.out, "_links.transfer"), objectAt(x.out, "_links.self")
+				if !isSuccess(x.status) || transfer == nil || self == nil {
+					return false
+				}
+				transfer["href"] = self["href"]
+				return true
+			}, routeAuthCapture),
+		},
+		{
+			Name: "authorization-expiry-not-7-days", Capability: "authorizations", Expect: ExpectWarn, Tags: "@authorizations",
+			Breaks:   "DESIGN captures: authorizations expire 7 days after creation (assumed)",
+			Catchers: []string{scenarioAuthCreate},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				created, err := time.Parse(time.RFC3339Nano, stringAt(x.out, "created_at"))
+				if !isSuccess(x.status) || err != nil || x.out["expires_at"] == nil {
+					return false
+				}
+				x.out["expires_at"] = created.Add(24 * time.Hour).Format(timeLayout)
+				return true
+			}, routeAuthCreate, routeAuthCapture, routeAuthGet),
 		},
 		{
 			Name: "second-capture-accepted", Capability: "authorizations", Expect: ExpectFail, Tags: "@authorizations",
@@ -166,6 +215,21 @@ func saleFaults() []Fault {
 			Breaks:   "§3.3 a sale created through the API is returned PENDING",
 			Catchers: []string{scenarioSale},
 			wrap:     rewriteResponse(setFieldOnSuccess("state", "SUCCEEDED"), routeSaleCreate),
+		},
+		{
+			Name: "sale-self-link-to-collection", Capability: "transfers", Expect: ExpectFail, Tags: "@transfers",
+			Breaks:   "§1/§2.2 _links.self leads to the Transfer itself",
+			Catchers: []string{scenarioSale},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				self := objectAt(x.out, "_links.self")
+				href := stringAt(self, "href")
+				i := strings.LastIndexByte(href, '/')
+				if !isSuccess(x.status) || i < 0 {
+					return false
+				}
+				self["href"] = href[:i]
+				return true
+			}, routeSaleCreate, routeSaleGet),
 		},
 		{
 			Name: "sale-fee-over-amount-accepted", Capability: "transfers", Expect: ExpectFail, Tags: "@transfers",

@@ -354,6 +354,11 @@ func probes() map[string]func(p *faultProbe) bool {
 			b["address"].(map[string]any)["city"] = strN(21)
 			return p.send(p.platform(), "POST", "/payment_instruments", b).status == 201
 		},
+		"security-code-5-digits-accepted": func(p *faultProbe) bool {
+			b := probeCardBody(p.fx.Fixtures.BuyerIdentity)
+			b["security_code"] = "12345"
+			return p.send(p.platform(), "POST", "/payment_instruments", b).status == 201
+		},
 		"fingerprint-unstable": func(p *faultProbe) bool {
 			a := p.must(200, "GET", "/payment_instruments/"+p.card(), nil).str("fingerprint")
 			b := p.must(200, "GET", "/payment_instruments/"+p.card(), nil).str("fingerprint")
@@ -368,6 +373,19 @@ func probes() map[string]func(p *faultProbe) bool {
 		},
 		"capture-fee-over-amount-accepted": func(p *faultProbe) bool {
 			return p.capture(p.authorize(1000, false), map[string]any{"capture_amount": 500, "fee": 501}).status == 200
+		},
+		"capture-without-amount-accepted": func(p *faultProbe) bool {
+			return p.capture(p.authorize(1000, false), map[string]any{"fee": 0}).status == 200
+		},
+		"capture-transfer-link-to-authorization": func(p *faultProbe) bool {
+			r := p.capture(p.authorize(1000, false), map[string]any{"capture_amount": 1000})
+			return !strings.HasSuffix(r.str("_links.transfer.href"), "/"+r.str("transfer"))
+		},
+		"authorization-expiry-not-7-days": func(p *faultProbe) bool {
+			r := p.must(200, "GET", "/authorizations/"+p.authorize(1000, false), nil)
+			created, err1 := time.Parse(time.RFC3339Nano, r.str("created_at"))
+			expires, err2 := time.Parse(time.RFC3339Nano, r.str("expires_at"))
+			return err1 != nil || err2 != nil || expires.Sub(created) != 7*24*time.Hour
 		},
 		"second-capture-accepted": func(p *faultProbe) bool {
 			id := p.authorize(1000, false)
@@ -397,6 +415,23 @@ func probes() map[string]func(p *faultProbe) bool {
 		"merchant-flag-update-ignored": func(p *faultProbe) bool {
 			r := p.must(200, "PUT", "/merchants/"+p.fx.Fixtures.PlainMerchant, map[string]any{"level_two_level_three_data_enabled": true})
 			return r.field("level_two_level_three_data_enabled") != true
+		},
+		"level3-not-enabled-accepted-on-authorization": func(p *faultProbe) bool {
+			b := map[string]any{"source": p.card(), "merchant_identity": p.fx.Fixtures.PlainMerchantIdentity, "amount": 1000, "currency": "USD", "additional_purchase_data": probeLevel3()}
+			return p.send(p.platform(), "POST", "/authorizations", b).status == 201
+		},
+		"customer-reference-number-optional-on-create": func(p *faultProbe) bool {
+			return p.saleL3(func(apd map[string]any) { delete(apd, "customer_reference_number") }).status == 201
+		},
+		"capture-requires-customer-reference-number": func(p *faultProbe) bool {
+			apd := probeLevel3()
+			delete(apd, "customer_reference_number")
+			return p.capture(p.authorize(1000, true), map[string]any{"capture_amount": 1000, "additional_purchase_data": apd}).status != 200
+		},
+		"capture-item-without-description-accepted": func(p *faultProbe) bool {
+			item := map[string]any{"quantity": 1, "unit_of_measure": "EA"}
+			body := map[string]any{"capture_amount": 1000, "additional_purchase_data": map[string]any{"item_data": []any{item}}}
+			return p.capture(p.authorize(1000, true), body).status == 200
 		},
 		"customer-reference-number-18-accepted": func(p *faultProbe) bool {
 			return p.saleL3(func(apd map[string]any) { apd["customer_reference_number"] = strN(18) }).status == 201
@@ -429,6 +464,10 @@ func probes() map[string]func(p *faultProbe) bool {
 		},
 		// sales
 		"sale-returned-succeeded": func(p *faultProbe) bool { return p.sale(nil).str("state") != "PENDING" },
+		"sale-self-link-to-collection": func(p *faultProbe) bool {
+			r := p.sale(nil)
+			return !strings.HasSuffix(r.str("_links.self.href"), "/"+r.str("id"))
+		},
 		"sale-fee-over-amount-accepted": func(p *faultProbe) bool {
 			return p.sale(func(b map[string]any) { b["fee"] = 1001 }).status == 201
 		},
@@ -533,6 +572,14 @@ func probes() map[string]func(p *faultProbe) bool {
 			p.must(204, "DELETE", "/subscription/subscription_enrollments/"+id, nil)
 			return p.send(p.platform(), "GET", "/subscription/subscription_enrollments/"+id, nil).status == 200
 		},
+		"subscription-update-label-is-nickname": func(p *faultProbe) bool {
+			sched, amt := p.freshAmount()
+			return p.must(200, "PATCH", "/subscription/subscription_schedules/"+sched+"/subscription_amounts/"+amt, probeAmountBody(900)).str("fee_amount_data.label") != "probe"
+		},
+		"enrollment-delete-returns-body": func(p *faultProbe) bool {
+			r := p.send(p.platform(), "DELETE", "/subscription/subscription_enrollments/"+p.enroll().str("id"), nil)
+			return len(r.body) > 0
+		},
 		"enrollment-id-prefix-wrong": func(p *faultProbe) bool {
 			return !strings.HasPrefix(p.enroll().str("id"), "SUBENROLLMENT_")
 		},
@@ -543,6 +590,10 @@ func probes() map[string]func(p *faultProbe) bool {
 		"adjustment-wrong-type": func(p *faultProbe) bool {
 			items := listItems(p.must(200, "GET", "/disputes/"+p.fx.Fixtures.Dispute+"/adjustment_transfers", nil).doc)
 			return len(items) > 0 && items[0].(map[string]any)["type"] != "DISPUTE"
+		},
+		"adjustment-carries-self-link": func(p *faultProbe) bool {
+			items := listItems(p.must(200, "GET", "/disputes/"+p.fx.Fixtures.Dispute+"/adjustment_transfers", nil).doc)
+			return len(items) > 0 && objectAt(items[0], "_links.self") != nil
 		},
 		"dispute-transfer-wrong": func(p *faultProbe) bool {
 			tr := p.must(200, "GET", "/disputes/"+p.fx.Fixtures.Dispute, nil).str("transfer")
@@ -640,6 +691,22 @@ func probes() map[string]func(p *faultProbe) bool {
 		"offset-ignored": func(p *faultProbe) bool {
 			n, _ := numberOf(p.must(200, "GET", "/files/"+p.fileWithLinks(3)+"/external_links?offset=2&limit=5", nil).field("page.offset"))
 			return n != 2
+		},
+		"sort-parameter-ignored": func(p *faultProbe) bool {
+			items := listItems(p.must(200, "GET", "/files/"+p.fileWithLinks(3)+"/external_links?sort=created_at,asc&sort=id,asc", nil).doc)
+			first, last := items[0].(map[string]any), items[len(items)-1].(map[string]any)
+			return first["created_at"].(string)+first["id"].(string) > last["created_at"].(string)+last["id"].(string)
+		},
+		"webhook-list-ignores-limit": func(p *faultProbe) bool {
+			p.webhook()
+			p.webhook()
+			return len(listItems(p.must(200, "GET", "/webhooks?limit=1", nil).doc)) != 1
+		},
+		"enrollment-list-count-is-page-size": func(p *faultProbe) bool {
+			p.enroll()
+			p.enroll()
+			n, _ := numberOf(p.must(200, "GET", "/subscription/subscription_enrollments?limit=1", nil).field("page.count"))
+			return n < 2
 		},
 		"limit-over-100-accepted": func(p *faultProbe) bool {
 			return p.send(p.platform(), "GET", "/files/"+p.fileWithLinks(1)+"/external_links?limit=101", nil).status == 200

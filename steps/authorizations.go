@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"time"
 )
 
 func authorizationSteps() []stepDef {
@@ -24,6 +25,11 @@ func authorizationSteps() []stepDef {
 		step(`I capture (\d+) cents with Level 3 data where "([^"]*)" is (\d+) characters long`, func(s *scenario) any { return s.captureL3Length }),
 		step(`I capture (\d+) cents with Level 3 data where "([^"]*)" is (-?\d+)`, func(s *scenario) any { return s.captureL3Int }),
 		step(`I capture an authorization that does not exist`, func(s *scenario) any { return s.captureMissing }),
+		step(`I capture the authorization without a capture amount`, func(s *scenario) any { return s.captureNoAmount }),
+		step(`I authorize (\d+) cents with Level 3 data for the plain merchant`, func(s *scenario) any { return s.authorizePlainL3 }),
+		step(`I create an? (sale|authorization) with Level 3 data without the field "([^"]*)"`, func(s *scenario) any { return s.createL3Without }),
+		step(`I capture (\d+) cents with Level 3 data without the field "([^"]*)"`, func(s *scenario) any { return s.captureL3Without }),
+		step(`the authorization expires (\d+) days after it was created`, func(s *scenario) any { return s.expiresAfterDays }),
 		step(`I fetch the authorization`, func(s *scenario) any { return s.fetchAuthorization }),
 		step(`I fetch the transfer of the capture`, func(s *scenario) any { return s.fetchCaptureTransfer }),
 		step(`the authorization is still uncaptured`, func(s *scenario) any { return s.stillUncaptured }),
@@ -142,6 +148,26 @@ func (s *scenario) createL3(ctx context.Context, flow string, edit func(map[stri
 	return s.postAuthorization(ctx, body, 1000)
 }
 
+// createL3Without sends a sale or an authorization whose Level 3 data lacks one field.
+func (s *scenario) createL3Without(ctx context.Context, flow, field string) error {
+	return s.createL3(ctx, flow, func(d map[string]any) { deletePath(d, field) })
+}
+
+// authorizePlainL3 authorizes with Level 3 data for the plain merchant's identity.
+func (s *scenario) authorizePlainL3(ctx context.Context, amount int64) error {
+	body, err := s.authorizationBody(amount)
+	if err != nil {
+		return err
+	}
+	mi, err := s.needFixture("plain_merchant_identity")
+	if err != nil {
+		return err
+	}
+	body["merchant_identity"] = mi
+	body["additional_purchase_data"] = level3Data(amount, true)
+	return s.postAuthorization(ctx, body, amount)
+}
+
 func (s *scenario) createL3Length(ctx context.Context, flow, field string, n int) error {
 	return s.createL3(ctx, flow, func(d map[string]any) { setPath(d, field, filler(field, n)) })
 }
@@ -185,6 +211,18 @@ func (s *scenario) captureL3Int(ctx context.Context, amount int64, field string,
 	return s.sendCapture(ctx, map[string]any{"capture_amount": amount, "additional_purchase_data": data})
 }
 
+// captureL3Without captures with complete Level 3 data less one field (§2.13: optional on capture).
+func (s *scenario) captureL3Without(ctx context.Context, amount int64, field string) error {
+	data := level3Data(amount, true)
+	deletePath(data, field)
+	return s.sendCapture(ctx, map[string]any{"capture_amount": amount, "additional_purchase_data": data})
+}
+
+// captureNoAmount sends a capture body without its required capture_amount (§4.1).
+func (s *scenario) captureNoAmount(ctx context.Context) error {
+	return s.sendCapture(ctx, map[string]any{"fee": 0})
+}
+
 func (s *scenario) captureMissing(ctx context.Context) error {
 	_, err := s.send(ctx, "PUT", "/authorizations/"+placeholderID("authorization"), map[string]any{"capture_amount": 100}, s.user)
 	return err
@@ -221,6 +259,22 @@ func (s *scenario) stillUncaptured(ctx context.Context) error {
 	}
 	if v, ok := lookup(ex.doc, "transfer"); ok && v != nil {
 		return s.fail(ex, "the refused capture changed the authorization: transfer = %s, want null", render(v))
+	}
+	return nil
+}
+
+// expiresAfterDays: expires_at is created_at plus n days (assumed: DESIGN.md captures).
+func (s *scenario) expiresAfterDays(days int) error {
+	ex, err := s.lastExchange()
+	if err != nil {
+		return err
+	}
+	created, _ := lookupString(ex.doc, "created_at")
+	expires, _ := lookupString(ex.doc, "expires_at")
+	c, err1 := time.Parse(time.RFC3339Nano, created)
+	e, err2 := time.Parse(time.RFC3339Nano, expires)
+	if err1 != nil || err2 != nil || e.Sub(c) != time.Duration(days)*24*time.Hour {
+		return s.judge(true, s.failf(ex, "expires_at %q is not created_at %q plus %d days", expires, created, days))
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ func cardSteps() []stepDef {
 		step(`I create a card for the buyer with the number "([^"]*)"`, func(s *scenario) any { return s.createCardNumber }),
 		step(`I create a card for the buyer without the field "([^"]*)"`, func(s *scenario) any { return s.createCardWithout }),
 		step(`I create a card for the buyer whose "([^"]*)" is (\d+) characters long`, func(s *scenario) any { return s.createCardLength }),
+		step(`I create a card for the buyer whose security code is "([^"]*)"`, func(s *scenario) any { return s.createCardCode }),
 		step(`I create a second card with the same number`, func(s *scenario) any { return s.createSecondCard }),
 		step(`I fetch the card`, func(s *scenario) any { return s.fetchCard }),
 		step(`I fetch a card that does not exist`, func(s *scenario) any { return s.fetchMissingCard }),
@@ -89,6 +90,17 @@ func (s *scenario) createCardLength(ctx context.Context, field string, n int) er
 		return err
 	}
 	setPath(body, field, filler(field, n))
+	_, err = s.create(ctx, "card", "POST", "/payment_instruments", body)
+	return err
+}
+
+// createCardCode creates a card with the given security code (§4.3: 3-4 digits).
+func (s *scenario) createCardCode(ctx context.Context, code string) error {
+	body, err := s.newCard(testCardNumber)
+	if err != nil {
+		return err
+	}
+	body["security_code"], s.sent["security code"] = code, code
 	_, err = s.create(ctx, "card", "POST", "/payment_instruments", body)
 	return err
 }

@@ -3,6 +3,8 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"path"
 	"strings"
 )
 
@@ -138,5 +140,33 @@ func (s *scenario) rememberAs(role string) error {
 		return s.fail(ex, "the response has no id to remember as the %s", role)
 	}
 	s.ids[role], s.docs[role] = id, ex.doc
+	return nil
+}
+
+// responseHasNoBody: the response carries no body (e.g. §4.5 enrollment delete).
+func (s *scenario) responseHasNoBody() error {
+	ex, err := s.lastExchange()
+	if err != nil {
+		return err
+	}
+	if len(strings.TrimSpace(string(ex.body))) > 0 {
+		return s.fail(ex, "the response has a body of %d bytes, want none", len(ex.body))
+	}
+	return nil
+}
+
+// linkNamesField: _links.<link>.href is an absolute URL whose last path
+// segment is the value of the response field (the link leads to that resource).
+func (s *scenario) linkNamesField(link, field string) error {
+	ex, href, _, err := s.field("_links." + link + ".href")
+	if err != nil {
+		return err
+	}
+	want, _ := lookupString(ex.doc, field)
+	str, _ := href.(string)
+	u, perr := url.Parse(str)
+	if want == "" || perr != nil || !isAbsoluteURL(str) || path.Base(u.Path) != want {
+		return s.judge(false, s.failf(ex, "link %s = %s, want an absolute URL ending in /%s (the %s)", link, render(href), want, field))
+	}
 	return nil
 }

@@ -35,6 +35,8 @@ func httpSteps() []stepDef {
 		step(`the response field "([^"]*)" is present`, func(s *scenario) any { return s.fieldPresent }),
 		step(`the response field "([^"]*)" is an absolute URL`, func(s *scenario) any { return s.fieldAbsoluteURL }),
 		step(`the response field "([^"]*)" starts with "([^"]*)"`, func(s *scenario) any { return s.fieldStartsWith }),
+		step(`the response has no body`, func(s *scenario) any { return s.responseHasNoBody }),
+		step(`the link "([^"]*)" names the response field "([^"]*)"`, func(s *scenario) any { return s.linkNamesField }),
 		step(`the response never contains the (card number|security code|password)`, func(s *scenario) any { return s.responseNeverContains }),
 		step(`I remember the response as the ([a-z ]+)`, func(s *scenario) any { return s.rememberAs }),
 	}

@@ -16,7 +16,8 @@ func listSteps() []stepDef {
 		step(`the page (offset|limit|count) is (\d+)`, func(s *scenario) any { return s.pageIs }),
 		step(`the list contains the ([a-z ]+)`, func(s *scenario) any { return s.listContains }),
 		step(`the list does not contain the ([a-z ]+)`, func(s *scenario) any { return s.listLacks }),
-		step(`the items are ordered by created_at then id, newest first`, func(s *scenario) any { return s.listOrdered }),
+		step(`the items are ordered by created_at then id, (newest|oldest) first`, func(s *scenario) any { return s.listOrdered }),
+		step(`the page count is at least (\d+)`, func(s *scenario) any { return s.pageCountAtLeast }),
 		step(`the self link carries "([^"]*)"`, func(s *scenario) any { return s.selfLinkCarries }),
 		step(`I remember the items`, func(s *scenario) any { return s.rememberItems }),
 		step(`the items are items (\d+) to (\d+) of the remembered items`, func(s *scenario) any { return s.itemsSlice }),
@@ -117,20 +118,41 @@ func (s *scenario) listLacks(role string) error {
 	return s.judge(false, s.failf(ex, "the list still contains the %s %s", role, s.ids[role]))
 }
 
-// listOrdered: the default order is created_at desc, then id desc (§2.12).
-func (s *scenario) listOrdered() error {
+// listOrdered: items by created_at then id, descending for "newest" (the
+// default order, §2.12) or ascending for "oldest" (an explicit sort).
+func (s *scenario) listOrdered(which string) error {
 	ex, list, err := s.items()
 	if err != nil {
 		return err
 	}
+	dir := "desc"
+	if which == "oldest" {
+		dir = "asc"
+	}
 	for i := 1; i < len(list); i++ {
 		a, b := list[i-1], list[i]
+		if dir == "asc" {
+			a, b = b, a
+		}
 		ta, tb := itemTime(a), itemTime(b)
 		ia, _ := lookupString(a, "id")
 		ib, _ := lookupString(b, "id")
 		if ta.Before(tb) || (ta.Equal(tb) && ia < ib) {
-			return s.judge(false, s.failf(ex, "items %d (%s) and %d (%s) are not in created_at desc, id desc order", i-1, ia, i, ib))
+			return s.judge(false, s.failf(ex, "items %d and %d are not in created_at %s, id %s order", i-1, i, dir, dir))
 		}
+	}
+	return nil
+}
+
+// pageCountAtLeast: page.count is the total number of records, so at least n
+// when the scenario made n (§2.12).
+func (s *scenario) pageCountAtLeast(n int64) error {
+	ex, v, _, err := s.field("page.count")
+	if err != nil {
+		return err
+	}
+	if got, ok := asInt(v); !ok || got < n {
+		return s.judge(false, s.failf(ex, "page.count = %s, want at least %d (the total number of records)", render(v), n))
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ func subscriptionSteps() []stepDef {
 		step(`I delete the enrollment`, func(s *scenario) any { return s.deleteEnrollment }),
 		step(`I list the enrollments of the schedule`, func(s *scenario) any { return s.listScheduleEnrollments }),
 		step(`I list all enrollments`, func(s *scenario) any { return s.listEnrollments }),
+		step(`I list all enrollments with "([^"]*)"`, func(s *scenario) any { return s.listEnrollmentsQuery }),
 		step(`I (fetch|rename|delete) an enrollment that does not exist`, func(s *scenario) any { return s.missingEnrollment }),
 	}
 }
@@ -225,6 +226,12 @@ func (s *scenario) listScheduleEnrollments(ctx context.Context) error {
 
 func (s *scenario) listEnrollments(ctx context.Context) error {
 	_, err := s.send(ctx, "GET", "/subscription/subscription_enrollments", nil, s.user)
+	return err
+}
+
+// listEnrollmentsQuery lists all enrollments with a raw query ("limit=1").
+func (s *scenario) listEnrollmentsQuery(ctx context.Context, query string) error {
+	_, err := s.send(ctx, "GET", "/subscription/subscription_enrollments?"+query, nil, s.user)
 	return err
 }
 

@@ -21,6 +21,7 @@ func webhookSteps() []stepDef {
 		step(`I fetch a webhook that does not exist`, func(s *scenario) any { return s.fetchMissingWebhook }),
 		step(`I disable a webhook that does not exist`, func(s *scenario) any { return s.disableMissingWebhook }),
 		step(`I list the webhooks`, func(s *scenario) any { return s.listWebhooks }),
+		step(`I list the webhooks with "([^"]*)"`, func(s *scenario) any { return s.listWebhooksQuery }),
 		step(`the kit's receiver gets the "([^"]*)" event of the file with status "([^"]*)"`, func(s *scenario) any { return s.receivesFileEvent }),
 		step(`the kit's receiver gets the "([^"]*)" event of the sale`, func(s *scenario) any { return s.receivesSaleEvent }),
 	}
@@ -125,6 +126,12 @@ func (s *scenario) disableMissingWebhook(ctx context.Context) error {
 
 func (s *scenario) listWebhooks(ctx context.Context) error {
 	_, err := s.send(ctx, "GET", "/webhooks?limit=100", nil, s.user)
+	return err
+}
+
+// listWebhooksQuery lists the webhooks with a raw query ("limit=1").
+func (s *scenario) listWebhooksQuery(ctx context.Context, query string) error {
+	_, err := s.send(ctx, "GET", "/webhooks?"+query, nil, s.user)
 	return err
 }
 
