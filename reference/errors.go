@@ -95,7 +95,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	var ve *validate.Error
 	if !errors.As(err, &ve) && !errors.Is(err, validate.ErrMalformed) {
-		s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "error", err)
+		s.log.Error("internal error", "method", r.Method, "path", logPath(r.URL.Path), "error", err)
 	}
 	validate.WriteError(w, r, err)
 }

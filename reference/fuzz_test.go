@@ -28,6 +28,15 @@ func FuzzServer(f *testing.F) {
 		{"PATCH", "/subscription/subscription_schedules/" + fx.SubscriptionSchedule + "/subscription_amounts/" + fx.SubscriptionAmount, "Content-Type: application/json", `{"amount_type":"FEE","nickname":"n","fee_amount_data":{"amount":5}}`},
 		{"DELETE", "/webhooks", "", ""},
 		{"GET", "/%zz", "", ""},
+		// Regressions: numbers the validator could not turn into a rational
+		// (a panic, so a 500) or took seconds to; non-canonical paths (a 307
+		// with an HTML body); q=0 in Accept; multipart without a boundary.
+		{"POST", "/transfers", "Content-Type: application/json", `{"source":"PI1","merchant":"` + fx.Merchant + `","amount":1e999999999,"currency":"USD"}`},
+		{"POST", "/authorizations", "Content-Type: application/json", `{"source":"PI1","merchant":"` + fx.Merchant + `","amount":99999999999999999999,"currency":"USD"}`},
+		{"PUT", "/authorizations/AU1", "Content-Type: application/json", `{"capture_amount":1.0e-999999999,"fee":1e400}`},
+		{"GET", "//disputes/../webhooks", "", ""},
+		{"GET", "/disputes", "Accept: application/json;q=0", ""},
+		{"POST", "/disputes/" + fx.Dispute + "/evidence", "Content-Type: multipart/form-data", "--x--"},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, s.path, s.headers, []byte(s.body), true)

@@ -11,9 +11,9 @@ package reference
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -86,7 +86,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.WebhookClient = &http.Client{Timeout: 10 * time.Second}
 	}
 	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	client, err := faultClient(cfg.WebhookClient, cfg.Faults)
@@ -121,18 +121,99 @@ func New(cfg Config) (*Server, error) {
 }
 
 // ServeHTTP serves one request; a panic becomes a 500 in the error envelope.
+// A path that is not in canonical form ("//disputes", "/a/../b") is 404 in
+// the envelope rather than the ServeMux's redirect with an HTML body. Every
+// request is logged at Info level, without its credentials or body.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
-			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(p))
-			validate.WriteError(w, r, fmt.Errorf("panic: %v", p))
+			s.log.Error("panic serving request", "method", r.Method, "path", logPath(r.URL.Path), "panic", fmt.Sprint(p))
+			validate.WriteError(sw, r, fmt.Errorf("panic: %v", p))
 		}
+		s.logRequest(r, sw, start)
 	}()
-	s.handler.ServeHTTP(w, r)
+	if !canonicalPath(r.URL.Path) {
+		s.writeError(sw, r, &domainError{kind: kindNotFound, message: r.URL.Path + " was not found"})
+		return
+	}
+	s.handler.ServeHTTP(sw, r)
 }
+
+// canonicalPath reports whether p is already in the form ServeMux routes
+// without redirecting: rooted, no empty, "." or ".." segments.
+func canonicalPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return true // not an origin-form path; the mux answers it
+	}
+	clean := path.Clean(p)
+	if strings.HasSuffix(p, "/") && clean != "/" {
+		clean += "/"
+	}
+	return clean == p
+}
+
+// logRequest writes one Info line per request: method, path (external link
+// ids masked), status, duration and the request id of an error response.
+func (s *Server) logRequest(r *http.Request, sw *statusWriter, start time.Time) {
+	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
+		return
+	}
+	status := sw.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		slog.String("method", r.Method),
+		slog.String("path", logPath(r.URL.Path)),
+		slog.Int("status", status),
+		slog.Duration("duration", time.Since(start)),
+		slog.String("request_id", sw.Header().Get("X-Request-Id")),
+	)
+}
+
+// logPath is a request path fit for a log line: the id in an external link's
+// upload URL is its only credential, so it is masked.
+func logPath(p string) string {
+	const prefix = "/external_links/"
+	if strings.HasPrefix(p, prefix) {
+		return prefix + "…/upload"
+	}
+	return p
+}
+
+// statusWriter records the status a handler writes, for the request log.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+// WriteHeader records the first status and passes it on.
+func (w *statusWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// Write records an implicit 200 and passes b on.
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	if err != nil {
+		return n, fmt.Errorf("write response: %w", err)
+	}
+	return n, nil
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Close stops pending review timers and webhook deliveries and waits for the
 // delivery goroutines to return. It is safe to call more than once.

@@ -267,3 +267,14 @@ func (st *store) enabledWebhooks(app string) []webhook {
 	}
 	return out
 }
+
+// enabledWebhook returns a copy of webhook id of app if it is still enabled.
+func (st *store) enabledWebhook(app, id string) (webhook, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	w, err := lookup(st.webhooks, app, id)
+	if err != nil || !w.Enabled {
+		return webhook{}, false
+	}
+	return *w, true
+}

@@ -118,9 +118,19 @@ func signature(secret string, ts int64, body []byte) string {
 	return "timestamp=" + stamp + ", sig=" + hex.EncodeToString(mac.Sum(nil))
 }
 
-// deliver POSTs body to w.URL, retrying 5 times with backoff until a 2xx or Close.
+// deliver POSTs body to w.URL, retrying 5 times with backoff until a 2xx or
+// Close. Each retry reads the webhook again: one disabled (or gone) since the
+// event was published receives nothing more, and an updated url is used.
 func (s *Server) deliver(w webhook, eventID string, body []byte) {
 	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			current, ok := s.st.enabledWebhook(w.app, w.ID)
+			if !ok {
+				s.log.Info("webhook delivery stopped: webhook disabled", "webhook", w.ID, "event", eventID)
+				return
+			}
+			w = current
+		}
 		err := s.post(w, body)
 		if err == nil {
 			return
