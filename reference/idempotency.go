@@ -28,7 +28,7 @@ func (s *Server) idempotent(rq *request, id *string, h handler) (any, error) {
 		if e.hash != hash {
 			return nil, errUnprocessable("idempotency_id %s was already used with a different request body", *id)
 		}
-		return replay{status: e.status, contentType: e.contentType, body: e.body}, nil
+		return replay(e.out), nil
 	}
 }
 
@@ -38,7 +38,7 @@ func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler
 	done := false
 	defer func() {
 		if !done {
-			s.st.idempotencyEnd(key, e, false, 0, "", nil)
+			s.st.idempotencyEnd(key, e, false, idemOutcome{})
 		}
 	}()
 	rec := newRecorder()
@@ -47,8 +47,11 @@ func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler
 	} else {
 		s.respond(rec, rq.r, rq.op, out)
 	}
-	r := replay{status: rec.status, contentType: rec.header.Get("Content-Type"), body: rec.body.Bytes()}
+	r := replay{
+		status: rec.status, contentType: rec.header.Get("Content-Type"),
+		requestID: rec.header.Get("X-Request-Id"), body: rec.body.Bytes(),
+	}
 	done = true
-	s.st.idempotencyEnd(key, e, r.status < 500, r.status, r.contentType, r.body)
+	s.st.idempotencyEnd(key, e, r.status < 500, idemOutcome(r))
 	return r
 }

@@ -40,10 +40,12 @@ type rawBody struct {
 	data        []byte
 }
 
-// replay is a stored response sent again (idempotency).
+// replay is a stored response sent again (idempotency); requestID, when
+// set, is the X-Request-Id of the error envelope in body.
 type replay struct {
 	status      int
 	contentType string
+	requestID   string
 	body        []byte
 }
 
@@ -128,6 +130,9 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, op validate.Operation, out any) {
 	switch v := out.(type) {
 	case replay:
+		if v.requestID != "" {
+			w.Header().Set("X-Request-Id", v.requestID)
+		}
 		writeRaw(w, v.status, v.contentType, v.body)
 	case rawBody:
 		writeRaw(w, op.Status, v.contentType, v.data)

@@ -136,13 +136,21 @@ type idemKey struct {
 }
 
 // idemEntry is the outcome of the first request with an idempotency key;
-// done is closed once status and body are set (or the entry is abandoned).
+// done is closed once out is set (or the entry is abandoned).
 type idemEntry struct {
-	hash        [sha256.Size]byte
-	done        chan struct{}
-	ok          bool
+	hash [sha256.Size]byte
+	done chan struct{}
+	ok   bool
+	out  idemOutcome
+}
+
+// idemOutcome is the complete response of the first request, replayed to
+// every retry: status, content type, the request id of an error envelope
+// (its logref, also sent as X-Request-Id) and the body.
+type idemOutcome struct {
 	status      int
 	contentType string
+	requestID   string
 	body        []byte
 }
 
@@ -161,10 +169,10 @@ func (st *store) idempotencyBegin(key idemKey, hash [sha256.Size]byte) (*idemEnt
 
 // idempotencyEnd records the outcome; ok false abandons the key (the request
 // failed in a way that must not be replayed) so a retry runs afresh.
-func (st *store) idempotencyEnd(key idemKey, e *idemEntry, ok bool, status int, contentType string, body []byte) {
+func (st *store) idempotencyEnd(key idemKey, e *idemEntry, ok bool, out idemOutcome) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	e.ok, e.status, e.contentType, e.body = ok, status, contentType, body
+	e.ok, e.out = ok, out
 	if !ok {
 		delete(st.idem, key)
 	}
