@@ -3,7 +3,6 @@ package reference
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,8 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/conform-kit/conform/validate"
 )
 
 // TestOutOfRangeNumbers sends numbers the schema admits as JSON but no
@@ -82,36 +79,6 @@ func TestOutOfRangeNumbers(t *testing.T) {
 				t.Errorf("first item code %v field %v, want INVALID_FIELD %s", item["code"], item["field"], tc.field)
 			}
 		})
-	}
-}
-
-func TestOversizedNumber(t *testing.T) {
-	tests := []struct {
-		number string
-		want   bool
-	}{
-		{"1000", false},
-		{"-9223372036854775808", false},
-		{"1e999", false},
-		{"1E+999", false},
-		{"1e-0001", false},
-		{"1e1000", true},
-		{"1e-99999", true},
-		{"1" + strings.Repeat("0", maxNumberChars), true},
-	}
-	for _, tc := range tests {
-		if got := oversizedNumber(tc.number); got != tc.want {
-			t.Errorf("oversizedNumber(%.20s) = %v, want %v", tc.number, got, tc.want)
-		}
-	}
-	for _, body := range []string{`{"a":"1e999999"}`, `{"a\"":"x\\"}`, `{"1e999999":1}`} {
-		if hasOversizedNumber([]byte(body)) {
-			t.Errorf("hasOversizedNumber(%s) = true; numbers inside strings do not count", body)
-		}
-	}
-	var verr *validate.Error
-	if err := screenNumbers([]byte(`{"a/b":[1,1e99999]}`)); !errors.As(err, &verr) || verr.Violations[0].Pointer != "/a~1b/1" {
-		t.Errorf("screenNumbers = %v, want a violation at /a~1b/1", err)
 	}
 }
 

@@ -104,9 +104,6 @@ func (s *Server) admit(rq *request) error {
 		return err
 	}
 	rq.body = body
-	if err := screenNumbers(body); err != nil {
-		return fmt.Errorf("%s: %w", op.ID, err)
-	}
 	if err := s.v.Request(op.ID, body); err != nil {
 		return fmt.Errorf("%s: %w", op.ID, err)
 	}

@@ -87,7 +87,8 @@ func CheckTaxExempt(purchaseData map[string]any) error {
 
 // SalesTax returns the purchase's sales tax: sales_tax when given, otherwise
 // the sum over item_data of amount_including_sales_tax minus
-// amount_excluding_sales_tax. ok is false when neither is available.
+// amount_excluding_sales_tax. ok is false when neither is available, or
+// when the sum overflows an int64.
 func SalesTax(purchaseData map[string]any) (int64, bool) {
 	if raw, ok := purchaseData["sales_tax"]; ok && raw != nil {
 		return number(raw)
@@ -102,7 +103,11 @@ func SalesTax(purchaseData map[string]any) (int64, bool) {
 		if !ok1 || !ok2 {
 			continue
 		}
-		total += incl - excl
+		d := incl - excl
+		if (d > 0 && total > math.MaxInt64-d) || (d < 0 && total < math.MinInt64-d) {
+			return 0, false // no int64 holds the sum: nothing sensible to compute
+		}
+		total += d
 		found = true
 	}
 	return total, found

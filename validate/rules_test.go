@@ -158,6 +158,8 @@ func TestSalesTax(t *testing.T) {
 		{`{"item_data": [{"amount_excluding_sales_tax": 100, "amount_including_sales_tax": 110},
 		                 {"amount_excluding_sales_tax": 9007199254740000, "amount_including_sales_tax": 9007199254740993}]}`, 1003, true},
 		{`{"item_data": [{"amount_excluding_sales_tax": 100}]}`, 0, false},
+		{`{"item_data": [{"amount_excluding_sales_tax": 0, "amount_including_sales_tax": 9223372036854775807},
+		                 {"amount_excluding_sales_tax": 0, "amount_including_sales_tax": 1}]}`, 0, false},
 	}
 	for _, tt := range tests {
 		got, ok := validate.SalesTax(purchaseData(t, tt.data))

@@ -163,6 +163,11 @@ func (v *Validator) ValidateValue(schema string, doc any) error {
 	if f := v.fast[schema]; f != nil && f.check(doc) == fastValid {
 		return nil
 	}
+	// The fast path accepts only int64 numbers; anything else reaches the
+	// schema library, which must not see numbers it cannot afford.
+	if vs := oversizedNumbers(doc); len(vs) > 0 {
+		return &Error{Code: CodeInvalidField, Violations: vs}
+	}
 	err := s.Validate(doc)
 	if err == nil {
 		return nil
