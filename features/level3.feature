@@ -152,7 +152,9 @@ Feature: Level 2 and Level 3 purchase data
       | flow          | field                | ok   | bad   | pointer              |
       | authorization | item_data.0.quantity | 1    | 0     | item_data/0/quantity |
       | authorization | order_date.day       | 31   | 32    | order_date/day       |
+      | authorization | order_date.day       | 1    | 0     | order_date/day       |
       | authorization | order_date.month     | 12   | 13    | order_date/month     |
+      | authorization | order_date.month     | 1    | 0     | order_date/month     |
       | authorization | order_date.year      | 1000 | 999   | order_date/year      |
 
   @spec-8 @spec-4.1
@@ -187,5 +189,7 @@ Feature: Level 2 and Level 3 purchase data
       | field                | ok   | bad   | pointer              |
       | item_data.0.quantity | 1    | 0     | item_data/0/quantity |
       | order_date.day       | 31   | 32    | order_date/day       |
+      | order_date.day       | 1    | 0     | order_date/day       |
       | order_date.month     | 12   | 13    | order_date/month     |
+      | order_date.month     | 1    | 0     | order_date/month     |
       | order_date.year      | 9999 | 10000 | order_date/year      |

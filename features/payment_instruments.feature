@@ -26,6 +26,8 @@ Feature: Payment instruments (cards)
     And the link "self" names the response field "id"
     And the link "identity" names the response field "identity"
     And the response field "brand" is "VISA" (assumed)
+    And the response content type is "application/hal+json" (assumed)
+    And the response fields "created_at" and "updated_at" are equal (assumed)
 
   Scenario: a card fetched by id never shows its number or security code
     Given a card for the buyer
@@ -97,3 +99,43 @@ Feature: Payment instruments (cards)
       | address.region      | 2  | 1   | /address/region      |
       | address.country     | 3  | 4   | /address/country     |
       | address.country     | 3  | 2   | /address/country     |
+
+  Scenario Outline: a card number of <kind> is accepted
+    When I create a card for the buyer with the number "<number>"
+    Then the request succeeds
+    And the response shows the first six and last four digits of the number
+    And the response never contains the card number
+
+    @assumed
+    Examples: DESIGN: 12 to 19 digits
+      | kind      | number              |
+      | 12 digits | 489514223218        |
+      | 19 digits | 4895142232120006488 |
+
+  Scenario Outline: a card number of <kind> is refused
+    When I create a card for the buyer with the number "<number>"
+    Then the request is refused as an invalid field "/number"
+
+    Examples: spec 4.3: digits only
+      | kind    | number              |
+      | letters | 4895A42232120006    |
+      | spaces  | 4895 1422 3212 0006 |
+
+    @assumed
+    Examples: DESIGN: 12 to 19 digits passing the Luhn check
+      | kind                 | number               |
+      | 11 digits            | 48951422327          |
+      | 20 digits            | 48951422321200064895 |
+      | a failing Luhn check | 4895142232120007     |
+
+  Scenario Outline: a card's expiration year <ok> is accepted and <bad> is refused
+    When I create a card for the buyer whose expiration year is <ok>
+    Then the request succeeds
+    And the response field "expiration_year" is <ok>
+    When I create a card for the buyer whose expiration year is <bad>
+    Then the request is refused as an invalid field "/expiration_year"
+
+    Examples:
+      | ok   | bad   |
+      | 2030 | 30    |
+      | 9999 | 10000 |

@@ -24,6 +24,8 @@ Feature: Sales (transfers)
     And the response field "subtype" is "API"
     And the link "self" names the response field "id"
     And the link "source" names the response field "source"
+    And the response content type is "application/hal+json" (assumed)
+    And the response fields "created_at" and "updated_at" are equal (assumed)
 
   @spec-7
   Scenario: a sale whose fee equals its amount is accepted
@@ -79,3 +81,33 @@ Feature: Sales (transfers)
     Then the request succeeds
     When I create a sale of 1200 cents with the idempotency id "sale-conflict"
     Then the request is refused as unprocessable
+
+  @spec-2.2
+  Scenario: a sale carries the idempotency id it was created with
+    When I create a sale of 1000 cents with the idempotency id "sale-echo"
+    Then the request succeeds
+    And the response field "idempotency_id" is the idempotency id "sale-echo"
+
+  @assumed @idempotency
+  Scenario: ten identical sales sent at once with one idempotency id create one sale
+    When I create 10 identical sales of 1000 cents at once with the idempotency id "sale-race"
+    Then all 10 responses name one and the same sale
+    And the response field "idempotency_id" is the idempotency id "sale-race"
+
+  @assumed @idempotency @spec-4.1
+  Scenario: an idempotency id is scoped to its operation
+    When I authorize 1000 cents with the idempotency id "shared-by-operations"
+    Then the request succeeds
+    When I create a sale of 1200 cents with the idempotency id "shared-by-operations"
+    Then the request succeeds
+    And the response field "id" starts with "TR"
+    And the response field "amount" is 1200
+    And the response field "idempotency_id" is the idempotency id "shared-by-operations"
+
+  @assumed @idempotency
+  Scenario: an idempotency id is scoped to its application
+    When I create a sale of 1000 cents with the idempotency id "shared-by-applications"
+    Then the request succeeds
+    When I am the other application user
+    And I create a sale of 1000 cents with the idempotency id "shared-by-applications"
+    Then the request is refused

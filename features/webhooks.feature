@@ -103,3 +103,31 @@ Feature: Webhooks
     When I create a sale of 1400 cents
     Then the request succeeds
     And the kit's receiver gets the "created" event of the sale
+
+  @spec-6
+  Scenario: a disabled webhook receives no events
+    Given a card for the buyer
+    And a control webhook pointing at the kit's receiver
+    And a webhook pointing at the kit's receiver
+    When I disable the webhook
+    Then the request succeeds
+    When I create a sale of 1400 cents
+    Then the request succeeds
+    And the webhook gets neither the sale's event nor a later marker sale's, while the control webhook gets both
+
+  @assumed @spec-6
+  Scenario: a webhook enabled only for authorization events receives no sale event
+    Given a card for the buyer
+    And a control webhook pointing at the kit's receiver
+    And a webhook pointing at the kit's receiver enabled only for "authorization" events
+    When I create a sale of 1400 cents
+    Then the request succeeds
+    And the webhook gets neither the sale's event nor a later marker sale's, while the control webhook gets both
+
+  @assumed @spec-6
+  Scenario: a webhook enabled only for authorization events receives them
+    Given a card for the buyer
+    And a webhook pointing at the kit's receiver enabled only for "authorization" events
+    When I authorize 1000 cents
+    Then the request succeeds
+    And the kit's receiver gets the "created" event of the authorization

@@ -49,14 +49,14 @@ type faultDeps struct {
 	fx Fixtures
 }
 
-// Faults returns the catalog in a stable order (by capability, then as listed).
+// Faults returns the catalog in a stable order (by group, then as listed).
 func Faults() []Fault {
 	var all []Fault
 	for _, group := range [][]Fault{
 		authFaults(), cardFaults(), authorizationFaults(), level3Faults(), saleFaults(),
 		idempotencyFaults(), merchantFaults(), subscriptionFaults(), disputeFaults(),
 		balanceTransferFaults(), fileFaults(), webhookFaults(), listFaults(), errorFaults(),
-		contentFaults(),
+		contentFaults(), inputRuleFaults(), responseDetailFaults(), idempotencyScopeFaults(), webhookEventFaults(),
 	} {
 		all = append(all, group...)
 	}

@@ -299,13 +299,7 @@ func idempotencyFaults() []Fault {
 				"an authorization replayed with the same idempotency id returns the original",
 				"a sale replayed with the same idempotency id returns the original",
 			},
-			wrap: rewriteRequest(func(x *faultExchange) bool {
-				if _, ok := x.in["idempotency_id"]; !ok {
-					return false
-				}
-				delete(x.in, "idempotency_id")
-				return true
-			}, routeAuthCreate, routeSaleCreate),
+			wrap: idempotencyIgnored,
 		},
 		{
 			Name: "idempotency-conflict-accepted", Capability: "idempotency", Expect: ExpectWarn, Tags: "@idempotency",
@@ -485,5 +479,30 @@ func idempotencyConflictAccepted(next http.Handler, _ faultDeps) http.Handler {
 			}
 		}
 		rec.flush(w, rec.body.Bytes())
+	})
+}
+
+// idempotencyIgnored runs every authorization or sale create as a new request
+// (its idempotency_id taken out of the body) and shows the id sent on the
+// resource created, so only the replay is lost.
+func idempotencyIgnored(next http.Handler, _ faultDeps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := idempotencyID(r)
+		if id == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		in := peekJSON(r)
+		delete(in, "idempotency_id")
+		replaceBody(r, in)
+		rec := newFaultRecorder()
+		next.ServeHTTP(rec, r)
+		out := decodeFaultJSON(rec.body.Bytes())
+		if out == nil || !isSuccess(rec.status) {
+			rec.flush(w, rec.body.Bytes())
+			return
+		}
+		out["idempotency_id"] = id
+		writeFaultJSONHeader(w, rec, out)
 	})
 }

@@ -45,6 +45,7 @@ func (r probeResp) str(path string) string {
 
 // probeDelivery is one webhook delivery the probe transport received.
 type probeDelivery struct {
+	url    string
 	header http.Header
 	body   []byte
 }
@@ -63,7 +64,7 @@ func (p *probeHooks) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	p.mu.Lock()
-	p.got = append(p.got, probeDelivery{header: req.Header.Clone(), body: b})
+	p.got = append(p.got, probeDelivery{url: req.URL.String(), header: req.Header.Clone(), body: b})
 	p.mu.Unlock()
 	select {
 	case p.seen <- struct{}{}:
@@ -316,6 +317,42 @@ func isUploadedFileEvent(d probeDelivery) bool {
 	return s == "UPLOADED"
 }
 
+// probeQuietURL is where the webhook under test of a silence probe delivers.
+const probeQuietURL = "http://hooks.test/quiet"
+
+// quietGetsSaleEvents creates a control webhook and, with body, the webhook
+// under test (at probeQuietURL), makes a sale and then a marker sale, waits
+// for the control's delivery of each, and reports whether the webhook under
+// test received an event of either sale (see webhookStaysSilent in steps).
+func (p *faultProbe) quietGetsSaleEvents(body map[string]any, disable bool) bool {
+	p.webhook()
+	body["url"] = probeQuietURL
+	quiet := p.must(http.StatusCreated, "POST", "/webhooks", body).str("id")
+	if disable {
+		p.must(http.StatusOK, "PUT", "/webhooks/"+quiet, map[string]any{"enabled": false})
+	}
+	var sales [][]byte
+	for range 2 {
+		id := []byte(p.sale(nil).str("id"))
+		sales = append(sales, id)
+		if _, ok := p.hooks.await(5*time.Second, func(d probeDelivery) bool {
+			return d.url == probeHookURL && bytes.Contains(d.body, id)
+		}); !ok {
+			p.t.Fatalf("the control webhook got no event of sale %s", id)
+		}
+	}
+	_, got := p.hooks.find(func(d probeDelivery) bool {
+		return d.url == probeQuietURL && (bytes.Contains(d.body, sales[0]) || bytes.Contains(d.body, sales[1]))
+	})
+	return got
+}
+
+// idempotentSale creates a sale with an idempotency id as cred.
+func (p *faultProbe) idempotentSale(cred *Credential, card, key string) probeResp {
+	b := map[string]any{"source": card, "merchant": p.fx.Fixtures.Merchant, "amount": 1000, "currency": "USD", "idempotency_id": key}
+	return p.send(cred, "POST", "/transfers", b)
+}
+
 func errorItems(r probeResp) []any {
 	items, _ := r.field("_embedded.errors").([]any)
 	return items
@@ -366,6 +403,79 @@ func probes() map[string]func(p *faultProbe) bool {
 		},
 		"card-brand-unknown": func(p *faultProbe) bool {
 			return p.must(201, "POST", "/payment_instruments", probeCardBody(p.fx.Fixtures.BuyerIdentity)).str("brand") != "VISA"
+		},
+		"card-number-non-digits-accepted": func(p *faultProbe) bool {
+			b := probeCardBody(p.fx.Fixtures.BuyerIdentity)
+			b["number"] = "4111 1111 1111 1111"
+			return p.send(p.platform(), "POST", "/payment_instruments", b).status == 201
+		},
+		"card-number-11-digits-accepted": func(p *faultProbe) bool {
+			b := probeCardBody(p.fx.Fixtures.BuyerIdentity)
+			b["number"] = "48951422327"
+			return p.send(p.platform(), "POST", "/payment_instruments", b).status == 201
+		},
+		"card-number-20-digits-accepted": func(p *faultProbe) bool {
+			b := probeCardBody(p.fx.Fixtures.BuyerIdentity)
+			b["number"] = "48951422321200064895"
+			return p.send(p.platform(), "POST", "/payment_instruments", b).status == 201
+		},
+		"card-number-19-digits-refused": func(p *faultProbe) bool {
+			b := probeCardBody(p.fx.Fixtures.BuyerIdentity)
+			b["number"] = "4895142232120006488"
+			return p.send(p.platform(), "POST", "/payment_instruments", b).status != 201
+		},
+		"card-luhn-not-checked": func(p *faultProbe) bool {
+			b := probeCardBody(p.fx.Fixtures.BuyerIdentity)
+			b["number"] = "4111111111111112"
+			return p.send(p.platform(), "POST", "/payment_instruments", b).status == 201
+		},
+		"expiration-year-2-digits-accepted": func(p *faultProbe) bool {
+			b := probeCardBody(p.fx.Fixtures.BuyerIdentity)
+			b["expiration_year"] = 30
+			return p.send(p.platform(), "POST", "/payment_instruments", b).status == 201
+		},
+		"response-content-type-plain-json": func(p *faultProbe) bool {
+			return !strings.HasPrefix(p.must(200, "GET", "/payment_instruments/"+p.card(), nil).header.Get("Content-Type"), "application/hal+json")
+		},
+		// idempotency scope
+		"idempotency-race-duplicates": func(p *faultProbe) bool {
+			card := p.card()
+			resps := make([]probeResp, 10)
+			var wg sync.WaitGroup
+			for i := range resps {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					resps[i] = p.idempotentSale(p.platform(), card, "probe-race")
+				}()
+			}
+			wg.Wait()
+			ids := map[string]bool{}
+			for _, r := range resps {
+				ids[r.str("id")] = true
+			}
+			return len(ids) > 1
+		},
+		"idempotency-shared-across-operations": func(p *faultProbe) bool {
+			card := p.card()
+			p.must(201, "POST", "/authorizations", map[string]any{"source": card, "merchant_identity": p.fx.Fixtures.MerchantIdentity, "amount": 1000, "currency": "USD", "idempotency_id": "probe-shared"})
+			r := p.idempotentSale(p.platform(), card, "probe-shared")
+			return r.status != 201 || !strings.HasPrefix(r.str("id"), "TR")
+		},
+		"idempotency-shared-across-applications": func(p *faultProbe) bool {
+			card := p.card()
+			p.idempotentSale(p.platform(), card, "probe-tenant")
+			return p.idempotentSale(p.other(), card, "probe-tenant").status == 201
+		},
+		"idempotency-id-not-echoed": func(p *faultProbe) bool {
+			return p.idempotentSale(p.platform(), p.card(), "probe-echo").str("idempotency_id") != "probe-echo"
+		},
+		// webhook events
+		"disabled-webhook-still-delivers": func(p *faultProbe) bool {
+			return p.quietGetsSaleEvents(map[string]any{}, true)
+		},
+		"enabled-events-ignored": func(p *faultProbe) bool {
+			return p.quietGetsSaleEvents(map[string]any{"enabled_events": []any{map[string]any{"entity": "authorization"}}}, false)
 		},
 		// authorizations
 		"capture-over-amount-accepted": func(p *faultProbe) bool {
@@ -452,6 +562,21 @@ func probes() map[string]func(p *faultProbe) bool {
 		},
 		"order-month-13-accepted": func(p *faultProbe) bool {
 			return p.saleL3(func(apd map[string]any) { apd["order_date"] = map[string]any{"day": 1, "month": 13, "year": 2025} }).status == 201
+		},
+		"order-day-0-accepted-on-capture": func(p *faultProbe) bool {
+			apd := probeLevel3()
+			apd["order_date"] = map[string]any{"day": 0, "month": 6, "year": 2025}
+			return p.capture(p.authorize(1000, true), map[string]any{"capture_amount": 1000, "additional_purchase_data": apd}).status == 200
+		},
+		"order-month-0-accepted-on-authorization": func(p *faultProbe) bool {
+			apd := probeLevel3()
+			apd["order_date"] = map[string]any{"day": 15, "month": 0, "year": 2025}
+			b := map[string]any{"source": p.card(), "merchant_identity": p.fx.Fixtures.MerchantIdentity, "amount": 1000, "currency": "USD", "additional_purchase_data": apd}
+			return p.send(p.platform(), "POST", "/authorizations", b).status == 201
+		},
+		"updated-at-differs-on-create": func(p *faultProbe) bool {
+			r := p.sale(nil)
+			return r.str("created_at") != r.str("updated_at")
 		},
 		"level3-not-carried-over": func(p *faultProbe) bool {
 			return p.capture(p.authorize(1000, true), map[string]any{"capture_amount": 1000}).field("additional_purchase_data") == nil

@@ -20,6 +20,7 @@ func cardSteps() []stepDef {
 		step(`I create a card for the buyer without the field "([^"]*)"`, func(s *scenario) any { return s.createCardWithout }),
 		step(`I create a card for the buyer whose "([^"]*)" is (\d+) characters long`, func(s *scenario) any { return s.createCardLength }),
 		step(`I create a card for the buyer whose security code is "([^"]*)"`, func(s *scenario) any { return s.createCardCode }),
+		step(`I create a card for the buyer whose expiration year is (\d+)`, func(s *scenario) any { return s.createCardYear }),
 		step(`I create a second card with the same number`, func(s *scenario) any { return s.createSecondCard }),
 		step(`I fetch the card`, func(s *scenario) any { return s.fetchCard }),
 		step(`I fetch a card that does not exist`, func(s *scenario) any { return s.fetchMissingCard }),
@@ -101,6 +102,17 @@ func (s *scenario) createCardCode(ctx context.Context, code string) error {
 		return err
 	}
 	body["security_code"], s.sent["security code"] = code, code
+	_, err = s.create(ctx, "card", "POST", "/payment_instruments", body)
+	return err
+}
+
+// createCardYear creates a card expiring in December of year (§4.3: 4 digits).
+func (s *scenario) createCardYear(ctx context.Context, year int) error {
+	body, err := s.newCard(testCardNumber)
+	if err != nil {
+		return err
+	}
+	body["expiration_year"] = year
 	_, err = s.create(ctx, "card", "POST", "/payment_instruments", body)
 	return err
 }

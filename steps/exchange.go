@@ -54,6 +54,30 @@ type rawBody struct {
 // send performs one request as user (a credential key) under the scenario's
 // auth mode and records it as the last exchange. Network errors are kit errors.
 func (s *scenario) send(ctx context.Context, method, path string, body any, user string, opts ...func(*resty.Request)) (*exchange, error) {
+	if c := s.suite.cfg.credential(user); c != nil && s.auth == authUser {
+		s.secrets = appendSecret(s.secrets, c.Password)
+	}
+	ex, err := s.roundTrip(ctx, method, path, body, user, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return ex, s.record(ex)
+}
+
+// record makes ex the last exchange, tracks what it created and judges the
+// schema of a 2xx response.
+func (s *scenario) record(ex *exchange) error {
+	s.last = ex
+	if ex.status >= 200 && ex.status <= 299 {
+		s.track(ex)
+		return s.checkSchema(ex)
+	}
+	return nil
+}
+
+// roundTrip performs one request and returns it as an exchange without
+// touching the scenario's state, so several may run at once (body is only read).
+func (s *scenario) roundTrip(ctx context.Context, method, path string, body any, user string, opts ...func(*resty.Request)) (*exchange, error) {
 	ex := &exchange{method: method, path: path, url: s.suite.cfg.Target + path, user: user, auth: s.auth}
 	req := s.suite.client.R().SetContext(ctx)
 	if err := s.setAuth(req, ex); err != nil {
@@ -76,13 +100,6 @@ func (s *scenario) send(ctx context.Context, method, path string, body any, user
 		ex.op, ex.hasOp = op, true
 		s.suite.results.cover(op.ID, ex.status)
 	}
-	s.last = ex
-	if ex.status >= 200 && ex.status <= 299 {
-		s.track(ex)
-		if err := s.checkSchema(ex); err != nil {
-			return ex, err
-		}
-	}
 	return ex, nil
 }
 
@@ -97,8 +114,6 @@ func (s *scenario) setAuth(req *resty.Request, ex *exchange) error {
 	pw := c.Password
 	if ex.auth == authWrongPassword {
 		pw = wrongPassword
-	} else {
-		s.secrets = appendSecret(s.secrets, pw)
 	}
 	req.SetBasicAuth(c.Username, pw)
 	return nil

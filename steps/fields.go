@@ -3,6 +3,7 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/url"
 	"path"
 	"strings"
@@ -167,6 +168,34 @@ func (s *scenario) linkNamesField(link, field string) error {
 	u, perr := url.Parse(str)
 	if want == "" || perr != nil || !isAbsoluteURL(str) || path.Base(u.Path) != want {
 		return s.judge(false, s.failf(ex, "link %s = %s, want an absolute URL ending in /%s (the %s)", link, render(href), want, field))
+	}
+	return nil
+}
+
+// contentTypeIs: the media type of the response's Content-Type header,
+// parameters aside, is want.
+func (s *scenario) contentTypeIs(want string) error {
+	ex, err := s.lastExchange()
+	if err != nil {
+		return err
+	}
+	got, _, perr := mime.ParseMediaType(ex.header.Get("Content-Type"))
+	if perr != nil || got != want {
+		return s.judge(false, s.failf(ex, "Content-Type %q, want %s", ex.header.Get("Content-Type"), want))
+	}
+	return nil
+}
+
+// fieldsEqual: two fields of the last response hold the same present value
+// (e.g. created_at and updated_at of a resource just created).
+func (s *scenario) fieldsEqual(a, b string) error {
+	ex, va, okA, err := s.field(a)
+	if err != nil {
+		return err
+	}
+	vb, okB := lookup(ex.doc, b)
+	if !okA || !okB || render(va) != render(vb) {
+		return s.judge(false, s.failf(ex, "field %s = %s and field %s = %s, want them equal", a, render(va), b, render(vb)))
 	}
 	return nil
 }

@@ -36,6 +36,8 @@ func httpSteps() []stepDef {
 		step(`the response field "([^"]*)" is an absolute URL`, func(s *scenario) any { return s.fieldAbsoluteURL }),
 		step(`the response field "([^"]*)" starts with "([^"]*)"`, func(s *scenario) any { return s.fieldStartsWith }),
 		step(`the response has no body`, func(s *scenario) any { return s.responseHasNoBody }),
+		step(`the response content type is "([^"]*)"`, func(s *scenario) any { return s.contentTypeIs }),
+		step(`the response fields "([^"]*)" and "([^"]*)" are equal`, func(s *scenario) any { return s.fieldsEqual }),
 		step(`the link "([^"]*)" names the response field "([^"]*)"`, func(s *scenario) any { return s.linkNamesField }),
 		step(`the response never contains the (card number|security code|password)`, func(s *scenario) any { return s.responseNeverContains }),
 		step(`I remember the response as the ([a-z ]+)`, func(s *scenario) any { return s.rememberAs }),

@@ -19,6 +19,7 @@ import (
 type delivery struct {
 	header http.Header
 	body   []byte
+	route  string // the path after the scenario's token ("" for the token itself)
 }
 
 // receiver is the kit's webhook endpoint: one loopback listener whose deliveries
@@ -89,7 +90,7 @@ func (r *receiver) handle(w http.ResponseWriter, req *http.Request) {
 	ch, ok := r.routes[req.PathValue("token")]
 	if ok {
 		select {
-		case ch <- delivery{header: req.Header.Clone(), body: body}:
+		case ch <- delivery{header: req.Header.Clone(), body: body, route: req.PathValue("rest")}:
 		default: // a scenario that stopped reading must not block the target
 		}
 	}

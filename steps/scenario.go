@@ -25,6 +25,7 @@ type scenario struct {
 	secrets    []string             // values masked in every message
 	sent       map[string]string    // secrets sent ("card number", "security code") by name
 	first      map[string]*exchange // first response of an idempotent request, by role
+	batch      []*exchange          // responses to requests sent at once
 	uniq       string               // scope of idempotency keys
 	remembered []any                // items of an earlier list page
 

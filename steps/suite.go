@@ -100,7 +100,7 @@ func allSteps() []stepDef {
 	for _, group := range [][]stepDef{
 		httpSteps(), authSteps(), authorizationSteps(), transferSteps(), cardSteps(),
 		merchantSteps(), subscriptionSteps(), disputeSteps(), balanceTransferSteps(),
-		fileSteps(), webhookSteps(), listSteps(),
+		fileSteps(), webhookSteps(), listSteps(), idempotencySteps(), webhookSilenceSteps(),
 	} {
 		defs = append(defs, group...)
 	}

@@ -23,7 +23,7 @@ func webhookSteps() []stepDef {
 		step(`I list the webhooks`, func(s *scenario) any { return s.listWebhooks }),
 		step(`I list the webhooks with "([^"]*)"`, func(s *scenario) any { return s.listWebhooksQuery }),
 		step(`the kit's receiver gets the "([^"]*)" event of the file with status "([^"]*)"`, func(s *scenario) any { return s.receivesFileEvent }),
-		step(`the kit's receiver gets the "([^"]*)" event of the sale`, func(s *scenario) any { return s.receivesSaleEvent }),
+		step(`the kit's receiver gets the "([^"]*)" event of the (sale|authorization)`, func(s *scenario) any { return s.receivesSaleEvent }),
 	}
 }
 
@@ -161,12 +161,14 @@ func (s *scenario) receivesFileEvent(ctx context.Context, typ, status string) er
 	}
 }
 
-// receivesSaleEvent waits for the event of the scenario's sale (DESIGN.md: every create sends one).
-func (s *scenario) receivesSaleEvent(ctx context.Context, typ string) error {
-	sale, err := s.id("sale")
+// receivesSaleEvent waits for the event of the scenario's sale or
+// authorization (DESIGN.md: every create sends one).
+func (s *scenario) receivesSaleEvent(ctx context.Context, typ, role string) error {
+	sale, err := s.id(role)
 	if err != nil {
 		return err
 	}
+	entity := map[string]string{"sale": "transfer", "authorization": "authorization"}[role]
 	if s.hookCh == nil {
 		return &kitError{errUsage("the scenario has no webhook pointing at the receiver")}
 	}
@@ -176,11 +178,11 @@ func (s *scenario) receivesSaleEvent(ctx context.Context, typ string) error {
 		select {
 		case d := <-s.hookCh:
 			ev := decodeJSON(d.body)
-			if id, _ := lookupString(ev, "_embedded.transfers.0.id"); id == sale {
-				return s.checkEventOf(ev, d, typ, "transfer")
+			if id, _ := lookupString(ev, "_embedded."+entity+"s.0.id"); id == sale {
+				return s.checkEventOf(ev, d, typ, entity)
 			}
 		case <-deadline.C:
-			return s.judge(false, fmt.Errorf("no webhook event for sale %s reached the receiver within %s", sale, s.suite.cfg.WaitTimeout))
+			return s.judge(false, fmt.Errorf("no webhook event for %s %s reached the receiver within %s", role, sale, s.suite.cfg.WaitTimeout))
 		case <-ctx.Done():
 			return &kitError{ctx.Err()}
 		}

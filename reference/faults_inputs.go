@@ -1,0 +1,184 @@
+package reference
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Faults of input rules (the card number and expiration year of §4.3, the
+// order_date lower bounds of §8) and of response details DESIGN.md decides
+// (media type, timestamps on create).
+
+// cardNumberRefused names the scenario refusing a card number of that kind.
+func cardNumberRefused(kind string) string { return "a card number of " + kind + " is refused" }
+
+// inputRuleFaults break the card number, expiration year and order_date rules.
+func inputRuleFaults() []Fault {
+	return []Fault{
+		{
+			Name: "card-number-non-digits-accepted", Capability: "cards", Expect: ExpectFail, Tags: "@payment_instruments",
+			Breaks: "§4.3 number is digits only",
+			Catchers: []string{
+				cardNumberRefused("letters"),
+				cardNumberRefused("spaces"),
+			},
+			wrap: rewriteCardNumber(func(n string) (string, bool) {
+				if strings.Trim(n, "0123456789") == "" {
+					return "", false
+				}
+				digits := strings.Map(func(c rune) rune {
+					switch {
+					case c >= '0' && c <= '9':
+						return c
+					case c == ' ' || c == '-':
+						return -1
+					}
+					return '0'
+				}, n)
+				return luhnFixed(digits), true
+			}),
+		},
+		{
+			Name: "card-number-11-digits-accepted", Capability: "cards", Expect: ExpectWarn, Tags: "@payment_instruments",
+			Breaks:   "DESIGN cards: the number is at least 12 digits (assumed)",
+			Catchers: []string{cardNumberRefused("11 digits")},
+			wrap: rewriteCardNumber(func(n string) (string, bool) {
+				return "0" + n, len(n) == 11 // a leading zero keeps the Luhn check
+			}),
+		},
+		{
+			Name: "card-number-20-digits-accepted", Capability: "cards", Expect: ExpectWarn, Tags: "@payment_instruments",
+			Breaks:   "DESIGN cards: the number is at most 19 digits (assumed)",
+			Catchers: []string{cardNumberRefused("20 digits")},
+			wrap: rewriteCardNumber(func(n string) (string, bool) {
+				if len(n) != 20 {
+					return "", false
+				}
+				return luhnFixed(n[:19]), true
+			}),
+		},
+		{
+			Name: "card-number-19-digits-refused", Capability: "cards", Expect: ExpectWarn, Tags: "@payment_instruments",
+			Breaks:   "DESIGN cards: a number of 19 digits is accepted (assumed)",
+			Catchers: []string{"a card number of 19 digits is accepted"},
+			wrap: rewriteCardNumber(func(n string) (string, bool) {
+				return n + "0", len(n) == 19 // 20 digits: the handler refuses it
+			}),
+		},
+		{
+			Name: "card-luhn-not-checked", Capability: "cards", Expect: ExpectWarn, Tags: "@payment_instruments",
+			Breaks: "DESIGN cards: the number passes the Luhn check (assumed)",
+			Catchers: []string{
+				"a card number failing the Luhn check is refused",
+				cardNumberRefused("a failing Luhn check"),
+			},
+			wrap: rewriteCardNumber(func(n string) (string, bool) {
+				if len(n) < 12 || len(n) > 19 || strings.Trim(n, "0123456789") != "" || luhn(n) {
+					return "", false
+				}
+				return luhnFixed(n), true
+			}),
+		},
+		{
+			Name: "expiration-year-2-digits-accepted", Capability: "cards", Expect: ExpectFail, Tags: "@payment_instruments",
+			Breaks:   "§4.3 expiration_year is 4 digits",
+			Catchers: []string{"a card's expiration year 2030 is accepted and 30 is refused"},
+			wrap: rewriteRequest(func(x *faultExchange) bool {
+				y, ok := numberOf(x.in["expiration_year"])
+				if !ok || y < 0 || y > 99 {
+					return false
+				}
+				x.in["expiration_year"] = 2000 + y
+				return true
+			}, routeCardCreate),
+		},
+		{
+			Name: "order-day-0-accepted-on-capture", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
+			Breaks:   "§8 order_date.day is 1 to 31 (capture)",
+			Catchers: []string{"capture Level 3 data accepts a order_date.day of 1 and refuses 0"},
+			wrap:     rewriteRequest(raiseOrderDate("day"), routeAuthCapture),
+		},
+		{
+			Name: "order-month-0-accepted-on-authorization", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
+			Breaks:   "§8 order_date.month is 1 to 12 (create authorization)",
+			Catchers: []string{"authorization Level 3 data accepts a order_date.month of 1 and refuses 0"},
+			wrap:     rewriteRequest(raiseOrderDate("month"), routeAuthCreate),
+		},
+	}
+}
+
+// responseDetailFaults break DESIGN's response media type and create timestamps.
+func responseDetailFaults() []Fault {
+	return []Fault{
+		{
+			Name: "response-content-type-plain-json", Capability: "content", Expect: ExpectWarn, Tags: "@transfers",
+			Breaks:   "DESIGN content types: responses are application/hal+json (assumed)",
+			Catchers: []string{scenarioSale, scenarioCardCreate},
+			wrap:     plainJSONResponses,
+		},
+		{
+			Name: "updated-at-differs-on-create", Capability: "transfers", Expect: ExpectWarn, Tags: "@transfers",
+			Breaks:   "DESIGN clock: created_at equals updated_at on create (assumed)",
+			Catchers: []string{scenarioSale},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				created, err := time.Parse(time.RFC3339Nano, stringAt(x.out, "created_at"))
+				if !isSuccess(x.status) || err != nil || x.out["updated_at"] == nil {
+					return false
+				}
+				x.out["updated_at"] = created.Add(time.Millisecond).Format(timeLayout)
+				return true
+			}, routeSaleCreate),
+		},
+	}
+}
+
+// rewriteCardNumber lets edit replace the number of a card create body.
+func rewriteCardNumber(edit func(number string) (string, bool)) func(http.Handler, faultDeps) http.Handler {
+	return rewriteRequest(func(x *faultExchange) bool {
+		n, ok := x.in["number"].(string)
+		if !ok {
+			return false
+		}
+		repl, changed := edit(n)
+		if changed {
+			x.in["number"] = repl
+		}
+		return changed
+	}, routeCardCreate)
+}
+
+// luhnFixed replaces the last digit of digits by the one that passes the Luhn check.
+func luhnFixed(digits string) string {
+	head := digits[:len(digits)-1]
+	for c := '0'; c <= '9'; c++ {
+		if luhn(head + string(c)) {
+			return head + string(c)
+		}
+	}
+	return digits
+}
+
+// raiseOrderDate returns an edit turning an order_date part of 0 into 1.
+func raiseOrderDate(part string) func(x *faultExchange) bool {
+	return func(x *faultExchange) bool {
+		date := objectAt(x.in, "additional_purchase_data.order_date")
+		if v, ok := numberOf(date[part]); !ok || v != 0 {
+			return false
+		}
+		date[part] = 1
+		return true
+	}
+}
+
+// plainJSONResponses labels hal+json responses application/json.
+func plainJSONResponses(next http.Handler, _ faultDeps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := newFaultRecorder()
+		next.ServeHTTP(rec, r)
+		if strings.HasPrefix(rec.header.Get("Content-Type"), "application/hal+json") {
+			rec.header.Set("Content-Type", "application/json")
+		}
+		rec.flush(w, rec.body.Bytes())
+	})
+}

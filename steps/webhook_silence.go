@@ -1,0 +1,118 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/cucumber/godog"
+)
+
+// controlRoute is the receiver path, under the scenario's token, of the
+// control webhook; the webhook under test delivers to the token itself.
+const controlRoute = "control"
+
+// markerAmount is the amount of the marker sale that closes a silence check.
+const markerAmount = 1401
+
+func webhookSilenceSteps() []stepDef {
+	return []stepDef{
+		step(`a control webhook pointing at the kit's receiver`, func(s *scenario) any { return s.aControlWebhook }),
+		step(`a webhook pointing at the kit's receiver enabled only for "([a-z_]+)" events`, func(s *scenario) any { return s.aFilteredWebhook }),
+		step(`the webhook gets neither the sale's event nor a later marker sale's, while the control webhook gets both`, func(s *scenario) any { return s.webhookStaysSilent }),
+	}
+}
+
+// aControlWebhook creates an enabled webhook without a filter on its own
+// receiver route: it receives every event, so its deliveries show how far
+// the target has got.
+func (s *scenario) aControlWebhook(ctx context.Context) error {
+	body := map[string]any{"url": s.ensureHookURL() + "/" + controlRoute, "tags": s.runTags()}
+	return s.given(ctx, "control webhook", "POST", "/webhooks", body)
+}
+
+// aFilteredWebhook creates the webhook under test with a non-empty
+// enabled_events naming one entity (DESIGN.md: it filters by entity and type).
+func (s *scenario) aFilteredWebhook(ctx context.Context, entity string) error {
+	body := map[string]any{
+		"url": s.ensureHookURL(), "tags": s.runTags(),
+		"enabled_events": []any{map[string]any{"entity": entity, "types": []any{"created", "updated"}}},
+	}
+	ex, err := s.postWebhook(ctx, body)
+	if err != nil {
+		return err
+	}
+	if err := s.checkSuccess(ex); err != nil {
+		return fmt.Errorf("setting up the filtered webhook: %w", err)
+	}
+	return nil
+}
+
+// webhookStaysSilent proves that the webhook under test received no event of
+// the scenario's sale, without sleeping and without false failures.
+//
+// Absence cannot be observed directly, so the control webhook (enabled, no
+// filter) serves as a clock: the target dispatches an event to all its
+// webhooks when the event happens. The step waits until the control has
+// received the sale's event, then makes a second, marker sale and waits until
+// the control has received that too. By then the target has published the
+// sale's event and carried a later event end to end, so a delivery of the
+// sale's event to the webhook under test would have had a full round trip to
+// arrive. Any delivery of either sale to the webhook under test fails the
+// check. A conforming target never sends such a delivery, so the check cannot
+// fail it; only a target that delivers very late could slip through.
+// The control missing an event is a warning: which events a sale sends is a
+// DESIGN.md decision, and without it the check proves nothing.
+func (s *scenario) webhookStaysSilent(ctx context.Context) error {
+	sale, err := s.id("sale")
+	if err != nil {
+		return err
+	}
+	if s.hookCh == nil {
+		return &kitError{errUsage("the scenario has no webhook pointing at the receiver")}
+	}
+	var stray []string
+	if err := s.awaitControl(ctx, sale, &stray); err != nil {
+		return err
+	}
+	if err := s.createSale(ctx, markerAmount); err != nil {
+		return err
+	}
+	if err := s.checkSuccess(s.last); err != nil {
+		return fmt.Errorf("creating the marker sale: %w", err)
+	}
+	marker := s.ids["sale"]
+	s.ids["sale"] = sale
+	if err := s.awaitControl(ctx, marker, &stray, sale); err != nil {
+		return err
+	}
+	if len(stray) > 0 {
+		return s.judge(false, fmt.Errorf("the webhook under test received %d event(s) of sales %s and %s it must not receive: %v", len(stray), sale, marker, stray))
+	}
+	return nil
+}
+
+// awaitControl reads deliveries until the control webhook has the event of
+// transfer want; deliveries of want (or of also) to the webhook under test
+// are added to stray.
+func (s *scenario) awaitControl(ctx context.Context, want string, stray *[]string, also ...string) error {
+	deadline := time.NewTimer(s.suite.cfg.WaitTimeout)
+	defer deadline.Stop()
+	for {
+		select {
+		case d := <-s.hookCh:
+			id, _ := lookupString(decodeJSON(d.body), "_embedded.transfers.0.id")
+			switch {
+			case d.route == controlRoute && id == want:
+				return nil
+			case d.route == "" && (id == want || containsString(also, id)):
+				*stray = append(*stray, id)
+			}
+		case <-deadline.C:
+			s.warnings = append(s.warnings, fmt.Sprintf("assumed: the control webhook received no event of sale %s within %s", want, s.suite.cfg.WaitTimeout))
+			return fmt.Errorf("%w: without the control's delivery the silence of the webhook proves nothing", godog.ErrSkip)
+		case <-ctx.Done():
+			return &kitError{ctx.Err()}
+		}
+	}
+}
