@@ -34,14 +34,13 @@ func step(pattern string, bind func(s *scenario) any) stepDef {
 // Suite is what every scenario of one run shares: the configuration, one HTTP
 // client, the validator, the webhook receiver and the results.
 type Suite struct {
-	cfg      Config
-	client   *resty.Client
-	v        *validate.Validator
-	recv     *receiver
-	strict   bool
-	defs     []stepDef
-	results  *recorder
-	envelope string // schema name of the error envelope
+	cfg     Config
+	client  *resty.Client
+	v       *validate.Validator
+	recv    *receiver
+	strict  bool
+	defs    []stepDef
+	results *recorder
 }
 
 // NewSuite prepares a suite for cfg. With strict, an assumed check that fails
@@ -65,10 +64,6 @@ func NewSuite(cfg Config, strict bool) (*Suite, error) {
 		SetDisableWarn(true)
 	client.SetTransport(&http.Transport{MaxIdleConnsPerHost: 64, MaxIdleConns: 64, IdleConnTimeout: 30 * time.Second})
 	s := &Suite{cfg: cfg, client: client, v: v, recv: recv, strict: strict, results: newRecorder()}
-	s.envelope = "error_envelope"
-	if _, ok := v.Schema(s.envelope); !ok {
-		s.envelope = "error"
-	}
 	s.defs = allSteps()
 	return s, nil
 }
