@@ -205,13 +205,28 @@ func summarize(results []ScenarioResult, seed int64, d time.Duration) Summary {
 	return sum
 }
 
+// clauses renders the spec-section tags of a scenario, e.g. " [§4.1 §7]", so a
+// verdict names the clauses it judged; "" when it has none.
+func clauses(tags []string) string {
+	var sections []string
+	for _, t := range tags {
+		if sec, ok := strings.CutPrefix(t, "@spec-"); ok {
+			sections = append(sections, "§"+sec)
+		}
+	}
+	if len(sections) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(sections, " ") + "]"
+}
+
 // report prints every non-passing verdict with its evidence, then the summary line.
 func report(w io.Writer, sum Summary) {
 	for _, r := range sum.Results {
 		if r.Outcome == Pass {
 			continue
 		}
-		fmt.Fprintf(w, "%-5s %s: %s\n", r.Outcome, r.Feature, r.Name)
+		fmt.Fprintf(w, "%-5s %s: %s%s\n", r.Outcome, r.Feature, r.Name, clauses(r.Tags))
 		for _, m := range r.Messages {
 			fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(m, "\n", "\n      "))
 		}

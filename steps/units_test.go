@@ -119,3 +119,19 @@ func TestLookupAndSetPath(t *testing.T) {
 		t.Errorf("filler(postal_code, 8) = %q", got)
 	}
 }
+
+func TestClausesNameSpecSections(t *testing.T) {
+	tests := []struct {
+		tags []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"@transfers", "@assumed"}, ""},
+		{[]string{"@authorizations", "@spec-4.1", "@spec-7"}, " [§4.1 §7]"},
+	}
+	for _, tt := range tests {
+		if got := clauses(tt.tags); got != tt.want {
+			t.Errorf("clauses(%q) = %q, want %q", tt.tags, got, tt.want)
+		}
+	}
+}
