@@ -94,3 +94,81 @@ Feature: Disputes, evidence and adjustment transfers
   Scenario: the adjustment transfers of a dispute that does not exist are not found
     When I list the adjustment transfers of a dispute that does not exist
     Then the request is refused as not found
+
+  @sandbox @lists @spec-2.12 @spec-4.10
+  Scenario: the dispute list pages by offset and limit and counts every dispute
+    Given a card for the buyer
+    And a sale of 888888 cents
+    And the dispute opened on the sale appears in the dispute list
+    And a sale of 888888 cents
+    And the dispute opened on the sale appears in the dispute list
+    When I list the disputes with "limit=1"
+    Then the request succeeds
+    And the list holds 1 items
+    And the page offset is 0
+    And the page limit is 1
+    And the page count is at least 2
+    And the self link carries "limit=1"
+    When I list the disputes with "offset=0&limit=2&sort=created_at,asc&sort=id,asc"
+    Then the request succeeds
+    And the list holds 2 items
+    And I remember the items
+    When I list the disputes with "offset=1&limit=1&sort=created_at,asc&sort=id,asc"
+    Then the request succeeds
+    And the list holds 1 items
+    And the items are items 1 to 2 of the remembered items
+    And the page offset is 1
+    And the page limit is 1
+    And the page count is at least 2
+    And the self link carries "offset=1"
+    And the self link carries "sort=created_at,asc"
+    When I list the disputes with ""
+    Then the request succeeds
+    And the page limit is 20
+    And the page count is at least 2
+    And the list holds as many items as its page allows
+
+  @sandbox @lists @spec-2.12
+  Scenario: a new dispute's evidence list is empty and still carries its page
+    Given a card for the buyer
+    And a sale of 888888 cents
+    And the dispute opened on the sale appears in the dispute list
+    When I list the evidence of the dispute
+    Then the request succeeds
+    And the list holds 0 items
+    And the page offset is 0
+    And the page limit is 20
+    And the page count is 0
+
+  @sandbox @lists @spec-2.12 @spec-4.10
+  Scenario: the evidence list of a dispute pages by offset and limit and counts exactly
+    Given a card for the buyer
+    And a sale of 888888 cents
+    And the dispute opened on the sale appears in the dispute list
+    When I upload "page-one.pdf" as evidence for the dispute
+    Then the request succeeds
+    When I upload "page-two.pdf" as evidence for the dispute
+    Then the request succeeds
+    When I upload "page-three.pdf" as evidence for the dispute
+    Then the request succeeds
+    When I list the evidence of the dispute
+    Then the request succeeds
+    And the list holds 3 items
+    And the page limit is 20
+    And the page count is 3
+    And the items are ordered by created_at then id, newest first
+    And I remember the items
+    When I list the evidence of the dispute with "offset=1&limit=2"
+    Then the request succeeds
+    And the list holds 2 items
+    And the items are items 1 to 3 of the remembered items
+    And the page offset is 1
+    And the page limit is 2
+    And the page count is 3
+    And the self link carries "offset=1"
+    And the self link carries "limit=2"
+    And the self link carries "sort"
+    When I list the evidence of the dispute with "offset=3&limit=2"
+    Then the request succeeds
+    And the list holds 0 items
+    And the page count is 3

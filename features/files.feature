@@ -101,3 +101,38 @@ Feature: Files for underwriting review
     Given a file named "conform no link"
     When I fetch an upload link that does not exist
     Then the request is refused as not found
+
+  @lists @spec-2.12 @spec-4.10
+  Scenario: the file list pages by offset and limit and counts every file
+    Given a file named "conform page one"
+    And a file named "conform page two"
+    And a file named "conform page three"
+    When I list the files with "offset=0&limit=2&sort=created_at,asc&sort=id,asc"
+    Then the request succeeds
+    And the list holds 2 items
+    And the page offset is 0
+    And the page limit is 2
+    And the page count is at least 3
+    And I remember the items
+    When I list the files with "offset=2&limit=2&sort=created_at,asc&sort=id,asc"
+    Then the request succeeds
+    And the list holds at least 1 item
+    And the list holds as many items as its page allows
+    And the items share none with the remembered items
+    And the page offset is 2
+    And the page limit is 2
+    And the page count is at least 3
+    And the self link carries "offset=2"
+    And the self link carries "limit=2"
+    And the self link carries "sort=created_at,asc"
+
+  @lists @spec-2.12 @spec-8
+  Scenario: the file list holds 20 files by default
+    Given a file named "conform default page"
+    When I list the files with ""
+    Then the request succeeds
+    And the list holds at least 1 item
+    And the page offset is 0
+    And the page limit is 20
+    And the page count is at least 1
+    And the list holds as many items as its page allows

@@ -271,6 +271,55 @@ func listFaults() []Fault {
 			}, "GET /subscription/subscription_enrollments"),
 		},
 		{
+			Name: "file-list-ignores-offset", Capability: "lists", Expect: ExpectFail, Tags: "@files",
+			Breaks:   "§4.10 the file list honours offset",
+			Catchers: []string{"the file list pages by offset and limit and counts every file"},
+			wrap: rewriteHeaders(func(r *http.Request, _ faultDeps) {
+				q := r.URL.Query()
+				q.Del("offset")
+				r.URL.RawQuery = q.Encode()
+			}, "GET /files"),
+		},
+		{
+			Name: "dispute-list-ignores-limit", Capability: "lists", Expect: ExpectFail, Tags: "@disputes",
+			Breaks:   "§4.10 the dispute list honours limit",
+			Catchers: []string{"the dispute list pages by offset and limit and counts every dispute"},
+			wrap: rewriteHeaders(func(r *http.Request, _ faultDeps) {
+				q := r.URL.Query()
+				q.Del("limit")
+				r.URL.RawQuery = q.Encode()
+			}, "GET /disputes"),
+		},
+		{
+			Name: "evidence-list-count-is-page-size", Capability: "lists", Expect: ExpectFail, Tags: "@disputes",
+			Breaks:   "§2.12 page.count of a dispute's evidence list is the total number of records",
+			Catchers: []string{"the evidence list of a dispute pages by offset and limit and counts exactly"},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				page := objectAt(x.out, "page")
+				if page == nil {
+					return false
+				}
+				page["count"] = len(listItems(x.out))
+				return true
+			}, routeEvidenceList),
+		},
+		{
+			Name: "evidence-list-embedded-null-when-empty", Capability: "lists", Expect: ExpectFail, Tags: "@disputes",
+			Breaks: "§2.12 an empty list still carries _embedded.evidences as an array",
+			Catchers: []string{
+				"a new dispute's evidence list is empty and still carries its page",
+				"the evidence list of a dispute pages by offset and limit and counts exactly",
+			},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				emb := objectAt(x.out, "_embedded")
+				if items, ok := emb["evidences"].([]any); !ok || len(items) > 0 {
+					return false
+				}
+				emb["evidences"] = nil
+				return true
+			}, routeEvidenceList),
+		},
+		{
 			Name: "limit-over-100-accepted", Capability: "lists", Expect: ExpectWarn, Tags: "@lists",
 			Breaks:   "DESIGN lists: limit above 100 is 422 INVALID_FIELD (assumed)",
 			Catchers: []string{"a limit over 100 is refused"},

@@ -833,6 +833,28 @@ func probes() map[string]func(p *faultProbe) bool {
 			n, _ := numberOf(p.must(200, "GET", "/subscription/subscription_enrollments?limit=1", nil).field("page.count"))
 			return n < 2
 		},
+		"file-list-ignores-offset": func(p *faultProbe) bool {
+			p.file("probe one")
+			p.file("probe two")
+			first := listItems(p.must(200, "GET", "/files?limit=1", nil).doc)
+			second := listItems(p.must(200, "GET", "/files?offset=1&limit=1", nil).doc)
+			return len(first) == 1 && len(second) == 1 && first[0].(map[string]any)["id"] == second[0].(map[string]any)["id"]
+		},
+		"dispute-list-ignores-limit": func(p *faultProbe) bool {
+			n, _ := numberOf(p.must(200, "GET", "/disputes?limit=1", nil).field("page.limit"))
+			return n != 1
+		},
+		"evidence-list-count-is-page-size": func(p *faultProbe) bool {
+			path := "/disputes/" + p.fx.Fixtures.Dispute + "/evidence"
+			p.upload(path, "one.pdf", []byte("%PDF-1.4"))
+			p.upload(path, "two.pdf", []byte("%PDF-1.4"))
+			n, _ := numberOf(p.must(200, "GET", path+"?limit=1", nil).field("page.count"))
+			return n < 2
+		},
+		"evidence-list-embedded-null-when-empty": func(p *faultProbe) bool {
+			items, ok := p.must(200, "GET", "/disputes/"+p.fx.Fixtures.Dispute+"/evidence?offset=1000", nil).field("_embedded.evidences").([]any)
+			return !ok || items == nil
+		},
 		"limit-over-100-accepted": func(p *faultProbe) bool {
 			return p.send(p.platform(), "GET", "/files/"+p.fileWithLinks(1)+"/external_links?limit=101", nil).status == 200
 		},

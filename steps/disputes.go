@@ -12,9 +12,11 @@ func disputeSteps() []stepDef {
 		step(`the dispute reaches the state "([^"]*)"`, func(s *scenario) any { return s.disputeReaches }),
 		step(`I fetch a dispute that does not exist`, func(s *scenario) any { return s.fetchMissingDispute }),
 		step(`I list the disputes`, func(s *scenario) any { return s.listDisputes }),
+		step(`I list the disputes with "([^"]*)"`, func(s *scenario) any { return s.listDisputesQuery }),
 		step(`I upload "([^"]*)" as evidence for the dispute`, func(s *scenario) any { return s.uploadEvidence }),
 		step(`I upload "([^"]*)" as evidence for a dispute that does not exist`, func(s *scenario) any { return s.uploadEvidenceMissing }),
 		step(`I list the evidence of the dispute`, func(s *scenario) any { return s.listEvidence }),
+		step(`I list the evidence of the dispute with "([^"]*)"`, func(s *scenario) any { return s.listEvidenceQuery }),
 		step(`I list the evidence of a dispute that does not exist`, func(s *scenario) any { return s.listEvidenceMissing }),
 		step(`I fetch the evidence`, func(s *scenario) any { return s.fetchEvidence }),
 		step(`I fetch evidence that does not exist`, func(s *scenario) any { return s.fetchMissingEvidence }),
@@ -64,6 +66,12 @@ func (s *scenario) listDisputes(ctx context.Context) error {
 	return err
 }
 
+// listDisputesQuery lists the disputes with a raw query ("limit=1").
+func (s *scenario) listDisputesQuery(ctx context.Context, query string) error {
+	_, err := s.send(ctx, "GET", withRawQuery("/disputes", query), nil, s.user)
+	return err
+}
+
 func (s *scenario) postEvidence(ctx context.Context, dispute, name string) error {
 	s.sent["file name"] = name
 	_, err := s.create(ctx, "evidence", "POST", "/disputes/"+dispute+"/evidence", &filePart{name: name, data: []byte("%PDF-1.4 conform evidence\n")})
@@ -88,6 +96,16 @@ func (s *scenario) listEvidence(ctx context.Context) error {
 		return err
 	}
 	_, err = s.send(ctx, "GET", "/disputes/"+id+"/evidence", nil, s.user)
+	return err
+}
+
+// listEvidenceQuery lists the dispute's evidence with a raw query ("offset=2&limit=2").
+func (s *scenario) listEvidenceQuery(ctx context.Context, query string) error {
+	id, err := s.id("dispute")
+	if err != nil {
+		return err
+	}
+	_, err = s.send(ctx, "GET", withRawQuery("/disputes/"+id+"/evidence", query), nil, s.user)
 	return err
 }
 

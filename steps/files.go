@@ -21,6 +21,7 @@ func fileSteps() []stepDef {
 		step(`I fetch the file with GET`, func(s *scenario) any { return s.fetchFileGET }),
 		step(`I fetch a file that does not exist`, func(s *scenario) any { return s.fetchMissingFile }),
 		step(`I list the files`, func(s *scenario) any { return s.listFiles }),
+		step(`I list the files with "([^"]*)"`, func(s *scenario) any { return s.listFilesQuery }),
 		step(`I download the file`, func(s *scenario) any { return s.downloadFile }),
 		step(`the download is the uploaded document`, func(s *scenario) any { return s.downloadMatches }),
 		step(`I create an upload link for the file`, func(s *scenario) any { return s.createLink }),
@@ -105,6 +106,13 @@ func (s *scenario) fetchMissingFile(ctx context.Context) error {
 
 func (s *scenario) listFiles(ctx context.Context) error {
 	_, err := s.send(ctx, "GET", withQuery("/files", url.Values{"limit": {"100"}}), nil, s.user)
+	return err
+}
+
+// listFilesQuery lists the files with a raw query ("offset=2&limit=2"), or
+// with none when query is empty.
+func (s *scenario) listFilesQuery(ctx context.Context, query string) error {
+	_, err := s.send(ctx, "GET", withRawQuery("/files", query), nil, s.user)
 	return err
 }
 

@@ -24,6 +24,8 @@ func listSteps() []stepDef {
 		step(`every item has "([^"]*)" equal to "([^"]*)"`, func(s *scenario) any { return s.everyItemHas }),
 		step(`no item has the field "([^"]*)"`, func(s *scenario) any { return s.noItemHas }),
 		step(`every item has "([^"]*)" present`, func(s *scenario) any { return s.everyItemHasField }),
+		step(`the list holds as many items as its page allows`, func(s *scenario) any { return s.listHoldsPage }),
+		step(`the items share none with the remembered items`, func(s *scenario) any { return s.itemsDisjoint }),
 	}
 }
 
@@ -248,6 +250,61 @@ func (s *scenario) everyItemHasField(path string) error {
 	for i, it := range list {
 		if _, ok := lookup(it, path); !ok {
 			return s.judge(false, s.failf(ex, "item %d lacks %s", i, path))
+		}
+	}
+	return nil
+}
+
+// withRawQuery appends a raw query ("offset=2&limit=2") to path, if any.
+func withRawQuery(path, query string) string {
+	if query == "" {
+		return path
+	}
+	return path + "?" + query
+}
+
+// listHoldsPage: the page holds min(page.limit, page.count - page.offset)
+// items, none when the offset is past the total (§2.12). Items and page come
+// from one response, so the relation holds while other clients create records.
+func (s *scenario) listHoldsPage() error {
+	ex, list, err := s.items()
+	if err != nil {
+		return err
+	}
+	var n [3]int64
+	for i, f := range []string{"page.offset", "page.limit", "page.count"} {
+		_, v, _, err := s.field(f)
+		if err != nil {
+			return err
+		}
+		got, ok := asInt(v)
+		if !ok {
+			return s.judge(false, s.failf(ex, "%s = %s, want an integer", f, render(v)))
+		}
+		n[i] = got
+	}
+	offset, limit, count := n[0], n[1], n[2]
+	if want := max(min(limit, count-offset), 0); int64(len(list)) != want {
+		return s.judge(false, s.failf(ex, "the list holds %d items, want %d (limit %d, count %d, offset %d)", len(list), want, limit, count, offset))
+	}
+	return nil
+}
+
+// itemsDisjoint: the page shares no item with the remembered page, as two
+// windows at different offsets of one stable order must not.
+func (s *scenario) itemsDisjoint() error {
+	ex, list, err := s.items()
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, it := range s.remembered {
+		id, _ := lookupString(it, "id")
+		seen[id] = true
+	}
+	for i, it := range list {
+		if id, _ := lookupString(it, "id"); id != "" && seen[id] {
+			return s.judge(false, s.failf(ex, "item %d (%s) was already on the remembered page", i, id))
 		}
 	}
 	return nil
