@@ -131,3 +131,20 @@ Feature: Webhooks
     When I authorize 1000 cents
     Then the request succeeds
     And the kit's receiver gets the "created" event of the authorization
+
+  @assumed @spec-6
+  Scenario: a webhook with basic authentication receives events with that Authorization header and never shows its password
+    Given a webhook pointing at the kit's receiver with basic authentication
+    Then the response field "authentication.type" is "BASIC"
+    And the response field "authentication.basic.username" is "conform-hook"
+    And the response never shows the webhook's password
+    When I fetch the webhook
+    Then the request succeeds
+    And the response never shows the webhook's password
+    When I list the webhooks
+    Then the request succeeds
+    And the response never shows the webhook's password
+    Given a card for the buyer
+    When I create a sale of 1400 cents
+    Then the request succeeds
+    And the kit's receiver gets the "created" event of the sale with the webhook's basic Authorization header

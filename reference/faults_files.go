@@ -22,6 +22,7 @@ const (
 	routeHookUpdate  = "PUT /webhooks/{id}"
 	scenarioFileHook = "an uploaded file passes review to UPLOADED and the webhook receives the alert"
 	scenarioHookNew  = "a webhook is created enabled with its signing secret"
+	scenarioHookAuth = "a webhook with basic authentication receives events with that Authorization header and never shows its password"
 	scenarioLinkNew  = "an upload link is created, fetched and listed"
 )
 
@@ -167,6 +168,29 @@ func webhookFaults() []Fault {
 			Breaks:    "DESIGN webhooks: Finix-Signature is the HMAC-SHA256 of timestamp:body (assumed)",
 			Catchers:  []string{scenarioFileHook},
 			transport: badSignature,
+		},
+		{
+			Name: "webhook-authentication-not-sent", Capability: "webhooks", Expect: ExpectWarn, Tags: "@webhooks",
+			Breaks:    "§4.9 authentication: settings used when sending events (DESIGN: BASIC/BEARER send an Authorization header; assumed)",
+			Catchers:  []string{scenarioHookAuth},
+			transport: stripAuthorization,
+		},
+		{
+			Name: "webhook-auth-password-echoed", Capability: "webhooks", Expect: ExpectFail, Tags: "@webhooks",
+			Breaks:   "a webhook's authentication password is a credential, never returned",
+			Catchers: []string{scenarioHookAuth},
+			wrap: rewriteResponse(func(x *faultExchange) bool {
+				sent := objectAt(x.in, "authentication.basic")
+				if !isSuccess(x.status) || sent == nil || sent["password"] == nil {
+					return false
+				}
+				auth := objectAt(x.out, "authentication")
+				if auth == nil {
+					return false
+				}
+				auth["basic"] = sent
+				return true
+			}, routeHookCreate, routeHookUpdate),
 		},
 	}
 }
@@ -381,6 +405,17 @@ func dropUploadedFileEvents(base http.RoundTripper) http.RoundTripper {
 				StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 				Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(nil)), Request: req,
 			}, nil
+		}
+		return base.RoundTrip(req)
+	}}
+}
+
+// stripAuthorization removes the Authorization header of every delivery.
+func stripAuthorization(base http.RoundTripper) http.RoundTripper {
+	return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
+		if req.Header.Get("Authorization") != "" {
+			req = req.Clone(req.Context())
+			req.Header.Del("Authorization")
 		}
 		return base.RoundTrip(req)
 	}}

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -236,6 +237,11 @@ func probeItem(field string, value any) map[string]any {
 
 func (p *faultProbe) webhook() probeResp {
 	return p.must(http.StatusCreated, "POST", "/webhooks", map[string]any{"url": probeHookURL})
+}
+
+// probeHookAuth is a webhook's BASIC authentication (password "probe-hook-pass").
+func probeHookAuth() map[string]any {
+	return map[string]any{"type": "BASIC", "basic": map[string]any{"username": "probe-user", "password": "probe-hook-pass"}}
 }
 
 func (p *faultProbe) file(name string) string {
@@ -795,6 +801,19 @@ func probes() map[string]func(p *faultProbe) bool {
 			ts, _, _ := strings.Cut(strings.TrimPrefix(header, "timestamp="), ",")
 			n, _ := strconv.ParseInt(ts, 10, 64)
 			return header != signature(secret, n, d.body)
+		},
+		"webhook-authentication-not-sent": func(p *faultProbe) bool {
+			p.must(http.StatusCreated, "POST", "/webhooks", map[string]any{"url": probeHookURL, "authentication": probeHookAuth()})
+			d, ok := p.hooks.await(5*time.Second, func(probeDelivery) bool { return true })
+			if !ok {
+				p.t.Fatal("no webhook delivery")
+			}
+			return d.header.Get("Authorization") != "Basic "+base64.StdEncoding.EncodeToString([]byte("probe-user:probe-hook-pass"))
+		},
+		"webhook-auth-password-echoed": func(p *faultProbe) bool {
+			created := p.must(http.StatusCreated, "POST", "/webhooks", map[string]any{"url": probeHookURL, "authentication": probeHookAuth()})
+			updated := p.must(http.StatusOK, "PUT", "/webhooks/"+created.str("id"), map[string]any{"authentication": probeHookAuth()})
+			return bytes.Contains(created.body, []byte("probe-hook-pass")) || bytes.Contains(updated.body, []byte("probe-hook-pass"))
 		},
 		// lists
 		"default-page-size-not-20": func(p *faultProbe) bool {

@@ -108,11 +108,36 @@ type externalLinkCreate struct {
 }
 
 type webhookBody struct {
-	URL            *string                `json:"url"`
-	Enabled        *bool                  `json:"enabled"`
-	EnabledEvents  []any                  `json:"enabled_events"`
-	Authentication *webhookAuthentication `json:"authentication"`
-	Tags           tags                   `json:"tags"`
+	URL            *string          `json:"url"`
+	Enabled        *bool            `json:"enabled"`
+	EnabledEvents  []any            `json:"enabled_events"`
+	Authentication *webhookAuthBody `json:"authentication"`
+	Tags           tags             `json:"tags"`
+}
+
+// webhookAuthBody is the request form of a webhook's authentication.
+type webhookAuthBody struct {
+	Type  string `json:"type"`
+	Basic *struct {
+		Username string `json:"username"`
+		Password string `json:"password"`
+	} `json:"basic"`
+	Bearer *struct {
+		Token string `json:"token"`
+	} `json:"bearer"`
+}
+
+// stored is the authentication a webhook keeps: the whole object replaces
+// the previous one, credentials included.
+func (b webhookAuthBody) stored() webhookAuthentication {
+	a := webhookAuthentication{Type: b.Type}
+	if b.Basic != nil {
+		a.username, a.password = b.Basic.Username, b.Basic.Password
+	}
+	if b.Bearer != nil {
+		a.token = b.Bearer.Token
+	}
+	return a
 }
 
 // parseTimestamp reads an RFC 3339 timestamp of a request body field.

@@ -1,6 +1,10 @@
 package reference
 
-import "time"
+import (
+	"encoding/base64"
+	"encoding/json"
+	"time"
+)
 
 // The domain records. Exported fields are the JSON representation of the
 // resource (spec section 2); unexported fields are bookkeeping that never
@@ -308,8 +312,50 @@ type externalLink struct {
 	Tags      tags     `json:"tags"`
 }
 
+// Webhook authentication types that put an Authorization header on deliveries.
+const (
+	hookAuthBasic  = "BASIC"
+	hookAuthBearer = "BEARER"
+)
+
+// webhookAuthentication is a webhook's stored authentication (spec §4.9:
+// "settings used when sending events"). Its JSON form, in every response and
+// event, carries the type and a BASIC username only: the password and the
+// bearer token are credentials and are never rendered (see MarshalJSON).
 type webhookAuthentication struct {
-	Type string `json:"type"`
+	Type     string
+	username string
+	password string // BASIC
+	token    string // BEARER
+}
+
+// MarshalJSON renders {"type"} and, for BASIC, {"basic":{"username"}}.
+func (a webhookAuthentication) MarshalJSON() ([]byte, error) {
+	type basic struct {
+		Username string `json:"username"`
+	}
+	out := struct {
+		Type  string `json:"type"`
+		Basic *basic `json:"basic,omitempty"`
+	}{Type: a.Type}
+	if a.Type == hookAuthBasic {
+		out.Basic = &basic{Username: a.username}
+	}
+	return json.Marshal(out)
+}
+
+// header is the Authorization header a delivery carries ("" for none): BASIC
+// sends the username and password, BEARER a non-empty token, NONE nothing.
+func (a webhookAuthentication) header() string {
+	switch a.Type {
+	case hookAuthBasic:
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte(a.username+":"+a.password))
+	case hookAuthBearer:
+		if a.token != "" {
+			return "Bearer " + a.token
+		}
+	}
+	return ""
 }
 
 type webhook struct {

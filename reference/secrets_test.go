@@ -8,11 +8,18 @@ import (
 
 // TestNoSecretsInResponses creates every kind of resource, fetches every
 // list and seeded resource, and walks every response body and webhook event:
-// no card number, security code, password or clear api key may appear.
+// no card number, security code, password (webhook authentication's
+// included), bearer token or clear api key may appear.
 func TestNoSecretsInResponses(t *testing.T) {
 	srv, deliveries, _ := receiver(t, 0)
 	h := newHarness(t, func(c *Config) { c.WebhookClient = srv.Client() })
-	h.webhook(srv.URL, nil)
+	const hookPassword, hookToken = "hook-pass-c2e81d", "hook-token-5a90f3"
+	basic := h.webhook(srv.URL, map[string]any{"authentication": map[string]any{
+		"type": "BASIC", "basic": map[string]any{"username": "hook-user", "password": hookPassword}}})
+	h.webhook(srv.URL+"/bearer", map[string]any{"authentication": map[string]any{"type": "BEARER", "bearer": map[string]any{"token": hookToken}}})
+	h.call(h.platform(), "PUT", "/webhooks/"+basic["id"].(string), map[string]any{"authentication": map[string]any{
+		"type": "BASIC", "basic": map[string]any{"username": "hook-user", "password": hookPassword}}})
+	h.call(h.platform(), "GET", "/webhooks/"+basic["id"].(string), nil)
 	fx := h.fx.Fixtures
 	numbers := []string{"4111111111111111", "5555555555554444", "378282246310005"}
 	const securityCode = "9731"
@@ -48,7 +55,7 @@ func TestNoSecretsInResponses(t *testing.T) {
 		h.expect(h.call(h.platform(), "GET", path, nil), 200, "")
 	}
 	creds := h.fx.Credentials
-	forbidden := append([]string{securityCode, creds.Platform.Password, creds.Merchant.Password, creds.OtherApplication.Password}, numbers...)
+	forbidden := append([]string{securityCode, creds.Platform.Password, creds.Merchant.Password, creds.OtherApplication.Password, hookPassword, hookToken}, numbers...)
 	check := func(where string, body []byte) {
 		t.Helper()
 		for _, s := range forbidden {

@@ -235,7 +235,7 @@ func applyWebhookBody(w *webhook, in webhookBody) {
 		w.Tags = in.Tags
 	}
 	if in.Authentication != nil && in.Authentication.Type != "" {
-		w.Authentication = *in.Authentication
+		w.Authentication = in.Authentication.stored()
 	}
 }
 

@@ -158,6 +158,9 @@ func (s *Server) post(w webhook, body []byte) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Finix-Signature", signature(w.SecretSigningKey, s.cfg.Now().Unix(), body))
+	if auth := w.Authentication.header(); auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
 	resp, err := s.cfg.WebhookClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("post event: %w", err)

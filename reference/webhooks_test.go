@@ -1,12 +1,14 @@
 package reference
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,8 +16,10 @@ import (
 
 // delivery is one request the test receiver got.
 type delivery struct {
-	signature string
-	body      []byte
+	signature     string
+	authorization string
+	path          string
+	body          []byte
 }
 
 // receiver is a webhook endpoint answering fail times with 500, then 200.
@@ -29,7 +33,7 @@ func receiver(t *testing.T, fail int32) (*httptest.Server, chan delivery, *atomi
 			w.WriteHeader(http.StatusInternalServerError)
 			return
 		}
-		got <- delivery{signature: r.Header.Get("Finix-Signature"), body: body}
+		got <- delivery{signature: r.Header.Get("Finix-Signature"), authorization: r.Header.Get("Authorization"), path: r.URL.Path, body: body}
 	}))
 	t.Cleanup(srv.Close)
 	return srv, got, &attempts
@@ -166,5 +170,69 @@ func TestDisabledWebhookIsNotATarget(t *testing.T) {
 	targets := h.srv.st.enabledWebhooks(h.srv.st.users[h.platform().Username].app)
 	if len(targets) != 1 || targets[0].ID != on["id"] || targets[0].ID == off["id"] {
 		t.Errorf("targets %v, want only %v", targets, on["id"])
+	}
+}
+
+// TestWebhookAuthentication: each delivery carries the Authorization header
+// of the webhook's authentication (BASIC, BEARER; none for NONE), an update
+// replaces it, and no response or event renders the password or token.
+func TestWebhookAuthentication(t *testing.T) {
+	const password, token, newToken = "hook-pass-7f3a9c", "hook-token-41d2e8", "hook-token-9b07aa"
+	srv, got, _ := receiver(t, 0)
+	h := newHarness(t, func(c *Config) { c.WebhookClient = srv.Client() })
+	basic := map[string]any{"type": "BASIC", "basic": map[string]any{"username": "hook-user", "password": password}}
+	bearer := map[string]any{"type": "BEARER", "bearer": map[string]any{"token": token}}
+	hooks := map[string]map[string]any{
+		"/basic":  h.webhook(srv.URL+"/basic", map[string]any{"authentication": basic}),
+		"/bearer": h.webhook(srv.URL+"/bearer", map[string]any{"authentication": bearer}),
+		"/none":   h.webhook(srv.URL+"/none", map[string]any{"authentication": map[string]any{"type": "NONE"}}),
+	}
+	want := map[string]string{
+		"/basic":  "Basic " + base64.StdEncoding.EncodeToString([]byte("hook-user:"+password)),
+		"/bearer": "Bearer " + token,
+		"/none":   "",
+	}
+	if a := hooks["/basic"]["authentication"].(map[string]any); a["type"] != "BASIC" || a["basic"].(map[string]any)["username"] != "hook-user" {
+		t.Errorf("basic authentication rendered as %v", a)
+	}
+	if a := hooks["/bearer"]["authentication"].(map[string]any); a["type"] != "BEARER" || a["bearer"] != nil {
+		t.Errorf("bearer authentication rendered as %v", a)
+	}
+	// Each webhook receives at least the created events published after it.
+	h.call(h.platform(), "GET", "/webhooks/"+hooks["/basic"]["id"].(string), nil)
+	h.call(h.platform(), "GET", "/webhooks", nil)
+	marker := h.webhook("http://127.0.0.1:9/marker", map[string]any{"enabled": false})
+	seen := map[string]bool{}
+	var events [][]byte
+	for len(seen) < len(want) {
+		d, _ := waitDelivery(t, got, func(event) bool { return true })
+		events = append(events, d.body)
+		if d.authorization != want[d.path] {
+			t.Errorf("delivery to %s: Authorization %q, want %q", d.path, d.authorization, want[d.path])
+		}
+		seen[d.path] = true
+	}
+	// An update replaces the authentication: the new token is sent.
+	id := hooks["/bearer"]["id"].(string)
+	h.expect(h.call(h.platform(), "PUT", "/webhooks/"+id, map[string]any{"authentication": map[string]any{"type": "BEARER", "bearer": map[string]any{"token": newToken}}}), 200, "webhook")
+	h.call(h.platform(), "PUT", "/webhooks/"+marker["id"].(string), map[string]any{"tags": map[string]any{"k": "v"}})
+	d, _ := waitDelivery(t, got, func(ev event) bool { return ev.Type == "updated" })
+	for d.path != "/bearer" {
+		events = append(events, d.body)
+		d, _ = waitDelivery(t, got, func(ev event) bool { return ev.Type == "updated" })
+	}
+	events = append(events, d.body)
+	if d.authorization != "Bearer "+newToken {
+		t.Errorf("after update: Authorization %q, want the new token", d.authorization)
+	}
+	h.mu.Lock()
+	bodies := append([][]byte(nil), h.bodies...)
+	h.mu.Unlock()
+	for _, b := range append(bodies, events...) {
+		for _, secret := range []string{password, token, newToken} {
+			if strings.Contains(string(b), secret) {
+				t.Errorf("a response or event carries a webhook credential: %s", truncate(b))
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -17,9 +18,10 @@ import (
 
 // delivery is one webhook POST the receiver accepted.
 type delivery struct {
-	header http.Header
-	body   []byte
-	route  string // the path after the scenario's token ("" for the token itself)
+	header        http.Header
+	authorization string // the Authorization header (webhook authentication, spec §4.9)
+	body          []byte
+	route         string // the path after the scenario's token ("" for the token itself)
 }
 
 // receiver is the kit's webhook endpoint: one loopback listener whose deliveries
@@ -90,13 +92,19 @@ func (r *receiver) handle(w http.ResponseWriter, req *http.Request) {
 	ch, ok := r.routes[req.PathValue("token")]
 	if ok {
 		select {
-		case ch <- delivery{header: req.Header.Clone(), body: body, route: req.PathValue("rest")}:
+		case ch <- delivery{header: req.Header.Clone(), authorization: req.Header.Get("Authorization"), body: body, route: req.PathValue("rest")}:
 		default: // a scenario that stopped reading must not block the target
 		}
 	}
 	r.mu.Unlock()
 	// Always acknowledge, so the target does not retry deliveries nobody waits for.
 	w.WriteHeader(http.StatusOK)
+}
+
+// basicAuthorization is the Authorization header value of HTTP Basic
+// credentials, as a webhook with BASIC authentication sends it.
+func basicAuthorization(username, password string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(username+":"+password))
 }
 
 // verifySignature checks a Finix-Signature header

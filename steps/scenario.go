@@ -29,12 +29,13 @@ type scenario struct {
 	uniq       string               // scope of idempotency keys
 	remembered []any                // items of an earlier list page
 
-	hookToken  string
-	hookURL    string
-	hookCh     <-chan delivery
-	hookSecret string
-	webhooks   []owned // webhooks to disable at the end
-	restore    func(ctx context.Context) error
+	hookToken    string
+	hookURL      string
+	hookCh       <-chan delivery
+	hookSecret   string
+	hookPassword string  // the basic authentication password of the webhook under test
+	webhooks     []owned // webhooks to disable at the end
+	restore      func(ctx context.Context) error
 
 	failures, warnings, kitErrs []string
 	skipped                     string

@@ -2,6 +2,8 @@ package steps
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -24,6 +26,9 @@ func webhookSteps() []stepDef {
 		step(`I list the webhooks with "([^"]*)"`, func(s *scenario) any { return s.listWebhooksQuery }),
 		step(`the kit's receiver gets the "([^"]*)" event of the file with status "([^"]*)"`, func(s *scenario) any { return s.receivesFileEvent }),
 		step(`the kit's receiver gets the "([^"]*)" event of the (sale|authorization)`, func(s *scenario) any { return s.receivesSaleEvent }),
+		step(`a webhook pointing at the kit's receiver with basic authentication`, func(s *scenario) any { return s.aBasicAuthWebhook }),
+		step(`the response never shows the webhook's password`, func(s *scenario) any { return s.neverShowsHookPassword }),
+		step(`the kit's receiver gets the "([^"]*)" event of the (sale|authorization) with the webhook's basic Authorization header`, func(s *scenario) any { return s.receivesAuthenticatedEvent }),
 	}
 }
 
@@ -164,27 +169,43 @@ func (s *scenario) receivesFileEvent(ctx context.Context, typ, status string) er
 // receivesSaleEvent waits for the event of the scenario's sale or
 // authorization (DESIGN.md: every create sends one).
 func (s *scenario) receivesSaleEvent(ctx context.Context, typ, role string) error {
+	ev, d, entity, err := s.awaitSaleEvent(ctx, role, nil)
+	if err != nil || ev == nil {
+		return err
+	}
+	return s.checkEventOf(ev, d, typ, entity)
+}
+
+// awaitSaleEvent reads the scenario's receiver route until the event of the
+// sale or authorization arrives, passing every delivery read to each (when
+// given) first. A nil event with a nil error means the wait was judged.
+func (s *scenario) awaitSaleEvent(ctx context.Context, role string, each func(delivery) error) (any, delivery, string, error) {
 	sale, err := s.id(role)
 	if err != nil {
-		return err
+		return nil, delivery{}, "", err
 	}
 	entity := map[string]string{"sale": "transfer", "authorization": "authorization"}[role]
 	if s.hookCh == nil {
-		return &kitError{errUsage("the scenario has no webhook pointing at the receiver")}
+		return nil, delivery{}, "", &kitError{errUsage("the scenario has no webhook pointing at the receiver")}
 	}
 	deadline := time.NewTimer(s.suite.cfg.WaitTimeout)
 	defer deadline.Stop()
 	for {
 		select {
 		case d := <-s.hookCh:
+			if each != nil {
+				if err := each(d); err != nil {
+					return nil, d, entity, err
+				}
+			}
 			ev := decodeJSON(d.body)
 			if id, _ := lookupString(ev, "_embedded."+entity+"s.0.id"); id == sale {
-				return s.checkEventOf(ev, d, typ, entity)
+				return ev, d, entity, nil
 			}
 		case <-deadline.C:
-			return s.judge(false, fmt.Errorf("no webhook event for %s %s reached the receiver within %s", role, sale, s.suite.cfg.WaitTimeout))
+			return nil, delivery{}, entity, s.judge(false, fmt.Errorf("no webhook event for %s %s reached the receiver within %s", role, sale, s.suite.cfg.WaitTimeout))
 		case <-ctx.Done():
-			return &kitError{ctx.Err()}
+			return nil, delivery{}, entity, &kitError{ctx.Err()}
 		}
 	}
 }
@@ -216,6 +237,84 @@ func (s *scenario) checkEventOf(ev any, d delivery, typ, entity string) error {
 	}
 	if err := verifySignature(d.header.Get("Finix-Signature"), s.hookSecret, d.body); err != nil {
 		return s.judge(true, fmt.Errorf("webhook delivery signature: %w", err))
+	}
+	return nil
+}
+
+// hookUsername is the username of the webhooks the suite creates with basic
+// authentication; the password is random per scenario.
+const hookUsername = "conform-hook"
+
+// aBasicAuthWebhook creates the webhook under test with BASIC authentication
+// (spec §4.9: "settings used when sending events"; DESIGN.md: deliveries
+// carry Authorization: Basic). The password is a secret of the scenario.
+func (s *scenario) aBasicAuthWebhook(ctx context.Context) error {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	s.hookPassword = "hook-" + hex.EncodeToString(b)
+	s.secrets = appendSecret(s.secrets, s.hookPassword)
+	ex, err := s.postWebhook(ctx, map[string]any{
+		"url": s.ensureHookURL(), "tags": s.runTags(),
+		"authentication": map[string]any{"type": "BASIC", "basic": map[string]any{"username": hookUsername, "password": s.hookPassword}},
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.checkSuccess(ex); err != nil {
+		return fmt.Errorf("setting up the webhook with basic authentication: %w", err)
+	}
+	if _, ok := s.ids["webhook"]; !ok {
+		return s.fail(ex, "setting up the webhook: no id in the response")
+	}
+	return nil
+}
+
+// leaksHookPassword reports whether body carries the webhook's password.
+func (s *scenario) leaksHookPassword(body []byte) bool {
+	return s.hookPassword != "" && strings.Contains(string(body), s.hookPassword)
+}
+
+// neverShowsHookPassword: the password the webhook was given is a credential
+// and never comes back. This check is normative even in an assumed scenario:
+// whether a target supports BASIC is a DESIGN decision, but one that accepted
+// a password and returns it leaks a credential.
+func (s *scenario) neverShowsHookPassword() error {
+	ex, err := s.lastExchange()
+	if err != nil {
+		return err
+	}
+	if s.hookPassword == "" {
+		return &kitError{errUsage("the scenario created no webhook with basic authentication")}
+	}
+	if s.leaksHookPassword(ex.body) {
+		return s.failf(ex, "the response contains the webhook's authentication password")
+	}
+	return nil
+}
+
+// receivesAuthenticatedEvent waits for the sale's event like
+// receivesSaleEvent and checks that it carries the webhook's basic
+// Authorization header (DESIGN.md; assumed). No delivery read on the way may
+// carry the password (normative, as in neverShowsHookPassword).
+func (s *scenario) receivesAuthenticatedEvent(ctx context.Context, typ, role string) error {
+	ev, d, entity, err := s.awaitSaleEvent(ctx, role, func(d delivery) error {
+		if s.leaksHookPassword(d.body) {
+			return fmt.Errorf("a webhook event carries the webhook's authentication password: %s", s.mask(d.body))
+		}
+		return nil
+	})
+	if err != nil || ev == nil {
+		return err
+	}
+	if err := s.checkEventOf(ev, d, typ, entity); err != nil {
+		return err
+	}
+	if want := basicAuthorization(hookUsername, s.hookPassword); d.authorization != want {
+		got := "none"
+		if d.authorization != "" {
+			got = "a different one"
+		}
+		return s.judge(true, fmt.Errorf("the %s event reached the receiver with %s Authorization header, want Basic with the webhook's username and password", role, got))
 	}
 	return nil
 }
