@@ -41,7 +41,7 @@ var requiredPointers = map[string][]string{
 	"subscription_enrollment_create": {"/merchant"},
 	"subscription_enrollment_update": {},
 	"webhook_create":                 {"/url", "/authentication/type", "/enabled_events/0/entity"},
-	"webhook_update":                 {"/authentication/type"},
+	"webhook_update":                 {"/authentication/type", "/authentication/basic", "/authentication/basic/username", "/authentication/basic/password"}, // basic is required for type BASIC
 	"file_create":                    {"/display_name", "/linked_to", "/type"},
 	"external_link_create":           {"/type"},
 	"balance_transfer_create":        {"/amount", "/currency", "/description", "/source", "/destination"},
