@@ -209,14 +209,7 @@ func listFaults() []Fault {
 			Name: "page-count-is-page-size", Capability: "lists", Expect: ExpectFail, Tags: "@lists",
 			Breaks:   "§2.12 page.count is the total number of records",
 			Catchers: []string{byDefault},
-			wrap: rewriteResponse(func(x *faultExchange) bool {
-				page := objectAt(x.out, "page")
-				if page == nil {
-					return false
-				}
-				page["count"] = len(listItems(x.out))
-				return true
-			}, listRoutes()...),
+			wrap:     rewriteResponse(countPageSize, listRoutes()...),
 		},
 		{
 			Name: "default-order-ascending", Capability: "lists", Expect: ExpectFail, Tags: "@lists",
@@ -251,81 +244,43 @@ func listFaults() []Fault {
 			Name: "offset-ignored", Capability: "lists", Expect: ExpectFail, Tags: "@lists",
 			Breaks:   "§4.10 lists honour offset",
 			Catchers: []string{"offset and limit select a window of the list"},
-			wrap: rewriteQuery(func(q url.Values) bool {
-				if q.Get("offset") == "" {
-					return false
-				}
-				q.Del("offset")
-				return true
-			}),
+			wrap:     dropQuery("offset"),
 		},
 		{
 			Name: "sort-parameter-ignored", Capability: "lists", Expect: ExpectFail, Tags: "@lists",
 			Breaks:   "§2.12/§4.10 lists honour an explicit sort",
 			Catchers: []string{"an explicit sort orders the list oldest first and is echoed in the self link"},
-			wrap: rewriteQuery(func(q url.Values) bool {
-				if len(q["sort"]) == 0 {
-					return false
-				}
-				q.Del("sort")
-				return true
-			}),
+			wrap:     dropQuery("sort"),
 		},
 		{
 			Name: "webhook-list-ignores-limit", Capability: "lists", Expect: ExpectFail, Tags: "@webhooks",
 			Breaks:   "§4.10 the webhook list honours limit",
 			Catchers: []string{"the webhook list honours its limit and counts every webhook"},
-			wrap: rewriteHeaders(func(r *http.Request, _ faultDeps) {
-				q := r.URL.Query()
-				q.Del("limit")
-				r.URL.RawQuery = q.Encode()
-			}, routeHookList),
+			wrap:     dropQuery("limit", routeHookList),
 		},
 		{
 			Name: "enrollment-list-count-is-page-size", Capability: "lists", Expect: ExpectFail, Tags: "@subscriptions",
 			Breaks:   "§2.12 page.count of the enrollment list is the total number of records",
 			Catchers: []string{"the enrollment list honours its limit and counts every enrollment"},
-			wrap: rewriteResponse(func(x *faultExchange) bool {
-				page := objectAt(x.out, "page")
-				if page == nil {
-					return false
-				}
-				page["count"] = len(listItems(x.out))
-				return true
-			}, "GET /subscription/subscription_enrollments"),
+			wrap:     rewriteResponse(countPageSize, "GET /subscription/subscription_enrollments"),
 		},
 		{
 			Name: "file-list-ignores-offset", Capability: "lists", Expect: ExpectFail, Tags: "@files",
 			Breaks:   "§4.10 the file list honours offset",
 			Catchers: []string{"the file list pages by offset and limit and counts every file"},
-			wrap: rewriteHeaders(func(r *http.Request, _ faultDeps) {
-				q := r.URL.Query()
-				q.Del("offset")
-				r.URL.RawQuery = q.Encode()
-			}, "GET /files"),
+			wrap:     dropQuery("offset", "GET /files"),
 		},
 		{
 			Name: "dispute-list-ignores-limit", Capability: "lists", Expect: ExpectFail, Tags: "@disputes",
 			Breaks:   "§4.10 the dispute list honours limit",
 			Catchers: []string{"the dispute list pages by offset and limit and counts every dispute"},
-			wrap: rewriteHeaders(func(r *http.Request, _ faultDeps) {
-				q := r.URL.Query()
-				q.Del("limit")
-				r.URL.RawQuery = q.Encode()
-			}, "GET /disputes"),
+			wrap:     dropQuery("limit", "GET /disputes"),
 		},
 		{
 			Name: "evidence-list-count-is-page-size", Capability: "lists", Expect: ExpectFail, Tags: "@disputes",
 			Breaks:   "§2.12 page.count of a dispute's evidence list is the total number of records",
 			Catchers: []string{"the evidence list of a dispute pages by offset and limit and counts exactly"},
-			wrap: rewriteResponse(func(x *faultExchange) bool {
-				page := objectAt(x.out, "page")
-				if page == nil {
-					return false
-				}
-				page["count"] = len(listItems(x.out))
-				return true
-			}, routeEvidenceList),
+			wrap:     rewriteResponse(countPageSize, routeEvidenceList),
 		},
 		{
 			Name: "evidence-list-embedded-null-when-empty", Capability: "lists", Expect: ExpectFail, Tags: "@disputes",
@@ -374,13 +329,39 @@ func setIfAbsent(q url.Values, key, value string) bool {
 }
 
 // rewriteQuery returns a fault editing the query of list requests.
-func rewriteQuery(edit func(url.Values) bool) func(http.Handler, faultDeps) http.Handler {
+func rewriteQuery(edit func(url.Values) bool, patterns ...string) func(http.Handler, faultDeps) http.Handler {
+	if len(patterns) == 0 {
+		patterns = listRoutes()
+	}
 	return rewriteHeaders(func(r *http.Request, _ faultDeps) {
 		q := r.URL.Query()
 		if edit(q) {
 			r.URL.RawQuery = q.Encode()
 		}
-	}, listRoutes()...)
+	}, patterns...)
+}
+
+// dropQuery removes a query parameter from the requests of the given list
+// routes, so the list answers as if it had not been sent.
+func dropQuery(param string, patterns ...string) func(http.Handler, faultDeps) http.Handler {
+	return rewriteQuery(func(q url.Values) bool {
+		if !q.Has(param) {
+			return false
+		}
+		q.Del(param)
+		return true
+	}, patterns...)
+}
+
+// countPageSize sets a list's page.count to the number of items on the page
+// instead of the total.
+func countPageSize(x *faultExchange) bool {
+	page := objectAt(x.out, "page")
+	if page == nil {
+		return false
+	}
+	page["count"] = len(listItems(x.out))
+	return true
 }
 
 // dropUploadedFileEvents answers deliveries of a file's UPLOADED event with
