@@ -130,11 +130,7 @@ func (st *store) updateAmount(u user, scheduleID, id string, in amountBody, now 
 }
 
 func (st *store) createEnrollment(u user, scheduleID string, in enrollmentBody, now time.Time) (subscriptionEnrollment, error) {
-	started, err := parseTimestamp("/started_at", in.StartedAt)
-	if err != nil {
-		return subscriptionEnrollment{}, err
-	}
-	ended, err := parseTimestamp("/ended_at", in.EndedAt)
+	started, ended, err := enrollmentTimes(in)
 	if err != nil {
 		return subscriptionEnrollment{}, err
 	}
@@ -154,15 +150,7 @@ func (st *store) createEnrollment(u user, scheduleID string, in enrollmentBody, 
 		SubscriptionSchedule: scheduleID,
 		Tags:                 orEmpty(in.Tags),
 	}
-	if in.Nickname != nil {
-		e.Nickname = *in.Nickname
-	}
-	if started != nil {
-		e.StartedAt = jsonTime(*started)
-	}
-	if ended != nil {
-		e.EndedAt = timePtr(*ended)
-	}
+	e.apply(in, started, ended)
 	st.enrollments[e.ID] = e
 	st.apps[u.app].enrollments.add(e)
 	st.enrollmentsBySchedule[scheduleID].add(e)
@@ -170,11 +158,7 @@ func (st *store) createEnrollment(u user, scheduleID string, in enrollmentBody, 
 }
 
 func (st *store) updateEnrollment(app, id string, in enrollmentBody, now time.Time) (subscriptionEnrollment, error) {
-	started, err := parseTimestamp("/started_at", in.StartedAt)
-	if err != nil {
-		return subscriptionEnrollment{}, err
-	}
-	ended, err := parseTimestamp("/ended_at", in.EndedAt)
+	started, ended, err := enrollmentTimes(in)
 	if err != nil {
 		return subscriptionEnrollment{}, err
 	}
@@ -184,6 +168,27 @@ func (st *store) updateEnrollment(app, id string, in enrollmentBody, now time.Ti
 	if err != nil {
 		return subscriptionEnrollment{}, err
 	}
+	e.apply(in, started, ended)
+	if in.Tags != nil {
+		e.Tags = in.Tags
+	}
+	e.UpdatedAt = jsonTime(now)
+	return *e, nil
+}
+
+// enrollmentTimes parses the optional started_at and ended_at of a body.
+func enrollmentTimes(in enrollmentBody) (started, ended *time.Time, err error) {
+	if started, err = parseTimestamp("/started_at", in.StartedAt); err != nil {
+		return nil, nil, err
+	}
+	if ended, err = parseTimestamp("/ended_at", in.EndedAt); err != nil {
+		return nil, nil, err
+	}
+	return started, ended, nil
+}
+
+// apply sets the fields a create or update body names.
+func (e *subscriptionEnrollment) apply(in enrollmentBody, started, ended *time.Time) {
 	if in.Nickname != nil {
 		e.Nickname = *in.Nickname
 	}
@@ -193,11 +198,6 @@ func (st *store) updateEnrollment(app, id string, in enrollmentBody, now time.Ti
 	if ended != nil {
 		e.EndedAt = timePtr(*ended)
 	}
-	if in.Tags != nil {
-		e.Tags = in.Tags
-	}
-	e.UpdatedAt = jsonTime(now)
-	return *e, nil
 }
 
 func (st *store) deleteEnrollment(app, id string) error {
