@@ -32,7 +32,67 @@ type receiver struct {
 	publicURL string
 
 	mu     sync.Mutex
-	routes map[string]chan delivery
+	routes map[string]*route
+}
+
+// maxQueued bounds the deliveries one route holds for its scenario. A
+// scenario's webhook receives every event of the application, so under high
+// concurrency it may be far behind; the bound only guards memory.
+const maxQueued = 1 << 16
+
+// route queues one scenario's deliveries without bound (up to maxQueued) and
+// hands them out in arrival order, so no delivery a scenario waits for is ever
+// dropped because it was slow to read.
+type route struct {
+	mu    sync.Mutex
+	queue []delivery
+	wake  chan struct{} // a send means the queue may have grown
+	out   chan delivery
+	done  chan struct{}
+}
+
+func newRoute() *route {
+	rt := &route{wake: make(chan struct{}, 1), out: make(chan delivery), done: make(chan struct{})}
+	go rt.pump()
+	return rt
+}
+
+// push queues a delivery; it never blocks the receiving HTTP handler.
+func (rt *route) push(d delivery) {
+	rt.mu.Lock()
+	if len(rt.queue) < maxQueued {
+		rt.queue = append(rt.queue, d)
+	}
+	rt.mu.Unlock()
+	select {
+	case rt.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pump moves queued deliveries to out until the route is closed.
+func (rt *route) pump() {
+	for {
+		rt.mu.Lock()
+		if len(rt.queue) == 0 {
+			rt.mu.Unlock()
+			select {
+			case <-rt.wake:
+				continue
+			case <-rt.done:
+				return
+			}
+		}
+		d := rt.queue[0]
+		rt.queue[0] = delivery{}
+		rt.queue = rt.queue[1:]
+		rt.mu.Unlock()
+		select {
+		case rt.out <- d:
+		case <-rt.done:
+			return
+		}
+	}
 }
 
 // newReceiver starts listening on cfg.Listen; Close stops it.
@@ -41,7 +101,7 @@ func newReceiver(cfg ReceiverConfig) (*receiver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: webhook receiver listen %s: %w", ErrConfig, cfg.Listen, err)
 	}
-	r := &receiver{ln: ln, routes: map[string]chan delivery{}}
+	r := &receiver{ln: ln, routes: map[string]*route{}}
 	r.publicURL = strings.TrimRight(cfg.PublicURL, "/")
 	if r.publicURL == "" {
 		r.publicURL = "http://" + ln.Addr().String()
@@ -57,6 +117,12 @@ func newReceiver(cfg ReceiverConfig) (*receiver, error) {
 // Close stops the listener and drops open connections at once: deliveries
 // still arriving after the run are of no interest.
 func (r *receiver) Close() error {
+	r.mu.Lock()
+	for token, rt := range r.routes {
+		close(rt.done)
+		delete(r.routes, token)
+	}
+	r.mu.Unlock()
 	if err := r.srv.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("webhook receiver close: %w", err)
 	}
@@ -68,17 +134,20 @@ func (r *receiver) register() (string, string, <-chan delivery) {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	token := hex.EncodeToString(b)
-	ch := make(chan delivery, 64)
+	rt := newRoute()
 	r.mu.Lock()
-	r.routes[token] = ch
+	r.routes[token] = rt
 	r.mu.Unlock()
-	return token, r.publicURL + "/hooks/" + token, ch
+	return token, r.publicURL + "/hooks/" + token, rt.out
 }
 
 // unregister closes a route; later deliveries to it are acknowledged and dropped.
 func (r *receiver) unregister(token string) {
 	r.mu.Lock()
-	delete(r.routes, token)
+	if rt, ok := r.routes[token]; ok {
+		close(rt.done)
+		delete(r.routes, token)
+	}
 	r.mu.Unlock()
 }
 
@@ -89,14 +158,11 @@ func (r *receiver) handle(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.mu.Lock()
-	ch, ok := r.routes[req.PathValue("token")]
-	if ok {
-		select {
-		case ch <- delivery{header: req.Header.Clone(), authorization: req.Header.Get("Authorization"), body: body, route: req.PathValue("rest")}:
-		default: // a scenario that stopped reading must not block the target
-		}
-	}
+	rt, ok := r.routes[req.PathValue("token")]
 	r.mu.Unlock()
+	if ok {
+		rt.push(delivery{header: req.Header.Clone(), authorization: req.Header.Get("Authorization"), body: body, route: req.PathValue("rest")})
+	}
 	// Always acknowledge, so the target does not retry deliveries nobody waits for.
 	w.WriteHeader(http.StatusOK)
 }
