@@ -104,17 +104,17 @@ func (s *scenario) expand(text string) string {
 	for k, v := range s.ids {
 		pairs = append(pairs, "{"+k+"}", v)
 	}
-	for k, p := range s.suite.cfg.Fixtures.fields() {
-		pairs = append(pairs, "{fixture:"+k+"}", *p)
+	for _, f := range s.suite.cfg.Fixtures.fields() {
+		pairs = append(pairs, "{fixture:"+f.key+"}", *f.p)
 	}
 	return strings.NewReplacer(pairs...).Replace(text)
 }
 
 // expandChecked expands text and skips when it names a fixture that is not configured.
 func (s *scenario) expandChecked(text string) (string, error) {
-	for k, p := range s.suite.cfg.Fixtures.fields() {
-		if *p == "" && strings.Contains(text, "{fixture:"+k+"}") {
-			return "", &skipError{key: "fixtures." + k}
+	for _, f := range s.suite.cfg.Fixtures.fields() {
+		if *f.p == "" && strings.Contains(text, "{fixture:"+f.key+"}") {
+			return "", &skipError{key: "fixtures." + f.key}
 		}
 	}
 	return s.expand(text), nil

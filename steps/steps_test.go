@@ -2,7 +2,6 @@ package steps_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -30,17 +29,31 @@ func startReference(tb testing.TB) steps.Config {
 		srv.Close()
 		_ = ref.Close()
 	})
-	raw, err := json.Marshal(ref.Fixtures())
-	if err != nil {
-		tb.Fatalf("encode fixtures: %v", err)
-	}
-	var cfg steps.Config
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		tb.Fatalf("decode fixtures as steps.Config: %v", err)
-	}
-	cfg.Target = srv.URL
+	cfg := referenceConfig(srv.URL, ref.Seeded())
 	cfg.WaitTimeout = 5 * time.Second
 	return cfg
+}
+
+// referenceConfig is the suite config for a reference serving at target, as
+// cmd/conform maps it for "conform run" (its suiteConfig; tests cannot import cmd).
+func referenceConfig(target string, seeded reference.Seeded) steps.Config {
+	cred := func(c reference.Credential) *steps.Credential {
+		return &steps.Credential{Username: c.Username, Password: c.Password}
+	}
+	ids := seeded.Fixtures
+	return steps.Config{
+		Target: target,
+		Credentials: steps.Credentials{
+			Platform: cred(seeded.Credentials.Platform), Merchant: cred(seeded.Credentials.Merchant),
+			OtherApplication: cred(seeded.Credentials.OtherApplication),
+		},
+		Fixtures: steps.Fixtures{
+			BuyerIdentity: ids.BuyerIdentity, Merchant: ids.Merchant, MerchantIdentity: ids.MerchantIdentity,
+			PlainMerchant: ids.PlainMerchant, PlainMerchantIdentity: ids.PlainMerchantIdentity,
+			SubscriptionSchedule: ids.SubscriptionSchedule, SubscriptionAmount: ids.SubscriptionAmount,
+			Dispute: ids.Dispute, BalanceTransfer: ids.BalanceTransfer,
+		},
+	}
 }
 
 // TestFeatures runs every scenario against the reference: strict, concurrent, random order.
