@@ -33,6 +33,15 @@ type Operation struct {
 	Roles       []string `json:"roles"`
 	Source      string   `json:"source"` // "spec" | "extension"
 	AlsoMethods []string `json:"also_methods,omitempty"`
+	Clauses     []string `json:"clauses"`           // spec sections the operation implements
+	Assumed     string   `json:"assumed,omitempty"` // profile key when the operation itself is assumed
+}
+
+// Basis says whether the operation itself is normative (the spec names it:
+// its success and refusals may FAIL) or assumed under a profile key
+// (extensions, the webhook create and update routes).
+func (o Operation) Basis() Basis {
+	return Basis{Clauses: slices.Clone(o.Clauses), Assumed: o.Assumed}
 }
 
 // HasJSONBody reports whether the operation's request body is a JSON
@@ -193,5 +202,6 @@ func wildcard(seg string) (string, bool) {
 func (o Operation) clone() Operation {
 	o.Roles = slices.Clone(o.Roles)
 	o.AlsoMethods = slices.Clone(o.AlsoMethods)
+	o.Clauses = slices.Clone(o.Clauses)
 	return o
 }

@@ -42,6 +42,8 @@ type Validator struct {
 	fast     map[string]*fnode // nil entry: no fast path for that schema
 	names    []string
 	tab      table
+	judging  Judging
+	profile  Profile // the default profile, built from judging
 }
 
 var defaultValidator = sync.OnceValues(New)
@@ -69,7 +71,7 @@ func New() (*Validator, error) {
 	c.LoadURL = func(u string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("validate: %s is not an embedded schema", u)
 	}
-	var opsData []byte
+	var opsData, judgingData []byte
 	for _, e := range entries {
 		file := e.Name()
 		if e.IsDir() || !strings.HasSuffix(file, ".json") {
@@ -81,6 +83,10 @@ func New() (*Validator, error) {
 		}
 		if file == operationsFile {
 			opsData = data
+			continue
+		}
+		if file == judgingFile {
+			judgingData = data
 			continue
 		}
 		doc, err := decode(data)
@@ -119,6 +125,12 @@ func New() (*Validator, error) {
 		return nil, err
 	}
 	v.tab = t
+	if v.judging, err = newJudging(judgingData, v.names, t); err != nil {
+		return nil, err
+	}
+	if v.profile, err = newDefaultProfile(v.judging, t); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 

@@ -1,0 +1,174 @@
+package validate_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/conform-kit/conform/validate"
+)
+
+// TestEveryNormativeCheckNamesAClause: an operation, a refusal, an id prefix
+// or a schema that may FAIL names the spec sections or invariants it
+// enforces, and each of them exists; an assumed one names a profile key.
+func TestEveryNormativeCheckNamesAClause(t *testing.T) {
+	v := newValidator(t)
+	j := v.Judging()
+	keys := map[string]bool{}
+	for _, k := range j.Profile {
+		keys[k.Key] = true
+	}
+	check := func(what string, b validate.Basis) {
+		t.Helper()
+		if b.Normative() && len(b.Clauses)+len(b.Invariants) == 0 {
+			t.Errorf("%s is normative but names no spec section or invariant", what)
+		}
+		if !b.Normative() && !keys[b.Assumed] {
+			t.Errorf("%s is assumed under %q, which is no profile key", what, b.Assumed)
+		}
+		for _, c := range b.Clauses {
+			if _, ok := j.Clauses[c]; !ok {
+				t.Errorf("%s names spec section %q, which the clause table lacks", what, c)
+			}
+		}
+		for _, inv := range b.Invariants {
+			if _, ok := j.Invariants[inv]; !ok {
+				t.Errorf("%s names invariant %q, which the table lacks", what, inv)
+			}
+		}
+	}
+	for _, op := range v.Operations() {
+		check("operation "+op.ID, op.Basis())
+		if op.Source == "extension" && op.Assumed != "extensions" {
+			t.Errorf("operation %s is an extension but not assumed under extensions", op.ID)
+		}
+	}
+	for kind, r := range j.Refusals {
+		check("refusal "+kind, r.Basis)
+	}
+	for kind, p := range j.IDPrefixes {
+		check("id prefix "+kind, p.Basis)
+	}
+	for _, name := range v.Schemas() {
+		b, ok := v.SchemaBasis(name)
+		if !ok {
+			t.Errorf("schema %s has no basis in judging.json", name)
+			continue
+		}
+		check("schema "+name, b)
+	}
+	if got := len(j.Invariants); got != 4 {
+		t.Errorf("%d safety invariants, want the 4 of DESIGN.md", got)
+	}
+	for _, op := range []string{"webhooks.create", "webhooks.update"} {
+		o, _ := v.Operation(op)
+		if o.Assumed != "webhook_routes" {
+			t.Errorf("%s assumed %q, want webhook_routes (the spec does not show its route)", op, o.Assumed)
+		}
+	}
+}
+
+// TestRefusalTableIsTheOnePlace: the codes validate renders are the table's.
+func TestRefusalTableIsTheOnePlace(t *testing.T) {
+	v := newValidator(t)
+	tests := []struct {
+		kind   string
+		status int
+		code   string
+	}{
+		{validate.RefusalMalformed, 400, "BAD_REQUEST"},
+		{validate.RefusalUnauthenticated, 401, "UNKNOWN"},
+		{validate.RefusalDeclined, 402, "DECLINED"},
+		{validate.RefusalForbidden, 403, "FORBIDDEN"},
+		{validate.RefusalNotFound, 404, "NOT_FOUND"},
+		{validate.RefusalMethodNotAllowed, 405, "METHOD_NOT_ALLOWED"},
+		{validate.RefusalNotAcceptable, 406, "NOT_ACCEPTABLE"},
+		{validate.RefusalTooLarge, 413, "REQUEST_TOO_LARGE"},
+		{validate.RefusalInvalidField, 422, validate.CodeInvalidField},
+		{validate.RefusalUnprocessable, 422, validate.CodeUnprocessable},
+	}
+	if got := len(v.Judging().Refusals); got != len(tests) {
+		t.Errorf("%d kinds of refusal in the table, want %d", got, len(tests))
+	}
+	for _, tt := range tests {
+		r, ok := v.Refusal(tt.kind)
+		if !ok {
+			t.Errorf("Refusal(%q) missing", tt.kind)
+			continue
+		}
+		if r.Status != tt.status || r.Codes[0] != tt.code {
+			t.Errorf("Refusal(%q) = %d %v, want %d %s first", tt.kind, r.Status, r.Codes, tt.status, tt.code)
+		}
+	}
+	if _, ok := v.Refusal("teapot"); ok {
+		t.Error("Refusal(teapot) found")
+	}
+}
+
+// TestIDPrefixesMatchTheSchemas: the id definitions of common.json use the
+// prefixes of the table, and every prefix the spec gives has a definition.
+func TestIDPrefixesMatchTheSchemas(t *testing.T) {
+	v := newValidator(t)
+	raw, _ := v.Schema("common")
+	var common struct {
+		Defs map[string]struct {
+			Pattern string `json:"pattern"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(raw, &common); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for kind, p := range v.Judging().IDPrefixes {
+		if got := v.IDPrefix(kind); got != p.Prefix {
+			t.Errorf("IDPrefix(%s) = %q, want %q", kind, got, p.Prefix)
+		}
+		def, ok := common.Defs["id_"+kind]
+		if !ok {
+			if p.Normative() {
+				t.Errorf("the spec gives prefix %s for %s, but common.json has no id_%s", p.Prefix, kind, kind)
+			}
+			continue
+		}
+		seen++
+		if want := "^" + regexp.QuoteMeta(p.Prefix) + "["; !strings.HasPrefix(def.Pattern, want) {
+			t.Errorf("common.json id_%s pattern %q does not start with the table's prefix %q", kind, def.Pattern, want)
+		}
+	}
+	for name := range common.Defs {
+		if kind, ok := strings.CutPrefix(name, "id_"); ok && v.IDPrefix(kind) == "" {
+			t.Errorf("common.json %s: no prefix for %s in judging.json", name, kind)
+		}
+	}
+	if seen == 0 {
+		t.Error("no id definition checked")
+	}
+}
+
+// TestBasisCites renders bases for reports.
+func TestBasisCites(t *testing.T) {
+	tests := []struct {
+		b    validate.Basis
+		want string
+	}{
+		{validate.Basis{Clauses: []string{"4.1", "2.1"}}, "§4.1, §2.1"},
+		{validate.Basis{Invariants: []string{"tenancy"}}, "invariant tenancy"},
+		{validate.Basis{Clauses: []string{"4.9"}, Assumed: "webhook_routes"}, "assumed: webhook_routes (§4.9)"},
+		{validate.Basis{Assumed: "extensions"}, "assumed: extensions"},
+	}
+	for _, tt := range tests {
+		if got := tt.b.Cites(); got != tt.want {
+			t.Errorf("%+v.Cites() = %q, want %q", tt.b, got, tt.want)
+		}
+	}
+	v := newValidator(t)
+	if title, ok := v.Clause("4.1"); !ok || title != "Authorizations" {
+		t.Errorf("Clause(4.1) = %q, %v", title, ok)
+	}
+	o, _ := v.Operation("authorizations.create")
+	if !slices.Contains(o.Clauses, "4.1") || !o.Basis().Normative() {
+		t.Errorf("authorizations.create basis %+v, want normative §4.1", o.Basis())
+	}
+}

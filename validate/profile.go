@@ -1,0 +1,586 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// ErrProfile is wrapped by every error about a profile's content: an unknown
+// key, a value of the wrong type, a value the key does not allow.
+var ErrProfile = errors.New("validate: profile")
+
+// Profile is a target's declared choice for every assumed decision of
+// DESIGN.md (the profile keys of schemas/judging.json; the JSON name of each
+// field is its key). The kit checks these choices instead of the
+// reference's: a server that keeps its declared profile passes. Get one
+// from Validator.DefaultProfile (the reference's choices) or
+// Validator.DecodeProfile (a JSON object over the defaults); write one with
+// Validator.EncodeProfile. Maps and slices are shared by copies of a
+// Profile: change a Clone.
+type Profile struct {
+	CreateStatus                 int                    `json:"create_status"`
+	SuccessStatusByOp            map[string]int         `json:"success_status"`
+	Refusals                     map[string]RefusalForm `json:"refusals"`
+	IDForm                       string                 `json:"id_form"`
+	TimestampPrecision           int                    `json:"timestamp_precision"`
+	ResponseContentType          string                 `json:"response_content_type"`
+	RequestContentType           string                 `json:"request_content_type"`
+	ListMaxLimit                 int                    `json:"list_max_limit"`
+	ListOverMax                  string                 `json:"list_over_max"`
+	EventLayout                  string                 `json:"event_layout"`
+	SignatureScheme              string                 `json:"signature_scheme"`
+	SignatureHeader              string                 `json:"signature_header"`
+	SigningKeyForm               string                 `json:"signing_key_form"`
+	DeclineTriggerAmount         int64                  `json:"decline_trigger_amount"`
+	DisputeTriggerAmount         int64                  `json:"dispute_trigger_amount"`
+	FileRejectTrigger            string                 `json:"file_reject_trigger"`
+	MultiCapture                 bool                   `json:"multi_capture"`
+	CaptureFeeBound              string                 `json:"capture_fee_bound"`
+	OperationRoles               map[string][]string    `json:"operation_roles"`
+	APIKeyLiteral                string                 `json:"api_key_literal"`
+	WebhookRoutes                map[string]string      `json:"webhook_routes"`
+	Extensions                   []string               `json:"extensions"`
+	FilePayloads                 string                 `json:"file_payloads"`
+	AuthorizationMerchantField   string                 `json:"authorization_merchant_field"`
+	SubscriptionAmountUpdateForm string                 `json:"subscription_amount_update_form"`
+	AuthorizationExpiryHours     int                    `json:"authorization_expiry_hours"`
+	IdempotencyReplay            string                 `json:"idempotency_replay"`
+	CardNumberCheck              string                 `json:"card_number_check"`
+	WebhookRetryMinutes          []float64              `json:"webhook_retry_minutes"`
+}
+
+// Values of the profile keys that choose among names (judging.json lists
+// them under each key's "values").
+const (
+	Unchecked = "unchecked" // event_layout, signature_scheme, file_payloads, idempotency_replay, card_number_check: the kit checks only what the spec states
+
+	ListOverMaxRefuse = "refuse" // list_over_max: a limit above the maximum is refused (invalid_field)
+	ListOverMaxClamp  = "clamp"  // list_over_max: a limit above the maximum is clamped to it
+
+	EventLayoutEmbedded = "embedded" // event_layout: schema event
+
+	SignatureTimestampHMAC = "timestamp_hmac_sha256" // signature_scheme: "timestamp=<unix>, sig=<hex HMAC-SHA256(secret, "<timestamp>:<body>")>"
+
+	FeeBoundCapture       = "capture_amount"       // capture_fee_bound: fee ≤ capture_amount
+	FeeBoundAuthorization = "authorization_amount" // capture_fee_bound: fee ≤ the authorization's amount
+
+	FilePayloadsFinix = "finix" // file_payloads: the real API's field names (schemas file, external_link, ...)
+
+	MerchantFieldIdentity = "merchant_identity" // authorization_merchant_field: the argument table's form
+	MerchantFieldMerchant = "merchant"          // authorization_merchant_field: the example's form
+
+	AmountUpdateNested   = "fee_amount_data" // subscription_amount_update_form: the table's form
+	AmountUpdateTopLevel = "top_level"       // subscription_amount_update_form: the example's form
+
+	IdempotencyOriginal = "original" // idempotency_replay: the first status and body again
+
+	CardNumberLuhn = "luhn" // card_number_check: 12 to 19 digits passing the Luhn check
+)
+
+// RefusalForm is a declared status and error codes for a kind of refusal.
+type RefusalForm struct {
+	Status int      `json:"status"`
+	Codes  []string `json:"codes"` // any of them; empty accepts any code
+}
+
+// StatusMatches reports whether status is the declared one.
+func (r RefusalForm) StatusMatches(status int) bool { return status == r.Status }
+
+// CodeMatches reports whether one of an envelope's codes is a declared code
+// (always true when no code is declared).
+func (r RefusalForm) CodeMatches(codes []string) bool {
+	if len(r.Codes) == 0 {
+		return true
+	}
+	for _, c := range codes {
+		if slices.Contains(r.Codes, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// String renders the form as "422 INVALID_FIELD" ("402 DECLINED|PAYMENT_DECLINED", "404 any code").
+func (r RefusalForm) String() string {
+	if len(r.Codes) == 0 {
+		return fmt.Sprintf("%d any code", r.Status)
+	}
+	return fmt.Sprintf("%d %s", r.Status, strings.Join(r.Codes, "|"))
+}
+
+// SuccessStatus is the status the operation answers with on success:
+// success_status for it, else create_status for the operations whose table
+// status is 201, else the table's status.
+func (p Profile) SuccessStatus(op Operation) int {
+	if s, ok := p.SuccessStatusByOp[op.ID]; ok {
+		return s
+	}
+	if op.Status == 201 {
+		return p.CreateStatus
+	}
+	return op.Status
+}
+
+// Refusal is the declared status and codes of a kind of refusal (Refusal*
+// constants); the zero RefusalForm for an unknown kind.
+func (p Profile) Refusal(kind string) RefusalForm {
+	r := p.Refusals[kind]
+	r.Codes = slices.Clone(r.Codes)
+	return r
+}
+
+// Roles are the roles that may call the operation: operation_roles for it,
+// else the table's.
+func (p Profile) Roles(op Operation) []string {
+	if r, ok := p.OperationRoles[op.ID]; ok {
+		return slices.Clone(r)
+	}
+	return slices.Clone(op.Roles)
+}
+
+// Route is the method and path pattern of the operation: webhook_routes for
+// the webhook create and update operations, else the table's.
+func (p Profile) Route(op Operation) (method, path string) {
+	if r, ok := p.WebhookRoutes[op.ID]; ok {
+		if m, pth, ok := strings.Cut(r, " "); ok {
+			return m, pth
+		}
+	}
+	return op.Method, op.Path
+}
+
+// Offers reports whether the target offers the operation: every operation
+// the spec names, and the extensions the profile lists.
+func (p Profile) Offers(op Operation) bool {
+	return op.Assumed != "extensions" || slices.Contains(p.Extensions, op.ID)
+}
+
+// IDPattern is the anchored pattern of the ids of a prefix in the declared
+// form ("AU" → ^AU(?:[0-9A-Za-z]{22})$).
+func (p Profile) IDPattern(prefix string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile("^" + regexp.QuoteMeta(prefix) + "(?:" + p.IDForm + ")$")
+	if err != nil {
+		return nil, fmt.Errorf("%w: id_form: %w", ErrProfile, err)
+	}
+	return re, nil
+}
+
+// TimestampPattern is the anchored pattern of a timestamp of the declared
+// precision (RFC 3339 UTC, fractional seconds, Z).
+func (p Profile) TimestampPattern() *regexp.Regexp {
+	return regexp.MustCompile("^" + timestampFraction(p.TimestampPrecision) + "$")
+}
+
+func timestampFraction(digits int) string {
+	frac := "[0-9]+"
+	if digits > 0 {
+		frac = fmt.Sprintf("[0-9]{%d}", digits)
+	}
+	return `[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.` + frac + "Z"
+}
+
+// ContentTypeMatches reports whether a Content-Type header names the
+// declared response media type (parameters ignored, case-insensitive).
+func (p Profile) ContentTypeMatches(header string) bool {
+	mt, _, err := mime.ParseMediaType(header)
+	return err == nil && strings.EqualFold(mt, p.ResponseContentType)
+}
+
+// DeclineTrigger is the amount that declines, if the target has one.
+func (p Profile) DeclineTrigger() (int64, bool) {
+	return p.DeclineTriggerAmount, p.DeclineTriggerAmount > 0
+}
+
+// DisputeTrigger is the sale amount that opens a dispute, if the target has one.
+func (p Profile) DisputeTrigger() (int64, bool) {
+	return p.DisputeTriggerAmount, p.DisputeTriggerAmount > 0
+}
+
+// Clone returns a deep copy.
+func (p Profile) Clone() Profile {
+	p.SuccessStatusByOp = maps.Clone(p.SuccessStatusByOp)
+	refusals := make(map[string]RefusalForm, len(p.Refusals))
+	for k, r := range p.Refusals {
+		r.Codes = slices.Clone(r.Codes)
+		refusals[k] = r
+	}
+	p.Refusals = refusals
+	roles := make(map[string][]string, len(p.OperationRoles))
+	for k, r := range p.OperationRoles {
+		roles[k] = slices.Clone(r)
+	}
+	p.OperationRoles = roles
+	p.WebhookRoutes = maps.Clone(p.WebhookRoutes)
+	p.Extensions = slices.Clone(p.Extensions)
+	p.WebhookRetryMinutes = slices.Clone(p.WebhookRetryMinutes)
+	return p
+}
+
+// Value returns the JSON value of a profile key.
+func (p Profile) Value(key string) (json.RawMessage, bool) {
+	f, ok := profileField(reflect.ValueOf(&p).Elem(), key)
+	if !ok {
+		return nil, false
+	}
+	b, err := json.Marshal(f.Interface())
+	if err != nil { // cannot happen: the fields are plain data
+		return nil, false
+	}
+	return b, true
+}
+
+// DefaultProfile returns the reference's choices (the defaults of
+// judging.json; refusals from the refusals table, extensions every
+// extension operation).
+func (v *Validator) DefaultProfile() Profile { return v.profile.Clone() }
+
+// DecodeProfile reads a profile: a JSON object of profile keys over the
+// defaults. A key left out keeps its default; map-valued keys (refusals,
+// success_status, operation_roles, webhook_routes) merge entry by entry, and
+// a refusals entry may give only status or only codes. Unknown keys and
+// values a key does not allow are refused with an error wrapping ErrProfile
+// that names the key.
+func (v *Validator) DecodeProfile(data []byte) (Profile, error) {
+	return v.MergeProfile(v.DefaultProfile(), data)
+}
+
+// LoadProfile reads a profile file (DecodeProfile).
+func (v *Validator) LoadProfile(path string) (Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Profile{}, fmt.Errorf("validate: reading profile: %w", err)
+	}
+	p, err := v.DecodeProfile(data)
+	if err != nil {
+		return Profile{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// MergeProfile applies a JSON object of profile keys over base (which it
+// does not change), as DecodeProfile does over the defaults.
+func (v *Validator) MergeProfile(base Profile, data []byte) (Profile, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
+		return Profile{}, fmt.Errorf("%w: want a JSON object of profile keys: %v", ErrProfile, err)
+	}
+	p := base.Clone()
+	for _, key := range slices.Sorted(maps.Keys(obj)) {
+		if err := v.setProfileKey(&p, key, obj[key]); err != nil {
+			return Profile{}, err
+		}
+	}
+	return p, nil
+}
+
+// ProfileDifference is a key whose declared value differs from the default.
+type ProfileDifference struct {
+	Key      string
+	Default  json.RawMessage
+	Declared json.RawMessage
+}
+
+// ProfileDifferences lists, in table order, the keys where p differs from
+// the reference's choices.
+func (v *Validator) ProfileDifferences(p Profile) []ProfileDifference {
+	var out []ProfileDifference
+	for _, k := range v.judging.Profile {
+		def, _ := v.profile.Value(k.Key)
+		got, _ := p.Value(k.Key)
+		if !bytes.Equal(def, got) {
+			out = append(out, ProfileDifference{Key: k.Key, Default: def, Declared: got})
+		}
+	}
+	return out
+}
+
+// EncodeProfile writes p as an indented JSON object in table order that
+// DecodeProfile reads back to the same Profile: every key when all is set,
+// else only the keys that differ from the defaults.
+func (v *Validator) EncodeProfile(w io.Writer, p Profile, all bool) error {
+	var b bytes.Buffer
+	b.WriteString("{")
+	n := 0
+	for _, k := range v.judging.Profile {
+		val, _ := p.Value(k.Key)
+		if !all {
+			if def, _ := v.profile.Value(k.Key); bytes.Equal(def, val) {
+				continue
+			}
+		}
+		var ind bytes.Buffer
+		if err := json.Indent(&ind, val, "  ", "  "); err != nil {
+			return fmt.Errorf("validate: encoding profile key %s: %w", k.Key, err)
+		}
+		if n > 0 {
+			b.WriteString(",")
+		}
+		n++
+		fmt.Fprintf(&b, "\n  %q: %s", k.Key, ind.Bytes())
+	}
+	if n > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("}\n")
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("validate: writing profile: %w", err)
+	}
+	return nil
+}
+
+// profileField finds the field of a Profile whose JSON name is key.
+func profileField(pv reflect.Value, key string) (reflect.Value, bool) {
+	t := pv.Type()
+	for i := range t.NumField() {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); tag == key {
+			return pv.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// profileKeys are the JSON names of Profile's fields, in field order.
+func profileKeys() []string {
+	t := reflect.TypeFor[Profile]()
+	out := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out = append(out, tag)
+	}
+	return out
+}
+
+// newDefaultProfile builds the reference's profile from judging.json and
+// checks that the table's keys and Profile's fields are the same set.
+func newDefaultProfile(j Judging, t table) (Profile, error) {
+	inTable := map[string]bool{}
+	for _, k := range j.Profile {
+		inTable[k.Key] = true
+	}
+	for _, key := range profileKeys() {
+		if !inTable[key] {
+			return Profile{}, fmt.Errorf("validate: %s: profile key %q of Profile is not in the table", judgingFile, key)
+		}
+	}
+	v := &Validator{judging: j, tab: t}
+	p := Profile{Refusals: map[string]RefusalForm{}}
+	for _, k := range j.Profile {
+		if _, ok := profileField(reflect.ValueOf(&p).Elem(), k.Key); !ok {
+			return Profile{}, fmt.Errorf("validate: %s: profile key %q has no field in Profile", judgingFile, k.Key)
+		}
+		def := k.Default
+		switch {
+		case k.Key == "refusals":
+			for kind, r := range j.Refusals {
+				p.Refusals[kind] = RefusalForm{Status: r.Status, Codes: slices.Clone(r.Codes)}
+			}
+			continue
+		case k.Key == "extensions":
+			ext := []string{}
+			for _, op := range t.ops {
+				if op.Assumed == "extensions" {
+					ext = append(ext, op.ID)
+				}
+			}
+			p.Extensions = ext
+			continue
+		}
+		if err := v.setProfileKey(&p, k.Key, def); err != nil {
+			return Profile{}, fmt.Errorf("validate: %s: default: %w", judgingFile, err)
+		}
+	}
+	return p, nil
+}
+
+// setProfileKey decodes raw into the field of key and checks the value.
+func (v *Validator) setProfileKey(p *Profile, key string, raw json.RawMessage) error {
+	f, ok := profileField(reflect.ValueOf(p).Elem(), key)
+	if !ok {
+		return fmt.Errorf("%w: unknown key %q (known keys: %s)", ErrProfile, key, strings.Join(profileKeys(), ", "))
+	}
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return fmt.Errorf("%w: %s: null is not a value of this key", ErrProfile, key)
+	}
+	if f.Kind() == reflect.Map {
+		var entries map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &entries); err != nil {
+			return fmt.Errorf("%w: %s: want an object: %v", ErrProfile, key, err)
+		}
+		merged := reflect.MakeMap(f.Type())
+		for _, k := range f.MapKeys() {
+			merged.SetMapIndex(k, f.MapIndex(k))
+		}
+		for _, name := range slices.Sorted(maps.Keys(entries)) {
+			elem := reflect.New(f.Type().Elem())
+			if old := f.MapIndex(reflect.ValueOf(name)); old.IsValid() {
+				elem.Elem().Set(old)
+				if r, ok := old.Interface().(RefusalForm); ok { // merge, but never share the codes
+					r.Codes = slices.Clone(r.Codes)
+					elem.Elem().Set(reflect.ValueOf(r))
+				}
+			}
+			if err := strictUnmarshal(entries[name], elem.Interface()); err != nil {
+				return fmt.Errorf("%w: %s.%s: %v", ErrProfile, key, name, err)
+			}
+			merged.SetMapIndex(reflect.ValueOf(name), elem.Elem())
+		}
+		f.Set(merged)
+	} else {
+		val := reflect.New(f.Type())
+		if err := strictUnmarshal(raw, val.Interface()); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrProfile, key, err)
+		}
+		f.Set(val.Elem())
+	}
+	if err := v.checkProfileKey(p, key); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrProfile, key, err)
+	}
+	return nil
+}
+
+func strictUnmarshal(raw json.RawMessage, into any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data")
+	}
+	return nil
+}
+
+// checkProfileKey checks the value of one key.
+func (v *Validator) checkProfileKey(p *Profile, key string) error {
+	for _, k := range v.judging.Profile {
+		if k.Key == key && len(k.Values) > 0 {
+			val, _ := p.Value(key)
+			var s string
+			if err := json.Unmarshal(val, &s); err != nil || !slices.Contains(k.Values, s) {
+				return fmt.Errorf("%s is not one of %s", val, strings.Join(k.Values, ", "))
+			}
+		}
+	}
+	op := func(id string) (Operation, error) {
+		i, ok := v.tab.byID[id]
+		if !ok {
+			return Operation{}, fmt.Errorf("unknown operation %q", id)
+		}
+		return v.tab.ops[i], nil
+	}
+	switch key {
+	case "create_status":
+		return success(p.CreateStatus)
+	case "success_status":
+		for id, s := range p.SuccessStatusByOp {
+			if _, err := op(id); err != nil {
+				return err
+			}
+			if err := success(s); err != nil {
+				return fmt.Errorf("%s: %w", id, err)
+			}
+		}
+	case "refusals":
+		for kind, r := range p.Refusals {
+			if _, ok := v.judging.Refusals[kind]; !ok {
+				return fmt.Errorf("unknown kind of refusal %q (known: %s)", kind, strings.Join(slices.Sorted(maps.Keys(v.judging.Refusals)), ", "))
+			}
+			if r.Status < 400 || r.Status > 499 {
+				return fmt.Errorf("%s: status %d is not a 4xx (a refusal is a 4xx, spec section 7)", kind, r.Status)
+			}
+		}
+	case "id_form", "signing_key_form":
+		val := p.IDForm
+		if key == "signing_key_form" {
+			val = p.SigningKeyForm
+		}
+		if val == "" {
+			return errors.New("empty pattern")
+		}
+		if _, err := regexp.Compile("^(?:" + val + ")$"); err != nil {
+			return err
+		}
+	case "timestamp_precision":
+		if p.TimestampPrecision < 0 || p.TimestampPrecision > 9 {
+			return fmt.Errorf("%d is not 0 (any) to 9 digits", p.TimestampPrecision)
+		}
+	case "response_content_type", "request_content_type":
+		val := p.ResponseContentType
+		if key == "request_content_type" {
+			val = p.RequestContentType
+		}
+		if mt, _, err := mime.ParseMediaType(val); err != nil || !strings.Contains(mt, "/") {
+			return fmt.Errorf("%q is not a media type (type/subtype)", val)
+		}
+	case "list_max_limit":
+		if p.ListMaxLimit < 20 {
+			return fmt.Errorf("%d is below the default limit 20 (spec section 2.12)", p.ListMaxLimit)
+		}
+	case "decline_trigger_amount", "dispute_trigger_amount":
+		if p.DeclineTriggerAmount < 0 || p.DisputeTriggerAmount < 0 {
+			return errors.New("negative amount (0: no trigger)")
+		}
+	case "operation_roles":
+		for id, roles := range p.OperationRoles {
+			o, err := op(id)
+			if err != nil {
+				return err
+			}
+			if o.Assumed == "" && slices.Equal(o.Roles, []string{"ROLE_PLATFORM"}) && !slices.Equal(roles, o.Roles) {
+				return fmt.Errorf("%s: only ROLE_PLATFORM may call it (spec sections %s)", id, strings.Join(o.Clauses, ", "))
+			}
+		}
+	case "webhook_routes":
+		for id, route := range p.WebhookRoutes {
+			o, err := op(id)
+			if err != nil {
+				return err
+			}
+			if o.Assumed != "webhook_routes" {
+				return fmt.Errorf("%s: its route is not a choice of the target", id)
+			}
+			m, pth, ok := strings.Cut(route, " ")
+			if !ok || !slices.Contains([]string{"POST", "PUT", "PATCH"}, m) || !strings.HasPrefix(pth, "/") {
+				return fmt.Errorf("%s: %q is not \"POST|PUT|PATCH /path\"", id, route)
+			}
+		}
+	case "extensions":
+		for _, id := range p.Extensions {
+			o, err := op(id)
+			if err != nil {
+				return err
+			}
+			if o.Assumed != "extensions" {
+				return fmt.Errorf("%s is not an extension", id)
+			}
+		}
+	case "authorization_expiry_hours":
+		if p.AuthorizationExpiryHours < 1 {
+			return fmt.Errorf("%d is not a positive number of hours", p.AuthorizationExpiryHours)
+		}
+	case "webhook_retry_minutes":
+		for _, m := range p.WebhookRetryMinutes {
+			if m <= 0 {
+				return fmt.Errorf("%v is not a positive delay", m)
+			}
+		}
+	}
+	return nil
+}
+
+func success(status int) error {
+	if status < 200 || status > 299 {
+		return fmt.Errorf("%d is not a 2xx status", status)
+	}
+	return nil
+}
