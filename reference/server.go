@@ -151,7 +151,7 @@ const maxTargetBytes = 8 << 10
 // its credentials or body.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	sw := &statusWriter{ResponseWriter: w}
+	sw := passThrough(w)
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -212,7 +212,7 @@ func canonicalPath(p string) bool {
 
 // logRequest writes one Info line per request: method, path (external link
 // ids masked), status, duration and the request id of an error response.
-func (s *Server) logRequest(r *http.Request, sw *statusWriter, start time.Time) {
+func (s *Server) logRequest(r *http.Request, sw *recorder, start time.Time) {
 	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
 		return
 	}
@@ -246,35 +246,6 @@ func logPath(p string) string {
 	}
 	return p[:i+len(marker)] + "…" + tail
 }
-
-// statusWriter records the status a handler writes, for the request log.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-// WriteHeader records the first status and passes it on.
-func (w *statusWriter) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-// Write records an implicit 200 and passes b on.
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	n, err := w.ResponseWriter.Write(b)
-	if err != nil {
-		return n, fmt.Errorf("write response: %w", err)
-	}
-	return n, nil
-}
-
-// Unwrap gives http.ResponseController the underlying writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Close stops pending review timers and webhook deliveries and waits for the
 // delivery goroutines to return. It is safe to call more than once.
