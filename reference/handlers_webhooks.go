@@ -7,7 +7,7 @@ const signingKeyBytes = 32
 
 func (s *Server) createWebhook(rq *request) (any, error) {
 	var in webhookBody
-	if err := rq.decode(&in); err != nil {
+	if err := s.decodeWebhook(rq, &in); err != nil {
 		return nil, err
 	}
 	w := s.st.createWebhook(rq.user.app, in, newSecret(signingKeyBytes), rq.now)
@@ -17,7 +17,7 @@ func (s *Server) createWebhook(rq *request) (any, error) {
 
 func (s *Server) updateWebhook(rq *request) (any, error) {
 	var in webhookBody
-	if err := rq.decode(&in); err != nil {
+	if err := s.decodeWebhook(rq, &in); err != nil {
 		return nil, err
 	}
 	w, err := s.st.updateWebhook(rq.user.app, rq.r.PathValue("id"), in, rq.now)
@@ -26,6 +26,20 @@ func (s *Server) updateWebhook(rq *request) (any, error) {
 	}
 	s.publish(rq.base, rq.user.app, "webhook", "updated", viewWebhookItem(rq.base, w))
 	return viewWebhook(rq.base, w), nil
+}
+
+// decodeWebhook decodes a webhook body and applies the address policy to
+// its url: a refused target is 422 INVALID_FIELD at /url.
+func (s *Server) decodeWebhook(rq *request, in *webhookBody) error {
+	if err := rq.decode(in); err != nil {
+		return err
+	}
+	if in.URL != nil {
+		if err := s.policy.checkURL(*in.URL); err != nil {
+			return errInvalidField("/url", "%s", err.Error())
+		}
+	}
+	return nil
 }
 
 func (s *Server) listWebhooks(rq *request) (any, error) {

@@ -145,6 +145,7 @@ func TestRequestLogHasNoSecrets(t *testing.T) {
 	file := h.newFile("Passport")
 	link := h.expect(h.call(h.platform(), "POST", "/files/"+file+"/external_links", map[string]any{"type": "UPLOAD"}), 200, "").str(t, "id")
 	h.expect(h.call(Credential{}, "PUT", "/external_links/"+link+"/upload", "%PDF", "Content-Type", "application/pdf"), 200, "")
+	h.expect(h.call(h.platform(), "GET", "/files/"+file+"/external_links/"+link, nil), 200, "")
 	eventually(t, "a failed delivery logged", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -165,7 +166,7 @@ func TestRequestLogHasNoSecrets(t *testing.T) {
 			t.Errorf("the log contains the %s", name)
 		}
 	}
-	for _, want := range []string{"path=/payment_instruments status=201", "status=401", "path=/external_links/…/upload status=200", "status=422"} {
+	for _, want := range []string{"path=/payment_instruments status=201", "status=401", "path=/external_links/…/upload status=200", "path=/files/" + file + "/external_links/… status=200", "status=422"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the log has no request line with %q:\n%s", want, log)
 		}

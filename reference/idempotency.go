@@ -1,6 +1,11 @@
 package reference
 
-import "fmt"
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+)
 
 // idempotent runs h at most once per idempotency id, application and
 // operation (DESIGN.md "Idempotency"): a retry with the same body replays the
@@ -54,4 +59,20 @@ func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler
 	done = true
 	s.st.idempotencyEnd(key, e, r.status < 500, idemOutcome(r))
 	return r
+}
+
+// canonicalHash hashes a JSON body independently of key order and spacing, so
+// an idempotent retry matches even when a client re-serialises it.
+func canonicalHash(body []byte) [sha256.Size]byte {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return sha256.Sum256(body)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return sha256.Sum256(body)
+	}
+	return sha256.Sum256(b)
 }

@@ -49,11 +49,15 @@ type replay struct {
 	body        []byte
 }
 
+// gate is a check an operation runs after authentication and before its
+// body is read, so a request bound to fail does not cost a body upload.
+type gate func(rq *request) error
+
 // endpoint wraps h with the pipeline every operation shares.
-func (s *Server) endpoint(op validate.Operation, h handler) http.Handler {
+func (s *Server) endpoint(op validate.Operation, h handler, g gate) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rq := &request{r: r, op: op, base: s.baseURL(r), now: s.now()}
-		if err := s.admit(rq); err != nil {
+		if err := s.admit(rq, g); err != nil {
 			s.writeError(w, r, err)
 			return
 		}
@@ -66,9 +70,9 @@ func (s *Server) endpoint(op validate.Operation, h handler) http.Handler {
 	})
 }
 
-// admit runs authentication, content negotiation, body limits and request
-// validation, in that order.
-func (s *Server) admit(rq *request) error {
+// admit runs authentication, content negotiation, the operation's gate,
+// body limits and request validation, in that order.
+func (s *Server) admit(rq *request, g gate) error {
 	r, op := rq.r, rq.op
 	if len(op.Roles) > 0 {
 		u, err := s.authenticate(r, op.Roles)
@@ -79,6 +83,11 @@ func (s *Server) admit(rq *request) error {
 	}
 	if op.Response != "" && !acceptsJSON(r.Header.Get("Accept")) {
 		return &domainError{kind: kindNotAcceptable, message: "Accept must admit application/hal+json"}
+	}
+	if g != nil {
+		if err := g(rq); err != nil {
+			return err
+		}
 	}
 	switch op.Request {
 	case "":

@@ -67,11 +67,22 @@ func (s *Server) handlers() map[string]handler {
 	}
 }
 
+// gates maps operation ids to the checks they run before reading a body.
+func (s *Server) gates() map[string]gate {
+	return map[string]gate{
+		// The upload URL has no other credential than its link id: an unknown
+		// or closed link is refused before a 10 MiB body is read.
+		"files.external_upload": func(rq *request) error {
+			return s.st.checkUploadLink(rq.r.PathValue("id"), rq.now)
+		},
+	}
+}
+
 // routes builds the mux from the operations table. Every operation must have
 // a handler and every handler an operation. Requests no pattern matches fall
 // to notRouted, which answers 404 or 405 in the error envelope.
 func (s *Server) routes() (*http.ServeMux, error) {
-	hs := s.handlers()
+	hs, gates := s.handlers(), s.gates()
 	mux := http.NewServeMux()
 	for _, op := range s.v.Operations() {
 		h, ok := hs[op.ID]
@@ -79,7 +90,7 @@ func (s *Server) routes() (*http.ServeMux, error) {
 			return nil, fmt.Errorf("operation %s has no handler", op.ID)
 		}
 		delete(hs, op.ID)
-		ep := s.endpoint(op, h)
+		ep := s.endpoint(op, h, gates[op.ID])
 		for _, m := range append([]string{op.Method}, op.AlsoMethods...) {
 			mux.Handle(m+" "+op.Path, ep)
 		}

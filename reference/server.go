@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"path"
 	"strings"
 	"sync"
@@ -37,8 +39,16 @@ type Config struct {
 	ReviewDelay time.Duration
 	// RetryScale multiplies the webhook retry backoff; default 1.
 	RetryScale float64
-	// WebhookClient delivers webhook events; default a client with a 10s timeout.
+	// WebhookClient delivers webhook events; default a client with a 10s
+	// timeout, no proxy, whose dialer refuses addresses WebhookAllow does not
+	// admit. A client given here keeps its transport; redirects are never
+	// followed either way.
 	WebhookClient *http.Client
+	// WebhookAllow lists the non-public ranges webhook URLs may reach besides
+	// public addresses; nil means LocalNetworks (loopback and private ranges,
+	// right for a server bound to loopback), empty means public addresses
+	// only. Link-local and metadata addresses are refused whatever it says.
+	WebhookAllow []netip.Prefix
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
 	// Faults names faults of the catalog (see Faults) to put in front of the
@@ -57,6 +67,7 @@ type Server struct {
 	mux      *http.ServeMux
 	handler  http.Handler // mux behind cfg.Faults
 	fixtures Seeded
+	policy   webhookPolicy
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -82,8 +93,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RetryScale <= 0 {
 		cfg.RetryScale = 1
 	}
+	policy := newWebhookPolicy(cfg.WebhookAllow)
 	if cfg.WebhookClient == nil {
-		cfg.WebhookClient = &http.Client{Timeout: 10 * time.Second}
+		cfg.WebhookClient = policy.webhookClient()
+	} else {
+		c := *cfg.WebhookClient
+		c.CheckRedirect = noRedirects
+		cfg.WebhookClient = &c
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -101,6 +117,7 @@ func New(cfg Config) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		cfg:    cfg,
+		policy: policy,
 		log:    cfg.Logger,
 		v:      v,
 		st:     newStore(cfg.NewID),
@@ -120,28 +137,64 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// maxTargetBytes bounds the request target (path and query): no operation
+// needs more, and error answers carry the path in their links.
+const maxTargetBytes = 8 << 10
+
 // ServeHTTP serves one request; a panic becomes a 500 in the error envelope.
-// A path that is not in canonical form ("//disputes", "/a/../b") is 404 in
-// the envelope rather than the ServeMux's redirect with an HTML body. Every
-// request is logged at Info level, without its credentials or body.
+// Every answer the handler gives is in the envelope, also for the request
+// targets the ServeMux would answer on its own: "*", CONNECT's authority form
+// (400), a target over 8 KiB (414), a query that does not parse or has more
+// parameters than net/url reads (400, rather than silently dropping them), and
+// a path not in canonical form ("//disputes", "/a/../b": 404 rather than a
+// redirect with an HTML body). Every request is logged at Info level, without
+// its credentials or body.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	sw := &statusWriter{ResponseWriter: w}
+	sw := passThrough(w)
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
 				panic(p)
 			}
 			s.log.Error("panic serving request", "method", r.Method, "path", logPath(r.URL.Path), "panic", fmt.Sprint(p))
-			validate.WriteError(sw, r, fmt.Errorf("panic: %v", p))
+			validate.WriteError(sw, s.errorRequest(r), fmt.Errorf("panic: %v", p))
 		}
 		s.logRequest(r, sw, start)
 	}()
-	if !canonicalPath(r.URL.Path) {
-		s.writeError(sw, r, &domainError{kind: kindNotFound, message: r.URL.Path + " was not found"})
+	if err := checkTarget(r); err != nil {
+		s.writeError(sw, r, err)
 		return
 	}
 	s.handler.ServeHTTP(sw, r)
+}
+
+// checkTarget refuses request targets that are not a canonical origin-form
+// path with a readable query.
+func checkTarget(r *http.Request) error {
+	p := r.URL.Path
+	switch {
+	case r.RequestURI == "*" || p == "" || p[0] != '/':
+		return &domainError{kind: kindBadRequest, message: "the request target must be an absolute path"}
+	case len(r.RequestURI) > maxTargetBytes || len(p)+len(r.URL.RawQuery) > maxTargetBytes:
+		return &domainError{kind: kindURITooLong, message: fmt.Sprintf("the request target exceeds %d bytes", maxTargetBytes)}
+	case !canonicalPath(p):
+		return &domainError{kind: kindNotFound, message: "the path was not found (not in canonical form)"}
+	}
+	if r.URL.RawQuery != "" {
+		if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+			return &domainError{kind: kindBadRequest, message: "the query string could not be read: " + queryProblem(err)}
+		}
+	}
+	return nil
+}
+
+// queryProblem names what is wrong with a query without echoing it.
+func queryProblem(err error) string {
+	if strings.Contains(err.Error(), "too many") {
+		return "too many parameters"
+	}
+	return "a parameter is not URL-encoded (or uses ';')"
 }
 
 // canonicalPath reports whether p is already in the form ServeMux routes
@@ -159,7 +212,7 @@ func canonicalPath(p string) bool {
 
 // logRequest writes one Info line per request: method, path (external link
 // ids masked), status, duration and the request id of an error response.
-func (s *Server) logRequest(r *http.Request, sw *statusWriter, start time.Time) {
+func (s *Server) logRequest(r *http.Request, sw *recorder, start time.Time) {
 	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
 		return
 	}
@@ -176,44 +229,23 @@ func (s *Server) logRequest(r *http.Request, sw *statusWriter, start time.Time) 
 	)
 }
 
-// logPath is a request path fit for a log line: the id in an external link's
-// upload URL is its only credential, so it is masked.
+// logPath is a request path fit for a log line: an external link's id is
+// the only credential of its upload URL, so whatever follows
+// "external_links/" (the upload URL, or a link's own path under its file) is
+// masked.
 func logPath(p string) string {
-	const prefix = "/external_links/"
-	if strings.HasPrefix(p, prefix) {
-		return prefix + "…/upload"
+	const marker = "external_links/"
+	i := strings.Index(p, marker)
+	if i < 0 || len(p) == i+len(marker) {
+		return p
 	}
-	return p
-}
-
-// statusWriter records the status a handler writes, for the request log.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-// WriteHeader records the first status and passes it on.
-func (w *statusWriter) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
+	rest := p[i+len(marker):]
+	tail := ""
+	if j := strings.IndexByte(rest, '/'); j >= 0 {
+		tail = rest[j:]
 	}
-	w.ResponseWriter.WriteHeader(status)
+	return p[:i+len(marker)] + "…" + tail
 }
-
-// Write records an implicit 200 and passes b on.
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	n, err := w.ResponseWriter.Write(b)
-	if err != nil {
-		return n, fmt.Errorf("write response: %w", err)
-	}
-	return n, nil
-}
-
-// Unwrap gives http.ResponseController the underlying writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Close stops pending review timers and webhook deliveries and waits for the
 // delivery goroutines to return. It is safe to call more than once.

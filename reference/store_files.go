@@ -190,17 +190,34 @@ func (st *store) getLink(app, fileID, id string, now time.Time) (externalLink, e
 func (st *store) externalUpload(linkID string, up upload, now time.Time) (file, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	l, ok := st.links[linkID]
-	if !ok {
-		return file{}, errNotFound(linkID)
-	}
-	switch {
-	case l.Type != "UPLOAD":
-		return file{}, errUnprocessable("external link %s is a %s link, not an UPLOAD link", linkID, l.Type)
-	case !now.Before(time.Time(l.ExpiresAt)):
-		return file{}, errUnprocessable("external link %s has expired", linkID)
+	l, err := st.uploadLink(linkID, now)
+	if err != nil {
+		return file{}, err
 	}
 	return st.putContent(st.files[l.FileID], up, now)
+}
+
+// checkUploadLink reports whether linkID is an UPLOAD link still open at
+// now, so an upload to a wrong URL is refused before its body is read.
+func (st *store) checkUploadLink(linkID string, now time.Time) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	_, err := st.uploadLink(linkID, now)
+	return err
+}
+
+// uploadLink is the open UPLOAD link linkID; callers hold the lock.
+func (st *store) uploadLink(linkID string, now time.Time) (*externalLink, error) {
+	l, ok := st.links[linkID]
+	switch {
+	case !ok:
+		return nil, errNotFound(linkID)
+	case l.Type != "UPLOAD":
+		return nil, errUnprocessable("external link %s is a %s link, not an UPLOAD link", linkID, l.Type)
+	case !now.Before(time.Time(l.ExpiresAt)):
+		return nil, errUnprocessable("external link %s has expired", linkID)
+	}
+	return l, nil
 }
 
 func (st *store) createWebhook(app string, in webhookBody, secret string, now time.Time) webhook {

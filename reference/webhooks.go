@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -135,6 +137,10 @@ func (s *Server) deliver(w webhook, eventID string, body []byte) {
 		if err == nil {
 			return
 		}
+		if errors.Is(err, errWebhookTarget) {
+			s.log.Warn("webhook delivery refused: target not allowed", "webhook", w.ID, "event", eventID, "error", err)
+			return
+		}
 		if attempt >= len(retryBackoff) {
 			s.log.Warn("webhook delivery abandoned", "webhook", w.ID, "event", eventID, "error", err)
 			return
@@ -152,6 +158,9 @@ func (s *Server) deliver(w webhook, eventID string, body []byte) {
 }
 
 func (s *Server) post(w webhook, body []byte) error {
+	if err := s.policy.checkURL(w.URL); err != nil {
+		return err
+	}
 	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("build request: %w", err)
@@ -165,6 +174,7 @@ func (s *Server) post(w webhook, body []byte) error {
 	if err != nil {
 		return fmt.Errorf("post event: %w", err)
 	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Errorf("post event: status %d", resp.StatusCode)

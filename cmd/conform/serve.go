@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -26,6 +27,8 @@ type serveOptions struct {
 	verbose     bool          // log requests to standard error
 	faults      []string      // named faults of the catalog, to test a conformance suite
 	seed        int64         // seeds the deterministic credentials and fixtures
+	grace       time.Duration // how long in-flight requests may run on at shutdown
+	webhookNets []string      // CIDRs webhook deliveries may reach besides public addresses
 	out         io.Writer
 	errOut      io.Writer
 }
@@ -39,8 +42,16 @@ func newServeCmd() *cobra.Command {
 with credentials and fixtures. It prints its URL and the seeded credentials; --fixtures
 writes them in the config-file shape "conform run --config" reads.
 
+The seeded passwords are printed only when standard output is a terminal; tools get
+them from --fixtures FILE (written with mode 0600).
+
+Webhook deliveries go only to http(s) URLs; link-local and metadata addresses are always
+refused, also after DNS resolution. Loopback and private ranges are allowed when --addr
+is a loopback address, otherwise only the ranges given with --webhook-allow.
+
 The reference is a model of the contract, not of the real service. Stop it with Ctrl-C
-(SIGINT) or SIGTERM; in-flight requests get five seconds to finish.`,
+(SIGINT) or SIGTERM; in-flight requests get --shutdown-grace to finish, and serve exits
+1 if any had to be cut off.`,
 		Example: `  conform serve --addr 127.0.0.1:0 --fixtures conform.json
   conform run --target http://127.0.0.1:8080 --config conform.json`,
 		Args: cobra.NoArgs,
@@ -55,6 +66,8 @@ The reference is a model of the contract, not of the real service. Stop it with 
 	cmd.Flags().DurationVar(&opts.reviewDelay, "review-delay", time.Second, "how long the simulated file review takes")
 	cmd.Flags().Int64Var(&opts.seed, "seed", 0, "seed of the credentials and fixture ids (the same seed gives the same ones)")
 	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "log every request to standard error")
+	cmd.Flags().DurationVar(&opts.grace, "shutdown-grace", 5*time.Second, "how long in-flight requests may run on after SIGINT or SIGTERM")
+	cmd.Flags().StringSliceVar(&opts.webhookNets, "webhook-allow", nil, "a CIDR (repeatable) of private addresses webhooks may reach when not bound to loopback, e.g. 10.1.0.0/16")
 	cmd.Flags().StringSliceVar(&opts.faults, "fault", nil, "break the reference on purpose with these named faults of its catalog (to test a suite; never for a sandbox)")
 	return cmd
 }
@@ -64,16 +77,27 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	if opts.reviewDelay < 0 {
 		return usageError(fmt.Errorf("serve: --review-delay must not be negative, got %s", opts.reviewDelay))
 	}
+	allowed, err := parseCIDRs(opts.webhookNets)
+	if err != nil {
+		return usageError(fmt.Errorf("serve: --webhook-allow: %w", err))
+	}
 	ln, err := net.Listen("tcp", opts.addr)
 	if err != nil {
 		return usageError(fmt.Errorf("serve: listen on %s: %w", opts.addr, err))
+	}
+	loopback := isLoopback(ln.Addr())
+	if loopback {
+		allowed = append(reference.LocalNetworks(), allowed...)
 	}
 	url := "http://" + ln.Addr().String()
 	logger := slog.New(slog.DiscardHandler)
 	if opts.verbose {
 		logger = slog.New(slog.NewTextHandler(opts.errOut, nil))
 	}
-	ref, err := reference.New(reference.Config{BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger, Faults: opts.faults, Seed: opts.seed})
+	ref, err := reference.New(reference.Config{
+		BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger, Faults: opts.faults, Seed: opts.seed,
+		WebhookAllow: allowed,
+	})
 	if err != nil {
 		ln.Close()
 		if errors.Is(err, reference.ErrUnknownFault) {
@@ -90,35 +114,43 @@ func runServe(ctx context.Context, opts serveOptions) error {
 			return usageError(fmt.Errorf("serve: write fixtures: %w", err))
 		}
 	}
-	printServing(opts.out, url, seeded.Credentials, opts.fixtures)
+	printServing(opts.out, url, seeded.Credentials, opts.fixtures, isTerminal(opts.out))
+	if !loopback {
+		fmt.Fprintf(opts.errOut, "conform serve: bound beyond loopback; webhooks may reach public addresses%s\n", allowedSuffix(opts.webhookNets))
+	}
 	if len(opts.faults) > 0 {
 		fmt.Fprintf(opts.errOut, "conform serve: WARNING: serving a deliberately broken reference (faults: %s)\n", strings.Join(opts.faults, ", "))
 	}
 
 	srv := &http.Server{
-		Handler:           ref,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		Handler:                      ref,
+		DisableGeneralOptionsHandler: true, // "OPTIONS *" gets the envelope too
+		ReadHeaderTimeout:            5 * time.Second,
+		ReadTimeout:                  30 * time.Second,
+		WriteTimeout:                 30 * time.Second,
+		IdleTimeout:                  2 * time.Minute,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
+		return &exitError{code: exitFailed, err: fmt.Errorf("serve: %w", err)}
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), opts.grace)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: shutdown: %w", err)
+		_ = srv.Close()
+		return &exitError{code: exitFailed, err: fmt.Errorf("serve: requests still running after the %s shutdown grace were cut off: %w", opts.grace, err)}
 	}
 	fmt.Fprintln(opts.out, "conform serve: stopped")
 	return nil
 }
 
-func printServing(w io.Writer, url string, creds reference.Credentials, fixturesPath string) {
+// printServing prints the URL and the seeded users; passwords only when
+// showPasswords (standard output is a terminal), since a log file or a
+// pipe would keep them.
+func printServing(w io.Writer, url string, creds reference.Credentials, fixturesPath string, showPasswords bool) {
 	fmt.Fprintf(w, "conform serve: reference listening on %s\n", url)
 	for _, c := range []struct {
 		role string
@@ -128,11 +160,53 @@ func printServing(w io.Writer, url string, creds reference.Credentials, fixtures
 		{"merchant", creds.Merchant},
 		{"other_application", creds.OtherApplication},
 	} {
-		fmt.Fprintf(w, "  %-18s %s:%s\n", c.role, c.cred.Username, c.cred.Password)
+		if showPasswords {
+			fmt.Fprintf(w, "  %-18s %s:%s\n", c.role, c.cred.Username, c.cred.Password)
+		} else {
+			fmt.Fprintf(w, "  %-18s %s (password not printed: standard output is not a terminal)\n", c.role, c.cred.Username)
+		}
 	}
 	if fixturesPath != "" {
 		fmt.Fprintf(w, "  fixtures written to %s (conform run --target %s --config %s)\n", fixturesPath, url, fixturesPath)
+	} else if !showPasswords {
+		fmt.Fprintln(w, "  use --fixtures FILE to get the credentials in a file only you can read")
 	}
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// isLoopback reports whether a listener's address is a loopback address.
+func isLoopback(a net.Addr) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
+// parseCIDRs reads --webhook-allow values; a non-nil result even when empty.
+func parseCIDRs(values []string) ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(values))
+	for _, v := range values {
+		p, err := netip.ParsePrefix(strings.TrimSpace(v))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR such as 10.1.0.0/16: %w", v, err)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+func allowedSuffix(nets []string) string {
+	if len(nets) == 0 {
+		return " only (no --webhook-allow)"
+	}
+	return " and " + strings.Join(nets, ", ")
 }
 
 func writeJSONFile(path string, v any) error {

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startServe runs conform serve on a free loopback port with args and
+// returns its fixtures, its exit code channel and its output buffers.
+func startServe(t *testing.T, ctx context.Context, args ...string) (fixtureFile, <-chan int, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	fixtures := filepath.Join(t.TempDir(), "conform.json")
+	done := make(chan int, 1)
+	var out, errOut bytes.Buffer
+	go func() {
+		done <- execute(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--fixtures", fixtures}, args...),
+			strings.NewReader(""), &out, &errOut)
+	}()
+	return waitForFixtures(t, fixtures, done), done, &out, &errOut
+}
+
+// TestServeBannerHidesPasswords: standard output that is not a terminal
+// (here a buffer, as a log file or a pipe) never receives a password.
+func TestServeBannerHidesPasswords(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg, done, out, _ := startServe(t, ctx)
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	banner := out.String()
+	for role, c := range cfg.Credentials {
+		if !strings.Contains(banner, c.Username) {
+			t.Errorf("the banner does not name the %s user", role)
+		}
+		if strings.Contains(banner, c.Password) {
+			t.Errorf("the banner prints the %s password to a non-terminal", role)
+		}
+	}
+}
+
+// TestServeExitsOneWhenGraceRunsOut: a request still reading its body when
+// the shutdown grace ends is cut off, and serve says so with exit 1 (not
+// the usage code 2).
+func TestServeExitsOneWhenGraceRunsOut(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg, done, _, errOut := startServe(t, ctx, "--shutdown-grace", "50ms")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(cfg.Target, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	cred := cfg.Credentials["platform"]
+	auth := base64.StdEncoding.EncodeToString([]byte(cred.Username + ":" + cred.Password))
+	fmt.Fprintf(conn, "POST /transfers HTTP/1.1\r\nHost: x\r\nAuthorization: Basic %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"amount\":", auth)
+	// The handler is now blocked reading the other 90 bytes; a second
+	// request on another connection proves the server has read the headers.
+	resp, err := http.Get(cfg.Target + "/disputes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitFailed || !strings.Contains(errOut.String(), "shutdown grace") {
+			t.Errorf("exit %d, stderr %q; want 1 naming the shutdown grace", code, errOut.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop within 10s")
+	}
+}
+
+// TestServeAnswersOptionsAsteriskInEnvelope: net/http answers "OPTIONS *"
+// itself unless told not to; serve lets the reference answer it.
+func TestServeAnswersOptionsAsteriskInEnvelope(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg, done, _, _ := startServe(t, ctx)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(cfg.Target, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprint(conn, "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Content-Type") != "application/hal+json" {
+		t.Errorf("OPTIONS *: status %d, content type %q; want 400 application/hal+json", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	cancel()
+	<-done
+}
+
+func TestServeRefusesBadWebhookAllow(t *testing.T) {
+	code, _, errOut := run(t, "", "serve", "--addr", "127.0.0.1:0", "--webhook-allow", "10.0.0.0/33")
+	if code != exitUsage || !strings.Contains(errOut, "--webhook-allow") {
+		t.Errorf("exit %d, stderr %q; want 2 naming --webhook-allow", code, errOut)
+	}
+}

@@ -1,0 +1,63 @@
+package reference
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Encoding responses: timestamps in the API's layout and JSON bodies.
+
+// timeLayout renders timestamps as RFC 3339 UTC with fractional seconds and Z.
+const timeLayout = "2006-01-02T15:04:05.000000Z"
+
+// jsonTime is a timestamp that always renders with fractional seconds in UTC.
+type jsonTime time.Time
+
+// MarshalJSON renders the timestamp in timeLayout.
+func (t jsonTime) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, len(timeLayout)+2)
+	b = append(b, '"')
+	b = time.Time(t).UTC().AppendFormat(b, timeLayout)
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON reads an RFC 3339 timestamp.
+func (t *jsonTime) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("timestamp: %w", err)
+	}
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return fmt.Errorf("timestamp: %w", err)
+	}
+	*t = jsonTime(v)
+	return nil
+}
+
+func timePtr(t time.Time) *jsonTime {
+	j := jsonTime(t)
+	return &j
+}
+
+func (t jsonTime) time() time.Time { return time.Time(t) }
+
+// writeJSON encodes v as the response body with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode response: %w", err)
+	}
+	writeRaw(w, status, halJSON, b)
+	return nil
+}
+
+func writeRaw(w http.ResponseWriter, status int, contentType string, b []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", fmt.Sprint(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
