@@ -74,21 +74,38 @@ func WriteEnvelope(w http.ResponseWriter, r *http.Request, status int, items ...
 	_, _ = w.Write(body)
 }
 
-// WriteError renders err in the error envelope: an *Error becomes 422 with
-// one item per violation (code and field set); ErrMalformed becomes 400
-// BAD_REQUEST; anything else 500 with a generic message that does not leak
-// the error's detail.
+// WriteError renders err in the error envelope. An *Error gets its Status
+// (422 for schema and rule violations, 400, 404, 405, 406 or 413 for the
+// middleware's checks) with one item per violation, the field set for body
+// and query violations. A malformed body is 400 BAD_REQUEST; ErrNoRoute 404
+// and ErrMethodNotAllowed 405; a response *Error (CodeInvalidResponse) and
+// anything else 500 with a generic message that leaks no detail. A nil err
+// writes nothing: there is nothing to report.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	if err == nil {
+		return
+	}
 	var verr *Error
 	switch {
-	case errors.As(err, &verr):
+	case errors.As(err, &verr) && verr.Code != CodeInvalidResponse:
 		items := make([]ErrorItem, 0, len(verr.Violations))
 		for _, v := range verr.Violations {
-			items = append(items, ErrorItem{Code: verr.Code, Message: v.Message, Field: v.Pointer})
+			item := ErrorItem{Code: verr.Code, Message: v.Message}
+			if v.In == InBody || v.In == InQuery {
+				item.Field = v.Pointer
+			}
+			items = append(items, item)
 		}
-		WriteEnvelope(w, r, http.StatusUnprocessableEntity, items...)
+		if len(items) == 0 {
+			items = append(items, ErrorItem{Code: verr.Code, Message: http.StatusText(verr.Status())})
+		}
+		WriteEnvelope(w, r, verr.Status(), items...)
 	case errors.Is(err, ErrMalformed):
-		WriteEnvelope(w, r, http.StatusBadRequest, ErrorItem{Code: "BAD_REQUEST", Message: err.Error()})
+		WriteEnvelope(w, r, http.StatusBadRequest, ErrorItem{Code: CodeBadRequest, Message: publicMessage(err)})
+	case errors.Is(err, ErrNoRoute):
+		WriteEnvelope(w, r, http.StatusNotFound, ErrorItem{Code: CodeNotFound, Message: r.URL.Path + " was not found"})
+	case errors.Is(err, ErrMethodNotAllowed):
+		WriteEnvelope(w, r, http.StatusMethodNotAllowed, ErrorItem{Code: CodeMethodNotAllowed, Message: r.Method + " is not allowed on " + r.URL.Path})
 	default:
 		WriteEnvelope(w, r, http.StatusInternalServerError, ErrorItem{Code: "INTERNAL_SERVER_ERROR", Message: "internal server error"})
 	}

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -17,32 +18,104 @@ const (
 	CodeInvalidField = "INVALID_FIELD"
 	// CodeUnprocessable: a state or business rule refuses the request (422).
 	CodeUnprocessable = "UNPROCESSABLE_ENTITY"
+	// CodeBadRequest: the body is not JSON or not a JSON object (400).
+	CodeBadRequest = "BAD_REQUEST"
+	// CodeNotFound: no operation has the path, or a path id cannot exist (404).
+	CodeNotFound = "NOT_FOUND"
+	// CodeMethodNotAllowed: the path is known, not with this method (405).
+	CodeMethodNotAllowed = "METHOD_NOT_ALLOWED"
+	// CodeNotAcceptable: the Content-Type or Accept header names no JSON type (406).
+	CodeNotAcceptable = "NOT_ACCEPTABLE"
+	// CodeTooLarge: the body is over MaxBodyBytes (413).
+	CodeTooLarge = "REQUEST_TOO_LARGE"
+	// CodeInvalidResponse: a response breaks the contract (Response, and
+	// the middleware's response validation). Never rendered to a client.
+	CodeInvalidResponse = "INVALID_RESPONSE"
 )
 
-// Error is the one error type for violations, from a schema or a business
-// rule. Inspect it with errors.As.
+// Where says which side of an exchange an *Error is about.
+type Where string
+
+// Sides of an exchange.
+const (
+	WhereDocument Where = ""         // a document checked on its own (Validate, the rule checks)
+	WhereRequest  Where = "request"  // a request (Request, Middleware)
+	WhereResponse Where = "response" // a response (Response, the middleware's response validation)
+)
+
+// Parts of a message a Violation points into (Violation.In).
+const (
+	InBody   = ""       // Pointer is a JSON pointer into the body
+	InPath   = "path"   // Pointer names a path parameter
+	InQuery  = "query"  // Pointer names a query parameter
+	InHeader = "header" // Pointer names a header
+	InStatus = "status" // the status code itself
+)
+
+// Error is the one error type for violations: of a schema, a business rule,
+// a request's path, query or headers, or a response. Inspect it with
+// errors.As; errors.Is(err, ErrMalformed) holds for CodeBadRequest.
 type Error struct {
-	Code       string      // CodeInvalidField or CodeUnprocessable
-	Violations []Violation // every violation, sorted by Pointer
+	Code       string      // one of the Code constants
+	Where      Where       // request, response, or a document on its own
+	Operation  string      // the operation id, when one is known
+	Violations []Violation // every violation, sorted by In, then Pointer
 }
 
 // Violation is one broken rule.
 type Violation struct {
-	Pointer string `json:"pointer"` // JSON pointer to the offending field; for a missing required field, the field's own pointer
-	Rule    string `json:"rule"`    // the schema keyword ("maxLength", "required", ...) or the rule name ("capture_amount_max")
-	Message string `json:"message"`
+	Pointer string `json:"pointer"`      // JSON pointer to the offending field (for a missing required field, the field's own pointer), or the parameter or header name
+	Rule    string `json:"rule"`         // the schema keyword ("maxLength", "required", ...) or the rule name ("capture_amount_max")
+	Message string `json:"message"`      // plain text for the client, no Go prefixes
+	In      string `json:"in,omitempty"` // InBody (""), InPath, InQuery, InHeader or InStatus
+}
+
+// Status is the HTTP status WriteError renders the error with.
+func (e *Error) Status() int {
+	switch e.Code {
+	case CodeBadRequest:
+		return 400
+	case CodeNotFound:
+		return 404
+	case CodeMethodNotAllowed:
+		return 405
+	case CodeNotAcceptable:
+		return 406
+	case CodeTooLarge:
+		return 413
+	case CodeInvalidResponse:
+		return 500
+	}
+	return 422
+}
+
+// Is makes errors.Is(err, ErrMalformed) true for a CodeBadRequest error.
+func (e *Error) Is(target error) bool {
+	return target == ErrMalformed && e.Code == CodeBadRequest
 }
 
 // Error lists every violation on one line, prefixed with "validate: ".
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("validate: ")
+	if e.Where != WhereDocument {
+		b.WriteString(string(e.Where))
+		b.WriteByte(' ')
+	}
+	if e.Operation != "" {
+		b.WriteString(e.Operation)
+		b.WriteByte(' ')
+	}
 	b.WriteString(e.Code)
 	for i, v := range e.Violations {
 		if i == 0 {
 			b.WriteString(": ")
 		} else {
 			b.WriteString("; ")
+		}
+		if v.In != InBody {
+			b.WriteString(v.In)
+			b.WriteByte(' ')
 		}
 		if v.Pointer == "" {
 			b.WriteString("(document)")
@@ -58,7 +131,7 @@ func (e *Error) Error() string {
 // newError sorts and de-duplicates violations into an *Error.
 func newError(code string, vs []Violation) *Error {
 	slices.SortFunc(vs, func(a, b Violation) int {
-		return cmp.Or(cmp.Compare(a.Pointer, b.Pointer), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
+		return cmp.Or(cmp.Compare(a.In, b.In), cmp.Compare(a.Pointer, b.Pointer), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
 	})
 	return &Error{Code: code, Violations: slices.Compact(vs)}
 }
@@ -192,6 +265,10 @@ func (v *Validator) explain(doc any, leaf *jsonschema.ValidationError) []Violati
 		return []Violation{{Pointer: ptr, Rule: rule, Message: "must not be present here"}}
 	case "oneOf":
 		return []Violation{{Pointer: ptr, Rule: rule, Message: "matches more than one of the accepted forms"}}
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+		if msg, ok := boundMessage(rule, v.schemaAt(leaf.AbsoluteKeywordLocation), instanceAt(doc, ptr)); ok {
+			return []Violation{{Pointer: ptr, Rule: rule, Message: msg}}
+		}
 	}
 	return []Violation{{Pointer: ptr, Rule: rule, Message: leaf.Message}}
 }
@@ -263,4 +340,20 @@ func (v *Validator) schemaAt(loc string) any {
 // violation is a small constructor for rule checks.
 func violation(ptr, rule, format string, args ...any) Violation {
 	return Violation{Pointer: ptr, Rule: rule, Message: fmt.Sprintf(format, args...)}
+}
+
+// boundMessage words a numeric bound with the numbers exactly as written in
+// the schema and the document (the schema library prints them as floats,
+// 9223372036854775807 as 9.223372036854776e+18).
+func boundMessage(rule string, bound, value any) (string, bool) {
+	b, ok1 := bound.(json.Number)
+	n, ok2 := value.(json.Number)
+	if !ok1 || !ok2 {
+		return "", false
+	}
+	op := map[string]string{"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[rule]
+	if rule == "multipleOf" {
+		return string(n) + " not multipleOf " + string(b), true
+	}
+	return "must be " + op + " " + string(b) + " but found " + string(n), true
 }

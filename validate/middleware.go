@@ -4,63 +4,178 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
+	"strings"
 )
 
 // MaxBodyBytes is the largest JSON request body the middleware accepts (1 MiB).
 const MaxBodyBytes = 1 << 20
 
-// jsonMediaType reports whether mt is a request content type accepted for
-// JSON bodies.
-func jsonMediaType(mt string) bool {
-	switch mt {
-	case "application/json", "application/vnd.api+json", "application/vnd.json+api", "application/hal+json":
-		return true
-	}
-	return false
+// ErrorRenderer writes a refused request. err is an *Error (Where request)
+// whose Status and Code say what failed.
+type ErrorRenderer func(w http.ResponseWriter, r *http.Request, err error)
+
+// Option configures Middleware.
+type Option func(*middlewareConfig)
+
+type middlewareConfig struct {
+	basePath        string
+	render          ErrorRenderer
+	skip            func(*http.Request) bool
+	rejectUnknown   bool
+	reportResponses func(*http.Request, error)
 }
 
-// Middleware validates request bodies against the operations table before
-// they reach next. Routes the table does not know (and known paths with an
-// unknown method) pass through untouched, as do operations without a JSON
-// body. For the others: a Content-Type that is not a JSON type is refused
-// with 406 NOT_ACCEPTABLE, a body over MaxBodyBytes with 413
-// REQUEST_TOO_LARGE, a body that is not a JSON object with 400 BAD_REQUEST and
-// violations with 422 listing every violation. Valid requests reach next with
-// the body still readable.
-func Middleware(v *Validator) func(http.Handler) http.Handler {
+// WithBasePath mounts the contract under prefix (e.g. "/api/v1"): the prefix
+// is cut before the operations table is consulted, and requests outside it
+// pass through untouched.
+func WithBasePath(prefix string) Option {
+	return func(c *middlewareConfig) { c.basePath = strings.TrimSuffix(prefix, "/") }
+}
+
+// WithErrorRenderer replaces WriteError as the writer of refused requests.
+func WithErrorRenderer(render ErrorRenderer) Option {
+	return func(c *middlewareConfig) { c.render = render }
+}
+
+// WithSkipper lets requests for which skip returns true pass unchecked
+// (health checks, metrics).
+func WithSkipper(skip func(*http.Request) bool) Option {
+	return func(c *middlewareConfig) { c.skip = skip }
+}
+
+// RejectUnknownRoutes answers requests the operations table does not know
+// with 404 NOT_FOUND (or 405 METHOD_NOT_ALLOWED for a known path) instead of
+// passing them to the handler: a loud miss when the table and the mux drift
+// apart, or the base path is wrong.
+func RejectUnknownRoutes() Option {
+	return func(c *middlewareConfig) { c.rejectUnknown = true }
+}
+
+// WithResponseValidation checks every response of a matched operation with
+// Validator.Response and calls report with the *Error (Where response) when
+// it breaks the contract. The response is buffered, then sent unchanged:
+// meant for tests and staging, where report can fail the test or log.
+func WithResponseValidation(report func(r *http.Request, err error)) Option {
+	return func(c *middlewareConfig) { c.reportResponses = report }
+}
+
+// Middleware checks requests against the operations table before they reach
+// next (Validator.HTTPRequest): the route, path ids (404), Accept and
+// Content-Type (406), the list parameters offset, limit and sort and the
+// JSON body (422 listing every violation), a body that is not a JSON object
+// (400) or larger than MaxBodyBytes (413). Refused requests are written by
+// the error renderer (WriteError by default). Requests reach next with the
+// body still readable and the match in the context (OperationFrom,
+// MatchFrom). Routes the table does not know pass through untouched unless
+// RejectUnknownRoutes is given.
+func Middleware(v *Validator, opts ...Option) func(http.Handler) http.Handler {
+	cfg := middlewareConfig{render: WriteError}
+	for _, o := range opts {
+		o(&cfg)
+	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			op, _, err := v.Lookup(r.Method, r.URL.Path)
-			if err != nil || !op.HasJSONBody() {
+			if cfg.skip != nil && cfg.skip(r) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-			if err != nil || !jsonMediaType(mt) {
-				WriteEnvelope(w, r, http.StatusNotAcceptable, ErrorItem{Code: "NOT_ACCEPTABLE",
-					Message: "Content-Type must be application/json, application/vnd.api+json, application/vnd.json+api or application/hal+json"})
+			path, inside := cutBasePath(r.URL.Path, cfg.basePath)
+			if !inside {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if _, _, err := v.route(r.Method, path); err != nil {
+				if cfg.rejectUnknown {
+					_, err := v.HTTPRequest(r, path, nil)
+					cfg.render(w, r, err)
+					return
+				}
+				next.ServeHTTP(w, r)
 				return
 			}
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 			if err != nil {
 				var tooLarge *http.MaxBytesError
 				if errors.As(err, &tooLarge) {
-					WriteEnvelope(w, r, http.StatusRequestEntityTooLarge, ErrorItem{Code: "REQUEST_TOO_LARGE",
-						Message: "request body exceeds 1 MiB"})
+					cfg.render(w, r, &Error{Code: CodeTooLarge, Where: WhereRequest,
+						Violations: []Violation{{Rule: "size", Message: "request body exceeds 1 MiB"}}})
 					return
 				}
-				WriteEnvelope(w, r, http.StatusBadRequest, ErrorItem{Code: "BAD_REQUEST", Message: "request body could not be read"})
+				cfg.render(w, r, &Error{Code: CodeBadRequest, Where: WhereRequest,
+					Violations: []Violation{{Rule: "read", Message: "request body could not be read"}}})
 				return
 			}
-			if err := v.Request(op.ID, body); err != nil {
-				WriteError(w, r, err)
+			m, err := v.HTTPRequest(r, path, body)
+			if err != nil {
+				cfg.render(w, r, err)
 				return
 			}
+			r = r.WithContext(WithMatch(r.Context(), m))
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
-			next.ServeHTTP(w, r)
+			if cfg.reportResponses == nil {
+				next.ServeHTTP(w, r)
+				return
+			}
+			rec := &recorder{header: make(http.Header)}
+			next.ServeHTTP(rec, r)
+			if err := v.Response(m.Operation.ID, rec.statusCode(), rec.header, rec.body.Bytes()); err != nil {
+				cfg.reportResponses(r, err)
+			}
+			rec.replay(w)
 		})
 	}
+}
+
+// cutBasePath returns path without base, and whether path lies under base.
+func cutBasePath(path, base string) (string, bool) {
+	if base == "" {
+		return path, true
+	}
+	rest, ok := strings.CutPrefix(path, base)
+	if !ok || (rest != "" && rest[0] != '/') {
+		return path, false
+	}
+	if rest == "" {
+		rest = "/"
+	}
+	return rest, true
+}
+
+// recorder buffers a response so it can be validated before it is sent.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.WriteHeader(http.StatusOK)
+	return r.body.Write(b)
+}
+
+func (r *recorder) statusCode() int {
+	if r.status == 0 {
+		return http.StatusOK
+	}
+	return r.status
+}
+
+// replay sends the buffered response to w.
+func (r *recorder) replay(w http.ResponseWriter) {
+	h := w.Header()
+	for k, vs := range r.header {
+		h[k] = vs
+	}
+	w.WriteHeader(r.statusCode())
+	_, _ = w.Write(r.body.Bytes())
 }

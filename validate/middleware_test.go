@@ -34,14 +34,18 @@ type envelopeBody struct {
 
 // recordingHandler answers 299 and records the body it could read.
 type recordingHandler struct {
-	called bool
-	body   string
+	called    bool
+	body      string
+	operation string // the operation id the middleware put in the context
 }
 
 func (h *recordingHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.called = true
 	b, _ := io.ReadAll(r.Body)
 	h.body = string(b)
+	if op, ok := validate.OperationFrom(r.Context()); ok {
+		h.operation = op.ID
+	}
 	w.WriteHeader(299)
 }
 
@@ -66,9 +70,9 @@ func TestMiddleware(t *testing.T) {
 		{"each JSON type passes: hal+json", "POST", "/transfers", "application/hal+json", validSale, 299, "", nil, true},
 		{"unknown route passes through", "POST", "/nope", "text/plain", "not json", 299, "", nil, true},
 		{"wrong method passes through", "DELETE", "/transfers", "text/plain", "x", 299, "", nil, true},
-		{"no JSON body operation passes", "GET", "/transfers/TR1", "", "", 299, "", nil, true},
-		{"multipart operation passes", "POST", "/disputes/DI1/evidence", "multipart/form-data; boundary=x", "--x--", 299, "", nil, true},
-		{"binary operation passes", "PUT", "/external_links/EL1/upload", "application/pdf", "%PDF", 299, "", nil, true},
+		{"no JSON body operation passes", "GET", "/transfers/TR0123456789abcdefghijkl", "", "", 299, "", nil, true},
+		{"multipart operation passes", "POST", "/disputes/DI0123456789abcdefghijkl/evidence", "multipart/form-data; boundary=x", "--x--", 299, "", nil, true},
+		{"binary operation passes", "PUT", "/external_links/EL_0123456789abcdefghijkl/upload", "application/pdf", "%PDF", 299, "", nil, true},
 		{"unsupported content type", "POST", "/transfers", "text/plain", validSale, 406, "NOT_ACCEPTABLE", nil, false},
 		{"missing content type", "POST", "/transfers", "", validSale, 406, "NOT_ACCEPTABLE", nil, false},
 		{"not JSON", "POST", "/transfers", "application/json", `{"amount":`, 400, "BAD_REQUEST", nil, false},
@@ -77,7 +81,7 @@ func TestMiddleware(t *testing.T) {
 		{"every violation listed", "POST", "/transfers", "application/json",
 			`{"amount":-1,"currency":"usd","extra":true,"merchant":"MU0123456789abcdefghijkl"}`, 422, "INVALID_FIELD",
 			[]string{"/amount", "/currency", "/extra", "/source"}, false},
-		{"capture violations", "PUT", "/authorizations/AU1", "application/json", `{"fee":1}`, 422, "INVALID_FIELD",
+		{"capture violations", "PUT", "/authorizations/AU0123456789abcdefghijkl", "application/json", `{"fee":1}`, 422, "INVALID_FIELD",
 			[]string{"/capture_amount"}, false},
 	}
 	for _, tt := range tests {

@@ -127,8 +127,17 @@ func (v *Validator) Operation(id string) (Operation, bool) {
 // when no operation has the path and ErrMethodNotAllowed when the path is
 // known but not with this method (also_methods count).
 func (v *Validator) Lookup(method, path string) (Operation, map[string]string, error) {
+	i, params, err := v.route(method, path)
+	if err != nil {
+		return Operation{}, nil, err
+	}
+	return v.tab.ops[i].clone(), params, nil
+}
+
+// route is Lookup returning the operation's index in the table.
+func (v *Validator) route(method, path string) (int, map[string]string, error) {
 	if !strings.HasPrefix(path, "/") {
-		return Operation{}, nil, fmt.Errorf("%w: %s %s", ErrNoRoute, method, path)
+		return 0, nil, fmt.Errorf("%w: %s %s", ErrNoRoute, method, path)
 	}
 	segs := strings.Split(path[1:], "/")
 	best := -1
@@ -147,9 +156,9 @@ func (v *Validator) Lookup(method, path string) (Operation, map[string]string, e
 	}
 	if best < 0 {
 		if pathKnown {
-			return Operation{}, nil, fmt.Errorf("%w: %s %s", ErrMethodNotAllowed, method, path)
+			return 0, nil, fmt.Errorf("%w: %s %s", ErrMethodNotAllowed, method, path)
 		}
-		return Operation{}, nil, fmt.Errorf("%w: %s %s", ErrNoRoute, method, path)
+		return 0, nil, fmt.Errorf("%w: %s %s", ErrNoRoute, method, path)
 	}
 	r := v.tab.routes[best]
 	params := make(map[string]string)
@@ -158,7 +167,7 @@ func (v *Validator) Lookup(method, path string) (Operation, map[string]string, e
 			params[name] = segs[i]
 		}
 	}
-	return v.tab.ops[r.op].clone(), params, nil
+	return r.op, params, nil
 }
 
 func (r route) matches(segs []string) bool {

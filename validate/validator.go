@@ -41,9 +41,11 @@ type Validator struct {
 	objects  map[string]bool
 	fast     map[string]*fnode // nil entry: no fast path for that schema
 	names    []string
+	requests map[string]bool // schemas named as an operation's request body
 	tab      table
 	judging  Judging
-	profile  Profile // the default profile, built from judging
+	profile  Profile          // the default profile, built from judging
+	checks   []exchangeChecks // by operation index
 }
 
 var defaultValidator = sync.OnceValues(New)
@@ -131,6 +133,15 @@ func New() (*Validator, error) {
 	if v.profile, err = newDefaultProfile(v.judging, t); err != nil {
 		return nil, err
 	}
+	v.requests = make(map[string]bool)
+	for _, op := range t.ops {
+		if op.HasJSONBody() {
+			v.requests[op.Request] = true
+		}
+	}
+	if err := v.buildExchangeChecks(c, fc); err != nil {
+		return nil, fmt.Errorf("validate: compiling path id schemas: %w", err)
+	}
 	return v, nil
 }
 
@@ -169,7 +180,7 @@ func (v *Validator) ValidateValue(schema string, doc any) error {
 	}
 	if v.objects[schema] {
 		if _, ok := doc.(map[string]any); !ok {
-			return fmt.Errorf("%w: %s expects a JSON object, got %s", ErrMalformed, schema, jsonType(doc))
+			return &malformedError{public: "body must be a JSON object, got " + jsonType(doc)}
 		}
 	}
 	if f := v.fast[schema]; f != nil && f.check(doc) == fastValid {
@@ -204,9 +215,35 @@ func (v *Validator) Request(operationID string, body []byte) error {
 	return v.Validate(op.Request, body)
 }
 
-// Resource validates body against the resource schema called name.
+// Resource validates body against the resource schema called name (a
+// response document such as "transfer" or "error"). A request schema is
+// refused with an error wrapping ErrUnknownSchema: use Request for those.
 func (v *Validator) Resource(name string, body []byte) error {
+	if v.requests[name] {
+		return fmt.Errorf("%w %q: it is a request schema, validate it with Request", ErrUnknownSchema, name)
+	}
 	return v.Validate(name, body)
+}
+
+// malformedError is a body that is not JSON, carries trailing data, or is
+// not a JSON object. errors.Is(err, ErrMalformed) holds; public is the
+// message a client may read.
+type malformedError struct {
+	public string
+	err    error // the decoder's error, if any
+}
+
+func (e *malformedError) Error() string        { return "validate: malformed body: " + e.public }
+func (e *malformedError) Is(target error) bool { return target == ErrMalformed }
+func (e *malformedError) Unwrap() error        { return e.err }
+
+// publicMessage returns the client-facing text of a malformed-body error.
+func publicMessage(err error) string {
+	var me *malformedError
+	if errors.As(err, &me) {
+		return me.public
+	}
+	return strings.TrimPrefix(err.Error(), ErrMalformed.Error()+": ")
 }
 
 // decode parses one JSON value with UseNumber and rejects trailing data.
@@ -215,12 +252,24 @@ func decode(data []byte) (any, error) {
 	dec.UseNumber()
 	var val any
 	if err := dec.Decode(&val); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		return nil, &malformedError{public: syntaxMessage(err), err: err}
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: trailing data after the JSON value", ErrMalformed)
+		return nil, &malformedError{public: "body carries data after the JSON value"}
 	}
 	return val, nil
+}
+
+// syntaxMessage words a decoding error for a client.
+func syntaxMessage(err error) string {
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("body is not valid JSON: %s (at byte %d)", se.Error(), se.Offset)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "body is not valid JSON: it ends before the value does"
+	}
+	return "body is not valid JSON"
 }
 
 func jsonType(v any) string {
