@@ -92,7 +92,8 @@ func runRun(ctx context.Context, opts runOptions) error {
 		return usageError(fmt.Errorf("run: %w", err))
 	}
 	if opts.list {
-		if err := steps.List(runOpts); err != nil {
+		runOpts.ListOnly = true
+		if _, err := steps.Run(ctx, steps.Config{}, runOpts); err != nil {
 			return usageError(fmt.Errorf("run: %w", err))
 		}
 		return nil
