@@ -51,6 +51,8 @@ an in-memory reference implementation of the whole API.`,
 		newValidateCmd(),
 		newSchemasCmd(),
 		newVersionCmd(),
+		newOpenAPICmd(),
+		newProxyCmd(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	return root
