@@ -67,6 +67,9 @@ func (c *fastCompiler) compile(file, ptr string) *fnode {
 		return nil
 	}
 	n := c.node(file, ptr, instanceAt(doc, ptr))
+	if n != nil {
+		n.loc = key
+	}
 	c.done[key] = n
 	return n
 }
@@ -86,6 +89,7 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 		switch kw {
 		case "type":
 			okKw = n.setTypes(val)
+			n.typeNames = typeNames(val)
 		case "enum":
 			list, isList := val.([]any)
 			okKw = isList && n.setEnum(list)
@@ -115,13 +119,17 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 		case "minimum", "maximum", "exclusiveMinimum":
 			i, isInt := intOf(val)
 			okKw = isInt
+			text := ""
+			if num, isNum := val.(json.Number); isNum {
+				text = string(num)
+			}
 			switch kw {
 			case "minimum":
-				n.min = &i
+				n.min, n.minText = &i, text
 			case "maximum":
-				n.max = &i
+				n.max, n.maxText = &i, text
 			default:
-				n.exclMin = &i
+				n.exclMin, n.exclMinText = &i, text
 			}
 		case "properties":
 			props, _ := val.(map[string]any)
@@ -187,6 +195,19 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 		}
 	}
 	return n
+}
+
+// compileSchemas compiles, with jsonschema, the subschema of every node, so
+// that collect can have jsonschema word the violations of one value.
+func (c *fastCompiler) compileSchemas(jc *jsonschema.Compiler) {
+	for _, n := range c.done {
+		if n == nil {
+			continue
+		}
+		if s, err := jc.Compile(n.loc); err == nil {
+			n.schema = s
+		}
+	}
 }
 
 // ref resolves a $ref ("other.json#/ptr", "#/ptr" or "other.json").

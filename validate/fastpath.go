@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // The fast path answers "is this document valid?" without building the error
@@ -36,27 +39,34 @@ const (
 
 // fnode is one compiled subschema.
 type fnode struct {
-	never      bool  // the false schema
-	types      uint8 // 0: any type
-	enum       []any // strings, booleans and null only
-	minLen     int   // -1: none
-	maxLen     int
-	minItems   int // -1: none
-	maxItems   int
-	pattern    *regexp.Regexp
-	format     func(any) bool
-	min, max   *int64 // inclusive bounds
-	exclMin    *int64
-	props      map[string]*fnode
-	required   []string
-	additional *fnode // nil: allowed
-	items      *fnode
-	inplace    []*fnode // $ref and allOf
-	anyOf      []*fnode
-	ifNode     *fnode
-	thenNode   *fnode
-	elseNode   *fnode
-	dependents map[string]*fnode
+	never       bool  // the false schema
+	types       uint8 // 0: any type
+	enum        []any // strings, booleans and null only
+	minLen      int   // -1: none
+	maxLen      int
+	minItems    int // -1: none
+	maxItems    int
+	pattern     *regexp.Regexp
+	format      func(any) bool
+	min, max    *int64 // inclusive bounds
+	exclMin     *int64
+	props       map[string]*fnode
+	required    []string
+	additional  *fnode // nil: allowed
+	items       *fnode
+	inplace     []*fnode // $ref and allOf
+	anyOf       []*fnode
+	ifNode      *fnode
+	thenNode    *fnode
+	elseNode    *fnode
+	dependents  map[string]*fnode
+	typeNames   []string // the "type" keyword as written
+	minText     string   // the bounds as written in the schema
+	maxText     string
+	exclMinText string
+	loc         string                         // absolute location of the subschema (URL#pointer)
+	schema      *jsonschema.Schema             // the same subschema compiled by jsonschema, for collect
+	fixed       [4]atomic.Pointer[[]Violation] // jsonschema\'s violations by fixedFailure mask, kept after the first
 }
 
 // check decides v against the node.

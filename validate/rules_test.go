@@ -176,3 +176,28 @@ func TestSalesTax(t *testing.T) {
 		t.Errorf("SalesTax(float64 42) = %d, %v; want 42, true", got, ok)
 	}
 }
+
+// TestRulesDoNotAllocate: a passing business rule costs no allocation (the
+// count is deterministic, not a timing).
+func TestRulesDoNotAllocate(t *testing.T) {
+	fee := ptr(5)
+	purchase := map[string]any{"tax_exempt": true, "sales_tax": json.Number("0"),
+		"item_data": []any{map[string]any{"amount_including_sales_tax": json.Number("110"), "amount_excluding_sales_tax": json.Number("100")}}}
+	withItems := map[string]any{"item_data": purchase["item_data"]}
+	rules := []struct {
+		name string
+		run  func()
+	}{
+		{"CheckCapture", func() { _ = validate.CheckCapture(100, 50, fee) }},
+		{"CheckFee", func() { _ = validate.CheckFee(100, fee) }},
+		{"CheckLevel23", func() { _ = validate.CheckLevel23(true, true) }},
+		{"CheckSubscriptionAmountUpdate", func() { _ = validate.CheckSubscriptionAmountUpdate(false, false) }},
+		{"CheckTaxExempt", func() { _ = validate.CheckTaxExempt(purchase) }},
+		{"SalesTax", func() { _, _ = validate.SalesTax(withItems) }},
+	}
+	for _, r := range rules {
+		if n := testing.AllocsPerRun(100, r.run); n != 0 {
+			t.Errorf("%s: %.0f allocations per call, want 0", r.name, n)
+		}
+	}
+}

@@ -32,8 +32,9 @@ var (
 	ErrMalformed = errors.New("validate: malformed body")
 )
 
-// Validator validates documents against the compiled contract. It is
-// immutable after New and safe for concurrent use.
+// Validator validates documents against the compiled contract. It is safe
+// for concurrent use; after New it changes only to keep jsonschema's wording
+// of failures that do not depend on the value (see collect.go).
 type Validator struct {
 	compiled map[string]*jsonschema.Schema
 	raw      map[string][]byte
@@ -119,6 +120,7 @@ func New() (*Validator, error) {
 	for _, name := range v.names {
 		v.fast[name] = fc.compile(baseURL+name+".json", "")
 	}
+	fc.compileSchemas(c)
 	if opsData == nil {
 		return nil, fmt.Errorf("validate: %s is not embedded", operationsFile)
 	}
@@ -183,8 +185,15 @@ func (v *Validator) ValidateValue(schema string, doc any) error {
 			return &malformedError{public: "body must be a JSON object, got " + jsonType(doc)}
 		}
 	}
-	if f := v.fast[schema]; f != nil && f.check(doc) == fastValid {
-		return nil
+	if f := v.fast[schema]; f != nil {
+		switch f.check(doc) {
+		case fastValid:
+			return nil
+		case fastInvalid:
+			if vs, ok := v.collect(f, doc); ok {
+				return &Error{Code: CodeInvalidField, Violations: vs}
+			}
+		}
 	}
 	// The fast path accepts only int64 numbers; anything else reaches the
 	// schema library, which must not see numbers it cannot afford.
@@ -248,6 +257,15 @@ func publicMessage(err error) string {
 
 // decode parses one JSON value with UseNumber and rejects trailing data.
 func decode(data []byte) (any, error) {
+	if val, ok := fastDecode(data); ok {
+		return val, nil
+	}
+	return slowDecode(data)
+}
+
+// slowDecode is decode with encoding/json alone: the reference for
+// fastDecode, and the reporter of syntax errors.
+func slowDecode(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var val any

@@ -52,6 +52,8 @@ an in-memory reference implementation of the whole API.`,
 		newSchemasCmd(),
 		newFaultsCmd(),
 		newVersionCmd(),
+		newOpenAPICmd(),
+		newProxyCmd(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	return root

@@ -1,0 +1,235 @@
+package proxy_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/conform-kit/conform/proxy"
+	"github.com/conform-kit/conform/validate"
+)
+
+const goodError = `{"total":1,"_embedded":{"errors":[{"code":"NOT_FOUND","logref":{"logref":"x"},"message":"m",` +
+	`"_links":{"self":{"href":"http://h/x"},"source":{"href":"http://h/x"}}}]}}`
+
+// target is a fake service: a proper 404 envelope for transfers, a bare
+// text 404 for authorizations, and for webhooks a 201 whose body lacks
+// every required field. It records what it received.
+type target struct {
+	mu      sync.Mutex
+	got     []string // method path body authorization
+	gotHost string
+}
+
+func (t *target) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	t.mu.Lock()
+	t.got = append(t.got, r.Method+" "+r.URL.RequestURI()+" "+string(b)+" "+r.Header.Get("Authorization"))
+	t.gotHost = r.Host
+	t.mu.Unlock()
+	switch {
+	case strings.HasPrefix(r.URL.Path, "/transfers/"):
+		w.Header().Set("Content-Type", "application/hal+json")
+		w.WriteHeader(404)
+		_, _ = io.WriteString(w, goodError)
+	case strings.HasPrefix(r.URL.Path, "/authorizations/"):
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(404)
+		_, _ = io.WriteString(w, "not found")
+	default:
+		w.Header().Set("Content-Type", "application/hal+json")
+		w.WriteHeader(201)
+		_, _ = io.WriteString(w, `{"id":"WH0123456789abcdefghijkl"}`)
+	}
+}
+
+func setup(t testing.TB) (*proxy.Proxy, *httptest.Server, *target, *bytes.Buffer) {
+	t.Helper()
+	v, err := validate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := &target{}
+	backend := httptest.NewServer(tg)
+	t.Cleanup(backend.Close)
+	u, _ := url.Parse(backend.URL)
+	var log bytes.Buffer
+	p := proxy.New(proxy.Config{Target: u, Validator: v, Log: &syncWriter{w: &log}})
+	front := httptest.NewServer(p)
+	t.Cleanup(front.Close)
+	return p, front, tg, &log
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
+}
+
+func TestProxyRoundTrip(t *testing.T) {
+	p, front, tg, log := setup(t)
+	tests := []struct {
+		name       string
+		method     string
+		path       string
+		body       string
+		wantStatus int
+		wantCount  int
+		wantSev    map[string]int // severity → count
+	}{
+		{"clean exchange", "GET", "/transfers/TR0123456789abcdefghijkl", "", 404, 0, nil},
+		{"response without the envelope", "GET", "/authorizations/AU0123456789abcdefghijkl", "", 404, 2, map[string]int{"normative": 2}},
+		{"bad request and bad response", "POST", "/webhooks", `{"url":"ftp://x"}`, 201, -1, map[string]int{"normative": -1}},
+		{"unknown route", "GET", "/nope", "", 201, 1, map[string]int{"normative": 1}},
+		{"list bounds are assumed", "GET", "/webhooks?limit=1000", "", 201, -1, map[string]int{"assumed": 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, front.URL+tt.path, strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.SetBasicAuth("US0123456789abcdefghijkl", "topsecret")
+			resp, err := front.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status %d, want %d (body %s)", resp.StatusCode, tt.wantStatus, body)
+			}
+			header := resp.Header.Get(proxy.HeaderViolations)
+			if tt.wantCount == 0 {
+				if header != "" {
+					t.Errorf("violations on a clean exchange: %s", header)
+				}
+				return
+			}
+			var vs []proxy.Violation
+			if err := json.Unmarshal([]byte(header), &vs); err != nil {
+				t.Fatalf("%s is not a JSON array: %v: %q", proxy.HeaderViolations, err, header)
+			}
+			count, _ := strconv.Atoi(resp.Header.Get(proxy.HeaderCount))
+			if count != len(vs) || (tt.wantCount > 0 && count != tt.wantCount) {
+				t.Errorf("count header %d, %d listed, want %d: %+v", count, len(vs), tt.wantCount, vs)
+			}
+			sev := map[string]int{}
+			for _, v := range vs {
+				sev[v.Severity]++
+				if v.Where != "request" && v.Where != "response" || v.Message == "" {
+					t.Errorf("malformed violation %+v", v)
+				}
+			}
+			for s, n := range tt.wantSev {
+				if (n < 0 && sev[s] == 0) || (n >= 0 && sev[s] != n) {
+					t.Errorf("%s violations: %d, want %d: %+v", s, sev[s], n, vs)
+				}
+			}
+		})
+	}
+	// Forwarded untouched: body, query, credentials and Host reach the target.
+	want := "POST /webhooks {\"url\":\"ftp://x\"} Basic " // credentials follow
+	found := false
+	for _, g := range tg.got {
+		if strings.HasPrefix(g, want) {
+			found = true
+		}
+	}
+	if !found || tg.gotHost != strings.TrimPrefix(front.URL, "http://") {
+		t.Errorf("target got %q (Host %q), want the request untouched", tg.got, tg.gotHost)
+	}
+	// One NDJSON line per exchange with violations, secrets masked.
+	lines := 0
+	sc := bufio.NewScanner(bytes.NewReader(log.Bytes()))
+	for sc.Scan() {
+		lines++
+		var l map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("log line is not JSON: %q", sc.Text())
+		}
+		if h, _ := l["request_headers"].(map[string]any); h["Authorization"] != "Basic ***" {
+			t.Errorf("Authorization logged as %v, want masked", h["Authorization"])
+		}
+	}
+	if lines != 4 || strings.Contains(log.String(), "topsecret") || strings.Contains(log.String(), "VVMwMTIz") {
+		t.Errorf("log has %d lines (want 4) or leaks the secret:\n%s", lines, log)
+	}
+	// Summary by operation.
+	got := map[string]proxy.OperationSummary{}
+	for _, s := range p.Summary() {
+		got[s.Operation] = s
+	}
+	if s := got["authorizations.get"]; s.Exchanges != 1 || s.WithViolations != 1 || s.Normative != 2 {
+		t.Errorf("summary of authorizations.get = %+v", s)
+	}
+	if s := got["transfers.get"]; s.Exchanges != 1 || s.WithViolations != 0 {
+		t.Errorf("summary of transfers.get = %+v", s)
+	}
+	if !p.SawNormative() {
+		t.Error("SawNormative = false after normative violations")
+	}
+}
+
+func TestHeaderIsCapped(t *testing.T) {
+	_, front, _, _ := setup(t)
+	// 400 unknown fields: 400 violations, far more than 8 KB.
+	var b strings.Builder
+	b.WriteString(`{"url":"http://x.test"`)
+	for i := range 400 {
+		b.WriteString(`,"field_number_` + strconv.Itoa(i) + `":1`)
+	}
+	b.WriteString("}")
+	resp, err := front.Client().Post(front.URL+"/webhooks", "application/json", strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	header := resp.Header.Get(proxy.HeaderViolations)
+	var vs []proxy.Violation
+	if err := json.Unmarshal([]byte(header), &vs); err != nil {
+		t.Fatal(err)
+	}
+	count, _ := strconv.Atoi(resp.Header.Get(proxy.HeaderCount))
+	if len(header) > proxy.MaxHeaderBytes || len(vs) >= count || count < 400 {
+		t.Errorf("header %d bytes with %d listed of %d, want ≤ %d bytes and a larger count", len(header), len(vs), count, proxy.MaxHeaderBytes)
+	}
+}
+
+// BenchmarkOverhead compares a request through the proxy with the same
+// request sent directly; it reports the added time per request.
+func BenchmarkOverhead(b *testing.B) {
+	_, front, _, _ := setup(b)
+	v, _ := validate.New()
+	tg := &target{}
+	direct := httptest.NewServer(tg)
+	defer direct.Close()
+	_ = v
+	client := front.Client()
+	send := func(base string) {
+		resp, err := client.Get(base + "/transfers/TR0123456789abcdefghijkl")
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	for _, bc := range []struct{ name, base string }{{"direct", direct.URL}, {"proxied", front.URL}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				send(bc.base)
+			}
+		})
+	}
+}
