@@ -70,21 +70,19 @@ type Violation struct {
 	In      string `json:"in,omitempty"` // InBody (""), InPath, InQuery, InHeader or InStatus
 }
 
-// Status is the HTTP status WriteError renders the error with.
+// Status is the HTTP status WriteError renders the error with: the status of
+// the refusals-table row whose first code is the error's code (422 when no
+// row names it), or 500 for an invalid response.
 func (e *Error) Status() int {
-	switch e.Code {
-	case CodeBadRequest:
-		return 400
-	case CodeNotFound:
-		return 404
-	case CodeMethodNotAllowed:
-		return 405
-	case CodeNotAcceptable:
-		return 406
-	case CodeTooLarge:
-		return 413
-	case CodeInvalidResponse:
+	if e.Code == CodeInvalidResponse {
 		return 500
+	}
+	if v, err := Default(); err == nil {
+		for _, r := range v.judging.Refusals {
+			if len(r.Codes) > 0 && r.Codes[0] == e.Code {
+				return r.Status
+			}
+		}
 	}
 	return 422
 }

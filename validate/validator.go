@@ -47,6 +47,7 @@ type Validator struct {
 	judging  Judging
 	profile  Profile          // the default profile, built from judging
 	checks   []exchangeChecks // by operation index
+	assumed  *assumedCache
 }
 
 var defaultValidator = sync.OnceValues(New)
@@ -143,6 +144,9 @@ func New() (*Validator, error) {
 	}
 	if err := v.buildExchangeChecks(c, fc); err != nil {
 		return nil, fmt.Errorf("validate: compiling path id schemas: %w", err)
+	}
+	if v.assumed, err = newAssumed(v); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
