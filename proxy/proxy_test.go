@@ -29,6 +29,7 @@ type target struct {
 	mu      sync.Mutex
 	got     []string // method path body authorization
 	gotHost string
+	url     string // the target's own base URL
 }
 
 func (t *target) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -62,6 +63,7 @@ func setup(t testing.TB) (*proxy.Proxy, *httptest.Server, *target, *bytes.Buffer
 	tg := &target{}
 	backend := httptest.NewServer(tg)
 	t.Cleanup(backend.Close)
+	tg.url = backend.URL
 	u, _ := url.Parse(backend.URL)
 	var log bytes.Buffer
 	p := proxy.New(proxy.Config{Target: u, Validator: v, Log: &syncWriter{w: &log}})
@@ -141,15 +143,17 @@ func TestProxyRoundTrip(t *testing.T) {
 			}
 		})
 	}
-	// Forwarded untouched: body, query, credentials and Host reach the target.
+	// Forwarded untouched: body, query and credentials reach the target, addressed to its own Host.
 	want := "POST /webhooks {\"url\":\"ftp://x\"} Basic " // credentials follow
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
 	found := false
 	for _, g := range tg.got {
 		if strings.HasPrefix(g, want) {
 			found = true
 		}
 	}
-	if !found || tg.gotHost != strings.TrimPrefix(front.URL, "http://") {
+	if !found || tg.gotHost != strings.TrimPrefix(tg.url, "http://") {
 		t.Errorf("target got %q (Host %q), want the request untouched", tg.got, tg.gotHost)
 	}
 	// One NDJSON line per exchange with violations, secrets masked.
