@@ -14,9 +14,10 @@ run:
 test:
 	$(GO) test -race -count=1 $(PKGS)
 
-## bench: the validator's ratio table (one run, interleaved rounds, medians), then every benchmark with allocations.
+## bench: the validator's ratio table and the proxy's added latency (one run each, interleaved rounds, medians), then every benchmark with allocations.
 bench:
 	$(GO) test -run '^$$' -bench '^BenchmarkRatios$$' -benchtime 1x ./validate/
+	$(GO) test -run '^$$' -bench '^BenchmarkOverhead$$' -benchtime 1x ./proxy/
 	$(GO) test -run '^$$' -bench . -skip '^BenchmarkRatios$$' -benchmem ./validate/ ./reference/
 
 lint: fmt-check vet

@@ -93,8 +93,10 @@ func New(cfg Config) *Proxy {
 	p := &Proxy{cfg: cfg, stats: make(map[string]*OperationSummary)}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
+			// Method, path, query, headers and body go through as they came;
+			// only the Host becomes the target's (virtual hosts need it), and
+			// no X-Forwarded-* header is added.
 			pr.SetURL(cfg.Target)
-			pr.Out.Host = pr.In.Host // untouched: the target sees the client's Host
 		},
 		Transport:      cfg.Transport,
 		ModifyResponse: p.checkResponse,

@@ -23,7 +23,10 @@
 //
 // The business rules JSON Schema cannot express (capture amount, fee,
 // Level 2/3 enablement, subscription amount updates, tax exemption) are plain
-// functions returning the same *Error. WriteEnvelope and WriteError render
-// errors in the API's error envelope, and Middleware puts the whole check in
+// functions returning the same *Error. Response checks a response (status,
+// content type, body or error envelope) and HTTPRequest a whole request
+// (route, path ids, Accept, Content-Type, list parameters, body).
+// WriteEnvelope and WriteError render errors in the API's error envelope, and
+// Middleware puts the request checks, and optionally the response checks, in
 // front of any net/http handler. The package never prints.
 package validate

@@ -218,10 +218,11 @@ func (v *Validator) ValidateValue(schema string, doc any) error {
 // Request validates body against the request schema of the operation. It
 // returns nil for operations without a JSON body ("", multipart, binary).
 func (v *Validator) Request(operationID string, body []byte) error {
-	op, ok := v.Operation(operationID)
+	i, ok := v.tab.byID[operationID]
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownOperation, operationID)
 	}
+	op := &v.tab.ops[i]
 	if !op.HasJSONBody() {
 		return nil
 	}
