@@ -29,7 +29,11 @@ func (s *Server) createSchedule(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	v := viewSchedule(rq.base, s.st.createSchedule(rq.user, in, rq.now))
+	sched, err := s.st.createSchedule(rq.user, in, rq.now)
+	if err != nil {
+		return nil, err
+	}
+	v := viewSchedule(rq.base, sched)
 	s.publish(rq.base, rq.user.app, "subscription_schedule", "created", v)
 	return v, nil
 }
@@ -145,7 +149,11 @@ func (s *Server) createBalanceTransfer(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	v := viewBalanceTransfer(rq.base, s.st.createBalanceTransfer(rq.user.app, in, rq.now))
+	b, err := s.st.createBalanceTransfer(rq.user.app, in, rq.now)
+	if err != nil {
+		return nil, err
+	}
+	v := viewBalanceTransfer(rq.base, b)
 	s.publish(rq.base, rq.user.app, "balance_transfer", "created", v)
 	return v, nil
 }

@@ -10,7 +10,10 @@ func (s *Server) createWebhook(rq *request) (any, error) {
 	if err := s.decodeWebhook(rq, &in); err != nil {
 		return nil, err
 	}
-	w := s.st.createWebhook(rq.user.app, in, newSecret(signingKeyBytes), rq.now)
+	w, err := s.st.createWebhook(rq.user.app, in, newSecret(signingKeyBytes), rq.now)
+	if err != nil {
+		return nil, err
+	}
 	s.publish(rq.base, rq.user.app, "webhook", "created", viewWebhookItem(rq.base, w))
 	return viewWebhook(rq.base, w), nil
 }

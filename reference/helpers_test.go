@@ -63,7 +63,10 @@ type harness struct {
 func newHarness(t testing.TB, mutate ...func(*Config)) *harness {
 	t.Helper()
 	c := newClock()
-	cfg := Config{BaseURL: testBase, Now: c.Now, NewID: counterIDs(), Seed: 7, ReviewDelay: time.Millisecond, RetryScale: 0.0001}
+	// Tests move the clock by days: resources do not expire by age unless a
+	// test asks for it.
+	cfg := Config{BaseURL: testBase, Now: c.Now, NewID: counterIDs(), Seed: 7, ReviewDelay: time.Millisecond, RetryScale: 0.0001,
+		Limits: Limits{MaxAge: -1}}
 	for _, m := range mutate {
 		m(&cfg)
 	}

@@ -18,7 +18,7 @@ func (s *Server) idempotent(rq *request, id *string, h handler) (any, error) {
 	key := idemKey{app: rq.user.app, op: rq.op.ID, id: *id}
 	hash := canonicalHash(rq.body)
 	for {
-		e, owner := s.st.idempotencyBegin(key, hash)
+		e, owner := s.st.idempotencyBegin(key, hash, rq.now)
 		if owner {
 			return s.runIdempotent(rq, key, e, h), nil
 		}

@@ -6,6 +6,7 @@ import "time"
 // against its schema, so these only carry values.
 
 type cardCreate struct {
+	bodySize
 	Type            string  `json:"type"`
 	Name            string  `json:"name"`
 	Number          string  `json:"number"`
@@ -18,6 +19,7 @@ type cardCreate struct {
 }
 
 type authorizationCreate struct {
+	bodySize
 	Source                 string         `json:"source"`
 	MerchantIdentity       string         `json:"merchant_identity"`
 	Merchant               string         `json:"merchant"`
@@ -30,12 +32,14 @@ type authorizationCreate struct {
 }
 
 type captureRequest struct {
+	bodySize
 	CaptureAmount          int64          `json:"capture_amount"`
 	Fee                    *int64         `json:"fee"`
 	AdditionalPurchaseData map[string]any `json:"additional_purchase_data"`
 }
 
 type transferCreate struct {
+	bodySize
 	Source                 string         `json:"source"`
 	Merchant               string         `json:"merchant"`
 	Amount                 int64          `json:"amount"`
@@ -52,6 +56,7 @@ type merchantUpdate struct {
 }
 
 type scheduleCreate struct {
+	bodySize
 	LineItemType            string         `json:"line_item_type"`
 	Nickname                string         `json:"nickname"`
 	SubscriptionType        string         `json:"subscription_type"`
@@ -63,6 +68,7 @@ type scheduleCreate struct {
 // amountBody is the create and update body of a subscription amount; amount
 // may sit inside fee_amount_data (the spec's table) or at the top level (its example).
 type amountBody struct {
+	bodySize
 	AmountType    string `json:"amount_type"`
 	FeeAmountData *struct {
 		Amount   *int64  `json:"amount"`
@@ -75,6 +81,7 @@ type amountBody struct {
 }
 
 type enrollmentBody struct {
+	bodySize
 	Merchant  string  `json:"merchant"`
 	Nickname  *string `json:"nickname"`
 	StartedAt *string `json:"started_at"`
@@ -83,6 +90,7 @@ type enrollmentBody struct {
 }
 
 type balanceTransferCreate struct {
+	bodySize
 	Amount              int64  `json:"amount"`
 	Currency            string `json:"currency"`
 	Description         string `json:"description"`
@@ -94,6 +102,7 @@ type balanceTransferCreate struct {
 }
 
 type fileCreate struct {
+	bodySize
 	DisplayName string `json:"display_name"`
 	LinkedTo    string `json:"linked_to"`
 	LinkedType  string `json:"linked_type"`
@@ -102,12 +111,14 @@ type fileCreate struct {
 }
 
 type externalLinkCreate struct {
+	bodySize
 	Type     string `json:"type"`
 	Duration *int   `json:"duration"`
 	Tags     tags   `json:"tags"`
 }
 
 type webhookBody struct {
+	bodySize
 	URL            *string          `json:"url"`
 	Enabled        *bool            `json:"enabled"`
 	EnabledEvents  []any            `json:"enabled_events"`
@@ -152,3 +163,27 @@ func parseTimestamp(pointer string, v *string) (*time.Time, error) {
 	t = t.UTC()
 	return &t, nil
 }
+
+// tagged is an input body that carries tags (checked against Limits.Tags).
+type tagged interface{ tagList() tags }
+
+func (in *cardCreate) tagList() tags            { return in.Tags }
+func (in *authorizationCreate) tagList() tags   { return in.Tags }
+func (in *transferCreate) tagList() tags        { return in.Tags }
+func (in *merchantUpdate) tagList() tags        { return in.Tags }
+func (in *scheduleCreate) tagList() tags        { return in.Tags }
+func (in *amountBody) tagList() tags            { return in.Tags }
+func (in *enrollmentBody) tagList() tags        { return in.Tags }
+func (in *balanceTransferCreate) tagList() tags { return in.Tags }
+func (in *fileCreate) tagList() tags            { return in.Tags }
+func (in *externalLinkCreate) tagList() tags    { return in.Tags }
+func (in *webhookBody) tagList() tags           { return in.Tags }
+
+// bodySize is embedded in every input body: the size of the JSON it was
+// decoded from, for the retention's memory estimate.
+type bodySize struct{ size int }
+
+func (b *bodySize) setSize(n int) { b.size = n }
+
+// sized is an input body that records its size.
+type sized interface{ setSize(n int) }

@@ -120,8 +120,11 @@ func (s *series[P]) add(p P) {
 	s.items = slices.Insert(s.items, i, p)
 }
 
-// remove deletes p if present.
+// remove deletes p if present; a nil series holds nothing.
 func (s *series[P]) remove(p P) {
+	if s == nil {
+		return
+	}
 	if i, ok := s.position(p); ok {
 		s.items = slices.Delete(s.items, i, i+1)
 	}

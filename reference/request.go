@@ -28,6 +28,8 @@ type request struct {
 	base string
 	body []byte
 	now  time.Time
+	// maxTags is Limits.Tags (0: no cap).
+	maxTags int
 }
 
 // handler is one operation: it returns a value to encode with the
@@ -56,7 +58,7 @@ type gate func(rq *request) error
 // endpoint wraps h with the pipeline every operation shares.
 func (s *Server) endpoint(op validate.Operation, h handler, g gate) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rq := &request{r: r, op: op, base: s.baseURL(r), now: s.now()}
+		rq := &request{r: r, op: op, base: s.baseURL(r), now: s.now(), maxTags: s.limits.Tags}
 		if err := s.admit(rq, g); err != nil {
 			s.writeError(w, r, err)
 			return
@@ -151,10 +153,16 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, op validate.Ope
 	}
 }
 
-// decode reads the validated body into dst.
+// decode reads the validated body into dst; tags beyond the cap are 429.
 func (rq *request) decode(dst any) error {
 	if err := decodeBody(rq.body, dst); err != nil {
 		return fmt.Errorf("%s: %w", rq.op.ID, err)
+	}
+	if sz, ok := dst.(sized); ok {
+		sz.setSize(len(rq.body))
+	}
+	if t, ok := dst.(tagged); ok && rq.maxTags > 0 && len(t.tagList()) > rq.maxTags {
+		return errQuota("a resource may carry at most %d tags, got %d", rq.maxTags, len(t.tagList()))
 	}
 	return nil
 }

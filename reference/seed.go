@@ -64,7 +64,7 @@ func seed(st *store, seedValue int64, now time.Time) Seeded {
 	ids.PlainMerchant, ids.PlainMerchantIdentity = plain.ID, plain.Identity
 
 	platform := user{id: fx.Credentials.Platform.Username, app: appA}
-	sched := st.createSchedule(platform, scheduleCreate{
+	sched, _ := st.createSchedule(platform, scheduleCreate{
 		LineItemType: "FEE", Nickname: "Monthly platform fee", SubscriptionType: "PERIODIC_MONTHLY",
 		PeriodOffset: map[string]any{"day": 1, "month": nil},
 	}, at)
@@ -80,9 +80,10 @@ func seed(st *store, seedValue int64, now time.Time) Seeded {
 	ids.SubscriptionAmount = amt.ID
 
 	ids.Dispute = seedDispute(st, appA, ids.BuyerIdentity, m.ID, at)
-	ids.BalanceTransfer = st.createBalanceTransfer(appA, balanceTransferCreate{
+	balance, _ := st.createBalanceTransfer(appA, balanceTransferCreate{
 		Amount: 100000, Currency: "USD", Description: "Seeded balance transfer",
-	}, at).ID
+	}, at) // seeding runs before retention: nothing is refused
+	ids.BalanceTransfer = balance.ID
 
 	// Application B: its own buyer and merchants, invisible to application A.
 	seedIdentity(st, src, appB, at)

@@ -49,6 +49,9 @@ type Config struct {
 	// right for a server bound to loopback), empty means public addresses
 	// only. Link-local and metadata addresses are refused whatever it says.
 	WebhookAllow []netip.Prefix
+	// Limits bounds what clients may store; the zero value takes the
+	// defaults (see Limits).
+	Limits Limits
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
 }
@@ -63,10 +66,12 @@ type Server struct {
 	mux      *http.ServeMux
 	fixtures Seeded
 	policy   webhookPolicy
+	limits   Limits // cfg.Limits with defaults
 
 	ctx    context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	wg     sync.WaitGroup // webhook deliveries and review timers
+	swept  chan struct{}  // closed when the expiry sweeper has returned
 
 	lifeMu sync.Mutex
 	timers map[*time.Timer]struct{}
@@ -116,6 +121,9 @@ func New(cfg Config) (*Server, error) {
 		timers: map[*time.Timer]struct{}{},
 	}
 	s.fixtures = seed(s.st, cfg.Seed, stamp(cfg.Now))
+	s.st.retention = newRetention(cfg.Limits)
+	s.limits = s.st.retention.lim
+	s.sweepEveryMinute()
 	if s.mux, err = s.routes(); err != nil {
 		cancel()
 		return nil, fmt.Errorf("reference: %w", err)
@@ -245,6 +253,7 @@ func (s *Server) Close() error {
 	s.lifeMu.Unlock()
 	s.cancel()
 	s.wg.Wait()
+	<-s.swept
 	return nil
 }
 
@@ -274,6 +283,24 @@ func (s *Server) after(d time.Duration, fn func()) {
 		fn()
 	})
 	s.timers[t] = struct{}{}
+}
+
+// sweepEveryMinute expires resources once a minute until Close.
+func (s *Server) sweepEveryMinute() {
+	s.swept = make(chan struct{})
+	go func() {
+		defer close(s.swept)
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-t.C:
+				s.st.expireNow(s.now())
+			}
+		}
+	}()
 }
 
 // baseURL is the configured base, or the request's scheme and host.

@@ -36,7 +36,19 @@ type store struct {
 	enrollmentsBySchedule map[string]*series[*subscriptionEnrollment]
 	linksByFile           map[string]*series[*externalLink]
 
-	idem map[idemKey]*idemEntry
+	idem      map[idemKey]*idemEntry
+	idemOrder []idemAt // idem keys in creation order, for expiry
+	idemHead  int      // idemOrder[:idemHead] are gone
+
+	// retention tracks client-created resources; nil while seeding.
+	retention *retention
+}
+
+// idemAt is an idempotency key with its entry and creation time.
+type idemAt struct {
+	key idemKey
+	e   *idemEntry
+	at  time.Time
 }
 
 // appData is what belongs to one application besides its records.
@@ -50,6 +62,7 @@ type appData struct {
 	balanceTransfers   series[*balanceTransfer]
 	files              series[*file]
 	webhooks           series[*webhook]
+	uploadBytes        int64 // file content held, against Limits.UploadBytes
 }
 
 func newStore(newID func(string) string) *store {
@@ -156,7 +169,7 @@ type idemOutcome struct {
 
 // idempotencyBegin returns the entry for key and whether the caller owns it
 // (must run the request and call idempotencyEnd). Non-owners wait on done.
-func (st *store) idempotencyBegin(key idemKey, hash [sha256.Size]byte) (*idemEntry, bool) {
+func (st *store) idempotencyBegin(key idemKey, hash [sha256.Size]byte, now time.Time) (*idemEntry, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if e, ok := st.idem[key]; ok {
@@ -164,7 +177,38 @@ func (st *store) idempotencyBegin(key idemKey, hash [sha256.Size]byte) (*idemEnt
 	}
 	e := &idemEntry{hash: hash, done: make(chan struct{})}
 	st.idem[key] = e
+	if st.retention != nil {
+		st.idemOrder = append(st.idemOrder, idemAt{key: key, e: e, at: now})
+	}
 	return e, true
+}
+
+// expireIdempotency forgets finished idempotency keys created before cutoff
+// and, beyond MaxRetained, the oldest. Callers hold the lock.
+func (st *store) expireIdempotency(cutoff time.Time) {
+	lim := st.retention.lim
+	for st.idemHead < len(st.idemOrder) {
+		k := st.idemOrder[st.idemHead]
+		old := lim.MaxAge > 0 && k.at.Before(cutoff)
+		over := lim.MaxRetained > 0 && len(st.idemOrder)-st.idemHead > lim.MaxRetained
+		if !old && !over {
+			break
+		}
+		select {
+		case <-k.e.done:
+		default:
+			return // still running: look again on the next sweep
+		}
+		if st.idem[k.key] == k.e {
+			delete(st.idem, k.key)
+		}
+		st.idemOrder[st.idemHead] = idemAt{}
+		st.idemHead++
+	}
+	if st.idemHead > 64 && st.idemHead*2 >= len(st.idemOrder) {
+		st.idemOrder = append(st.idemOrder[:0], st.idemOrder[st.idemHead:]...)
+		st.idemHead = 0
+	}
 }
 
 // idempotencyEnd records the outcome; ok false abandons the key (the request

@@ -24,9 +24,12 @@ func (st *store) updateMerchant(app, id string, in merchantUpdate, now time.Time
 	return *m, nil
 }
 
-func (st *store) createSchedule(u user, in scheduleCreate, now time.Time) subscriptionSchedule {
+func (st *store) createSchedule(u user, in scheduleCreate, now time.Time) (subscriptionSchedule, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.admit(u.app, now); err != nil {
+		return subscriptionSchedule{}, err
+	}
 	s := &subscriptionSchedule{
 		meta:                    newMeta(st.newID(prefixSchedule), u.app, now),
 		CreatedBy:               u.id,
@@ -39,13 +42,20 @@ func (st *store) createSchedule(u user, in scheduleCreate, now time.Time) subscr
 	}
 	st.schedules[s.ID] = s
 	st.enrollmentsBySchedule[s.ID] = &series[*subscriptionEnrollment]{}
-	return *s
+	st.keep(u.app, now, in.size, func() {
+		delete(st.schedules, s.ID)
+		delete(st.enrollmentsBySchedule, s.ID)
+	})
+	return *s, nil
 }
 
 // createAmount adds an amount to a schedule; amount, currency and label are required.
 func (st *store) createAmount(u user, scheduleID string, in amountBody, now time.Time) (subscriptionAmount, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.admit(u.app, now); err != nil {
+		return subscriptionAmount{}, err
+	}
 	if _, err := lookup(st.schedules, u.app, scheduleID); err != nil {
 		return subscriptionAmount{}, err
 	}
@@ -62,6 +72,7 @@ func (st *store) createAmount(u user, scheduleID string, in amountBody, now time
 		return subscriptionAmount{}, errInvalidField("/fee_amount_data/amount", "amount is required and must be positive")
 	}
 	st.amounts[a.ID] = a
+	st.keep(u.app, now, in.size, func() { delete(st.amounts, a.ID) })
 	return *a, nil
 }
 
@@ -107,6 +118,9 @@ func (st *store) getAmount(app, scheduleID, id string) (subscriptionAmount, erro
 func (st *store) updateAmount(u user, scheduleID, id string, in amountBody, now time.Time) (subscriptionAmount, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.admit(u.app, now); err != nil {
+		return subscriptionAmount{}, err
+	}
 	old, err := lookup(st.amounts, u.app, id)
 	if err != nil || old.SubscriptionSchedule != scheduleID {
 		return subscriptionAmount{}, errNotFound(id)
@@ -126,6 +140,7 @@ func (st *store) updateAmount(u user, scheduleID, id string, in amountBody, now 
 	old.updated = true
 	old.UpdatedAt = jsonTime(now)
 	st.amounts[n.ID] = &n
+	st.keep(u.app, now, in.size, func() { delete(st.amounts, n.ID) })
 	return n, nil
 }
 
@@ -136,6 +151,9 @@ func (st *store) createEnrollment(u user, scheduleID string, in enrollmentBody, 
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.admit(u.app, now); err != nil {
+		return subscriptionEnrollment{}, err
+	}
 	if _, err := lookup(st.schedules, u.app, scheduleID); err != nil {
 		return subscriptionEnrollment{}, err
 	}
@@ -154,6 +172,7 @@ func (st *store) createEnrollment(u user, scheduleID string, in enrollmentBody, 
 	st.enrollments[e.ID] = e
 	st.apps[u.app].enrollments.add(e)
 	st.enrollmentsBySchedule[scheduleID].add(e)
+	st.keep(u.app, now, in.size, func() { st.dropEnrollment(e) })
 	return *e, nil
 }
 
@@ -207,15 +226,27 @@ func (st *store) deleteEnrollment(app, id string) error {
 	if err != nil {
 		return err
 	}
-	delete(st.enrollments, id)
-	st.apps[app].enrollments.remove(e)
-	st.enrollmentsBySchedule[e.SubscriptionSchedule].remove(e)
+	st.dropEnrollment(e)
 	return nil
 }
 
-func (st *store) createBalanceTransfer(app string, in balanceTransferCreate, now time.Time) balanceTransfer {
+// dropEnrollment removes an enrollment from the store and its lists; a
+// second call does nothing. Callers hold the lock.
+func (st *store) dropEnrollment(e *subscriptionEnrollment) {
+	if st.enrollments[e.ID] != e {
+		return
+	}
+	delete(st.enrollments, e.ID)
+	st.apps[e.app].enrollments.remove(e)
+	st.enrollmentsBySchedule[e.SubscriptionSchedule].remove(e)
+}
+
+func (st *store) createBalanceTransfer(app string, in balanceTransferCreate, now time.Time) (balanceTransfer, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.admit(app, now); err != nil {
+		return balanceTransfer{}, err
+	}
 	b := &balanceTransfer{
 		meta:                newMeta(st.newID(prefixBalance), app, now),
 		Amount:              in.Amount,
@@ -243,5 +274,9 @@ func (st *store) createBalanceTransfer(app string, in balanceTransferCreate, now
 	}
 	st.balances[b.ID] = b
 	st.apps[app].balanceTransfers.add(b)
-	return *b
+	st.keep(app, now, in.size, func() {
+		delete(st.balances, b.ID)
+		st.apps[app].balanceTransfers.remove(b)
+	})
+	return *b, nil
 }

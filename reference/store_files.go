@@ -27,6 +27,9 @@ type upload struct {
 func (st *store) createEvidence(app, disputeID string, up upload, now time.Time) (evidence, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.admit(app, now); err != nil {
+		return evidence{}, err
+	}
 	if _, err := lookup(st.disputes, app, disputeID); err != nil {
 		return evidence{}, err
 	}
@@ -42,6 +45,10 @@ func (st *store) createEvidence(app, disputeID string, up upload, now time.Time)
 	}
 	st.evidence[e.ID] = e
 	st.evidenceByDispute[disputeID].add(e)
+	st.keep(app, now, len(up.name)+len(up.contentType), func() {
+		delete(st.evidence, e.ID)
+		st.evidenceByDispute[disputeID].remove(e)
+	})
 	return *e, nil
 }
 
@@ -66,6 +73,9 @@ func (st *store) disputeExists(app, id string) error {
 func (st *store) createFile(u user, in fileCreate, now time.Time) (file, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.admit(u.app, now); err != nil {
+		return file{}, err
+	}
 	if _, err := lookup(st.merchants, u.app, in.LinkedTo); err != nil {
 		return file{}, errInvalidField("/linked_to", "merchant %s was not found", in.LinkedTo)
 	}
@@ -88,7 +98,23 @@ func (st *store) createFile(u user, in fileCreate, now time.Time) (file, error) 
 	st.files[f.ID] = f
 	st.apps[u.app].files.add(f)
 	st.linksByFile[f.ID] = &series[*externalLink]{}
+	st.keep(u.app, now, in.size, func() { st.dropFile(f) })
 	return *f, nil
+}
+
+// dropFile removes a file with its content and its external links. Callers
+// hold the lock.
+func (st *store) dropFile(f *file) {
+	delete(st.files, f.ID)
+	a := st.apps[f.app]
+	a.files.remove(f)
+	a.uploadBytes -= int64(len(f.content))
+	if links := st.linksByFile[f.ID]; links != nil {
+		for _, l := range links.items {
+			delete(st.links, l.ID)
+		}
+	}
+	delete(st.linksByFile, f.ID)
 }
 
 // uploadFile stores the content of a file awaiting it and moves it to PENDING.
@@ -106,6 +132,12 @@ func (st *store) putContent(f *file, up upload, now time.Time) (file, error) {
 	if f.Status != fileRequiresUpload {
 		return file{}, errUnprocessable("file %s is %s; content can be uploaded only once", f.ID, f.Status)
 	}
+	a := st.apps[f.app]
+	if rt := st.retention; rt != nil && rt.lim.UploadBytes > 0 && a.uploadBytes+int64(len(up.data)) > rt.lim.UploadBytes {
+		return file{}, errQuota("this application holds %d bytes of file content; %d more would pass its %d-byte quota (files expire %s after creation)",
+			a.uploadBytes, len(up.data), rt.lim.UploadBytes, rt.lim.MaxAge)
+	}
+	a.uploadBytes += int64(len(up.data))
 	f.content, f.contentType = up.data, up.contentType
 	if up.extension != "" {
 		ext := up.extension
@@ -151,6 +183,9 @@ func (st *store) download(app, id string) (file, []byte, error) {
 func (st *store) createLink(u user, fileID string, in externalLinkCreate, url func(id string) string, now time.Time) (externalLink, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.admit(u.app, now); err != nil {
+		return externalLink{}, err
+	}
 	if _, err := lookup(st.files, u.app, fileID); err != nil {
 		return externalLink{}, err
 	}
@@ -170,6 +205,10 @@ func (st *store) createLink(u user, fileID string, in externalLinkCreate, url fu
 	l.URL = url(l.ID)
 	st.links[l.ID] = l
 	st.linksByFile[fileID].add(l)
+	st.keep(u.app, now, in.size, func() {
+		delete(st.links, l.ID)
+		st.linksByFile[fileID].remove(l)
+	})
 	return *l, nil
 }
 
@@ -220,9 +259,15 @@ func (st *store) uploadLink(linkID string, now time.Time) (*externalLink, error)
 	return l, nil
 }
 
-func (st *store) createWebhook(app string, in webhookBody, secret string, now time.Time) webhook {
+func (st *store) createWebhook(app string, in webhookBody, secret string, now time.Time) (webhook, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.admit(app, now); err != nil {
+		return webhook{}, err
+	}
+	if rt := st.retention; rt != nil && rt.lim.Webhooks > 0 && len(st.apps[app].webhooks.items) >= rt.lim.Webhooks {
+		return webhook{}, errQuota("this application holds %d webhooks, the most it may (they expire %s after creation)", rt.lim.Webhooks, rt.lim.MaxAge)
+	}
 	w := &webhook{
 		meta:             newMeta(st.newID(prefixWebhook), app, now),
 		Application:      app,
@@ -235,7 +280,11 @@ func (st *store) createWebhook(app string, in webhookBody, secret string, now ti
 	applyWebhookBody(w, in)
 	st.webhooks[w.ID] = w
 	st.apps[app].webhooks.add(w)
-	return *w
+	st.keep(app, now, in.size, func() {
+		delete(st.webhooks, w.ID)
+		st.apps[app].webhooks.remove(w)
+	})
+	return *w, nil
 }
 
 func applyWebhookBody(w *webhook, in webhookBody) {

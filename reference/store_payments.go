@@ -26,6 +26,9 @@ const authorizationLifetime = 7 * 24 * time.Hour
 func (st *store) createCard(app string, in cardCreate, now time.Time) (paymentInstrument, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.admit(app, now); err != nil {
+		return paymentInstrument{}, err
+	}
 	if _, err := lookup(st.identities, app, in.Identity); err != nil {
 		return paymentInstrument{}, errInvalidField("/identity", "identity %s was not found", in.Identity)
 	}
@@ -62,6 +65,7 @@ func (st *store) createCard(app string, in cardCreate, now time.Time) (paymentIn
 		Identity:                 in.Identity,
 	}
 	st.cards[p.ID] = p
+	st.keep(app, now, in.size, func() { delete(st.cards, p.ID) })
 	return *p, nil
 }
 
@@ -121,6 +125,9 @@ func (st *store) card(app, id string) (*paymentInstrument, error) {
 func (st *store) createAuthorization(app string, in authorizationCreate, now time.Time) (authorization, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.admit(app, now); err != nil {
+		return authorization{}, err
+	}
 	src, err := st.card(app, in.Source)
 	if err != nil {
 		return authorization{}, err
@@ -151,6 +158,7 @@ func (st *store) createAuthorization(app string, in authorizationCreate, now tim
 		merchant:               m.ID,
 	}
 	st.auths[a.ID] = a
+	st.keep(app, now, in.size, func() { delete(st.auths, a.ID) })
 	if in.Amount == amountDeclined {
 		a.State = "FAILED"
 		return *a, errDeclined(a.ID)
@@ -162,6 +170,9 @@ func (st *store) createAuthorization(app string, in authorizationCreate, now tim
 func (st *store) capture(app, id string, in captureRequest, now time.Time) (authorization, transfer, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.admit(app, now); err != nil {
+		return authorization{}, transfer{}, err
+	}
 	a, err := lookup(st.auths, app, id)
 	if err != nil {
 		return authorization{}, transfer{}, err
@@ -209,6 +220,7 @@ func (st *store) capture(app, id string, in captureRequest, now time.Time) (auth
 		AdditionalPurchaseData: data,
 	}
 	st.transfers[t.ID] = t
+	st.keep(app, now, in.size, func() { delete(st.transfers, t.ID) })
 	a.Transfer = &t.ID
 	a.AdditionalPurchaseData = data
 	a.UpdatedAt = jsonTime(now)
@@ -228,6 +240,9 @@ type saleResult struct {
 func (st *store) createSale(app string, in transferCreate, now time.Time) (saleResult, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := st.admit(app, now); err != nil {
+		return saleResult{}, err
+	}
 	src, err := st.card(app, in.Source)
 	if err != nil {
 		return saleResult{}, err
@@ -268,11 +283,18 @@ func (st *store) createSale(app string, in transferCreate, now time.Time) (saleR
 	switch in.Amount {
 	case amountDeclined:
 		t.State = "FAILED"
+		st.keep(app, now, in.size, func() { delete(st.transfers, t.ID) })
 		return saleResult{transfer: *t}, errDeclined(t.ID)
 	case amountDisputed:
 		d, adj := st.openDispute(t, "INQUIRY", now)
 		res.dispute, res.adjustment = &d, &adj
+		st.keep(app, now, in.size, func() {
+			delete(st.transfers, t.ID)
+			st.dropDispute(d.ID)
+		})
+		return res, nil
 	}
+	st.keep(app, now, in.size, func() { delete(st.transfers, t.ID) })
 	return res, nil
 }
 
@@ -298,6 +320,29 @@ func (st *store) openDispute(t *transfer, reason string, now time.Time) (dispute
 	st.adjustmentsByDispute[d.ID] = &series[*transfer]{}
 	adj := st.addAdjustment(d, "PLATFORM_CREDIT", now)
 	return *d, adj
+}
+
+// dropDispute removes a dispute with its adjustment transfers and evidence.
+// Callers hold the lock.
+func (st *store) dropDispute(id string) {
+	d, ok := st.disputes[id]
+	if !ok {
+		return
+	}
+	delete(st.disputes, id)
+	st.apps[d.app].disputes.remove(d)
+	if adj := st.adjustmentsByDispute[id]; adj != nil {
+		for _, t := range adj.items {
+			delete(st.transfers, t.ID)
+		}
+	}
+	if ev := st.evidenceByDispute[id]; ev != nil {
+		for _, e := range ev.items {
+			delete(st.evidence, e.ID)
+		}
+	}
+	delete(st.adjustmentsByDispute, id)
+	delete(st.evidenceByDispute, id)
 }
 
 // addAdjustment records an adjustment transfer of d. Callers hold the lock.

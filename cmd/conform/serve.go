@@ -30,6 +30,7 @@ type serveOptions struct {
 	seed        int64         // seeds the deterministic credentials and fixtures
 	grace       time.Duration // how long in-flight requests may run on at shutdown
 	webhookNets []string      // CIDRs webhook deliveries may reach besides public addresses
+	limits      limitFlags    // retention and quotas
 	out         io.Writer
 	errOut      io.Writer
 }
@@ -69,6 +70,7 @@ The reference is a model of the contract, not of the real service. Stop it with 
 	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "log every request to standard error")
 	cmd.Flags().DurationVar(&opts.grace, "shutdown-grace", 5*time.Second, "how long in-flight requests may run on after SIGINT or SIGTERM")
 	cmd.Flags().StringSliceVar(&opts.webhookNets, "webhook-allow", nil, "a CIDR (repeatable) of private addresses webhooks may reach when not bound to loopback, e.g. 10.1.0.0/16")
+	opts.limits.register(cmd)
 	cmd.Flags().StringSliceVar(&opts.faults, "fault", nil, "break the reference on purpose with these named faults of its catalog (to test a suite; never for a sandbox)")
 	return cmd
 }
@@ -77,6 +79,10 @@ The reference is a model of the contract, not of the real service. Stop it with 
 func runServe(ctx context.Context, opts serveOptions) error {
 	if opts.reviewDelay < 0 {
 		return usageError(fmt.Errorf("serve: --review-delay must not be negative, got %s", opts.reviewDelay))
+	}
+	limits, err := opts.limits.limits()
+	if err != nil {
+		return usageError(fmt.Errorf("serve: %w", err))
 	}
 	allowed, err := parseCIDRs(opts.webhookNets)
 	if err != nil {
@@ -97,7 +103,7 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	}
 	ref, handler, err := faults.Serve(reference.Config{
 		BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger, Seed: opts.seed,
-		WebhookAllow: allowed,
+		WebhookAllow: allowed, Limits: limits,
 	}, opts.faults)
 	if err != nil {
 		ln.Close()
@@ -208,6 +214,58 @@ func allowedSuffix(nets []string) string {
 		return " only (no --webhook-allow)"
 	}
 	return " and " + strings.Join(nets, ", ")
+}
+
+// limitFlags are the retention and quota flags of serve; 0 turns a bound off.
+type limitFlags struct {
+	maxAge    time.Duration
+	retain    int
+	retainMiB int
+	creates   int
+	webhooks  int
+	uploadMiB int
+	tags      int
+}
+
+func (l *limitFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.DurationVar(&l.maxAge, "retention", reference.DefaultMaxAge, "client-created resources expire this long after creation (0: never)")
+	f.IntVar(&l.retain, "retain", reference.DefaultMaxRetained, "client-created resources kept per application, its oldest dropped first (0: no bound)")
+	f.IntVar(&l.retainMiB, "retain-mib", reference.DefaultMaxBytes>>20, "estimated MiB of client-created resources kept per application, its oldest dropped first (0: no bound)")
+	f.IntVar(&l.creates, "quota-creates", reference.DefaultCreatesPerMinute, "resources one application may create per minute before 429 (0: no quota)")
+	f.IntVar(&l.webhooks, "quota-webhooks", reference.DefaultWebhooks, "webhooks one application may hold before 429 (0: no quota)")
+	f.IntVar(&l.uploadMiB, "quota-upload-mib", reference.DefaultUploadBytes>>20, "MiB of uploaded file content one application may hold before 429 (0: no quota)")
+	f.IntVar(&l.tags, "quota-tags", reference.DefaultTags, "tags one resource may carry before 429 (0: no quota)")
+}
+
+// limits turns the flags into reference.Limits, where 0 means the default
+// and a negative value no bound.
+func (l *limitFlags) limits() (reference.Limits, error) {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"--retention", int64(l.maxAge)}, {"--retain", int64(l.retain)}, {"--retain-mib", int64(l.retainMiB)},
+		{"--quota-creates", int64(l.creates)}, {"--quota-webhooks", int64(l.webhooks)},
+		{"--quota-upload-mib", int64(l.uploadMiB)}, {"--quota-tags", int64(l.tags)},
+	} {
+		if f.v < 0 {
+			return reference.Limits{}, fmt.Errorf("%s must not be negative", f.name)
+		}
+	}
+	return reference.Limits{
+		MaxAge: offIfZero(l.maxAge), MaxRetained: offIfZero(l.retain), MaxBytes: offIfZero(int64(l.retainMiB) << 20),
+		CreatesPerMinute: offIfZero(l.creates), Webhooks: offIfZero(l.webhooks),
+		UploadBytes: offIfZero(int64(l.uploadMiB) << 20), Tags: offIfZero(l.tags),
+	}, nil
+}
+
+// offIfZero maps a flag's 0 ("no bound") to reference.Limits' -1.
+func offIfZero[N int | int64 | time.Duration](v N) N {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
 
 func writeJSONFile(path string, v any) error {

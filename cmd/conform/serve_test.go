@@ -111,3 +111,25 @@ func TestServeRefusesBadWebhookAllow(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 naming --webhook-allow", code, errOut)
 	}
 }
+
+func TestServeRefusesNegativeLimits(t *testing.T) {
+	for _, flag := range []string{"--retain", "--retain-mib", "--quota-creates", "--quota-webhooks", "--quota-upload-mib", "--quota-tags"} {
+		code, _, errOut := run(t, "", "serve", "--addr", "127.0.0.1:0", flag, "-1")
+		if code != exitUsage || !strings.Contains(errOut, flag) {
+			t.Errorf("%s -1: exit %d, stderr %q; want 2 naming the flag", flag, code, errOut)
+		}
+	}
+}
+
+// TestLimitFlagsTurnOff: 0 on the command line is "no bound", -1 for the
+// reference; the defaults pass through as given.
+func TestLimitFlagsTurnOff(t *testing.T) {
+	l := limitFlags{maxAge: 0, retain: 7, retainMiB: 1, creates: 0, webhooks: 3, uploadMiB: 0, tags: 9}
+	got, err := l.limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.MaxAge != -1 || got.MaxRetained != 7 || got.MaxBytes != 1<<20 || got.CreatesPerMinute != -1 || got.Webhooks != 3 || got.UploadBytes != -1 || got.Tags != 9 {
+		t.Errorf("limits %+v", got)
+	}
+}
