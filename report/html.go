@@ -39,9 +39,8 @@ type htmlView struct {
 	Details    []Scenario
 	Skips      []skipGroup
 	Features   []Feature
-	Ops        []Operation
+	Ops        []OperationRow
 	OpsBoth    int
-	Generated  string
 }
 
 type skipGroup struct {
@@ -50,7 +49,7 @@ type skipGroup struct {
 }
 
 func newHTMLView(run Run) htmlView {
-	v := htmlView{Run: run, Outcomes: Outcomes[:], Total: run.Total(), Sections: run.Sections(), Causes: run.Causes(), Features: run.Features(), Ops: run.Operations}
+	v := htmlView{Run: run, Outcomes: Outcomes[:], Total: run.Total(), Sections: run.Sections(), Causes: run.Causes(), Features: run.Features(), Ops: run.OperationRows()}
 	if v.Run.Counts == nil {
 		v.Run.Recount()
 	}
@@ -166,7 +165,8 @@ td.zero{color:#b7bec9}
 .check{margin:.6em 0 .2em}.kv{display:grid;grid-template-columns:8em 1fr;gap:.1em .8em;margin:.3em 0}
 .kv dt{color:#4a5568}.kv dd{margin:0}
 pre{background:#f6f8fa;border:1px solid #e1e5eb;border-radius:4px;padding:.5em .7em;white-space:pre-wrap;word-break:break-all;margin:.3em 0;font:12.5px/1.4 ui-monospace,Menlo,Consolas,monospace}
-code{font:12.5px ui-monospace,Menlo,Consolas,monospace}
+code{font:12.5px ui-monospace,Menlo,Consolas,monospace;overflow-wrap:anywhere}
+td,dd,h3{overflow-wrap:anywhere}
 .small{font-size:.9em;color:#4a5568}
 </style>
 </head>
@@ -211,9 +211,10 @@ code{font:12.5px ui-monospace,Menlo,Consolas,monospace}
 
 {{if .Ops}}<h2 id="coverage">Coverage per operation</h2>
 <p class="small">{{.OpsBoth}} of {{len .Ops}} operations answered both a success and a refusal.</p>
-<table><thead><tr><th>operation</th><th>source</th><th class="n">2xx</th><th class="n">4xx</th></tr></thead><tbody>
-{{range .Ops}}<tr><td><code>{{.ID}}</code></td><td>{{.Source}}</td><td class="n{{if eq .Successes 0}} zero{{end}}">{{.Successes}}</td><td class="n{{if eq .Refusals 0}} zero{{end}}">{{.Refusals}}</td></tr>
-{{end}}</tbody></table>{{end}}
+<table><thead><tr><th>operation</th><th>source</th><th class="n">2xx</th><th class="n">4xx</th>{{range .Outcomes}}<th class="n">{{.}}</th>{{end}}</tr></thead><tbody>
+{{range .Ops}}<tr><td><code>{{.ID}}</code></td><td>{{.Source}}</td><td class="n{{if eq .Successes 0}} zero{{end}}">{{.Successes}}</td><td class="n{{if eq .Refusals 0}} zero{{end}}">{{.Refusals}}</td>{{$row := .}}{{range $.Outcomes}}{{$n := count $row.Counts .}}<td class="n{{if eq $n 0}} zero{{else}} {{lower .}}{{end}}">{{$n}}</td>{{end}}</tr>
+{{end}}</tbody></table>
+<p class="small">2xx and 4xx count responses; the outcome columns count the scenarios that called the operation.</p>{{end}}
 
 <h2 id="scenarios">Every scenario</h2>
 {{range .Features}}<h3>{{.Title}} <span class="small">{{.File}}</span></h3>

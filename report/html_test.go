@@ -108,6 +108,7 @@ func renderedText(t *testing.T, page []byte) string {
 func TestHTMLInChromium(t *testing.T) {
 	run := sampleRun()
 	run.Operations = []report.Operation{{ID: "transfers.create", Source: "spec", Successes: 3, Refusals: 1}}
+	run.Scenarios[4].Operations = []string{"transfers.create"}
 	run.Notes = []string{"0 webhook deliveries arrived in this run: check webhook_receiver.public_url"}
 	text := renderedText(t, writeHTML(t, run))
 	want := []string{
@@ -125,7 +126,7 @@ func TestHTMLInChromium(t *testing.T) {
 		"WARN a capture is 200",
 		"status.capture",
 		"fixtures.dispute is not configured",
-		"transfers.create spec 3 1",
+		"transfers.create spec 3 1 1 0 0 0 0",
 	}
 	rest := text
 	for _, w := range want {

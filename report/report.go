@@ -66,6 +66,8 @@ type Scenario struct {
 	// Checks are the checks that did not hold (FAIL, WARN, ERROR) and the skip reason.
 	Checks []Check `json:"checks,omitempty"`
 	Steps  []Step  `json:"steps,omitempty"`
+	// Operations are the ids of the operations the scenario called.
+	Operations []string `json:"operations,omitempty"`
 	// Reproduction is a shell script replaying the scenario's requests up to
 	// its first failing check, credentials read from the environment.
 	Reproduction string `json:"reproduction,omitempty"`
@@ -123,6 +125,31 @@ type Operation struct {
 	Source    string `json:"source"` // "spec" or "extension"
 	Successes int    `json:"successes"`
 	Refusals  int    `json:"refusals"`
+}
+
+// OperationRow is an operation with the outcomes of the scenarios that called it.
+type OperationRow struct {
+	Operation
+	Counts map[Outcome]int
+}
+
+// OperationRows lists every operation of the table with the outcomes of the
+// scenarios that called it.
+func (r Run) OperationRows() []OperationRow {
+	idx := map[string]int{}
+	rows := make([]OperationRow, len(r.Operations))
+	for i, op := range r.Operations {
+		rows[i] = OperationRow{Operation: op, Counts: map[Outcome]int{}}
+		idx[op.ID] = i
+	}
+	for _, s := range r.Scenarios {
+		for _, id := range s.Operations {
+			if i, ok := idx[id]; ok {
+				rows[i].Counts[s.Outcome]++
+			}
+		}
+	}
+	return rows
 }
 
 // Millis is a duration in milliseconds, as the results file stores it.

@@ -342,18 +342,30 @@ func TestCausesGroupTheSameCheck(t *testing.T) {
 				Message: "GET /transfers/TR" + strings.Repeat(strconv.Itoa(i), 20) + ": page.count 20, want 45\n    response: …"}},
 		})
 	}
+	for i, msg := range []string{"POST /transfers as nobody: status 403, want 401", "GET /merchants/MU1 as platform (wrong password): status 403, want 401"} {
+		run.Scenarios = append(run.Scenarios, report.Scenario{
+			Feature: "authentication.feature", Name: "refused " + strconv.Itoa(i), Line: 30 + i, Outcome: report.Warn,
+			Checks: []report.Check{{Kind: report.KindAssumed, Step: "the request is refused as unauthenticated", Message: msg}},
+		})
+	}
 	causes := run.Causes()
-	if len(causes) != 4 {
-		t.Fatalf("Causes() = %d causes, want 4 (one grouping three scenarios): %+v", len(causes), causes)
+	if len(causes) != 5 {
+		t.Fatalf("Causes() = %d causes, want 5 (one grouping three scenarios, one two): %+v", len(causes), causes)
 	}
 	if causes[0].Outcome != report.Error {
 		t.Errorf("first cause %s, want the ERROR (worst first)", causes[0].Outcome)
 	}
-	var grouped *report.Cause
+	var grouped, refused *report.Cause
 	for i := range causes {
-		if len(causes[i].Scenarios) == 3 {
+		switch len(causes[i].Scenarios) {
+		case 3:
 			grouped = &causes[i]
+		case 2:
+			refused = &causes[i]
 		}
+	}
+	if refused == nil || refused.Outcome != report.Warn {
+		t.Errorf("the same refusal check on two operations is not one WARN cause of 2: %+v", causes)
 	}
 	if grouped == nil || grouped.Scenarios[0] != "lists.feature:10" {
 		t.Errorf("the page-count check on three lists is not one cause of 3: %+v", causes)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -114,7 +115,11 @@ func (r Run) Causes() []Cause {
 			if !ok {
 				i = len(out)
 				idx[key] = i
-				out = append(out, Cause{Kind: c.Kind, Key: key, Outcome: kindOutcome(c.Kind), Example: c})
+				o := kindOutcome(c.Kind)
+				if o == Warn && r.Strict {
+					o = Fail // --strict: an assumed check that fails is a FAIL
+				}
+				out = append(out, Cause{Kind: c.Kind, Key: key, Outcome: o, Example: c})
 			}
 			out[i].Scenarios = append(out[i].Scenarios, s.ID())
 		}
@@ -161,8 +166,15 @@ func causeKey(c Check) string {
 		return c.Kind + " " + c.ProfileKey + " " + c.Observed
 	}
 	first, _, _ := strings.Cut(c.Message, "\n")
+	if m := requestPrefix.FindStringIndex(first); m != nil {
+		first = first[m[1]:]
+	}
 	return c.Kind + " " + c.Step + " " + maskIDs(first)
 }
+
+// requestPrefix is the "POST /transfers as platform: " a check message starts
+// with: the same check on another operation is the same cause.
+var requestPrefix = regexp.MustCompile(`^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \S+ as [^:]+: `)
 
 // maskIDs replaces id-like words (two or more capitals and digits mixed, or
 // PREFIX_ ids) by "…" so one check on different resources groups together.

@@ -68,6 +68,8 @@ func (s *scenario) send(ctx context.Context, method, path string, body any, user
 // schema of a 2xx response.
 func (s *scenario) record(ex *exchange) error {
 	s.last = ex
+	s.rec.exchanges = append(s.rec.exchanges, ex)
+	s.noteOperation(ex)
 	if ex.status >= 200 && ex.status <= 299 {
 		s.track(ex)
 		return s.checkSchema(ex)
@@ -204,18 +206,17 @@ func maskDoc(doc any) any {
 	return doc
 }
 
-// curl reproduces an exchange's request, secrets masked.
+// curl reproduces an exchange's request, credentials read from the CONFORM_*
+// variables, other secrets masked.
 func (s *scenario) curl(ex *exchange) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "curl -sS -X %s %s", ex.method, shellQuote(ex.url))
-	if ex.auth != authNone {
-		if c := s.suite.cfg.credential(ex.user); c != nil {
-			pw := "****"
-			if ex.auth == authWrongPassword {
-				pw = wrongPassword
-			}
-			fmt.Fprintf(&b, " -u %s", shellQuote(c.Username+":"+pw))
+	if ex.auth != authNone && s.suite.cfg.credential(ex.user) != nil {
+		user, pw := credentialEnv(ex.user)
+		if ex.auth == authWrongPassword {
+			pw = wrongPassword
 		}
+		fmt.Fprintf(&b, ` -u "%s:%s"`, user, pw)
 	}
 	if ex.part != nil {
 		fmt.Fprintf(&b, " -F %s", shellQuote("file=@"+ex.part.name))

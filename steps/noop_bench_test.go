@@ -17,7 +17,7 @@ import (
 func BenchmarkNoopScenario(b *testing.B) {
 	const n = 500
 	// The only step sends nothing, so the target is never contacted.
-	st, err := newSuite(Config{Target: "http://127.0.0.1:1"}, true)
+	st, err := newSuite(Config{Target: "http://127.0.0.1:1"}, true, nil, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
+	"github.com/conform-kit/conform/report"
 )
 
 // Outcome is the verdict on one scenario.
@@ -30,13 +32,26 @@ func (o Outcome) String() string {
 
 // ScenarioResult is the verdict on one scenario with its evidence.
 type ScenarioResult struct {
-	Feature  string
-	Name     string
-	Tags     []string
-	Outcome  Outcome
-	Messages []string      // failures, warnings, the skip reason or the kit error
-	Duration time.Duration // wall time from the first step to the verdict
+	Feature     string // file name, "transfers.feature"
+	FeatureName string
+	Name        string
+	Line        int // the scenario's line (its example row's, in an outline)
+	Tags        []string
+	Outcome     Outcome
+	Messages    []string      // failures, warnings, the skip reason or the kit error
+	Duration    time.Duration // wall time from the first step to the verdict
+	// Checks are the checks that did not hold, and the skip reason, with their evidence.
+	Checks []report.Check
+	// Steps are the scenario's steps as they ran.
+	Steps []report.Step
+	// Reproduction replays the scenario's requests up to its first failing check.
+	Reproduction string
+	// Operations are the ids of the operations the scenario called.
+	Operations []string
 }
+
+// ID names the scenario within a run: "transfers.feature:42".
+func (r ScenarioResult) ID() string { return fmt.Sprintf("%s:%d", r.Feature, r.Line) }
 
 // kitError marks a failure of the kit itself (network, configuration): ERROR.
 type kitError struct{ err error }
@@ -60,10 +75,28 @@ type Coverage struct {
 type recorder struct {
 	mu       sync.Mutex
 	results  []ScenarioResult
+	started  []string // scenario IDs in the order they started
 	coverage map[string]Coverage
+	notify   func(ScenarioResult) // called with each verdict, one at a time; may be nil
 }
 
-func newRecorder() *recorder { return &recorder{coverage: map[string]Coverage{}} }
+func newRecorder(notify func(ScenarioResult)) *recorder {
+	return &recorder{coverage: map[string]Coverage{}, notify: notify}
+}
+
+// start records that a scenario began.
+func (r *recorder) start(id string) {
+	r.mu.Lock()
+	r.started = append(r.started, id)
+	r.mu.Unlock()
+}
+
+// order returns the scenario IDs in the order they started.
+func (r *recorder) order() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.started...)
+}
 
 // cover counts a response of an operation.
 func (r *recorder) cover(opID string, status int) {
@@ -91,8 +124,11 @@ func (r *recorder) coverageCopy() map[string]Coverage {
 
 func (r *recorder) add(res ScenarioResult) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.results = append(r.results, res)
-	r.mu.Unlock()
+	if r.notify != nil {
+		r.notify(res)
+	}
 }
 
 func (r *recorder) all() []ScenarioResult {
@@ -101,7 +137,23 @@ func (r *recorder) all() []ScenarioResult {
 	return append([]ScenarioResult(nil), r.results...)
 }
 
-// before records the scenario's identity and tags.
+// record is what a scenario collects for its report: where it is in the
+// features, its steps as they ran and the checks that did not hold.
+type record struct {
+	line        int
+	featureName string
+	unselected  bool // not selected by the run: skipped silently, never reported
+	steps       []report.Step
+	checks      []report.Check
+	stepStart   time.Time
+	marks       [3]int // len(failures), len(warnings), len(kitErrs) when the step began
+	exchanges   []*exchange
+	operations  []string // ids of the operations called, in first-call order
+	reproUpTo   int      // exchanges up to the first failed check
+}
+
+// before records the scenario's identity and tags; a scenario the run does
+// not select stops here, unreported.
 func (s *scenario) before(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
 	s.name, s.feature, s.start = sc.Name, sc.Uri, time.Now()
 	for _, t := range sc.Tags {
@@ -110,25 +162,37 @@ func (s *scenario) before(ctx context.Context, sc *godog.Scenario) (context.Cont
 			s.allAssumed = true
 		}
 	}
+	if c, ok := s.suite.catalog.scenario(sc.Id); ok {
+		s.rec.line, s.rec.featureName = c.line, c.featureName
+		if !c.selected {
+			s.rec.unselected = true
+			return ctx, godog.ErrSkip
+		}
+	}
+	s.suite.results.start(fmt.Sprintf("%s:%d", s.feature, s.rec.line))
 	return ctx, nil
 }
 
 // beforeStep marks the checks of a step ending in " (assumed)" as assumed.
 func (s *scenario) beforeStep(ctx context.Context, st *godog.Step) (context.Context, error) {
 	s.stepAssumed = s.allAssumed || strings.HasSuffix(st.Text, " (assumed)")
+	s.rec.stepStart = time.Now()
+	s.rec.marks = [3]int{len(s.failures), len(s.warnings), len(s.kitErrs)}
 	return ctx, nil
 }
 
-// afterStep classifies a step error into the scenario's verdict.
-func (s *scenario) afterStep(ctx context.Context, st *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
-	if err == nil {
+// afterStep classifies a step error into the scenario's verdict and records
+// the step and the checks it failed.
+func (s *scenario) afterStep(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
+	if s.rec.unselected {
 		return ctx, nil
 	}
 	var ke *kitError
 	var se *skipError
 	switch {
+	case err == nil:
 	case errors.As(err, &se):
-		s.skipped = se.Error()
+		s.skipped = se.key + " is not configured"
 	case errors.Is(err, godog.ErrSkip):
 		s.skipped = err.Error()
 	case errors.As(err, &ke), errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous):
@@ -136,13 +200,78 @@ func (s *scenario) afterStep(ctx context.Context, st *godog.Step, _ godog.StepRe
 	default:
 		s.failures = append(s.failures, fmt.Sprintf("%s: %v", st.Text, err))
 	}
+	s.recordStep(st, status, err)
 	return ctx, nil
+}
+
+// recordStep appends the step with its status, and a check for every failure,
+// warning or kit error it added.
+func (s *scenario) recordStep(st *godog.Step, status godog.StepResultStatus, err error) {
+	pos := s.suite.catalog.step(st)
+	step := report.Step{Keyword: pos.keyword, Text: st.Text, Line: pos.line, Duration: report.MillisOf(time.Since(s.rec.stepStart))}
+	added := func(list []string, mark int, kind string) {
+		for _, m := range list[mark:] {
+			s.rec.checks = append(s.rec.checks, s.check(kind, st.Text, m))
+			if step.Message == "" {
+				step.Message = firstLine(m)
+			}
+		}
+	}
+	added(s.kitErrs, s.rec.marks[2], report.KindKit)
+	added(s.failures, s.rec.marks[0], report.KindNormative)
+	added(s.warnings, s.rec.marks[1], report.KindAssumed)
+	switch {
+	case len(s.kitErrs) > s.rec.marks[2]:
+		step.Status = report.StepError
+	case len(s.failures) > s.rec.marks[0]:
+		step.Status = report.StepFailed
+	case status == godog.StepSkipped || err != nil:
+		step.Status = report.StepSkipped
+		if len(s.warnings) > s.rec.marks[1] {
+			step.Status = report.StepWarned
+		}
+		if s.skipped != "" && err != nil {
+			step.Message = s.skipped
+		}
+	case len(s.warnings) > s.rec.marks[1]:
+		step.Status = report.StepWarned
+	default:
+		step.Status = report.StepPassed
+	}
+	s.rec.steps = append(s.rec.steps, step)
+}
+
+// check builds the report of one failed check from its message: the text
+// before the evidence, and the exchange it names (the scenario's last).
+func (s *scenario) check(kind, step, msg string) report.Check {
+	msg = strings.TrimPrefix(msg, "assumed: ")
+	msg = strings.TrimPrefix(msg, step+": ")
+	text, _, hasEvidence := strings.Cut(msg, evidenceMark)
+	c := report.Check{Kind: kind, Step: step, Message: text}
+	if s.rec.reproUpTo == 0 {
+		s.rec.reproUpTo = len(s.rec.exchanges)
+	}
+	if hasEvidence && s.last != nil {
+		c.Exchange = s.exchangeReport(s.last)
+		c.Curl = s.curl(s.last)
+	}
+	if sec := clauseOf(text); sec != "" {
+		c.Clause = sec
+	}
+	c.Pointers = pointersOf(text)
+	return c
 }
 
 // after cleans up, records the verdict and, in strict mode, fails on warnings.
 func (s *scenario) after(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 	s.cleanup(ctx)
-	res := ScenarioResult{Feature: s.feature, Name: s.name, Tags: s.tags, Duration: time.Since(s.start)}
+	if s.rec.unselected {
+		return ctx, nil
+	}
+	res := ScenarioResult{
+		Feature: s.feature, FeatureName: s.rec.featureName, Name: s.name, Line: s.rec.line, Tags: s.tags,
+		Duration: time.Since(s.start), Steps: s.rec.steps, Checks: s.rec.checks, Operations: s.rec.operations,
+	}
 	switch {
 	case len(s.kitErrs) > 0:
 		res.Outcome, res.Messages = Error, append(s.kitErrs, s.failures...)
@@ -152,8 +281,13 @@ func (s *scenario) after(ctx context.Context, _ *godog.Scenario, err error) (con
 		res.Outcome, res.Messages = Warn, s.warnings
 	case s.skipped != "":
 		res.Outcome, res.Messages = Skip, []string{s.skipped}
+		res.Checks = append(res.Checks, report.Check{Kind: report.KindSkip, Message: s.skipped})
 	case err != nil && !errors.Is(err, godog.ErrSkip):
 		res.Outcome, res.Messages = Fail, []string{err.Error()}
+		res.Checks = append(res.Checks, report.Check{Kind: report.KindNormative, Message: err.Error()})
+	}
+	if res.Outcome == Fail || res.Outcome == Warn || res.Outcome == Error {
+		res.Reproduction = s.reproduction()
 	}
 	if s.suite.strict && res.Outcome == Warn {
 		res.Outcome = Fail

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,6 +34,9 @@ type receiver struct {
 
 	mu     sync.Mutex
 	routes map[string]*route
+
+	opened    atomic.Int64 // routes registered in the run
+	delivered atomic.Int64 // deliveries that reached a registered route
 }
 
 // maxQueued bounds the deliveries one route holds for its scenario. A
@@ -135,6 +139,7 @@ func (r *receiver) register() (string, string, <-chan delivery) {
 	_, _ = rand.Read(b)
 	token := hex.EncodeToString(b)
 	rt := newRoute()
+	r.opened.Add(1)
 	r.mu.Lock()
 	r.routes[token] = rt
 	r.mu.Unlock()
@@ -161,10 +166,19 @@ func (r *receiver) handle(w http.ResponseWriter, req *http.Request) {
 	rt, ok := r.routes[req.PathValue("token")]
 	r.mu.Unlock()
 	if ok {
+		r.delivered.Add(1)
 		rt.push(delivery{header: req.Header.Clone(), authorization: req.Header.Get("Authorization"), body: body, route: req.PathValue("rest")})
 	}
 	// Always acknowledge, so the target does not retry deliveries nobody waits for.
 	w.WriteHeader(http.StatusOK)
+}
+
+// diagnose explains a receiver that scenarios waited on but nothing reached.
+func (r *receiver) diagnose() []string {
+	if n := r.opened.Load(); n > 0 && r.delivered.Load() == 0 {
+		return []string{fmt.Sprintf("0 webhook deliveries arrived in this run, although %d scenarios registered a webhook at %s: check webhook_receiver.public_url (CONFORM_WEBHOOK_PUBLIC_URL), which the target must be able to reach", n, r.publicURL)}
+	}
+	return nil
 }
 
 // basicAuthorization is the Authorization header value of HTTP Basic

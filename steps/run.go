@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -14,15 +15,21 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/conform-kit/conform/features"
+	"github.com/conform-kit/conform/report"
 	"github.com/conform-kit/conform/validate"
 )
 
 // Options shape one run of the suite.
 type Options struct {
-	// Tags is a godog tag expression ("@transfers && ~@assumed").
+	// Tags selects scenarios: cucumber's ("@transfers and not @assumed") or
+	// godog's ("@transfers && ~@assumed") tag expression syntax.
 	Tags string
-	// Formats are godog formatters: "pretty", "progress", "junit:FILE", "cucumber:FILE"...
-	// A format without ":FILE" writes to Out. Default: "progress".
+	// Only, when not nil, restricts the run to these scenarios (--rerun-failed).
+	Only []report.Ref
+	// Formats are the outputs: "progress" (a character per scenario) or
+	// "pretty" (a line per scenario) on the console, and the reports
+	// "json:FILE" (the conform results file), "junit:FILE", "cucumber:FILE",
+	// "html:FILE". A report without ":FILE" writes to Out. Default: "progress".
 	Formats []string
 	// Strict turns WARN (a failed assumed check) into FAIL.
 	Strict bool
@@ -32,12 +39,14 @@ type Options struct {
 	Seed int64
 	// ListOnly prints the scenarios that would run and runs nothing.
 	ListOnly bool
-	// Out receives the formatters' output, the verdicts and the summary line; default io.Discard.
+	// Out receives the console output (progress, verdicts, summary) and the
+	// reports written without a file; default io.Discard.
 	Out io.Writer
+	// ErrOut receives the console output instead of Out when a report is
+	// written to Out; default Out.
+	ErrOut io.Writer
 	// FS holds the features; default features.FS.
 	FS fs.FS
-	// Colors enables ANSI colors in the formatters' output.
-	Colors bool
 }
 
 // Summary is the outcome of a run.
@@ -50,6 +59,16 @@ type Summary struct {
 	Coverage map[string]Coverage
 	// Operations is the operations table, in order; each names its source ("spec" or "extension").
 	Operations []validate.Operation
+	// Order is the scenario IDs in the order they started: the same seed replays it.
+	Order []string
+	// Notes are diagnostics of the run as a whole.
+	Notes []string
+
+	Target      string
+	Strict      bool
+	Tags        string
+	Concurrency int
+	Started     time.Time
 }
 
 // CoverageLine counts the operations exercised with both a success and a refusal, per source.
@@ -83,35 +102,65 @@ func (s Summary) Line() string {
 // ErrUsage marks invalid run options (exit code 2 in the CLI).
 var ErrUsage = errors.New("steps: invalid run options")
 
-// Run executes the suite against cfg's target and reports each verdict. The
-// error is non-nil only when the suite could not run (configuration, options);
-// conformance failures are in the Summary.
+// Run executes the suite against cfg's target, prints the verdicts and
+// writes the reports. The error is non-nil when the suite could not run
+// (configuration, options: ErrConfig, ErrUsage), when the target cannot be
+// tested (ErrTarget: checked by one preflight request before any scenario),
+// or when nothing was tested (ErrNothingTested: an empty selection, or every
+// scenario skipped; the Summary and reports are complete then). Conformance
+// failures are in the Summary.
 func Run(ctx context.Context, cfg Config, opts Options) (Summary, error) {
 	opts = opts.withDefaults()
-	if err := opts.Check(); err != nil {
+	outs, err := parseFormats(opts.Formats)
+	if err != nil {
 		return Summary{}, err
 	}
-	if opts.ListOnly {
-		return Summary{}, list(opts)
+	sel, filter, err := selection(opts)
+	if err != nil {
+		return Summary{}, err
 	}
-	st, err := newSuite(cfg, opts.Strict)
+	cat, err := readCatalog(opts.FS, sel)
+	if err != nil {
+		return Summary{}, err
+	}
+	console := opts.Out
+	if outs.toOut {
+		console = opts.ErrOut
+	}
+	if opts.ListOnly {
+		return Summary{}, list(opts.Out, cat)
+	}
+	if len(cat.selected()) == 0 {
+		return Summary{}, fmt.Errorf("%w: %s", ErrNothingTested, emptySelection(opts))
+	}
+	st, err := newSuite(cfg, opts.Strict, cat, newConsole(console, outs.console, len(cat.selected())).scenarioDone)
 	if err != nil {
 		return Summary{}, err
 	}
 	defer st.close()
+	if err := st.preflight(ctx); err != nil {
+		return Summary{}, err
+	}
 	start := time.Now()
-	status := godog.TestSuite{
+	godog.TestSuite{
 		Name:                "conform",
 		ScenarioInitializer: st.initializeScenario,
-		Options:             godogOptions(ctx, opts),
+		Options:             godogOptions(ctx, opts, filter),
 	}.Run()
 	sum := summarize(st.results.all(), opts.Seed, time.Since(start))
 	sum.Coverage = st.results.coverageCopy()
 	sum.Operations = st.v.Operations()
-	if status == 2 {
-		return sum, fmt.Errorf("%w: godog refused the options (format or tags)", ErrUsage)
+	sum.Order = st.results.order()
+	sum.Target, sum.Strict, sum.Tags, sum.Concurrency, sum.Started = st.cfg.Target, opts.Strict, opts.Tags, opts.Concurrency, start
+	sum.Notes = st.recv.diagnose()
+	run := sum.Report()
+	if err := outs.write(run, opts.Out); err != nil {
+		return sum, err
 	}
-	report(opts.Out, sum)
+	printSummary(console, sum, run)
+	if sum.Total() > 0 && sum.Counts[Skip] == sum.Total() {
+		return sum, fmt.Errorf("%w: every one of the %d selected scenarios was skipped (%s)", ErrNothingTested, sum.Total(), topSkip(run))
+	}
 	return sum, nil
 }
 
@@ -128,20 +177,27 @@ func (o Options) withDefaults() Options {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
+	if o.ErrOut == nil {
+		o.ErrOut = o.Out
+	}
 	if o.FS == nil {
 		o.FS = features.FS
 	}
 	return o
 }
 
-func godogOptions(ctx context.Context, o Options) *godog.Options {
+// godogOptions: godog's own formatter writes nowhere, the kit writes its
+// output and reports. godog gets the tag filter in its own syntax (filter),
+// so it leaves most unselected scenarios out; the kit's selection decides
+// the rest (see scenario.before).
+func godogOptions(ctx context.Context, o Options, filter string) *godog.Options {
 	return &godog.Options{
-		Format:         strings.Join(o.Formats, ","),
-		Output:         o.Out,
-		NoColors:       !o.Colors,
+		Tags:           filter,
+		Format:         "progress",
+		Output:         io.Discard,
+		NoColors:       true,
 		Paths:          []string{"."},
 		FS:             o.FS,
-		Tags:           o.Tags,
 		Strict:         true,
 		Concurrency:    o.Concurrency,
 		Randomize:      o.Seed,
@@ -149,37 +205,69 @@ func godogOptions(ctx context.Context, o Options) *godog.Options {
 	}
 }
 
-// Check reports options godog would refuse: formats must be formatter names
-// godog registers, each with an optional ":FILE".
+// Check reports invalid options: unknown formats, more than one report on
+// the console, a bad tag expression.
 func (o Options) Check() error {
-	known := godog.AvailableFormatters()
-	for _, f := range o.Formats {
-		name, _, _ := strings.Cut(f, ":")
-		if _, ok := known[name]; !ok {
-			return fmt.Errorf("%w: unknown format %q (pretty, progress, junit:FILE, cucumber:FILE...)", ErrUsage, name)
-		}
+	if _, err := parseFormats(o.withDefaults().Formats); err != nil {
+		return err
 	}
-	return nil
+	_, err := parseTags(o.Tags)
+	return err
 }
 
-// list prints the scenarios that the options select, one per line, with their tags.
-func list(opts Options) error {
-	feats, err := godog.TestSuite{Options: &godog.Options{FS: opts.FS, Paths: []string{"."}, Tags: opts.Tags}}.RetrieveFeatures()
+// selection combines the tag expression and the Only list; filter is the
+// tag expression in godog's syntax ("" when it has no compact form).
+func selection(o Options) (sel func(catalogScenario) bool, filter string, err error) {
+	expr, err := parseTags(o.Tags)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrUsage, err)
+		return nil, "", err
 	}
-	n := 0
-	for _, f := range feats {
-		for _, p := range f.Pickles {
-			tags := make([]string, 0, len(p.Tags))
-			for _, t := range p.Tags {
-				tags = append(tags, t.Name)
-			}
-			fmt.Fprintf(opts.Out, "%s: %s  %s\n", p.Uri, p.Name, strings.Join(tags, " "))
-			n++
+	filter, _ = expr.godogFilter()
+	var only map[string]bool
+	if o.Only != nil {
+		only = map[string]bool{}
+		for _, r := range o.Only {
+			only[fmt.Sprintf("%s:%d %s", r.Feature, r.Line, r.Name)] = true
 		}
 	}
-	fmt.Fprintf(opts.Out, "conform: %d scenarios\n", n)
+	return func(s catalogScenario) bool {
+		return expr.match(s.tags) && (only == nil || only[s.ref()])
+	}, filter, nil
+}
+
+func emptySelection(o Options) string {
+	switch {
+	case o.Only != nil && len(o.Only) == 0:
+		return "the results file lists no FAIL, WARN or ERROR scenario to run again"
+	case o.Only != nil:
+		return fmt.Sprintf("none of the %d scenarios to run again exists in these features (with tags %q)", len(o.Only), o.Tags)
+	}
+	return fmt.Sprintf("the tag expression %q selects no scenario (conform run --list shows every scenario and its tags)", o.Tags)
+}
+
+// list prints the selected scenarios, one per line with their tags, then
+// the spec section × scenario table, then their count.
+func list(w io.Writer, cat *catalog) error {
+	sel := cat.selected()
+	run := report.Run{}
+	for _, s := range sel {
+		fmt.Fprintf(w, "%s:%d: %s  %s\n", s.feature, s.line, s.name, s.tagLine())
+		run.Scenarios = append(run.Scenarios, report.Scenario{Feature: s.feature, Name: s.name, Line: s.line, Tags: s.tags})
+	}
+	if len(sel) > 0 {
+		fmt.Fprintln(w, "\nspec section  scenarios")
+	}
+	for _, row := range run.Sections() {
+		section := row.Section
+		if section != "—" {
+			section = "§" + section
+		}
+		fmt.Fprintf(w, "%-12s  %3d  %s\n", section, len(row.Scenarios), strings.Join(row.Scenarios, " "))
+	}
+	fmt.Fprintf(w, "conform: %d scenarios\n", len(sel))
+	if len(sel) == 0 {
+		return fmt.Errorf("%w: the selection is empty", ErrNothingTested)
+	}
 	return nil
 }
 
@@ -188,7 +276,7 @@ func summarize(results []ScenarioResult, seed int64, d time.Duration) Summary {
 		if results[i].Feature != results[j].Feature {
 			return results[i].Feature < results[j].Feature
 		}
-		return results[i].Name < results[j].Name
+		return results[i].Line < results[j].Line
 	})
 	sum := Summary{Results: results, Counts: map[Outcome]int{}, Seed: seed, Duration: d}
 	for _, r := range results {
@@ -212,19 +300,87 @@ func clauses(tags []string) string {
 	return " [" + strings.Join(sections, " ") + "]"
 }
 
-// report prints every non-passing verdict with its evidence, then the summary line.
-func report(w io.Writer, sum Summary) {
-	for _, r := range sum.Results {
-		if r.Outcome == Pass {
+// outputs are the parsed formats: console styles and report files.
+type outputs struct {
+	console string // "progress", "pretty" or "" (quiet)
+	reports []reportOut
+	toOut   bool // a report is written to Out
+}
+
+type reportOut struct{ name, file string }
+
+// parseFormats checks and splits the formats. At most one report may go to Out.
+func parseFormats(formats []string) (outputs, error) {
+	var o outputs
+	for _, f := range formats {
+		name, file, hasFile := strings.Cut(f, ":")
+		switch name {
+		case "progress", "pretty":
+			if hasFile {
+				return o, fmt.Errorf("%w: format %q writes to the console, not to a file", ErrUsage, f)
+			}
+			o.console = name
+		case "json", "junit", "cucumber", "html":
+			if hasFile && file == "" {
+				return o, fmt.Errorf("%w: format %q names no file", ErrUsage, f)
+			}
+			if !hasFile {
+				if o.toOut {
+					return o, fmt.Errorf("%w: only one report can go to standard output; give the others a file (%s:FILE)", ErrUsage, name)
+				}
+				o.toOut = true
+			}
+			o.reports = append(o.reports, reportOut{name: name, file: file})
+		default:
+			return o, fmt.Errorf("%w: unknown format %q (progress, pretty, json:FILE, junit:FILE, cucumber:FILE, html:FILE)", ErrUsage, name)
+		}
+	}
+	return o, nil
+}
+
+// write writes every report of the run, each to its file or to out.
+func (o outputs) write(run report.Run, out io.Writer) error {
+	for _, r := range o.reports {
+		write := map[string]func(io.Writer, report.Run) error{
+			"json": report.WriteResults, "junit": report.WriteJUnit, "cucumber": report.WriteCucumber, "html": report.WriteHTML,
+		}[r.name]
+		if r.file == "" {
+			if err := write(out, run); err != nil {
+				return err
+			}
 			continue
 		}
-		fmt.Fprintf(w, "%-5s %s: %s%s\n", r.Outcome, r.Feature, r.Name, clauses(r.Tags))
-		for _, m := range r.Messages {
-			fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(m, "\n", "\n      "))
+		if err := writeFile(r.file, func(w io.Writer) error { return write(w, run) }); err != nil {
+			return fmt.Errorf("%w: %s report: %w", ErrUsage, r.name, err)
 		}
 	}
-	if len(sum.Operations) > 0 {
-		fmt.Fprintln(w, sum.CoverageLine())
+	return nil
+}
+
+// writeFile writes a report through a temporary file renamed into place, so
+// a reader never sees half a report.
+func writeFile(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(dirOf(path), ".conform-*")
+	if err != nil {
+		return err
 	}
-	fmt.Fprintln(w, sum.Line())
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func dirOf(path string) string {
+	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
+		return path[:i+1]
+	}
+	return "."
 }

@@ -39,6 +39,7 @@ type scenario struct {
 
 	failures, warnings, kitErrs []string
 	skipped                     string
+	rec                         record // what the reports need (outcome.go)
 }
 
 // owned is a resource id with the credential key of the user who created it.

@@ -142,15 +142,22 @@ func TestListOnly(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	want := scenarioCount(t, "@merchants")
-	if want == 0 || len(lines) != want+1 {
-		t.Fatalf("Run(ListOnly, @merchants) printed %d lines, want %d scenarios and a count:\n%s", len(lines), want, out.String())
-	}
-	for _, l := range lines[:want] {
-		if !strings.Contains(l, ".feature: ") || !strings.Contains(l, " @merchants") {
-			t.Errorf("line %q does not name a feature file and a scenario tagged @merchants", l)
+	var scenarios, sections []string
+	for _, l := range lines {
+		switch {
+		case strings.Contains(l, ".feature:") && strings.Contains(l, " @merchants"):
+			scenarios = append(scenarios, l)
+		case strings.HasPrefix(l, "§"):
+			sections = append(sections, l)
 		}
 	}
-	if got, wantLast := lines[want], fmt.Sprintf("conform: %d scenarios", want); got != wantLast {
+	if want == 0 || len(scenarios) != want {
+		t.Fatalf("Run(ListOnly, @merchants) printed %d scenario lines, want %d:\n%s", len(scenarios), want, out.String())
+	}
+	if len(sections) == 0 || !strings.HasPrefix(sections[0], "§") || !strings.Contains(out.String(), "§4.4") {
+		t.Errorf("no spec section × scenario table (want a row for §4.4):\n%s", out.String())
+	}
+	if got, wantLast := lines[len(lines)-1], fmt.Sprintf("conform: %d scenarios", want); got != wantLast {
 		t.Errorf("last line %q, want %q", got, wantLast)
 	}
 }
@@ -167,4 +174,27 @@ func scenarioCount(t *testing.T, tags string) int {
 		n += len(f.Pickles)
 	}
 	return n
+}
+
+// TestSeedReplaysOrder: the same seed starts the scenarios in the same order;
+// another seed, in another.
+func TestSeedReplaysOrder(t *testing.T) {
+	cfg := startReference(t)
+	order := func(seed int64) []string {
+		sum, err := steps.Run(context.Background(), cfg, steps.Options{Tags: "@lists or @merchants", Concurrency: 1, Seed: seed, Strict: true})
+		if err != nil {
+			t.Fatalf("Run(seed %d): %v", seed, err)
+		}
+		if sum.Seed != seed || len(sum.Order) != sum.Total() || sum.Total() < 10 {
+			t.Fatalf("Run(seed %d): seed %d, %d started for %d judged", seed, sum.Seed, len(sum.Order), sum.Total())
+		}
+		return sum.Order
+	}
+	first, again, other := order(7), order(7), order(8)
+	if strings.Join(first, " ") != strings.Join(again, " ") {
+		t.Errorf("seed 7 twice started scenarios in different orders:\n%v\n%v", first, again)
+	}
+	if strings.Join(first, " ") == strings.Join(other, " ") {
+		t.Errorf("seeds 7 and 8 started scenarios in the same order: %v", first)
+	}
 }

@@ -41,11 +41,13 @@ type suite struct {
 	strict  bool
 	defs    []stepDef
 	results *recorder
+	catalog *catalog
 }
 
 // newSuite prepares a suite for cfg. With strict, an assumed check that fails
-// fails its scenario. Close releases the webhook receiver.
-func newSuite(cfg Config, strict bool) (*suite, error) {
+// fails its scenario. cat selects the scenarios; notify receives each verdict.
+// Close releases the webhook receiver.
+func newSuite(cfg Config, strict bool, cat *catalog, notify func(ScenarioResult)) (*suite, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
@@ -63,7 +65,7 @@ func newSuite(cfg Config, strict bool) (*suite, error) {
 		SetRedirectPolicy(resty.NoRedirectPolicy()).
 		SetDisableWarn(true)
 	client.SetTransport(&http.Transport{MaxIdleConnsPerHost: 64, MaxIdleConns: 64, IdleConnTimeout: 30 * time.Second})
-	s := &suite{cfg: cfg, client: client, v: v, recv: recv, strict: strict, results: newRecorder()}
+	s := &suite{cfg: cfg, client: client, v: v, recv: recv, strict: strict, results: newRecorder(notify), catalog: cat}
 	s.defs = allSteps()
 	return s, nil
 }

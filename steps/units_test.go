@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -199,5 +200,50 @@ func TestClausesNameSpecSections(t *testing.T) {
 		if got := clauses(tt.tags); got != tt.want {
 			t.Errorf("clauses(%q) = %q, want %q", tt.tags, got, tt.want)
 		}
+	}
+}
+
+// TestReceiverDiagnosis: webhooks registered but no delivery at all is a
+// diagnostic of the run; one delivery is not.
+func TestReceiverDiagnosis(t *testing.T) {
+	r, err := newReceiver(ReceiverConfig{Listen: "127.0.0.1:0", PublicURL: "http://tunnel.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if notes := r.diagnose(); len(notes) != 0 {
+		t.Errorf("no webhook registered: diagnose() = %v, want nothing", notes)
+	}
+	_, url, ch := r.register()
+	notes := r.diagnose()
+	if len(notes) != 1 || !strings.Contains(notes[0], "0 webhook deliveries arrived") || !strings.Contains(notes[0], "webhook_receiver.public_url") || !strings.Contains(notes[0], "http://tunnel.example") {
+		t.Fatalf("registered, nothing delivered: diagnose() = %v, want the public_url hint", notes)
+	}
+	local := strings.Replace(url, "http://tunnel.example", "http://"+r.ln.Addr().String(), 1)
+	resp, err := http.Post(local, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the delivery did not reach its route")
+	}
+	if notes := r.diagnose(); len(notes) != 0 {
+		t.Errorf("one delivery arrived: diagnose() = %v, want nothing", notes)
+	}
+}
+
+func TestCheckMessageParts(t *testing.T) {
+	msg := `GET /transfers/TR1 as platform: response does not match schema "transfer": /amount (minimum): must be >= 0; /currency (pattern): does not match`
+	if got := strings.Join(pointersOf(msg), " "); got != "/amount /currency" {
+		t.Errorf("pointersOf = %q, want /amount /currency", got)
+	}
+	if got := pointersOf("status 200, want 4xx"); got != nil {
+		t.Errorf("pointersOf(no violations) = %q, want none", got)
+	}
+	if got := clauseOf("error body is not the §7 envelope: /total (required): missing"); got != "7" {
+		t.Errorf("clauseOf = %q, want 7", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/conform-kit/conform/reference"
+	results "github.com/conform-kit/conform/report"
 	"github.com/conform-kit/conform/steps"
 )
 
@@ -30,6 +31,8 @@ type runOptions struct {
 	concurrency int
 	seed        int64
 	list        bool
+	timeout     time.Duration
+	rerunFailed string
 	out         io.Writer
 	errOut      io.Writer
 	lookupEnv   func(string) (string, bool)
@@ -50,10 +53,22 @@ suite runs against it over HTTP, always strict. With --target, settings come fro
 --config file, then these environment variables, then flags; flags win:
 
 ` + settingsHelp() + `
-Exit codes: 0 no FAIL, 1 any FAIL or ERROR (WARN too with --strict), 2 usage or config error.`,
+Before the first scenario one request checks that the target answers, speaks this API
+(the §7 error envelope without credentials) and accepts every configured credential.
+
+Reports: json:FILE (the conform results file, the source of the others), junit:FILE,
+cucumber:FILE and html:FILE; one of them may go to standard output (no :FILE), and the
+console output then goes to standard error. --rerun-failed FILE runs again the FAIL, WARN
+and ERROR scenarios of a results file.
+
+Exit codes: 0 no FAIL or ERROR; 1 any FAIL or ERROR (WARN too with --strict); 2 usage or
+config error, or nothing tested: the target cannot be tested (unreachable, not this API,
+credentials refused), the selection is empty, or every selected scenario was skipped.`,
 		Example: `  conform run
-  conform run --target https://sandbox.example --config conform.json --format progress,junit:conform.xml
-  conform run --tags '@transfers && ~@assumed' --list`,
+  conform run --target https://sandbox.example --config conform.json --format progress,junit:conform.xml,html:conform.html
+  conform run --tags '@transfers and not @assumed' --list
+  conform run --config conform.json --format json:results.json
+  conform run --config conform.json --rerun-failed results.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.out, opts.errOut, opts.lookupEnv = cmd.OutOrStdout(), cmd.ErrOrStderr(), os.LookupEnv
@@ -65,18 +80,20 @@ Exit codes: 0 no FAIL, 1 any FAIL or ERROR (WARN too with --strict), 2 usage or 
 	f.StringVar(&opts.configPath, "config", "", "config file: credentials, fixtures and webhook receiver (the shape conform serve --fixtures writes)")
 	f.StringVar(&opts.user, "user", "", "platform user id (HTTP Basic username)")
 	f.StringVar(&opts.password, "password", "", "platform user password")
-	f.StringVar(&opts.tags, "tags", "", `godog tag expression selecting scenarios, e.g. "@transfers && ~@assumed"`)
-	f.StringSliceVar(&opts.formats, "format", []string{"progress"}, "output formats, comma-separated: pretty, progress, junit:FILE, cucumber:FILE")
+	f.StringVar(&opts.tags, "tags", "", `tag expression selecting scenarios: "@transfers and not @assumed" (cucumber) or "@transfers && ~@assumed" (godog)`)
+	f.StringSliceVar(&opts.formats, "format", []string{"progress"}, "outputs, comma-separated: progress or pretty on the console; json:FILE, junit:FILE, cucumber:FILE, html:FILE reports")
 	f.BoolVar(&opts.strict, "strict", false, "count WARN (failed assumed checks) as FAIL; always on against the bundled reference")
 	f.IntVar(&opts.concurrency, "concurrency", 0, "scenarios run at once (0: the number of CPUs)")
 	f.Int64Var(&opts.seed, "seed", -1, "scenario order: -1 random (the seed is printed), 0 file order, N replays an order")
 	f.BoolVar(&opts.list, "list", false, "print the scenarios that would run and run nothing")
+	f.DurationVar(&opts.timeout, "timeout", 0, "per-request timeout, e.g. 5s (default 10s, or CONFORM_TIMEOUT)")
+	f.StringVar(&opts.rerunFailed, "rerun-failed", "", "run again only the FAIL, WARN and ERROR scenarios of a results file (--format json:FILE)")
 	return cmd
 }
 
 // settingFlags names the flag that overrides a setting, where one does.
 func settingFlags() map[string]string {
-	return map[string]string{"CONFORM_TARGET": "--target", "CONFORM_USER": "--user", "CONFORM_PASSWORD": "--password"}
+	return map[string]string{"CONFORM_TARGET": "--target", "CONFORM_USER": "--user", "CONFORM_PASSWORD": "--password", "CONFORM_TIMEOUT": "--timeout"}
 }
 
 // settingsHelp lists every CONFORM_* variable with the config-file key it
@@ -135,19 +152,28 @@ func runRun(ctx context.Context, opts runOptions) error {
 	if opts.concurrency < 1 {
 		return usageError(fmt.Errorf("run: --concurrency must be at least 1, got %d", opts.concurrency))
 	}
+	if opts.timeout < 0 {
+		return usageError(fmt.Errorf("run: --timeout must be positive, got %s", opts.timeout))
+	}
 	runOpts := steps.Options{
 		Tags: opts.tags, Formats: opts.formats, Strict: opts.strict, Concurrency: opts.concurrency,
-		Seed: opts.seed, Out: opts.out,
+		Seed: opts.seed, Out: opts.out, ErrOut: opts.errOut, ListOnly: opts.list,
 	}
 	if err := runOpts.Check(); err != nil {
 		return usageError(fmt.Errorf("run: %w", err))
 	}
-	if opts.list {
-		runOpts.ListOnly = true
-		if _, err := steps.Run(ctx, steps.Config{}, runOpts); err != nil {
-			return usageError(fmt.Errorf("run: %w", err))
+	if opts.rerunFailed != "" {
+		prev, err := results.ReadResultsFile(opts.rerunFailed)
+		if err != nil {
+			return usageError(fmt.Errorf("run: --rerun-failed: %w", err))
 		}
-		return nil
+		runOpts.Only = prev.Unsettled()
+		if runOpts.Only == nil {
+			runOpts.Only = []results.Ref{}
+		}
+	}
+	if opts.list {
+		return exitFor(steps.Run(ctx, steps.Config{}, runOpts))
 	}
 	cfg, err := resolveRunConfig(opts)
 	if err != nil {
@@ -159,17 +185,22 @@ func runRun(ctx context.Context, opts runOptions) error {
 			return fmt.Errorf("run: %w", err)
 		}
 		defer stop()
+		bundled.Timeout = cfg.Timeout
 		cfg, runOpts.Strict = bundled, true
 		fmt.Fprintf(opts.errOut, "conform run: bundled reference at %s (strict)\n", cfg.Target)
 	}
-	sum, err := steps.Run(ctx, cfg, runOpts)
-	if errors.Is(err, steps.ErrConfig) || errors.Is(err, steps.ErrUsage) {
+	return exitFor(steps.Run(ctx, cfg, runOpts))
+}
+
+// exitFor maps the outcome of a run to an exit code: 2 when the suite could
+// not run or tested nothing, 1 on any FAIL or ERROR.
+func exitFor(sum steps.Summary, err error) error {
+	switch {
+	case errors.Is(err, steps.ErrConfig), errors.Is(err, steps.ErrUsage), errors.Is(err, steps.ErrTarget), errors.Is(err, steps.ErrNothingTested):
 		return usageError(fmt.Errorf("run: %w", err))
-	}
-	if err != nil {
+	case err != nil:
 		return fmt.Errorf("run: %w", err)
-	}
-	if sum.Failed() {
+	case sum.Failed():
 		return &exitError{code: exitFailed}
 	}
 	return nil
@@ -191,6 +222,9 @@ func resolveRunConfig(opts runOptions) (steps.Config, error) {
 	}
 	if opts.target != "" {
 		cfg.Target = opts.target
+	}
+	if opts.timeout > 0 {
+		cfg.Timeout = opts.timeout
 	}
 	if opts.user != "" || opts.password != "" {
 		c := steps.Credential{}

@@ -1,0 +1,133 @@
+package steps
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/conform-kit/conform/report"
+)
+
+// console prints each verdict as it arrives: a character per scenario
+// (progress) or a line (pretty). Calls are serialised by the recorder.
+type console struct {
+	w     io.Writer
+	style string
+	total int
+	done  int
+}
+
+func newConsole(w io.Writer, style string, total int) *console {
+	return &console{w: w, style: style, total: total}
+}
+
+// progressMarks are the characters of the progress style.
+func progressMark(o Outcome) string {
+	return [...]string{".", "S", "W", "F", "E"}[o]
+}
+
+func (c *console) scenarioDone(r ScenarioResult) {
+	c.done++
+	switch c.style {
+	case "progress":
+		fmt.Fprint(c.w, progressMark(r.Outcome))
+		if c.done%60 == 0 || c.done == c.total {
+			fmt.Fprintf(c.w, " %d/%d\n", c.done, c.total)
+		}
+	case "pretty":
+		fmt.Fprintf(c.w, "%-5s %s %s%s (%dms)\n", r.Outcome, r.ID(), r.Name, clauses(r.Tags), r.Duration.Milliseconds())
+	}
+}
+
+// printSummary prints the causes (the same check failing in N scenarios is
+// one entry), the skip reasons grouped, the run's diagnostics, the coverage
+// and the closing line: once, whatever the formats.
+func printSummary(w io.Writer, sum Summary, run report.Run) {
+	causes := run.Causes()
+	if len(causes) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, c := range causes {
+		fmt.Fprintf(w, "%-5s ×%d %s\n", c.Outcome, len(c.Scenarios), firstLine(c.Example.Message))
+		if c.Example.ProfileKey != "" {
+			fmt.Fprintf(w, "      profile key %s: expected %s, observed %s\n", c.Example.ProfileKey, c.Example.Expected, c.Example.Observed)
+		}
+		fmt.Fprintf(w, "      in %s\n", scenarioList(run, c.Scenarios))
+		if rest := strings.TrimPrefix(c.Example.Message, firstLine(c.Example.Message)); rest != "" {
+			fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(strings.TrimSpace(rest), "\n", "\n      "))
+		}
+		if ex := c.Example.Exchange; ex != nil {
+			fmt.Fprintf(w, "      response: %d %s\n", ex.Status, oneLine(ex.ResponseBody, 400))
+		}
+		if c.Example.Curl != "" {
+			fmt.Fprintf(w, "      reproduce: %s\n", oneLine(c.Example.Curl, 600))
+		}
+	}
+	skips := map[string]int{}
+	for _, s := range run.Scenarios {
+		if s.Outcome == report.Skip {
+			skips[s.Summary()]++
+		}
+	}
+	reasons := make([]string, 0, len(skips))
+	for r := range skips {
+		reasons = append(reasons, r)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		return skips[reasons[i]] > skips[reasons[j]] || skips[reasons[i]] == skips[reasons[j]] && reasons[i] < reasons[j]
+	})
+	for _, r := range reasons {
+		fmt.Fprintf(w, "SKIP  ×%d %s\n", skips[r], r)
+	}
+	for _, n := range sum.Notes {
+		fmt.Fprintf(w, "conform: %s\n", n)
+	}
+	if len(sum.Operations) > 0 {
+		fmt.Fprintln(w, sum.CoverageLine())
+	}
+	fmt.Fprintln(w, sum.Line())
+}
+
+// scenarioList names the scenarios of a cause: "name (file:line)", at most five.
+func scenarioList(run report.Run, ids []string) string {
+	names := map[string]string{}
+	for _, s := range run.Scenarios {
+		names[s.ID()] = s.Name
+	}
+	var parts []string
+	for i, id := range ids {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ids)-5))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%q (%s)", names[id], id))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// oneLine shortens s to one line of at most n bytes.
+func oneLine(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// topSkip names the most frequent skip reason of a run.
+func topSkip(run report.Run) string {
+	counts := map[string]int{}
+	best := ""
+	for _, s := range run.Scenarios {
+		if s.Outcome != report.Skip {
+			continue
+		}
+		r := s.Summary()
+		counts[r]++
+		if counts[r] > counts[best] || best == "" {
+			best = r
+		}
+	}
+	return fmt.Sprintf("most often: %s", best)
+}
