@@ -88,7 +88,11 @@ func renderedText(t *testing.T, page []byte) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
+	// A local file needs no network: the flags keep Chromium from reaching
+	// out on its own (updates, sync, background requests).
 	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu",
+		"--disable-quic", "--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync",
 		"--user-data-dir="+filepath.Join(dir, "profile"), "--dump-dom", "file://"+file)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
