@@ -474,25 +474,9 @@ func lookupPointer(doc any, ptr string) (any, bool) {
 	if ptr == "" {
 		return doc, true
 	}
-	cur := doc
-	for _, seg := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		seg = unescape(seg)
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[seg]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
+	segs := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	for i, seg := range segs {
+		segs[i] = unescape(seg)
 	}
-	return cur, true
+	return walk(doc, segs)
 }
