@@ -80,6 +80,12 @@ func printSummary(w io.Writer, sum Summary, run report.Run) {
 	for _, r := range reasons {
 		fmt.Fprintf(w, "SKIP  ×%d %s\n", skips[r], r)
 	}
+	if line := unsettledSections(run); line != "" {
+		fmt.Fprintf(w, "conform: spec sections not all PASS: %s\n", line)
+	}
+	if line := unsettledOperations(run); line != "" {
+		fmt.Fprintf(w, "conform: operations in scenarios that did not PASS: %s\n", line)
+	}
 	for _, n := range sum.Notes {
 		fmt.Fprintf(w, "conform: %s\n", n)
 	}
@@ -130,4 +136,44 @@ func topSkip(run report.Run) string {
 		}
 	}
 	return fmt.Sprintf("most often: %s", best)
+}
+
+// unsettledSections lists the spec sections with a FAIL, WARN, SKIP or ERROR
+// scenario and their counts: "§5 (1 PASS, 41 WARN), §7 (…)".
+func unsettledSections(run report.Run) string {
+	var parts []string
+	for _, row := range run.Sections() {
+		if row.Counts[report.Pass] == len(row.Scenarios) {
+			continue
+		}
+		name := row.Section
+		if name != "—" {
+			name = "§" + name
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", name, countsText(row.Counts)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// unsettledOperations lists the operations called by FAIL, WARN or ERROR scenarios.
+func unsettledOperations(run report.Run) string {
+	var parts []string
+	for _, row := range run.OperationRows() {
+		if row.Counts[report.Fail]+row.Counts[report.Warn]+row.Counts[report.Error] == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", row.ID, countsText(row.Counts)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// countsText renders outcome counts, zeros left out: "1 PASS, 41 WARN".
+func countsText(c map[report.Outcome]int) string {
+	var parts []string
+	for _, o := range report.Outcomes {
+		if c[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c[o], o))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -141,7 +141,7 @@ func (s *scenario) reproduction() string {
 // included: they are public test numbers).
 func (s *scenario) replayCurl(ex *exchange) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "curl -sS -X %s %s", ex.method, shellQuote(ex.url))
+	fmt.Fprintf(&b, `curl -sS -w '\n' -X %s %s`, ex.method, shellQuote(ex.url))
 	if ex.auth != authNone && s.suite.cfg.credential(ex.user) != nil {
 		user, pw := credentialEnv(ex.user)
 		if ex.auth == authWrongPassword {
