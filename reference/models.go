@@ -88,23 +88,23 @@ type paymentInstrument struct {
 
 type authorization struct {
 	meta
-	Application            string         `json:"application"`
-	Amount                 int64          `json:"amount"`
-	Tags                   tags           `json:"tags"`
-	State                  string         `json:"state"`
-	Currency               string         `json:"currency"`
-	Transfer               *string        `json:"transfer"`
-	Messages               []string       `json:"messages"`
-	Raw                    null           `json:"raw"`
-	TraceID                string         `json:"trace_id"`
-	Source                 string         `json:"source"`
-	MerchantIdentity       string         `json:"merchant_identity"`
-	ThreeDSRedirectURL     *string        `json:"3ds_redirect_url"`
-	IsVoid                 bool           `json:"is_void"`
-	VoidState              string         `json:"void_state"`
-	ExpiresAt              jsonTime       `json:"expires_at"`
-	IdempotencyID          *string        `json:"idempotency_id"`
-	AdditionalPurchaseData map[string]any `json:"additional_purchase_data,omitempty"`
+	Application            string          `json:"application"`
+	Amount                 int64           `json:"amount"`
+	Tags                   tags            `json:"tags"`
+	State                  string          `json:"state"`
+	Currency               string          `json:"currency"`
+	Transfer               *string         `json:"transfer"`
+	Messages               []string        `json:"messages"`
+	Raw                    null            `json:"raw"`
+	TraceID                string          `json:"trace_id"`
+	Source                 string          `json:"source"`
+	MerchantIdentity       string          `json:"merchant_identity"`
+	ThreeDSRedirectURL     *string         `json:"3ds_redirect_url"`
+	IsVoid                 bool            `json:"is_void"`
+	VoidState              string          `json:"void_state"`
+	ExpiresAt              jsonTime        `json:"expires_at"`
+	IdempotencyID          *string         `json:"idempotency_id"`
+	AdditionalPurchaseData json.RawMessage `json:"additional_purchase_data,omitempty"`
 	merchant               string
 }
 
@@ -129,25 +129,25 @@ type adjustment struct {
 
 type transfer struct {
 	meta
-	Amount                 int64          `json:"amount"`
-	Tags                   tags           `json:"tags"`
-	State                  string         `json:"state"`
-	TraceID                string         `json:"trace_id"`
-	Currency               string         `json:"currency"`
-	Application            string         `json:"application"`
-	Source                 *string        `json:"source"`
-	Destination            *string        `json:"destination"`
-	ReadyToSettleAt        *jsonTime      `json:"ready_to_settle_at"`
-	ExternallyFunded       string         `json:"externally_funded"`
-	Fee                    int64          `json:"fee"`
-	StatementDescriptor    *string        `json:"statement_descriptor"`
-	Type                   string         `json:"type"`
-	Subtype                string         `json:"subtype"`
-	Messages               []string       `json:"messages"`
-	Raw                    null           `json:"raw"`
-	IdempotencyID          *string        `json:"idempotency_id"`
-	MerchantIdentity       string         `json:"merchant_identity"`
-	AdditionalPurchaseData map[string]any `json:"additional_purchase_data,omitempty"`
+	Amount                 int64           `json:"amount"`
+	Tags                   tags            `json:"tags"`
+	State                  string          `json:"state"`
+	TraceID                string          `json:"trace_id"`
+	Currency               string          `json:"currency"`
+	Application            string          `json:"application"`
+	Source                 *string         `json:"source"`
+	Destination            *string         `json:"destination"`
+	ReadyToSettleAt        *jsonTime       `json:"ready_to_settle_at"`
+	ExternallyFunded       string          `json:"externally_funded"`
+	Fee                    int64           `json:"fee"`
+	StatementDescriptor    *string         `json:"statement_descriptor"`
+	Type                   string          `json:"type"`
+	Subtype                string          `json:"subtype"`
+	Messages               []string        `json:"messages"`
+	Raw                    null            `json:"raw"`
+	IdempotencyID          *string         `json:"idempotency_id"`
+	MerchantIdentity       string          `json:"merchant_identity"`
+	AdditionalPurchaseData json.RawMessage `json:"additional_purchase_data,omitempty"`
 	*adjustment
 }
 
