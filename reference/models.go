@@ -23,17 +23,18 @@ func (m *meta) appID() string { return m.app }
 
 func (m *meta) recordKey() (time.Time, string) { return time.Time(m.CreatedAt), m.ID }
 
-// sortValue returns the value of a sortable field shared by every record.
-func (m *meta) sortValue(field string) (any, bool) {
+// sortValue returns the value of a sortable field shared by every record;
+// a field the record does not have is the zero sortVal.
+func (m *meta) sortValue(field string) sortVal {
 	switch field {
 	case "id":
-		return m.ID, true
+		return sortVal{s: m.ID}
 	case "created_at":
-		return time.Time(m.CreatedAt), true
+		return sortVal{n: time.Time(m.CreatedAt).UnixNano()}
 	case "updated_at":
-		return time.Time(m.UpdatedAt), true
+		return sortVal{n: time.Time(m.UpdatedAt).UnixNano()}
 	}
-	return nil, false
+	return sortVal{}
 }
 
 func newMeta(id, app string, now time.Time) meta {
@@ -108,9 +109,9 @@ type authorization struct {
 	merchant               string
 }
 
-func (a *authorization) sortValue(field string) (any, bool) {
+func (a *authorization) sortValue(field string) sortVal {
 	if field == "amount" {
-		return a.Amount, true
+		return sortVal{n: a.Amount}
 	}
 	return a.meta.sortValue(field)
 }
@@ -151,9 +152,9 @@ type transfer struct {
 	*adjustment
 }
 
-func (t *transfer) sortValue(field string) (any, bool) {
+func (t *transfer) sortValue(field string) sortVal {
 	if field == "amount" {
-		return t.Amount, true
+		return sortVal{n: t.Amount}
 	}
 	return t.meta.sortValue(field)
 }
@@ -251,9 +252,9 @@ type dispute struct {
 	DisputeDetails disputeDetails `json:"dispute_details"`
 }
 
-func (d *dispute) sortValue(field string) (any, bool) {
+func (d *dispute) sortValue(field string) sortVal {
 	if field == "amount" {
-		return d.Amount, true
+		return sortVal{n: d.Amount}
 	}
 	return d.meta.sortValue(field)
 }
@@ -279,9 +280,9 @@ type balanceTransfer struct {
 	Tags                tags   `json:"tags"`
 }
 
-func (b *balanceTransfer) sortValue(field string) (any, bool) {
+func (b *balanceTransfer) sortValue(field string) sortVal {
 	if field == "amount" {
-		return b.Amount, true
+		return sortVal{n: b.Amount}
 	}
 	return b.meta.sortValue(field)
 }
