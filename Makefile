@@ -36,6 +36,8 @@ serve:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzRequest -fuzztime 30s ./validate/
+	$(GO) test -run '^$$' -fuzz FuzzServer -fuzztime 30s ./reference/
+	$(GO) test -run '^$$' -fuzz FuzzRawRequest -fuzztime 30s ./reference/
 
 clean:
 	rm -rf bin

@@ -2,11 +2,14 @@ package reference
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -66,7 +69,7 @@ func newHarness(t testing.TB, mutate ...func(*Config)) *harness {
 	// Tests move the clock by days: resources do not expire by age unless a
 	// test asks for it.
 	cfg := Config{BaseURL: testBase, Now: c.Now, NewID: counterIDs(), Seed: 7, ReviewDelay: time.Millisecond, RetryScale: 0.0001,
-		Limits: Limits{MaxAge: -1}}
+		Limits: Limits{MaxAge: -1}, WebhookClient: loopbackOnly()}
 	for _, m := range mutate {
 		m(&cfg)
 	}
@@ -219,6 +222,25 @@ func eventually(t testing.TB, what string, cond func() bool) {
 		case <-tick.C:
 		}
 	}
+}
+
+// loopbackOnly is the tests' default webhook client: it connects to
+// loopback addresses only and refuses any other host before resolving it,
+// so no delivery a test causes ever leaves the machine.
+func loopbackOnly() *http.Client {
+	d := &net.Dialer{Timeout: time.Second}
+	return &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			host, _, err := net.SplitHostPort(addr)
+			if err != nil {
+				return nil, fmt.Errorf("test transport: %w", err)
+			}
+			if ip, err := netip.ParseAddr(host); err != nil || !ip.IsLoopback() {
+				return nil, fmt.Errorf("test transport: %s is not a loopback address", addr)
+			}
+			return d.DialContext(ctx, network, addr)
+		},
+	}}
 }
 
 func urlQuery(s string) (url.Values, error) { return url.ParseQuery(s) }

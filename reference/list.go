@@ -20,7 +20,21 @@ const (
 type record interface {
 	appID() string
 	recordKey() (time.Time, string)
-	sortValue(field string) (any, bool)
+	sortValue(field string) sortVal
+}
+
+// sortVal is the value of a sortable field: an integer (an amount, a time
+// in Unix nanoseconds) or a string (an id).
+type sortVal struct {
+	n int64
+	s string
+}
+
+func (a sortVal) compare(b sortVal) int {
+	if c := cmp.Compare(a.n, b.n); c != 0 {
+		return c
+	}
+	return strings.Compare(a.s, b.s)
 }
 
 // sortableFields are the fields a list may be sorted by.
@@ -62,7 +76,12 @@ func parseListQuery(q url.Values) (listQuery, error) {
 		if !sortableFields[field] || (dir != "" && dir != "asc" && dir != "desc") {
 			return lq, errInvalidField("sort", "sort must be <field>,<asc|desc> with field one of id, created_at, updated_at, amount")
 		}
-		lq.sort = append(lq.sort, sortKey{field: field, desc: dir != "asc"})
+		// A later key on a field already sorted by never breaks a tie: at
+		// most one key per field is kept, so sort= repeated a thousand
+		// times costs what one does.
+		if !slices.ContainsFunc(lq.sort, func(k sortKey) bool { return k.field == field }) {
+			lq.sort = append(lq.sort, sortKey{field: field, desc: dir != "asc"})
+		}
 	}
 	if len(lq.sort) == 0 {
 		lq.sort = defaultSort
@@ -130,56 +149,104 @@ func (s *series[P]) remove(p P) {
 	}
 }
 
-// pageOf returns one page of s in q's order, each record copied through view,
-// and the total count. Callers hold the store lock.
+// pageOf returns one page of s in the default order, each record copied
+// through view, and the total count. Callers hold the store lock; a page
+// costs O(offset+limit).
 func pageOf[P record, V any](s *series[P], q listQuery, view func(P) V) ([]V, int) {
 	total := len(s.items)
 	out := make([]V, 0, min(q.limit, max(total-q.offset, 0)))
-	if q.offset >= total {
-		return out, total
-	}
-	if q.isDefaultOrder() {
-		for i := total - 1 - q.offset; i >= 0 && len(out) < q.limit; i-- {
-			out = append(out, view(s.items[i]))
-		}
-		return out, total
-	}
-	sorted := slices.Clone(s.items)
-	slices.SortStableFunc(sorted, func(a, b P) int { return compareBy(a, b, q.sort) })
-	for _, p := range sorted[q.offset:min(total, q.offset+q.limit)] {
-		out = append(out, view(p))
+	for i := total - 1 - q.offset; i >= 0 && len(out) < q.limit; i-- {
+		out = append(out, view(s.items[i]))
 	}
 	return out, total
 }
 
-func compareBy[P record](a, b P, keys []sortKey) int {
-	for _, k := range keys {
-		av, _ := a.sortValue(k.field)
-		bv, _ := b.sortValue(k.field)
-		c := compareValues(av, bv)
-		if k.desc {
+// sortRows holds the sort keys of a series' records, taken under the store
+// lock so that the selection can run without it.
+type sortRows[P record] struct {
+	items []P
+	keys  []sortKey
+	vals  []sortVal // len(items)*len(keys), row by row
+}
+
+// snapshotRows copies the records' sort values (O(n) reads). Callers hold
+// the store lock.
+func snapshotRows[P record](items []P, keys []sortKey) sortRows[P] {
+	rows := sortRows[P]{items: slices.Clone(items), keys: keys, vals: make([]sortVal, 0, len(items)*len(keys))}
+	for _, p := range items {
+		for _, k := range keys {
+			rows.vals = append(rows.vals, p.sortValue(k.field))
+		}
+	}
+	return rows
+}
+
+// compare orders rows i and j by the keys, then by creation order (the
+// series order), as a stable sort of the series would.
+func (r sortRows[P]) compare(i, j int) int {
+	n := len(r.keys)
+	for k, key := range r.keys {
+		c := r.vals[i*n+k].compare(r.vals[j*n+k])
+		if key.desc {
 			c = -c
 		}
 		if c != 0 {
 			return c
 		}
 	}
-	return 0
+	return cmp.Compare(i, j)
 }
 
-func compareValues(a, b any) int {
-	switch x := a.(type) {
-	case string:
-		y, _ := b.(string)
-		return strings.Compare(x, y)
-	case int64:
-		y, _ := b.(int64)
-		return cmp.Compare(x, y)
-	case time.Time:
-		y, _ := b.(time.Time)
-		return x.Compare(y)
+// selectPage returns the records at [offset, offset+limit) of the sorted
+// order without sorting them all: a bounded max-heap keeps the best
+// offset+limit rows, O(n log(offset+limit)). It needs no lock.
+func (r sortRows[P]) selectPage(offset, limit int) []P {
+	n := len(r.items)
+	k := min(offset+limit, n)
+	if offset >= n {
+		return nil
 	}
-	return 0
+	heap := make([]int, 0, k) // row indices, the worst of the kept rows on top
+	worse := func(a, b int) bool { return r.compare(heap[a], heap[b]) > 0 }
+	down := func(i int) {
+		for {
+			l, m := 2*i+1, i
+			if l < len(heap) && worse(l, m) {
+				m = l
+			}
+			if l+1 < len(heap) && worse(l+1, m) {
+				m = l + 1
+			}
+			if m == i {
+				return
+			}
+			heap[i], heap[m] = heap[m], heap[i]
+			i = m
+		}
+	}
+	for i := range n {
+		switch {
+		case len(heap) < k:
+			heap = append(heap, i)
+			for c := len(heap) - 1; c > 0; {
+				parent := (c - 1) / 2
+				if !worse(c, parent) {
+					break
+				}
+				heap[c], heap[parent] = heap[parent], heap[c]
+				c = parent
+			}
+		case r.compare(i, heap[0]) < 0:
+			heap[0] = i
+			down(0)
+		}
+	}
+	slices.SortFunc(heap, r.compare)
+	out := make([]P, 0, len(heap)-offset)
+	for _, i := range heap[offset:] {
+		out = append(out, r.items[i])
+	}
+	return out
 }
 
 type page struct {

@@ -23,17 +23,18 @@ func (m *meta) appID() string { return m.app }
 
 func (m *meta) recordKey() (time.Time, string) { return time.Time(m.CreatedAt), m.ID }
 
-// sortValue returns the value of a sortable field shared by every record.
-func (m *meta) sortValue(field string) (any, bool) {
+// sortValue returns the value of a sortable field shared by every record;
+// a field the record does not have is the zero sortVal.
+func (m *meta) sortValue(field string) sortVal {
 	switch field {
 	case "id":
-		return m.ID, true
+		return sortVal{s: m.ID}
 	case "created_at":
-		return time.Time(m.CreatedAt), true
+		return sortVal{n: time.Time(m.CreatedAt).UnixNano()}
 	case "updated_at":
-		return time.Time(m.UpdatedAt), true
+		return sortVal{n: time.Time(m.UpdatedAt).UnixNano()}
 	}
-	return nil, false
+	return sortVal{}
 }
 
 func newMeta(id, app string, now time.Time) meta {
@@ -88,29 +89,29 @@ type paymentInstrument struct {
 
 type authorization struct {
 	meta
-	Application            string         `json:"application"`
-	Amount                 int64          `json:"amount"`
-	Tags                   tags           `json:"tags"`
-	State                  string         `json:"state"`
-	Currency               string         `json:"currency"`
-	Transfer               *string        `json:"transfer"`
-	Messages               []string       `json:"messages"`
-	Raw                    null           `json:"raw"`
-	TraceID                string         `json:"trace_id"`
-	Source                 string         `json:"source"`
-	MerchantIdentity       string         `json:"merchant_identity"`
-	ThreeDSRedirectURL     *string        `json:"3ds_redirect_url"`
-	IsVoid                 bool           `json:"is_void"`
-	VoidState              string         `json:"void_state"`
-	ExpiresAt              jsonTime       `json:"expires_at"`
-	IdempotencyID          *string        `json:"idempotency_id"`
-	AdditionalPurchaseData map[string]any `json:"additional_purchase_data,omitempty"`
+	Application            string          `json:"application"`
+	Amount                 int64           `json:"amount"`
+	Tags                   tags            `json:"tags"`
+	State                  string          `json:"state"`
+	Currency               string          `json:"currency"`
+	Transfer               *string         `json:"transfer"`
+	Messages               []string        `json:"messages"`
+	Raw                    null            `json:"raw"`
+	TraceID                string          `json:"trace_id"`
+	Source                 string          `json:"source"`
+	MerchantIdentity       string          `json:"merchant_identity"`
+	ThreeDSRedirectURL     *string         `json:"3ds_redirect_url"`
+	IsVoid                 bool            `json:"is_void"`
+	VoidState              string          `json:"void_state"`
+	ExpiresAt              jsonTime        `json:"expires_at"`
+	IdempotencyID          *string         `json:"idempotency_id"`
+	AdditionalPurchaseData json.RawMessage `json:"additional_purchase_data,omitempty"`
 	merchant               string
 }
 
-func (a *authorization) sortValue(field string) (any, bool) {
+func (a *authorization) sortValue(field string) sortVal {
 	if field == "amount" {
-		return a.Amount, true
+		return sortVal{n: a.Amount}
 	}
 	return a.meta.sortValue(field)
 }
@@ -129,31 +130,31 @@ type adjustment struct {
 
 type transfer struct {
 	meta
-	Amount                 int64          `json:"amount"`
-	Tags                   tags           `json:"tags"`
-	State                  string         `json:"state"`
-	TraceID                string         `json:"trace_id"`
-	Currency               string         `json:"currency"`
-	Application            string         `json:"application"`
-	Source                 *string        `json:"source"`
-	Destination            *string        `json:"destination"`
-	ReadyToSettleAt        *jsonTime      `json:"ready_to_settle_at"`
-	ExternallyFunded       string         `json:"externally_funded"`
-	Fee                    int64          `json:"fee"`
-	StatementDescriptor    *string        `json:"statement_descriptor"`
-	Type                   string         `json:"type"`
-	Subtype                string         `json:"subtype"`
-	Messages               []string       `json:"messages"`
-	Raw                    null           `json:"raw"`
-	IdempotencyID          *string        `json:"idempotency_id"`
-	MerchantIdentity       string         `json:"merchant_identity"`
-	AdditionalPurchaseData map[string]any `json:"additional_purchase_data,omitempty"`
+	Amount                 int64           `json:"amount"`
+	Tags                   tags            `json:"tags"`
+	State                  string          `json:"state"`
+	TraceID                string          `json:"trace_id"`
+	Currency               string          `json:"currency"`
+	Application            string          `json:"application"`
+	Source                 *string         `json:"source"`
+	Destination            *string         `json:"destination"`
+	ReadyToSettleAt        *jsonTime       `json:"ready_to_settle_at"`
+	ExternallyFunded       string          `json:"externally_funded"`
+	Fee                    int64           `json:"fee"`
+	StatementDescriptor    *string         `json:"statement_descriptor"`
+	Type                   string          `json:"type"`
+	Subtype                string          `json:"subtype"`
+	Messages               []string        `json:"messages"`
+	Raw                    null            `json:"raw"`
+	IdempotencyID          *string         `json:"idempotency_id"`
+	MerchantIdentity       string          `json:"merchant_identity"`
+	AdditionalPurchaseData json.RawMessage `json:"additional_purchase_data,omitempty"`
 	*adjustment
 }
 
-func (t *transfer) sortValue(field string) (any, bool) {
+func (t *transfer) sortValue(field string) sortVal {
 	if field == "amount" {
-		return t.Amount, true
+		return sortVal{n: t.Amount}
 	}
 	return t.meta.sortValue(field)
 }
@@ -251,9 +252,9 @@ type dispute struct {
 	DisputeDetails disputeDetails `json:"dispute_details"`
 }
 
-func (d *dispute) sortValue(field string) (any, bool) {
+func (d *dispute) sortValue(field string) sortVal {
 	if field == "amount" {
-		return d.Amount, true
+		return sortVal{n: d.Amount}
 	}
 	return d.meta.sortValue(field)
 }
@@ -279,9 +280,9 @@ type balanceTransfer struct {
 	Tags                tags   `json:"tags"`
 }
 
-func (b *balanceTransfer) sortValue(field string) (any, bool) {
+func (b *balanceTransfer) sortValue(field string) sortVal {
 	if field == "amount" {
-		return b.Amount, true
+		return sortVal{n: b.Amount}
 	}
 	return b.meta.sortValue(field)
 }

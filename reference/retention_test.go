@@ -90,9 +90,9 @@ func TestQuotasAre429(t *testing.T) {
 	quota(h.call(h.platform(), "POST", "/payment_instruments", tagged), "three tags")
 	quota(h.call(h.platform(), "POST", "/files", map[string]any{"display_name": "x", "linked_to": fx.Merchant, "type": "PASSPORT", "tags": map[string]any{"a": "1", "b": "2", "c": "3"}}), "three tags on a file")
 
-	h.webhook("https://hooks.example.com/1", map[string]any{"enabled": false})
-	h.webhook("https://hooks.example.com/2", map[string]any{"enabled": false})
-	quota(h.call(h.platform(), "POST", "/webhooks", map[string]any{"url": "https://hooks.example.com/3"}), "third webhook")
+	h.webhook("https://hooks.example.invalid/1", map[string]any{"enabled": false})
+	h.webhook("https://hooks.example.invalid/2", map[string]any{"enabled": false})
+	quota(h.call(h.platform(), "POST", "/webhooks", map[string]any{"url": "https://hooks.example.invalid/3"}), "third webhook")
 
 	file := h.newFile("Big")
 	ct, body := multipartBody(t, "big.pdf", "application/pdf", []byte("eleven byte"))
@@ -100,7 +100,7 @@ func TestQuotasAre429(t *testing.T) {
 
 	h.card() // the fourth resource this minute
 	quota(h.call(h.platform(), "POST", "/payment_instruments", cardBody(fx.BuyerIdentity, "4111111111111111")), "fifth resource in a minute")
-	other := h.call(h.other(), "POST", "/webhooks", map[string]any{"url": "https://hooks.example.com/other", "enabled": false})
+	other := h.call(h.other(), "POST", "/webhooks", map[string]any{"url": "https://hooks.example.invalid/other", "enabled": false})
 	h.expect(other, 201, "webhook")
 	h.clock.Advance(time.Minute)
 	h.card() // a new minute

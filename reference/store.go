@@ -117,18 +117,34 @@ func getCopy[P interface {
 	return *p, nil
 }
 
-// listCopy pages a series under the lock, copying each record.
+// listCopy pages a series, copying each record. The default order is a
+// walk under the lock; any other order copies the sort values under the
+// lock, selects the page without it (no full sort, no lock held), and
+// copies the page's records under the lock again.
 func listCopy[P interface {
 	*T
 	record
 }, T any](st *store, s func() *series[P], q listQuery) ([]T, int) {
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	ser := s()
 	if ser == nil {
+		st.mu.Unlock()
 		return []T{}, 0
 	}
-	return pageOf(ser, q, func(p P) T { return *p })
+	if q.isDefaultOrder() || q.offset >= len(ser.items) {
+		defer st.mu.Unlock()
+		return pageOf(ser, q, func(p P) T { return *p })
+	}
+	rows := snapshotRows(ser.items, q.sort)
+	st.mu.Unlock()
+	picked := rows.selectPage(q.offset, q.limit)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make([]T, 0, len(picked))
+	for _, p := range picked {
+		out = append(out, *p)
+	}
+	return out, len(rows.items)
 }
 
 // user returns the user with this username; the caller compares the password

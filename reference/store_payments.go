@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/json"
@@ -91,9 +92,11 @@ func (st *store) resolveMerchant(app, merchantID, identityID string) (*merchant,
 	return nil, errInvalidField("/merchant_identity", "merchant_identity (or merchant) is required")
 }
 
-// purchaseData applies the Level 2/3 rules to data sent for merchant m and
-// fills sales_tax from the items when it is omitted.
-func purchaseData(m *merchant, data map[string]any) (map[string]any, error) {
+// purchaseData applies the Level 2/3 rules to data sent for merchant m,
+// fills sales_tax from the items when it is omitted, and returns it as
+// compact JSON: a record keeps its purchase data in the form it is served
+// in, a fraction of the memory of the decoded map.
+func purchaseData(m *merchant, data map[string]any) (json.RawMessage, error) {
 	if data == nil {
 		return nil, nil
 	}
@@ -109,7 +112,26 @@ func purchaseData(m *merchant, data map[string]any) (map[string]any, error) {
 			data["sales_tax"] = json.Number(strconv.FormatInt(tax, 10))
 		}
 	}
-	return data, nil
+	b, err := json.Marshal(data)
+	if err != nil {
+		return nil, fmt.Errorf("encode purchase data: %w", err)
+	}
+	return b, nil
+}
+
+// decodePurchaseData turns stored purchase data back into the map the
+// rules read; nil for none.
+func decodePurchaseData(raw json.RawMessage) (map[string]any, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("decode stored purchase data: %w", err)
+	}
+	return m, nil
 }
 
 func (st *store) card(app, id string) (*paymentInstrument, error) {
@@ -192,7 +214,10 @@ func (st *store) capture(app, id string, in captureRequest, now time.Time) (auth
 	}
 	data := a.AdditionalPurchaseData
 	if in.AdditionalPurchaseData != nil {
-		merged := maps.Clone(a.AdditionalPurchaseData)
+		merged, err := decodePurchaseData(a.AdditionalPurchaseData)
+		if err != nil {
+			return authorization{}, transfer{}, err
+		}
 		if merged == nil {
 			merged = map[string]any{}
 		}

@@ -89,7 +89,7 @@ func TestWebhookRegistrationRefusesTargets(t *testing.T) {
 			t.Errorf("%s: field %v, want /url", u, item["field"])
 		}
 	}
-	wh := h.webhook("https://hooks.example.com/conform", nil)
+	wh := h.webhook("https://hooks.example.invalid/conform", nil)
 	h.expect(h.call(h.platform(), "PUT", "/webhooks/"+wh["id"].(string), map[string]any{"url": "http://169.254.169.254/"}), 422, "error")
 }
 
