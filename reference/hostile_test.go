@@ -43,7 +43,7 @@ type attackClass struct {
 
 // attackEnv is what the generators draw on.
 type attackEnv struct {
-	fx                     Fixtures
+	fx                     Seeded
 	platform, merchant     string // Authorization header values
 	other                  string
 	card, transfer, file   string

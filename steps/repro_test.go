@@ -2,8 +2,6 @@ package steps_test
 
 import (
 	"context"
-	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/report"
 	"github.com/conform-kit/conform/steps"
 )
@@ -22,25 +19,7 @@ import (
 // reproduces the failure (the over-amount capture accepted) instead of
 // hitting the original, already captured authorization.
 func TestReproductionReplaysTheSetUp(t *testing.T) {
-	ref, err := reference.New(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001, Faults: []string{"capture-over-amount-accepted"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(ref)
-	defer func() {
-		srv.Close()
-		_ = ref.Close()
-	}()
-	fx := ref.Fixtures()
-	fx.Target = srv.URL
-	raw, err := json.Marshal(fx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg steps.Config
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
+	cfg := startReference(t, "capture-over-amount-accepted")
 	sum, err := steps.Run(context.Background(), cfg, steps.Options{Tags: "@authorizations", Concurrency: 2, Seed: 3})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
