@@ -29,7 +29,7 @@ func (s *Server) createAuthorization(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	return s.idempotent(rq, in.IdempotencyID, func(rq *request) (any, error) {
+	return s.idempotent(rq, in.IdempotencyID, &in, func(rq *request) (any, error) {
 		a, err := s.st.createAuthorization(rq.user.app, in, rq.now)
 		if a.ID != "" {
 			s.publish(rq.base, rq.user.app, "authorization", "created", viewAuthorization(rq.base, a))
@@ -70,7 +70,7 @@ func (s *Server) createTransfer(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	return s.idempotent(rq, in.IdempotencyID, func(rq *request) (any, error) {
+	return s.idempotent(rq, in.IdempotencyID, &in, func(rq *request) (any, error) {
 		app := rq.user.app
 		res, err := s.st.createSale(app, in, rq.now)
 		fp := s.feeProfile(app)

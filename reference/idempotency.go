@@ -1,7 +1,6 @@
 package reference
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -10,13 +9,17 @@ import (
 // idempotent runs h at most once per idempotency id, application and
 // operation (DESIGN.md "Idempotency"): a retry with the same body replays the
 // original status and body, another body is 422 UNPROCESSABLE_ENTITY, and
-// concurrent duplicates wait for the first to finish.
-func (s *Server) idempotent(rq *request, id *string, h handler) (any, error) {
+// concurrent duplicates wait for the first to finish. in is the decoded
+// body, whose encoding is the canonical form the retry is compared by.
+func (s *Server) idempotent(rq *request, id *string, in any, h handler) (any, error) {
 	if id == nil || *id == "" {
 		return h(rq)
 	}
 	key := idemKey{app: rq.user.app, op: rq.op.ID, id: *id}
-	hash := canonicalHash(rq.body)
+	hash, err := canonicalHash(in)
+	if err != nil {
+		return nil, err
+	}
 	for {
 		e, owner := s.st.idempotencyBegin(key, hash, rq.now)
 		if owner {
@@ -61,18 +64,14 @@ func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler
 	return r
 }
 
-// canonicalHash hashes a JSON body independently of key order and spacing, so
-// an idempotent retry matches even when a client re-serialises it.
-func canonicalHash(body []byte) [sha256.Size]byte {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return sha256.Sum256(body)
-	}
-	b, err := json.Marshal(v)
+// canonicalHash hashes a decoded request body: its encoding does not depend
+// on the key order or spacing the client sent (struct fields in declaration
+// order, map keys sorted), so an idempotent retry matches even when a client
+// re-serialises it, and the body is not decoded a second time for it.
+func canonicalHash(in any) ([sha256.Size]byte, error) {
+	b, err := json.Marshal(in)
 	if err != nil {
-		return sha256.Sum256(body)
+		return [sha256.Size]byte{}, fmt.Errorf("idempotency hash: %w", err)
 	}
-	return sha256.Sum256(b)
+	return sha256.Sum256(b), nil
 }

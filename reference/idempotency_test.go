@@ -25,6 +25,14 @@ func TestIdempotentSale(t *testing.T) {
 	if h.transferCount() != before {
 		t.Error("replay created a transfer")
 	}
+	// The same body re-serialised (other key order, spacing, 700.0) is the
+	// same request.
+	reordered := `{ "idempotency_id":"order-1", "currency":"USD","amount":700.0,` +
+		`"merchant":"` + h.fx.Fixtures.Merchant + `", "source":"` + card + `"}`
+	h.expect(h.call(h.platform(), "POST", "/transfers", reordered), 201, "transfer")
+	if h.transferCount() != before {
+		t.Error("a re-serialised replay created a transfer")
+	}
 	body["amount"] = 701
 	r := h.expect(h.call(h.platform(), "POST", "/transfers", body), 422, "")
 	if code := errorCode(t, r); code != "UNPROCESSABLE_ENTITY" {
