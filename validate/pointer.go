@@ -30,6 +30,9 @@ func instanceAt(doc any, ptr string) any {
 }
 
 func escape(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
