@@ -23,10 +23,11 @@ import (
 // document goes to jsonschema. fastpath_internal_test.go checks that both
 // give the same violations.
 
-// collect returns the violations of doc against n, or ok=false.
-func (v *Validator) collect(n *fnode, doc any) ([]Violation, bool) {
-	c := collector{v: v}
-	if !c.walk(n, doc, "") {
+// collect returns the violations of doc against n, which the fast path
+// found invalid, as an *Error, or ok=false.
+func (v *Validator) collect(n *fnode, doc any) (*Error, bool) {
+	c := collector{v: v, out: make([]Violation, 0, 8)}
+	if !c.walk(n, doc, "", fastInvalid) {
 		return nil, false
 	}
 	for _, t := range c.types {
@@ -34,7 +35,7 @@ func (v *Validator) collect(n *fnode, doc any) ([]Violation, bool) {
 		c.out = append(c.out, Violation{Pointer: t.ptr, Rule: "type",
 			Message: "expected " + strings.Join(slices.Compact(t.names), " or ") + ", but got " + jsonType(t.val)})
 	}
-	return newError(CodeInvalidField, c.out).Violations, true
+	return newError(CodeInvalidField, c.out), true
 }
 
 type collector struct {
@@ -49,10 +50,9 @@ type typeFailure struct {
 	names []string
 }
 
-// walk adds the violations of val against n, which the fast path found
-// invalid or has not judged yet.
-func (c *collector) walk(n *fnode, val any, ptr string) bool {
-	switch n.check(val) {
+// walk adds the violations of val against n; verdict is n.check(val).
+func (c *collector) walk(n *fnode, val any, ptr string, verdict verdict) bool {
+	switch verdict {
 	case fastValid:
 		return true
 	case fastUnknown:
@@ -94,14 +94,14 @@ func (c *collector) walk(n *fnode, val any, ptr string) bool {
 	case []any:
 		if n.items != nil {
 			for i, e := range x {
-				if n.items.check(e) != fastValid && !c.walk(n.items, e, ptr+"/"+strconv.Itoa(i)) {
+				if r := n.items.check(e); r != fastValid && !c.walk(n.items, e, ptr+"/"+strconv.Itoa(i), r) {
 					return false
 				}
 			}
 		}
 	}
 	for _, in := range n.inplace {
-		if !c.walk(in, val, ptr) {
+		if !c.walk(in, val, ptr, in.check(val)) {
 			return false
 		}
 	}
@@ -180,7 +180,7 @@ func (c *collector) object(n *fnode, obj map[string]any, ptr string) bool {
 		if p, ok := n.props[name]; ok {
 			if p.never {
 				c.out = append(c.out, Violation{Pointer: ptr + "/" + escape(name), Rule: "false", Message: "must not be present here"})
-			} else if p.check(val) != fastValid && !c.walk(p, val, ptr+"/"+escape(name)) {
+			} else if r := p.check(val); r != fastValid && !c.walk(p, val, ptr+"/"+escape(name), r) {
 				return false
 			}
 			continue
@@ -189,8 +189,8 @@ func (c *collector) object(n *fnode, obj map[string]any, ptr string) bool {
 		case n.additional == nil:
 		case n.additional.never:
 			c.out = append(c.out, Violation{Pointer: ptr + "/" + escape(name), Rule: "additionalProperties", Message: name + " is not a known field"})
-		case n.additional.check(val) != fastValid:
-			if !c.walk(n.additional, val, ptr+"/"+escape(name)) {
+		default:
+			if r := n.additional.check(val); r != fastValid && !c.walk(n.additional, val, ptr+"/"+escape(name), r) {
 				return false
 			}
 		}

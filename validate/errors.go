@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -129,7 +128,16 @@ func (e *Error) Error() string {
 // newError sorts and de-duplicates violations into an *Error.
 func newError(code string, vs []Violation) *Error {
 	slices.SortFunc(vs, func(a, b Violation) int {
-		return cmp.Or(cmp.Compare(a.In, b.In), cmp.Compare(a.Pointer, b.Pointer), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Message, b.Message))
+		if c := strings.Compare(a.In, b.In); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Pointer, b.Pointer); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Rule, b.Rule); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Message, b.Message)
 	})
 	return &Error{Code: code, Violations: slices.Compact(vs)}
 }
@@ -349,8 +357,17 @@ func boundMessage(rule string, bound, value any) (string, bool) {
 	if !ok1 || !ok2 {
 		return "", false
 	}
-	op := map[string]string{"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[rule]
-	if rule == "multipleOf" {
+	var op string
+	switch rule {
+	case "minimum":
+		op = ">="
+	case "maximum":
+		op = "<="
+	case "exclusiveMinimum":
+		op = ">"
+	case "exclusiveMaximum":
+		op = "<"
+	default: // multipleOf
 		return string(n) + " not multipleOf " + string(b), true
 	}
 	return "must be " + op + " " + string(b) + " but found " + string(n), true

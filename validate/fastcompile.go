@@ -2,7 +2,6 @@ package validate
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -110,9 +109,9 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 			}
 		case "pattern":
 			s, _ := val.(string)
-			re, err := regexp.Compile(s)
+			m, err := compilePattern(s)
 			okKw = err == nil
-			n.pattern = re
+			n.pattern = m
 		case "format":
 			s, _ := val.(string)
 			n.format, okKw = jsonschema.Formats[s]

@@ -2,7 +2,6 @@ package validate
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"sync/atomic"
 	"unicode/utf8"
@@ -46,7 +45,7 @@ type fnode struct {
 	maxLen      int
 	minItems    int // -1: none
 	maxItems    int
-	pattern     *regexp.Regexp
+	pattern     matcher
 	format      func(any) bool
 	min, max    *int64 // inclusive bounds
 	exclMin     *int64

@@ -53,6 +53,9 @@ func walk(doc any, segs []string) (any, bool) {
 }
 
 func escape(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 

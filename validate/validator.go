@@ -194,8 +194,8 @@ func (v *Validator) ValidateValue(schema string, doc any) error {
 		case fastValid:
 			return nil
 		case fastInvalid:
-			if vs, ok := v.collect(f, doc); ok {
-				return &Error{Code: CodeInvalidField, Violations: vs}
+			if e, ok := v.collect(f, doc); ok {
+				return e
 			}
 		}
 	}
