@@ -46,7 +46,7 @@ type Fault struct {
 // faultDeps is what a fault may use besides the handler it wraps: the seeded
 // credentials and fixture ids.
 type faultDeps struct {
-	fx Fixtures
+	fx Seeded
 }
 
 // Faults returns the catalog in a stable order (by group, then as listed).
@@ -96,7 +96,7 @@ func selectFaults(names []string) ([]Fault, error) {
 
 // applyFaults wraps h with the handler side of every named fault; the first
 // name is the outermost wrapper.
-func applyFaults(h http.Handler, names []string, fx Fixtures) (http.Handler, error) {
+func applyFaults(h http.Handler, names []string, fx Seeded) (http.Handler, error) {
 	faults, err := selectFaults(names)
 	if err != nil {
 		return nil, err

@@ -105,7 +105,7 @@ func (p *probeHooks) await(d time.Duration, match func(probeDelivery) bool) (pro
 type faultProbe struct {
 	t     *testing.T
 	srv   *Server
-	fx    Fixtures
+	fx    Seeded
 	hooks *probeHooks
 }
 
@@ -120,7 +120,7 @@ func newFaultProbe(t *testing.T, faults ...string) *faultProbe {
 		t.Fatalf("New with faults %v: %v", faults, err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	return &faultProbe{t: t, srv: srv, fx: srv.Fixtures(), hooks: hooks}
+	return &faultProbe{t: t, srv: srv, fx: srv.Seeded(), hooks: hooks}
 }
 
 // platform, merchant and other are the seeded users.
@@ -966,7 +966,7 @@ func TestUnknownFault(t *testing.T) {
 			if !strings.Contains(err.Error(), "no-such-fault") || !strings.Contains(err.Error(), "capture-over-amount-accepted") {
 				t.Errorf("error %q should name the unknown fault and list the known ones", err)
 			}
-			if _, err := applyFaults(http.NotFoundHandler(), tc.faults, Fixtures{}); !errors.Is(err, ErrUnknownFault) {
+			if _, err := applyFaults(http.NotFoundHandler(), tc.faults, Seeded{}); !errors.Is(err, ErrUnknownFault) {
 				t.Errorf("applyFaults(%v) error = %v, want ErrUnknownFault", tc.faults, err)
 			}
 			if _, err := faultClient(nil, tc.faults); !errors.Is(err, ErrUnknownFault) {

@@ -53,7 +53,7 @@ type harness struct {
 	t     testing.TB
 	srv   *Server
 	clock *clock
-	fx    Fixtures
+	fx    Seeded
 	v     *validate.Validator
 
 	mu     sync.Mutex
@@ -76,7 +76,7 @@ func newHarness(t testing.TB, mutate ...func(*Config)) *harness {
 	if err != nil {
 		t.Fatalf("validate.Default: %v", err)
 	}
-	return &harness{t: t, srv: srv, clock: c, fx: srv.Fixtures(), v: v}
+	return &harness{t: t, srv: srv, clock: c, fx: srv.Seeded(), v: v}
 }
 
 // response is one recorded response.

@@ -5,58 +5,51 @@ import (
 	"time"
 )
 
-// Fixtures is the config-file shape shared by `conform serve --fixtures` and
-// `conform run --config` (DESIGN.md "The kit against a live target").
-type Fixtures struct {
-	Target          string          `json:"target"`
-	Credentials     Credentials     `json:"credentials"`
-	Fixtures        FixtureIDs      `json:"fixtures"`
-	WebhookReceiver WebhookReceiver `json:"webhook_receiver"`
+// Seeded is what New seeded: the users of two applications and the ids of
+// application A's resources that the spec has no operation to create. The
+// kit's config shape is not the reference's business: cmd/conform maps this
+// onto it.
+type Seeded struct {
+	Credentials Credentials
+	Fixtures    FixtureIDs
 }
 
 // Credentials are the seeded users.
 type Credentials struct {
-	Platform         Credential `json:"platform"`          // ROLE_PLATFORM, application A
-	Merchant         Credential `json:"merchant"`          // ROLE_MERCHANT, application A
-	OtherApplication Credential `json:"other_application"` // ROLE_PLATFORM, application B
+	Platform         Credential // ROLE_PLATFORM, application A
+	Merchant         Credential // ROLE_MERCHANT, application A
+	OtherApplication Credential // ROLE_PLATFORM, application B
 }
 
 // Credential is one HTTP Basic user.
 type Credential struct {
-	Username string `json:"username"`
-	Password string `json:"password"`
+	Username string
+	Password string
 }
 
 // FixtureIDs names the seeded resources of application A.
 type FixtureIDs struct {
-	BuyerIdentity         string `json:"buyer_identity"`
-	Merchant              string `json:"merchant"`
-	MerchantIdentity      string `json:"merchant_identity"`
-	PlainMerchant         string `json:"plain_merchant"`
-	PlainMerchantIdentity string `json:"plain_merchant_identity"`
-	SubscriptionSchedule  string `json:"subscription_schedule"`
-	SubscriptionAmount    string `json:"subscription_amount"`
-	Dispute               string `json:"dispute"`
-	BalanceTransfer       string `json:"balance_transfer"`
-}
-
-// WebhookReceiver configures the kit's webhook receiver.
-type WebhookReceiver struct {
-	Listen    string `json:"listen"`
-	PublicURL string `json:"public_url"`
+	BuyerIdentity         string
+	Merchant              string
+	MerchantIdentity      string
+	PlainMerchant         string
+	PlainMerchantIdentity string
+	SubscriptionSchedule  string
+	SubscriptionAmount    string
+	Dispute               string
+	BalanceTransfer       string
 }
 
 // seed fills st with the deterministic fixtures: ids and secrets come from
 // seedValue, so the same seed always yields the same credentials and ids.
-func seed(st *store, seedValue int64, now time.Time) Fixtures {
+func seed(st *store, seedValue int64, now time.Time) Seeded {
 	src := newSeededSource(seedValue)
 	runtimeID := st.newID
 	st.newID = src.id
 	defer func() { st.newID = runtimeID }()
 	at := now.Add(-time.Hour) // seeded records predate everything created later
 
-	var fx Fixtures
-	fx.WebhookReceiver = WebhookReceiver{Listen: "127.0.0.1:0"}
+	var fx Seeded
 	appA := seedApp(st, src)
 	appB := seedApp(st, src)
 	fx.Credentials.Platform = seedUser(st, src, appA, rolePlatform)

@@ -3,7 +3,7 @@
 // table (schemas/operations.json), with every decision of DESIGN.md where the
 // spec is silent. It validates requests with the validate package, keeps its
 // state in memory, and seeds deterministic fixtures (two applications, users,
-// merchants, a dispute, ...) that Fixtures returns in the kit's config shape.
+// merchants, a dispute, ...) that Seeded returns.
 //
 // The reference models the contract, not the real service.
 package reference
@@ -56,7 +56,7 @@ type Server struct {
 	st       *store
 	mux      *http.ServeMux
 	handler  http.Handler // mux behind cfg.Faults
-	fixtures Fixtures
+	fixtures Seeded
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -230,9 +230,8 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// Fixtures returns the seeded credentials and resources in the config-file
-// shape; Target is left empty for the caller to fill.
-func (s *Server) Fixtures() Fixtures { return s.fixtures }
+// Seeded returns the seeded credentials and resource ids.
+func (s *Server) Seeded() Seeded { return s.fixtures }
 
 // after runs fn once d has passed, unless the server is closed first.
 func (s *Server) after(d time.Duration, fn func()) {

@@ -10,7 +10,7 @@ import (
 )
 
 // storeFixture is a store seeded like a server's, without HTTP.
-func storeFixture(t *testing.T) (*store, Fixtures, string, time.Time) {
+func storeFixture(t *testing.T) (*store, Seeded, string, time.Time) {
 	t.Helper()
 	now := newClock().Now()
 	st := newStore(counterIDs())

@@ -2,6 +2,7 @@ package steps
 
 import "context"
 
+// balanceTransferSteps is the vocabulary of balance_transfers.feature.
 func balanceTransferSteps() []stepDef {
 	return []stepDef{
 		step(`I fetch the balance transfer`, func(s *scenario) any { return s.fetchBalanceTransfer }),

@@ -10,8 +10,6 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/cucumber/godog"
-
 	"github.com/conform-kit/conform/features"
 	"github.com/conform-kit/conform/steps"
 )
@@ -72,35 +70,4 @@ func BenchmarkSuite(b *testing.B) {
 	b.ReportMetric(float64(nReal)/float64(b.N), "scenarios/run")
 	b.ReportMetric(float64(real.Microseconds())/float64(nReal), "µs/scenario")
 	b.ReportMetric(float64(noop.Microseconds())/float64(nNoop), "µs/noop-scenario")
-}
-
-// BenchmarkNoopScenario times godog itself for scenarios that send nothing:
-// InitializeScenario (binding every precompiled pattern), step matching against
-// all of them (strict, so every pattern is tried), hooks and the formatter.
-// The suite is built once, outside the timed loop.
-func BenchmarkNoopScenario(b *testing.B) {
-	const n = 500
-	cfg := startReference(b)
-	suite, err := steps.NewSuite(cfg, true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer suite.Close()
-	var sb strings.Builder
-	sb.WriteString("Feature: No-op\n  Timing.\n\n")
-	for i := range n {
-		fmt.Fprintf(&sb, "  Scenario: no-op %d\n    Given I send no credentials\n\n", i)
-	}
-	fsys := fstest.MapFS{"noop.feature": &fstest.MapFile{Data: []byte(sb.String())}}
-	b.ResetTimer()
-	for range b.N {
-		status := godog.TestSuite{
-			ScenarioInitializer: suite.InitializeScenario,
-			Options:             &godog.Options{Format: "progress", Output: io.Discard, Paths: []string{"."}, FS: fsys, Strict: true, Concurrency: 4},
-		}.Run()
-		if status != 0 {
-			b.Fatalf("godog status %d", status)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*n), "µs/scenario")
 }

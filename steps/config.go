@@ -63,6 +63,13 @@ type Config struct {
 	RunID string `json:"-"`
 }
 
+// The defaults of the settings a config may leave out.
+const (
+	defaultTimeout     = 10 * time.Second
+	defaultWaitTimeout = 10 * time.Second
+	defaultListen      = "127.0.0.1:0"
+)
+
 // ErrConfig marks configuration errors (exit code 2 in the CLI).
 var ErrConfig = errors.New("steps: invalid configuration")
 
@@ -81,77 +88,126 @@ func LoadConfigFile(path string) (Config, error) {
 	return cfg, nil
 }
 
-// ApplyEnv overrides cfg with the CONFORM_* variables that lookup reports set
-// (os.LookupEnv in the CLI): CONFORM_TARGET, CONFORM_USER, CONFORM_PASSWORD
-// (the platform credential), CONFORM_MERCHANT_USER, CONFORM_MERCHANT_PASSWORD,
-// CONFORM_OTHER_USER, CONFORM_OTHER_PASSWORD, CONFORM_WEBHOOK_LISTEN,
-// CONFORM_WEBHOOK_PUBLIC_URL, CONFORM_TIMEOUT and CONFORM_WAIT_TIMEOUT (Go
-// durations: per request, and per asynchronous wait such as a file review)
-// and one CONFORM_FIXTURE_<KEY> per fixture key.
-func ApplyEnv(cfg Config, lookup func(string) (string, bool)) (Config, error) {
-	str := func(key string, dst *string) {
-		if v, ok := lookup(key); ok {
-			*dst = v
-		}
+// Setting is one CONFORM_* environment variable of the suite's config: the
+// single table that ApplyEnv reads, "conform run --help" prints and the
+// README's settings table shows.
+type Setting struct {
+	// Env is the variable, e.g. "CONFORM_TARGET".
+	Env string
+	// Key is the config-file key it overrides, e.g. "credentials.platform.username";
+	// "" when the config file has none.
+	Key string
+	// Default is what holds when neither the variable nor the file sets it.
+	Default string
+	// set parses v into cfg.
+	set func(cfg *Config, v string) error
+}
+
+// Settings returns every CONFORM_* variable, in the order ApplyEnv applies them.
+func Settings() []Setting {
+	text := func(dst func(*Config) *string) func(*Config, string) error {
+		return func(c *Config, v string) error { *dst(c) = v; return nil }
 	}
-	str("CONFORM_TARGET", &cfg.Target)
-	cfg.Credentials.Platform = envCredential(lookup, "CONFORM_USER", "CONFORM_PASSWORD", cfg.Credentials.Platform)
-	cfg.Credentials.Merchant = envCredential(lookup, "CONFORM_MERCHANT_USER", "CONFORM_MERCHANT_PASSWORD", cfg.Credentials.Merchant)
-	cfg.Credentials.OtherApplication = envCredential(lookup, "CONFORM_OTHER_USER", "CONFORM_OTHER_PASSWORD", cfg.Credentials.OtherApplication)
-	str("CONFORM_WEBHOOK_LISTEN", &cfg.WebhookReceiver.Listen)
-	str("CONFORM_WEBHOOK_PUBLIC_URL", &cfg.WebhookReceiver.PublicURL)
-	for key, dst := range cfg.Fixtures.fields() {
-		str("CONFORM_FIXTURE_"+strings.ToUpper(key), dst)
-	}
-	for key, dst := range map[string]*time.Duration{"CONFORM_TIMEOUT": &cfg.Timeout, "CONFORM_WAIT_TIMEOUT": &cfg.WaitTimeout} {
-		if v, ok := lookup(key); ok {
+	duration := func(env string, dst func(*Config) *time.Duration) func(*Config, string) error {
+		return func(c *Config, v string) error {
 			d, err := time.ParseDuration(v)
 			if err != nil || d <= 0 {
-				return cfg, fmt.Errorf("%w: %s=%q is not a positive duration", ErrConfig, key, v)
+				return fmt.Errorf("%w: %s=%q is not a positive duration", ErrConfig, env, v)
 			}
-			*dst = d
+			*dst(c) = d
+			return nil
+		}
+	}
+	out := []Setting{{Env: "CONFORM_TARGET", Key: "target", Default: "the bundled reference, in-process", set: text(func(c *Config) *string { return &c.Target })}}
+	for _, role := range []struct {
+		env, key string
+		cred     func(*Config) **Credential
+	}{
+		{"", "platform", func(c *Config) **Credential { return &c.Credentials.Platform }},
+		{"MERCHANT_", "merchant", func(c *Config) **Credential { return &c.Credentials.Merchant }},
+		{"OTHER_", "other_application", func(c *Config) **Credential { return &c.Credentials.OtherApplication }},
+	} {
+		out = append(out,
+			Setting{Env: "CONFORM_" + role.env + "USER", Key: "credentials." + role.key + ".username", Default: "none",
+				set: func(c *Config, v string) error { ownCredential(role.cred(c)).Username = v; return nil }},
+			Setting{Env: "CONFORM_" + role.env + "PASSWORD", Key: "credentials." + role.key + ".password", Default: "none",
+				set: func(c *Config, v string) error { ownCredential(role.cred(c)).Password = v; return nil }})
+	}
+	for _, fx := range (&Fixtures{}).fields() {
+		key := fx.key
+		out = append(out, Setting{Env: "CONFORM_FIXTURE_" + strings.ToUpper(key), Key: "fixtures." + key, Default: "none",
+			set: text(func(c *Config) *string { return c.Fixtures.field(key) })})
+	}
+	return append(out,
+		Setting{Env: "CONFORM_WEBHOOK_LISTEN", Key: "webhook_receiver.listen", Default: defaultListen,
+			set: text(func(c *Config) *string { return &c.WebhookReceiver.Listen })},
+		Setting{Env: "CONFORM_WEBHOOK_PUBLIC_URL", Key: "webhook_receiver.public_url", Default: "derived from listen",
+			set: text(func(c *Config) *string { return &c.WebhookReceiver.PublicURL })},
+		Setting{Env: "CONFORM_TIMEOUT", Default: defaultTimeout.String() + " per request",
+			set: duration("CONFORM_TIMEOUT", func(c *Config) *time.Duration { return &c.Timeout })},
+		Setting{Env: "CONFORM_WAIT_TIMEOUT", Default: defaultWaitTimeout.String() + " per asynchronous wait (file review, webhook delivery)",
+			set: duration("CONFORM_WAIT_TIMEOUT", func(c *Config) *time.Duration { return &c.WaitTimeout })},
+	)
+}
+
+// ApplyEnv overrides cfg with every variable of Settings that lookup reports
+// set (os.LookupEnv in the CLI). Credentials are copied before they change, so
+// the caller's cfg is left as it was.
+func ApplyEnv(cfg Config, lookup func(string) (string, bool)) (Config, error) {
+	for _, s := range Settings() {
+		if v, ok := lookup(s.Env); ok {
+			if err := s.set(&cfg, v); err != nil {
+				return cfg, err
+			}
 		}
 	}
 	return cfg, nil
 }
 
-func envCredential(lookup func(string) (string, bool), userKey, passKey string, cur *Credential) *Credential {
-	u, uok := lookup(userKey)
-	p, pok := lookup(passKey)
-	if !uok && !pok {
-		return cur
-	}
+// ownCredential replaces *p by a copy of itself (a new credential if nil) and returns it.
+func ownCredential(p **Credential) *Credential {
 	c := Credential{}
-	if cur != nil {
-		c = *cur
+	if *p != nil {
+		c = **p
 	}
-	if uok {
-		c.Username = u
-	}
-	if pok {
-		c.Password = p
-	}
-	return &c
+	*p = &c
+	return *p
 }
 
-// fields maps each fixture key of the config file to its field.
-func (f *Fixtures) fields() map[string]*string {
-	return map[string]*string{
-		"buyer_identity":          &f.BuyerIdentity,
-		"merchant":                &f.Merchant,
-		"merchant_identity":       &f.MerchantIdentity,
-		"plain_merchant":          &f.PlainMerchant,
-		"plain_merchant_identity": &f.PlainMerchantIdentity,
-		"subscription_schedule":   &f.SubscriptionSchedule,
-		"subscription_amount":     &f.SubscriptionAmount,
-		"dispute":                 &f.Dispute,
-		"balance_transfer":        &f.BalanceTransfer,
+// fixtureField is one fixture of the config: its config-file key and its field.
+type fixtureField struct {
+	key string
+	p   *string
+}
+
+// fields lists the fixtures of f in the order of the struct.
+func (f *Fixtures) fields() []fixtureField {
+	return []fixtureField{
+		{"buyer_identity", &f.BuyerIdentity},
+		{"merchant", &f.Merchant},
+		{"merchant_identity", &f.MerchantIdentity},
+		{"plain_merchant", &f.PlainMerchant},
+		{"plain_merchant_identity", &f.PlainMerchantIdentity},
+		{"subscription_schedule", &f.SubscriptionSchedule},
+		{"subscription_amount", &f.SubscriptionAmount},
+		{"dispute", &f.Dispute},
+		{"balance_transfer", &f.BalanceTransfer},
 	}
+}
+
+// field returns the field of a fixture key, nil if the key is unknown.
+func (f *Fixtures) field(key string) *string {
+	for _, ff := range f.fields() {
+		if ff.key == key {
+			return ff.p
+		}
+	}
+	return nil
 }
 
 // fixture returns the value of a fixture key ("" if unset or unknown).
 func (c Config) fixture(key string) string {
-	if p, ok := c.Fixtures.fields()[key]; ok {
+	if p := c.Fixtures.field(key); p != nil {
 		return *p
 	}
 	return ""
@@ -185,13 +241,13 @@ func (c Config) Check() error {
 func (c Config) withDefaults(now time.Time) Config {
 	c.Target = strings.TrimRight(c.Target, "/")
 	if c.Timeout <= 0 {
-		c.Timeout = 10 * time.Second
+		c.Timeout = defaultTimeout
 	}
 	if c.WaitTimeout <= 0 {
-		c.WaitTimeout = 10 * time.Second
+		c.WaitTimeout = defaultWaitTimeout
 	}
 	if c.WebhookReceiver.Listen == "" {
-		c.WebhookReceiver.Listen = "127.0.0.1:0"
+		c.WebhookReceiver.Listen = defaultListen
 	}
 	if c.RunID == "" {
 		c.RunID = "run-" + strconv.FormatInt(now.UnixNano(), 36)

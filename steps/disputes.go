@@ -5,6 +5,7 @@ import (
 	"net/url"
 )
 
+// disputeSteps is the vocabulary of disputes.feature: disputes, evidence and adjustments.
 func disputeSteps() []stepDef {
 	return []stepDef{
 		step(`the dispute opened on the sale appears in the dispute list`, func(s *scenario) any { return s.waitDispute }),

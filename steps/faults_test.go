@@ -2,7 +2,6 @@ package steps_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"slices"
@@ -34,16 +33,7 @@ func runFaulted(t *testing.T, faults []string, tags string) steps.Summary {
 		srv.Close()
 		_ = ref.Close()
 	})
-	fx := ref.Fixtures()
-	fx.Target = srv.URL
-	raw, err := json.Marshal(fx)
-	if err != nil {
-		t.Fatalf("encode fixtures: %v", err)
-	}
-	var cfg steps.Config
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		t.Fatalf("fixtures as a suite config: %v", err)
-	}
+	cfg := referenceConfig(srv.URL, ref.Seeded())
 	cfg.WaitTimeout = 3 * time.Second
 	sum, err := steps.Run(context.Background(), cfg, steps.Options{Tags: tags, Concurrency: 4})
 	if err != nil {

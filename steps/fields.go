@@ -9,6 +9,27 @@ import (
 	"strings"
 )
 
+// fieldSteps is the generic vocabulary on the last response: fields, links, media type.
+func fieldSteps() []stepDef {
+	return []stepDef{
+		step(`the response field "([^"]*)" is one of "([^"]*)"`, func(s *scenario) any { return s.fieldOneOf }),
+		step(`the response field "([^"]*)" is "([^"]*)"`, func(s *scenario) any { return s.fieldIsString }),
+		step(`the response field "([^"]*)" is (-?\d+)`, func(s *scenario) any { return s.fieldIsInt }),
+		step(`the response field "([^"]*)" is (true|false|null)`, func(s *scenario) any { return s.fieldIsLiteral }),
+		step(`the response field "([^"]*)" is the ([a-z ]+) id`, func(s *scenario) any { return s.fieldIsID }),
+		step(`the response field "([^"]*)" is absent`, func(s *scenario) any { return s.fieldAbsent }),
+		step(`the response field "([^"]*)" is present`, func(s *scenario) any { return s.fieldPresent }),
+		step(`the response field "([^"]*)" is an absolute URL`, func(s *scenario) any { return s.fieldAbsoluteURL }),
+		step(`the response field "([^"]*)" starts with "([^"]*)"`, func(s *scenario) any { return s.fieldStartsWith }),
+		step(`the response has no body`, func(s *scenario) any { return s.responseHasNoBody }),
+		step(`the response content type is "([^"]*)"`, func(s *scenario) any { return s.contentTypeIs }),
+		step(`the response fields "([^"]*)" and "([^"]*)" are equal`, func(s *scenario) any { return s.fieldsEqual }),
+		step(`the link "([^"]*)" names the response field "([^"]*)"`, func(s *scenario) any { return s.linkNamesField }),
+		step(`the response never contains the (card number|security code|password)`, func(s *scenario) any { return s.responseNeverContains }),
+		step(`I remember the response as the ([a-z ]+)`, func(s *scenario) any { return s.rememberAs }),
+	}
+}
+
 // field reads a dotted path from the last response.
 func (s *scenario) field(path string) (*exchange, any, bool, error) {
 	ex, err := s.lastExchange()
@@ -198,4 +219,18 @@ func (s *scenario) fieldsEqual(a, b string) error {
 		return s.judge(false, s.failf(ex, "field %s = %s and field %s = %s, want them equal", a, render(va), b, render(vb)))
 	}
 	return nil
+}
+
+func (s *scenario) fieldOneOf(path, set string) error {
+	ex, v, _, err := s.field(path)
+	if err != nil {
+		return err
+	}
+	got, _ := v.(string)
+	for _, want := range strings.Split(set, ",") {
+		if strings.TrimSpace(want) == got {
+			return nil
+		}
+	}
+	return s.judge(false, s.failf(ex, "field %s = %s, want one of %s", path, render(v), set))
 }

@@ -10,6 +10,7 @@ import (
 // uploadContent is the document the file scenarios upload.
 const uploadContent = "%PDF-1.4\nconform underwriting document\n%%EOF\n"
 
+// fileSteps is the vocabulary of files.feature: files, uploads, downloads and upload links.
 func fileSteps() []stepDef {
 	return []stepDef{
 		step(`a file named "([^"]*)"`, func(s *scenario) any { return s.aFile }),

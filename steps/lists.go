@@ -8,6 +8,7 @@ import (
 	"time"
 )
 
+// listSteps is the vocabulary of lists.feature and of every list check: pages, order, items.
 func listSteps() []stepDef {
 	return []stepDef{
 		step(`a file with (\d+) upload links`, func(s *scenario) any { return s.fileWithLinks }),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 )
 
+// merchantSteps is the vocabulary of merchants.feature.
 func merchantSteps() []stepDef {
 	return []stepDef{
 		step(`I fetch the merchant`, func(s *scenario) any { return s.fetchMerchant }),
@@ -12,9 +13,6 @@ func merchantSteps() []stepDef {
 		step(`I set Level 2/3 processing to (true|false) on the merchant`, func(s *scenario) any { return s.setMerchantL23 }),
 		step(`I set Level 2/3 processing to (true|false) on a merchant that does not exist`, func(s *scenario) any { return s.setMissingMerchantL23 }),
 		step(`the merchant still has Level 2/3 processing (true|false)`, func(s *scenario) any { return s.merchantStill }),
-		step(`the plain merchant is not enabled for Level 2/3 data`, func(s *scenario) any { return s.plainNotEnabled }),
-		step(`I enable the plain merchant for Level 2/3 data`, func(s *scenario) any { return s.enablePlain }),
-		step(`I create a sale with Level 3 data for the plain merchant`, func(s *scenario) any { return s.salePlainL3 }),
 	}
 }
 
@@ -64,51 +62,10 @@ func (s *scenario) merchantStill(ctx context.Context, flag string) error {
 	return nil
 }
 
-// plainNotEnabled makes sure the plain merchant starts disabled, and arranges
-// for it to be disabled again when the scenario ends.
-func (s *scenario) plainNotEnabled(ctx context.Context) error {
-	id, err := s.needFixture("plain_merchant")
-	if err != nil {
-		return err
-	}
-	if _, err := s.needFixture("plain_merchant_identity"); err != nil {
-		return err
-	}
-	s.restore = func(ctx context.Context) error { return s.disablePlain(ctx, id) }
-	ex, err := s.send(ctx, "GET", "/merchants/"+id, nil, "platform")
-	if err != nil {
-		return err
-	}
-	if on, _ := lookup(ex.doc, "level_two_level_three_data_enabled"); on != false {
-		return s.disablePlain(ctx, id)
-	}
-	return s.checkSuccess(ex)
-}
-
 func (s *scenario) disablePlain(ctx context.Context, id string) error {
 	ex, err := s.putMerchantL23(ctx, id, false, "platform")
 	if err == nil && (ex.status < 200 || ex.status > 299) {
 		err = fmt.Errorf("could not disable Level 2/3 on the plain merchant %s: status %d", id, ex.status)
 	}
 	return err
-}
-
-func (s *scenario) enablePlain(ctx context.Context) error {
-	id, err := s.needFixture("plain_merchant")
-	if err != nil {
-		return err
-	}
-	_, err = s.putMerchantL23(ctx, id, true, "platform")
-	return err
-}
-
-func (s *scenario) salePlainL3(ctx context.Context) error {
-	id, err := s.needFixture("plain_merchant")
-	if err != nil {
-		return err
-	}
-	return s.postSale(ctx, 1000, func(b map[string]any) {
-		b["merchant"] = id
-		b["additional_purchase_data"] = level3Data(1000, true)
-	})
 }

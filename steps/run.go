@@ -14,6 +14,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/conform-kit/conform/features"
+	"github.com/conform-kit/conform/validate"
 )
 
 // Options shape one run of the suite.
@@ -47,14 +48,8 @@ type Summary struct {
 	Duration time.Duration
 	// Coverage maps every operation of the table to the responses seen for it.
 	Coverage map[string]Coverage
-	// Operations is the operations table, in order, with each id's source.
-	Operations []OperationInfo
-}
-
-// OperationInfo names one operation of the table.
-type OperationInfo struct {
-	ID     string
-	Source string // "spec" or "extension"
+	// Operations is the operations table, in order; each names its source ("spec" or "extension").
+	Operations []validate.Operation
 }
 
 // CoverageLine counts the operations exercised with both a success and a refusal, per source.
@@ -97,24 +92,22 @@ func Run(ctx context.Context, cfg Config, opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	if opts.ListOnly {
-		return Summary{}, List(opts)
+		return Summary{}, list(opts)
 	}
-	suite, err := NewSuite(cfg, opts.Strict)
+	st, err := newSuite(cfg, opts.Strict)
 	if err != nil {
 		return Summary{}, err
 	}
-	defer suite.Close()
+	defer st.close()
 	start := time.Now()
 	status := godog.TestSuite{
 		Name:                "conform",
-		ScenarioInitializer: suite.InitializeScenario,
-		Options:             suite.godogOptions(ctx, opts),
+		ScenarioInitializer: st.initializeScenario,
+		Options:             godogOptions(ctx, opts),
 	}.Run()
-	sum := summarize(suite.Results(), opts.Seed, time.Since(start))
-	sum.Coverage = suite.Coverage()
-	for _, op := range suite.v.Operations() {
-		sum.Operations = append(sum.Operations, OperationInfo{ID: op.ID, Source: op.Source})
-	}
+	sum := summarize(st.results.all(), opts.Seed, time.Since(start))
+	sum.Coverage = st.results.coverageCopy()
+	sum.Operations = st.v.Operations()
 	if status == 2 {
 		return sum, fmt.Errorf("%w: godog refused the options (format or tags)", ErrUsage)
 	}
@@ -141,7 +134,7 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-func (s *Suite) godogOptions(ctx context.Context, o Options) *godog.Options {
+func godogOptions(ctx context.Context, o Options) *godog.Options {
 	return &godog.Options{
 		Format:         strings.Join(o.Formats, ","),
 		Output:         o.Out,
@@ -169,9 +162,8 @@ func (o Options) Check() error {
 	return nil
 }
 
-// List prints the scenarios that the options select, one per line, with their tags.
-func List(opts Options) error {
-	opts = opts.withDefaults()
+// list prints the scenarios that the options select, one per line, with their tags.
+func list(opts Options) error {
 	feats, err := godog.TestSuite{Options: &godog.Options{FS: opts.FS, Paths: []string{"."}, Tags: opts.Tags}}.RetrieveFeatures()
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)

@@ -8,7 +8,7 @@ import (
 // scenario is the state of one scenario: who calls, the last exchange, the
 // resources created so far by role name, and the verdict being built.
 type scenario struct {
-	suite *Suite
+	suite *suite
 
 	name, feature string
 	start         time.Time
@@ -53,7 +53,7 @@ const (
 	authWrongPassword                 // the current user with a wrong password
 )
 
-func newScenario(s *Suite) *scenario {
+func newScenario(s *suite) *scenario {
 	return &scenario{
 		suite:   s,
 		user:    "platform",

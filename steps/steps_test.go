@@ -2,10 +2,9 @@ package steps_test
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
 	"io"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -30,51 +29,51 @@ func startReference(tb testing.TB) steps.Config {
 		srv.Close()
 		_ = ref.Close()
 	})
-	raw, err := json.Marshal(ref.Fixtures())
-	if err != nil {
-		tb.Fatalf("encode fixtures: %v", err)
-	}
-	var cfg steps.Config
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		tb.Fatalf("decode fixtures as steps.Config: %v", err)
-	}
-	cfg.Target = srv.URL
+	cfg := referenceConfig(srv.URL, ref.Seeded())
 	cfg.WaitTimeout = 5 * time.Second
 	return cfg
+}
+
+// referenceConfig is the suite config for a reference serving at target, as
+// cmd/conform maps it for "conform run" (its suiteConfig; tests cannot import cmd).
+func referenceConfig(target string, seeded reference.Seeded) steps.Config {
+	cred := func(c reference.Credential) *steps.Credential {
+		return &steps.Credential{Username: c.Username, Password: c.Password}
+	}
+	ids := seeded.Fixtures
+	return steps.Config{
+		Target: target,
+		Credentials: steps.Credentials{
+			Platform: cred(seeded.Credentials.Platform), Merchant: cred(seeded.Credentials.Merchant),
+			OtherApplication: cred(seeded.Credentials.OtherApplication),
+		},
+		Fixtures: steps.Fixtures{
+			BuyerIdentity: ids.BuyerIdentity, Merchant: ids.Merchant, MerchantIdentity: ids.MerchantIdentity,
+			PlainMerchant: ids.PlainMerchant, PlainMerchantIdentity: ids.PlainMerchantIdentity,
+			SubscriptionSchedule: ids.SubscriptionSchedule, SubscriptionAmount: ids.SubscriptionAmount,
+			Dispute: ids.Dispute, BalanceTransfer: ids.BalanceTransfer,
+		},
+	}
 }
 
 // TestFeatures runs every scenario against the reference: strict, concurrent, random order.
 func TestFeatures(t *testing.T) {
 	cfg := startReference(t)
-	suite, err := steps.NewSuite(cfg, true)
+	sum, err := steps.Run(context.Background(), cfg, steps.Options{Strict: true, Seed: -1, Concurrency: 4, Out: io.Discard})
 	if err != nil {
-		t.Fatalf("NewSuite: %v", err)
+		t.Fatalf("Run: %v", err)
 	}
-	defer func() {
-		c := time.Now()
-		suite.Close()
-		t.Logf("close %s", time.Since(c))
-	}()
-	start := time.Now()
-	status := godog.TestSuite{
-		Name:                "conform",
-		ScenarioInitializer: suite.InitializeScenario,
-		Options: &godog.Options{
-			Format: "progress", Output: io.Discard, Paths: []string{"."},
-			FS: features.FS, TestingT: t, Strict: true, Randomize: -1, Concurrency: 4,
-		},
-	}.Run()
-	results := suite.Results()
-	t.Logf("%d scenarios against the reference in %s", len(results), time.Since(start).Round(time.Millisecond))
-	for _, r := range results {
+	t.Logf("%d scenarios against the reference in %s", sum.Total(), sum.Duration.Round(time.Millisecond))
+	want := scenarioCount(t, "")
+	if sum.Total() != want {
+		t.Errorf("Run judged %d scenarios, want all %d of the features", sum.Total(), want)
+	}
+	for _, r := range sum.Results {
 		if r.Outcome != steps.Pass {
-			t.Errorf("%s %s: %s (details above)", r.Outcome, r.Feature, r.Name)
+			t.Errorf("%s %s: %s: %s", r.Outcome, r.Feature, r.Name, strings.Join(r.Messages, "; "))
 		}
 	}
-	if status != 0 {
-		t.Errorf("godog status %d, want 0", status)
-	}
-	checkCoverage(t, suite.Coverage())
+	checkCoverage(t, sum.Coverage)
 }
 
 // checkCoverage: every operation of the table answered at least one success and one refusal.
@@ -128,14 +127,42 @@ func TestMissingFixturesSkip(t *testing.T) {
 	}
 }
 
-// TestListOnly prints scenarios without running them.
+// TestListOnly prints the selected scenarios, one a line, and runs none: the
+// config has no usable target, so any run would fail.
 func TestListOnly(t *testing.T) {
-	out, err := os.CreateTemp(t.TempDir(), "list")
+	var out strings.Builder
+	sum, err := steps.Run(context.Background(), steps.Config{}, steps.Options{Tags: "@merchants", ListOnly: true, Out: &out})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("Run(ListOnly): %v", err)
 	}
-	defer out.Close()
-	if err := steps.List(steps.Options{Tags: "@merchants", Out: out}); err != nil {
-		t.Fatalf("List: %v", err)
+	if sum.Total() != 0 {
+		t.Errorf("Run(ListOnly) judged %d scenarios, want 0", sum.Total())
 	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := scenarioCount(t, "@merchants")
+	if want == 0 || len(lines) != want+1 {
+		t.Fatalf("Run(ListOnly, @merchants) printed %d lines, want %d scenarios and a count:\n%s", len(lines), want, out.String())
+	}
+	for _, l := range lines[:want] {
+		if !strings.Contains(l, ".feature: ") || !strings.Contains(l, " @merchants") {
+			t.Errorf("line %q does not name a feature file and a scenario tagged @merchants", l)
+		}
+	}
+	if got, wantLast := lines[want], fmt.Sprintf("conform: %d scenarios", want); got != wantLast {
+		t.Errorf("last line %q, want %q", got, wantLast)
+	}
+}
+
+// scenarioCount counts the scenarios of the embedded features that tags select.
+func scenarioCount(t *testing.T, tags string) int {
+	t.Helper()
+	feats, err := godog.TestSuite{Options: &godog.Options{FS: features.FS, Paths: []string{"."}, Tags: tags}}.RetrieveFeatures()
+	if err != nil {
+		t.Fatalf("read features: %v", err)
+	}
+	n := 0
+	for _, f := range feats {
+		n += len(f.Pickles)
+	}
+	return n
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 )
 
+// subscriptionSteps is the vocabulary of subscriptions.feature: schedules, amounts, enrollments.
 func subscriptionSteps() []stepDef {
 	return []stepDef{
 		step(`a subscription schedule`, func(s *scenario) any { return s.aSchedule }),

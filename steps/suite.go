@@ -2,9 +2,9 @@
 // its runner: configuration, the judging model (PASS, FAIL, WARN, SKIP, ERROR),
 // the webhook receiver and the reports.
 //
-// A Suite holds what every scenario shares and never changes; godog calls
-// (*Suite).InitializeScenario once per scenario, which builds a fresh state
-// value, so scenarios can run concurrently and in random order.
+// Run is the entry point: a suite value holds what every scenario shares and
+// never changes; godog calls its initializeScenario once per scenario, which
+// builds a fresh state value, so scenarios can run concurrently and in random order.
 package steps
 
 import (
@@ -31,9 +31,9 @@ func step(pattern string, bind func(s *scenario) any) stepDef {
 	return stepDef{re: regexp.MustCompile(`^` + pattern + `(?: \(assumed\))?$`), bind: bind}
 }
 
-// Suite is what every scenario of one run shares: the configuration, one HTTP
+// suite is what every scenario of one run shares: the configuration, one HTTP
 // client, the validator, the webhook receiver and the results.
-type Suite struct {
+type suite struct {
 	cfg     Config
 	client  *resty.Client
 	v       *validate.Validator
@@ -43,9 +43,9 @@ type Suite struct {
 	results *recorder
 }
 
-// NewSuite prepares a suite for cfg. With strict, an assumed check that fails
+// newSuite prepares a suite for cfg. With strict, an assumed check that fails
 // fails its scenario. Close releases the webhook receiver.
-func NewSuite(cfg Config, strict bool) (*Suite, error) {
+func newSuite(cfg Config, strict bool) (*suite, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
@@ -63,22 +63,16 @@ func NewSuite(cfg Config, strict bool) (*Suite, error) {
 		SetRedirectPolicy(resty.NoRedirectPolicy()).
 		SetDisableWarn(true)
 	client.SetTransport(&http.Transport{MaxIdleConnsPerHost: 64, MaxIdleConns: 64, IdleConnTimeout: 30 * time.Second})
-	s := &Suite{cfg: cfg, client: client, v: v, recv: recv, strict: strict, results: newRecorder()}
+	s := &suite{cfg: cfg, client: client, v: v, recv: recv, strict: strict, results: newRecorder()}
 	s.defs = allSteps()
 	return s, nil
 }
 
-// Close stops the webhook receiver.
-func (s *Suite) Close() error { return s.recv.Close() }
+// close stops the webhook receiver.
+func (s *suite) close() error { return s.recv.Close() }
 
-// Results returns the verdict of every scenario run so far.
-func (s *Suite) Results() []ScenarioResult { return s.results.all() }
-
-// Coverage returns, per operation id, the successes and refusals seen so far.
-func (s *Suite) Coverage() map[string]Coverage { return s.results.coverageCopy() }
-
-// InitializeScenario registers every step on sc, bound to a fresh scenario state.
-func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
+// initializeScenario registers every step on sc, bound to a fresh scenario state.
+func (s *suite) initializeScenario(sc *godog.ScenarioContext) {
 	st := newScenario(s)
 	for _, d := range s.defs {
 		sc.Step(d.re, d.bind(st))
@@ -93,9 +87,9 @@ func (s *Suite) InitializeScenario(sc *godog.ScenarioContext) {
 func allSteps() []stepDef {
 	var defs []stepDef
 	for _, group := range [][]stepDef{
-		httpSteps(), authSteps(), authorizationSteps(), transferSteps(), cardSteps(),
-		merchantSteps(), subscriptionSteps(), disputeSteps(), balanceTransferSteps(),
-		fileSteps(), webhookSteps(), listSteps(), idempotencySteps(), webhookSilenceSteps(),
+		httpSteps(), fieldSteps(), errorSteps(), authenticationSteps(), authorizationSteps(),
+		level3Steps(), transferSteps(), paymentInstrumentSteps(), merchantSteps(), subscriptionSteps(),
+		disputeSteps(), balanceTransferSteps(), fileSteps(), webhookSteps(), webhookSilenceSteps(), listSteps(),
 	} {
 		defs = append(defs, group...)
 	}

@@ -4,9 +4,11 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +46,70 @@ func TestApplyEnvOverridesFile(t *testing.T) {
 	if file.Credentials.Platform.Password != "pw-file" {
 		t.Errorf("ApplyEnv changed the caller's credential")
 	}
+}
+
+// TestSettingsAgreeWithConfigFile: each CONFORM_* variable sets the same field
+// as its config-file key, and every field of the config file has a variable.
+func TestSettingsAgreeWithConfigFile(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range Settings() {
+		t.Run(s.Env, func(t *testing.T) {
+			if s.Key == "" {
+				return
+			}
+			seen[s.Key] = true
+			value := "value-of-" + strings.ToLower(s.Env)
+			fromEnv, err := ApplyEnv(Config{}, func(k string) (string, bool) { return value, k == s.Env })
+			if err != nil {
+				t.Fatalf("ApplyEnv(%s): %v", s.Env, err)
+			}
+			doc := any(value)
+			parts := strings.Split(s.Key, ".")
+			for i := len(parts) - 1; i >= 0; i-- {
+				doc = map[string]any{parts[i]: doc}
+			}
+			raw, err := json.Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "conform.json")
+			if err := os.WriteFile(path, raw, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			fromFile, err := LoadConfigFile(path)
+			if err != nil {
+				t.Fatalf("LoadConfigFile(%s): %v", raw, err)
+			}
+			if !reflect.DeepEqual(fromEnv, fromFile) || reflect.DeepEqual(fromEnv, Config{}) {
+				t.Errorf("%s=%q gives %+v; the file %s gives %+v", s.Env, value, fromEnv, raw, fromFile)
+			}
+		})
+	}
+	full, err := json.Marshal(Config{
+		Credentials: Credentials{Platform: &Credential{"u", "p"}, Merchant: &Credential{"u", "p"}, OtherApplication: &Credential{"u", "p"}},
+		Fixtures:    Fixtures{"a", "b", "c", "d", "e", "f", "g", "h", "i"}, WebhookReceiver: ReceiverConfig{"l", "u"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(full, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		m, ok := v.(map[string]any)
+		if !ok {
+			if !seen[prefix] {
+				t.Errorf("config-file key %s has no CONFORM_* variable", prefix)
+			}
+			return
+		}
+		for k, sub := range m {
+			walk(strings.TrimPrefix(prefix+"."+k, "."), sub)
+		}
+	}
+	walk("", doc)
 }
 
 func TestLoadConfigFile(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 )
 
+// webhookSteps is the vocabulary of webhooks.feature: webhooks and their deliveries.
 func webhookSteps() []stepDef {
 	return []stepDef{
 		step(`a webhook pointing at the kit's receiver`, func(s *scenario) any { return s.aWebhook }),

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/steps"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -211,6 +214,49 @@ func waitForFixtures(t *testing.T, path string, done <-chan int) fixtureFile {
 		case code := <-done:
 			t.Fatalf("conform serve exited %d before writing its fixtures", code)
 		case <-tick.C:
+		}
+	}
+}
+
+// TestREADMESettingsTable: the README's settings table lists every setting of
+// steps.Settings, as settingsTable renders it.
+func TestREADMESettingsTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := settingsTable(); !strings.Contains(string(readme), want) {
+		t.Errorf("README.md's settings table differs from steps.Settings; its rows should read:\n%s", want)
+	}
+}
+
+// TestSuiteConfigFillsEverySetting: the config made from what the reference
+// seeded sets every config-file key of steps.Settings but the optional public URL.
+func TestSuiteConfigFillsEverySetting(t *testing.T) {
+	ref, err := reference.New(reference.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	raw, err := json.Marshal(suiteConfig("http://127.0.0.1:1", ref.Seeded()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range steps.Settings() {
+		if s.Key == "" || s.Key == "webhook_receiver.public_url" {
+			continue
+		}
+		var v any = doc
+		for _, part := range strings.Split(s.Key, ".") {
+			m, _ := v.(map[string]any)
+			v = m[part]
+		}
+		if str, _ := v.(string); str == "" {
+			t.Errorf("suiteConfig leaves %s (%s) empty: %s", s.Key, s.Env, raw)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,11 +47,9 @@ the key is named) or ERROR (the kit could not run it).
 
 Without --target the bundled reference is started in-process on a loopback port and the
 suite runs against it over HTTP, always strict. With --target, settings come from the
---config file, then CONFORM_* environment variables (CONFORM_TARGET, CONFORM_USER,
-CONFORM_PASSWORD, CONFORM_MERCHANT_USER, CONFORM_MERCHANT_PASSWORD, CONFORM_OTHER_USER,
-CONFORM_OTHER_PASSWORD, CONFORM_WEBHOOK_LISTEN, CONFORM_WEBHOOK_PUBLIC_URL,
-CONFORM_FIXTURE_<KEY>), then flags; flags win.
+--config file, then these environment variables, then flags; flags win:
 
+` + settingsHelp() + `
 Exit codes: 0 no FAIL, 1 any FAIL or ERROR (WARN too with --strict), 2 usage or config error.`,
 		Example: `  conform run
   conform run --target https://sandbox.example --config conform.json --format progress,junit:conform.xml
@@ -76,6 +74,59 @@ Exit codes: 0 no FAIL, 1 any FAIL or ERROR (WARN too with --strict), 2 usage or 
 	return cmd
 }
 
+// settingFlags names the flag that overrides a setting, where one does.
+func settingFlags() map[string]string {
+	return map[string]string{"CONFORM_TARGET": "--target", "CONFORM_USER": "--user", "CONFORM_PASSWORD": "--password"}
+}
+
+// settingsHelp lists every CONFORM_* variable with the config-file key it
+// overrides and its default, one a line, for "conform run --help".
+func settingsHelp() string {
+	settings := steps.Settings()
+	width := 0
+	for _, s := range settings {
+		width = max(width, len(s.Env))
+	}
+	var b strings.Builder
+	for _, s := range settings {
+		line := s.Key
+		if line == "" {
+			line = "(environment only)"
+		}
+		if f := settingFlags()[s.Env]; f != "" {
+			line += ", flag " + f
+		}
+		if s.Default != "none" {
+			line += "; default " + s.Default
+		}
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, s.Env, line)
+	}
+	return b.String()
+}
+
+// settingsTable renders the same settings as the rows of README.md's settings
+// table (flag, environment, config file, default); a test keeps the README in step.
+func settingsTable() string {
+	var b strings.Builder
+	code := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return "`" + s + "`"
+	}
+	for _, s := range steps.Settings() {
+		b.WriteString("|")
+		for _, cell := range []string{code(settingFlags()[s.Env]), code(s.Env), code(s.Key), s.Default} {
+			if cell != "" {
+				b.WriteString(" " + cell)
+			}
+			b.WriteString(" |")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // runRun resolves the configuration, runs the suite and maps the outcome to an exit code.
 func runRun(ctx context.Context, opts runOptions) error {
 	if opts.concurrency == 0 {
@@ -92,7 +143,8 @@ func runRun(ctx context.Context, opts runOptions) error {
 		return usageError(fmt.Errorf("run: %w", err))
 	}
 	if opts.list {
-		if err := steps.List(runOpts); err != nil {
+		runOpts.ListOnly = true
+		if _, err := steps.Run(ctx, steps.Config{}, runOpts); err != nil {
 			return usageError(fmt.Errorf("run: %w", err))
 		}
 		return nil
@@ -178,17 +230,5 @@ func startBundledReference() (func(), steps.Config, error) {
 		srv.Close()
 		ref.Close()
 	}
-	fx := ref.Fixtures()
-	fx.Target = url
-	raw, err := json.Marshal(fx)
-	if err != nil {
-		stop()
-		return nil, steps.Config{}, fmt.Errorf("encode the reference fixtures: %w", err)
-	}
-	var cfg steps.Config
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		stop()
-		return nil, steps.Config{}, fmt.Errorf("decode the reference fixtures: %w", err)
-	}
-	return stop, cfg, nil
+	return stop, suiteConfig(url, ref.Seeded()), nil
 }

@@ -83,15 +83,14 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	}
 	defer ref.Close()
 
-	fixtures := ref.Fixtures()
-	fixtures.Target = url
+	seeded := ref.Seeded()
 	if opts.fixtures != "" {
-		if err := writeJSONFile(opts.fixtures, fixtures); err != nil {
+		if err := writeJSONFile(opts.fixtures, suiteConfig(url, seeded)); err != nil {
 			ln.Close()
 			return usageError(fmt.Errorf("serve: write fixtures: %w", err))
 		}
 	}
-	printServing(opts.out, url, fixtures, opts.fixtures)
+	printServing(opts.out, url, seeded.Credentials, opts.fixtures)
 	if len(opts.faults) > 0 {
 		fmt.Fprintf(opts.errOut, "conform serve: WARNING: serving a deliberately broken reference (faults: %s)\n", strings.Join(opts.faults, ", "))
 	}
@@ -119,15 +118,15 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	return nil
 }
 
-func printServing(w io.Writer, url string, f reference.Fixtures, fixturesPath string) {
+func printServing(w io.Writer, url string, creds reference.Credentials, fixturesPath string) {
 	fmt.Fprintf(w, "conform serve: reference listening on %s\n", url)
 	for _, c := range []struct {
 		role string
 		cred reference.Credential
 	}{
-		{"platform", f.Credentials.Platform},
-		{"merchant", f.Credentials.Merchant},
-		{"other_application", f.Credentials.OtherApplication},
+		{"platform", creds.Platform},
+		{"merchant", creds.Merchant},
+		{"other_application", creds.OtherApplication},
 	} {
 		fmt.Fprintf(w, "  %-18s %s:%s\n", c.role, c.cred.Username, c.cred.Password)
 	}

@@ -12,7 +12,8 @@ const (
 	testSecurityCode = "7391"
 )
 
-func cardSteps() []stepDef {
+// paymentInstrumentSteps is the vocabulary of payment_instruments.feature: cards.
+func paymentInstrumentSteps() []stepDef {
 	return []stepDef{
 		step(`a card for the buyer`, func(s *scenario) any { return s.aCard }),
 		step(`I create a card for the buyer`, func(s *scenario) any { return s.createCard }),

@@ -15,6 +15,8 @@ const controlRoute = "control"
 // markerAmount is the amount of the marker sale that closes a silence check.
 const markerAmount = 1401
 
+// webhookSilenceSteps is the part of webhooks.feature that checks an event filter
+// by the deliveries that must not arrive.
 func webhookSilenceSteps() []stepDef {
 	return []stepDef{
 		step(`a control webhook pointing at the kit's receiver`, func(s *scenario) any { return s.aControlWebhook }),
