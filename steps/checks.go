@@ -2,101 +2,262 @@ package steps
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/cucumber/godog"
+
+	"github.com/conform-kit/conform/validate"
 )
 
-// assumedSchemas are response schemas whose shape the spec does not show
-// (DESIGN.md decisions): violations of them only warn.
-func assumedSchema(name string) bool {
-	switch name {
-	case "file", "file_list", "external_link", "external_link_list", "subscription_schedule", "balance_transfer_list":
-		return true
+// opBasis is the basis of an exchange's success or refusal at all: the
+// step's when it is assumed, else the operation's (assumed under its key for
+// extensions and the webhook routes, else the spec sections it implements,
+// with the scenario's).
+func (s *scenario) opBasis(ex *exchange) validate.Basis {
+	b := s.stepBasis()
+	if !b.Normative() || !ex.hasOp {
+		return b
 	}
-	return false
+	if ob := ex.op.Basis(); !ob.Normative() {
+		return ob
+	}
+	b.Clauses = union(ex.op.Clauses, b.Clauses)
+	return b
 }
 
-// assumedOperation reports operations the spec does not name with this method
-// and path: extensions, and the webhook create/update paths.
-func (ex *exchange) assumedOperation() bool {
-	return !ex.hasOp || ex.op.Source != "spec" || ex.op.ID == "webhooks.create" || ex.op.ID == "webhooks.update"
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, v := range b {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
-// checkSuccess: 2xx (normative; assumed for operations the spec does not
-// place), the table's exact status (assumed), and the response schema.
+// checkSuccess: a 2xx (by the operation's basis: normative for the
+// operations the spec names), the declared success status (assumed:
+// create_status or success_status), and the response schema. A non-2xx of
+// an assumed operation warns and stops the scenario: what follows depends on it.
 func (s *scenario) checkSuccess(ex *exchange) error {
 	if ex.status < 200 || ex.status > 299 {
-		err := s.failf(ex, "status %d, want 2xx", ex.status)
-		if !ex.assumedOperation() && !s.stepAssumed {
+		b := s.opBasis(ex)
+		c := Check{Basis: b, Expected: "2xx", Observed: strconv.Itoa(ex.status), Message: s.failf(ex, "status %d, want 2xx", ex.status).Error()}
+		if err := s.judgeCheck(c); err != nil {
 			return err
 		}
-		// The rest of the scenario depends on an operation the spec does not
-		// place: warn and stop rather than fail on its consequences.
-		s.warnings = append(s.warnings, "assumed: "+err.Error())
-		return fmt.Errorf("%w: the rest of the scenario depends on an assumed operation", godog.ErrSkip)
+		return fmt.Errorf("%w: the rest of the scenario depends on this assumed success", godog.ErrSkip)
 	}
-	if ex.hasOp && ex.status != ex.op.Status {
-		if err := s.judge(true, s.failf(ex, "status %d, want %d (%s)", ex.status, ex.op.Status, ex.op.ID)); err != nil {
-			return err
+	if ex.hasOp {
+		if want := s.suite.profile.SuccessStatus(ex.op); ex.status != want {
+			key := "success_status." + ex.op.ID
+			if _, declared := s.suite.profile.SuccessStatusByOp[ex.op.ID]; !declared && ex.op.Status == 201 {
+				key = "create_status"
+			}
+			patch := map[string]any{"success_status": map[string]int{ex.op.ID: ex.status}}
+			if err := s.assume(key, strconv.Itoa(want), strconv.Itoa(ex.status), patch, s.failf(ex, "status %d, want %d (%s)", ex.status, want, ex.op.ID)); err != nil {
+				return err
+			}
 		}
 	}
 	return s.checkSchema(ex)
 }
 
-// checkSchema validates the body against the operation's response schema.
+// checkSchema validates a 2xx body against the operation's response schema,
+// judged by the schema's basis in judging.json (never by the step's: the
+// same fact is judged the same way in every scenario), then the reference's
+// exact forms of ids and timestamps (assumed: id_form, timestamp_precision).
 // Each response is judged once: send checks every 2xx response.
 func (s *scenario) checkSchema(ex *exchange) error {
 	if !ex.hasOp || ex.op.Response == "" || ex.schemaJudged {
 		return nil
 	}
 	ex.schemaJudged = true
-	if err := s.suite.v.Validate(ex.op.Response, ex.body); err != nil {
-		assumed := assumedSchema(ex.op.Response) || ex.assumedOperation()
-		return s.judge(assumed, s.failf(ex, "response does not match schema %q: %s", ex.op.Response, violations(err)))
+	b, _ := s.suite.v.SchemaBasis(ex.op.Response)
+	if ob := ex.op.Basis(); !ob.Normative() {
+		b = ob
+	}
+	if b.Normative() || !s.declaresUnchecked(b.Assumed) {
+		if err := s.suite.v.Validate(ex.op.Response, ex.body); err != nil {
+			msg := s.failf(ex, "response does not match schema %q: %s", ex.op.Response, violations(err))
+			if b.Normative() {
+				if err := s.judgeCheck(Check{Basis: b, Message: msg.Error()}); err != nil {
+					return err
+				}
+			} else if err := s.assume(b.Assumed, "schema "+ex.op.Response, "violations", nil, msg); err != nil {
+				return err
+			}
+		}
+	}
+	return s.checkForms(ex)
+}
+
+// checkForms checks the reference's exact forms in a response: what follows
+// the prefix of every id (id_form) and the fractional digits of every
+// created_at and updated_at (timestamp_precision). Each key is judged once
+// per response, on the first value that differs.
+func (s *scenario) checkForms(ex *exchange) error {
+	p := &s.suite.profile
+	var idErr, tsErr error
+	walkFields(ex.doc, func(key string, v string) {
+		switch key {
+		case "id":
+			if idErr != nil {
+				return
+			}
+			prefix := s.suite.idPrefix(v)
+			if prefix == "" {
+				return
+			}
+			re, err := p.IDPattern(prefix)
+			if err != nil || re.MatchString(v) {
+				return
+			}
+			rest := v[len(prefix):]
+			idErr = s.assume("id_form", p.IDForm, idShape(rest), map[string]any{"id_form": "[0-9A-Za-z]+"},
+				s.failf(ex, "id %q: %q after the prefix %s is not of the declared form %s", v, rest, prefix, p.IDForm))
+		case "created_at", "updated_at":
+			if tsErr != nil || p.TimestampPattern().MatchString(v) {
+				return
+			}
+			digits := fractionDigits(v)
+			tsErr = s.assume("timestamp_precision", strconv.Itoa(p.TimestampPrecision)+" digits", strconv.Itoa(digits)+" digits",
+				map[string]any{"timestamp_precision": digits}, s.failf(ex, "%s %q has %d fractional digits, want %d", key, v, digits, p.TimestampPrecision))
+		}
+	})
+	return errors.Join(idErr, tsErr)
+}
+
+// walkFields calls fn for every string field of a JSON document.
+func walkFields(doc any, fn func(key, v string)) {
+	switch d := doc.(type) {
+	case map[string]any:
+		for k, v := range d {
+			if str, ok := v.(string); ok {
+				fn(k, str)
+				continue
+			}
+			walkFields(v, fn)
+		}
+	case []any:
+		for _, v := range d {
+			walkFields(v, fn)
+		}
+	}
+}
+
+// idShape describes what follows an id's prefix: "21 characters".
+func idShape(rest string) string {
+	for _, r := range rest {
+		if !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') {
+			return fmt.Sprintf("%d characters, not all [0-9A-Za-z]", len(rest))
+		}
+	}
+	return fmt.Sprintf("%d characters [0-9A-Za-z]", len(rest))
+}
+
+// fractionDigits counts the fractional second digits of a timestamp.
+func fractionDigits(ts string) int {
+	_, frac, ok := strings.Cut(ts, ".")
+	if !ok {
+		return 0
+	}
+	n := 0
+	for _, r := range frac {
+		if r < '0' || r > '9' {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// checkRefused: the request was refused (any 4xx) with a well-formed §7
+// envelope: normative, by the basis of the refusal's row (refusals table of
+// judging.json) and the scenario's sections; the declared status and codes
+// of that kind of refusal are assumed (refusals.<kind>). kind "" is a
+// refusal of no particular kind.
+func (s *scenario) checkRefused(ex *exchange, kind string) error {
+	b := s.stepBasis()
+	var form validate.RefusalForm
+	if kind != "" {
+		row, ok := s.suite.v.Refusal(kind)
+		if !ok {
+			return &kitError{fmt.Errorf("unknown kind of refusal %q", kind)}
+		}
+		form = s.suite.profile.Refusal(kind)
+		switch {
+		case !b.Normative():
+		case !row.Normative():
+			b = row.Basis
+		default:
+			b.Clauses = union(row.Clauses, b.Clauses)
+			b.Invariants = union(row.Invariants, b.Invariants)
+		}
+	}
+	if ex.status < 400 || ex.status > 499 {
+		want := "4xx"
+		if kind != "" {
+			want = "4xx (" + kind + ", declared " + form.String() + ")"
+		}
+		return s.judgeCheck(Check{Basis: b, Key: b.Assumed, Expected: want, Observed: strconv.Itoa(ex.status),
+			Message: s.failf(ex, "status %d, want a refusal: %s", ex.status, want).Error()})
+	}
+	if err := s.checkEnvelope(ex); err != nil || kind == "" {
+		return err
+	}
+	codes := errorField(ex.doc, "code")
+	if !form.StatusMatches(ex.status) || !form.CodeMatches(codes) {
+		observed := validate.RefusalForm{Status: ex.status, Codes: codes}
+		patch := map[string]any{"refusals": map[string]any{kind: map[string]any{"status": ex.status, "codes": nonNil(codes)}}}
+		return s.assume("refusals."+kind, form.String(), observed.String(), patch,
+			s.failf(ex, "refused with %s, want %s (%s)", observed, form, kind))
 	}
 	return nil
 }
 
-// checkRefused: any 4xx with a well-formed error envelope (normative, §7);
-// the exact status and error code are assumed (DESIGN.md's table).
-func (s *scenario) checkRefused(ex *exchange, status int, code string) error {
-	if ex.status < 400 || ex.status > 499 {
-		return s.fail(ex, "status %d, want a refusal (4xx; assumed %d %s)", ex.status, status, code)
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
 	}
-	if err := s.checkEnvelope(ex); err != nil {
-		return err
-	}
-	if status != 0 && ex.status != status {
-		if err := s.judge(true, s.failf(ex, "status %d, want %d", ex.status, status)); err != nil {
-			return err
-		}
-	}
-	if code != "" && !containsString(errorField(ex.doc, "code"), code) {
-		return s.judge(true, s.failf(ex, "error codes %v, want %s", errorField(ex.doc, "code"), code))
-	}
-	return nil
+	return list
 }
 
 // errorSchema is the resource schema of the §7 error envelope.
 const errorSchema = "error"
 
-// checkEnvelope validates the §7 error envelope.
+// checkEnvelope validates the §7 error envelope (normative by the error
+// schema's basis); its total equal to its items is assumed (resource_values).
 func (s *scenario) checkEnvelope(ex *exchange) error {
 	if err := s.suite.v.Resource(errorSchema, ex.body); err != nil {
-		return s.fail(ex, "error body is not the §7 envelope: %s", violations(err))
+		b, _ := s.suite.v.SchemaBasis(errorSchema)
+		return s.judgeCheck(Check{Basis: b, Message: s.failf(ex, "error body is not the §7 envelope: %s", violations(err)).Error()})
+	}
+	if s.declaresUnchecked(keyResourceValues) {
+		return nil
 	}
 	items, _ := lookup(ex.doc, "_embedded.errors")
 	list, _ := items.([]any)
 	total, _ := lookup(ex.doc, "total")
 	if n, ok := asInt(total); !ok || n != int64(len(list)) || n < 1 {
-		return s.judge(true, s.failf(ex, "envelope total %v, want the number of errors %d (≥1)", total, len(list)))
+		return s.assume(keyResourceValues, "total = number of errors", render(total),
+			map[string]any{keyResourceValues: validate.Unchecked},
+			s.failf(ex, "envelope total %v, want the number of errors %d (≥1)", total, len(list)))
 	}
 	return nil
 }
+
+// Profile keys the steps judge by name (schemas/judging.json).
+const (
+	keyResourceValues = "resource_values"
+	keyReferenceRules = "reference_rules"
+	keyResourceEvents = "resource_events"
+)
 
 // errorField collects one field of every envelope item.
 func errorField(doc any, field string) []string {

@@ -35,6 +35,7 @@ type ScenarioResult struct {
 	Tags     []string
 	Outcome  Outcome
 	Messages []string      // failures, warnings, the skip reason or the kit error
+	Checks   []Check       // the failed checks, each with its basis, expected and observed
 	Duration time.Duration // wall time from the first step to the verdict
 }
 
@@ -106,16 +107,14 @@ func (s *scenario) before(ctx context.Context, sc *godog.Scenario) (context.Cont
 	s.name, s.feature, s.start = sc.Name, sc.Uri, time.Now()
 	for _, t := range sc.Tags {
 		s.tags = append(s.tags, t.Name)
-		if t.Name == "@assumed" {
-			s.allAssumed = true
-		}
 	}
-	return ctx, nil
+	s.parseTags()
+	return ctx, s.declaredSkip()
 }
 
-// beforeStep marks the checks of a step ending in " (assumed)" as assumed.
+// beforeStep reads the profile key of a step ending in " (assumed: <key>)".
 func (s *scenario) beforeStep(ctx context.Context, st *godog.Step) (context.Context, error) {
-	s.stepAssumed = s.allAssumed || strings.HasSuffix(st.Text, " (assumed)")
+	s.stepKey = stepKeyOf(st.Text)
 	return ctx, nil
 }
 
@@ -126,9 +125,12 @@ func (s *scenario) afterStep(ctx context.Context, st *godog.Step, _ godog.StepRe
 	}
 	var ke *kitError
 	var se *skipError
+	var sd *skipDeclared
 	switch {
 	case errors.As(err, &se):
 		s.skipped = se.Error()
+	case errors.As(err, &sd):
+		s.skipped = sd.Error()
 	case errors.Is(err, godog.ErrSkip):
 		s.skipped = err.Error()
 	case errors.As(err, &ke), errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous):
@@ -142,7 +144,7 @@ func (s *scenario) afterStep(ctx context.Context, st *godog.Step, _ godog.StepRe
 // after cleans up, records the verdict and, in strict mode, fails on warnings.
 func (s *scenario) after(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 	s.cleanup(ctx)
-	res := ScenarioResult{Feature: s.feature, Name: s.name, Tags: s.tags, Duration: time.Since(s.start)}
+	res := ScenarioResult{Feature: s.feature, Name: s.name, Tags: s.tags, Duration: time.Since(s.start), Checks: s.checks}
 	switch {
 	case len(s.kitErrs) > 0:
 		res.Outcome, res.Messages = Error, append(s.kitErrs, s.failures...)
@@ -162,19 +164,6 @@ func (s *scenario) after(ctx context.Context, _ *godog.Scenario, err error) (con
 	}
 	s.suite.results.add(res)
 	return ctx, nil
-}
-
-// judge returns err for a normative check; for an assumed one (or any check in
-// a step or scenario marked assumed) it records a warning and returns nil.
-func (s *scenario) judge(assumed bool, err error) error {
-	if err == nil {
-		return nil
-	}
-	if assumed || s.stepAssumed {
-		s.warnings = append(s.warnings, "assumed: "+err.Error())
-		return nil
-	}
-	return err
 }
 
 // needFixture returns the fixture value or a skip naming its key.

@@ -50,6 +50,10 @@ type Summary struct {
 	Coverage map[string]Coverage
 	// Operations is the operations table, in order; each names its source ("spec" or "extension").
 	Operations []validate.Operation
+	// Profile is the target's declared profile the run judged by.
+	Profile validate.Profile
+	// Differences groups the failed assumed checks by key, expected and observed.
+	Differences []Difference
 }
 
 // CoverageLine counts the operations exercised with both a success and a refusal, per source.
@@ -108,6 +112,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (Summary, error) {
 	sum := summarize(st.results.all(), opts.Seed, time.Since(start))
 	sum.Coverage = st.results.coverageCopy()
 	sum.Operations = st.v.Operations()
+	sum.Profile, sum.Differences = st.profile, differences(sum.Results)
 	if status == 2 {
 		return sum, fmt.Errorf("%w: godog refused the options (format or tags)", ErrUsage)
 	}
@@ -212,17 +217,24 @@ func clauses(tags []string) string {
 	return " [" + strings.Join(sections, " ") + "]"
 }
 
-// report prints every non-passing verdict with its evidence, then the summary line.
+// report prints every non-passing verdict with its evidence (a WARN only
+// with the keys it differs on: the grouped table of differences follows),
+// then the summary line.
 func report(w io.Writer, sum Summary) {
 	for _, r := range sum.Results {
 		if r.Outcome == Pass {
 			continue
 		}
 		fmt.Fprintf(w, "%-5s %s: %s%s\n", r.Outcome, r.Feature, r.Name, clauses(r.Tags))
+		if r.Outcome == Warn {
+			fmt.Fprintf(w, "      assumed: %s\n", strings.Join(warnKeys(r), ", "))
+			continue
+		}
 		for _, m := range r.Messages {
 			fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(m, "\n", "\n      "))
 		}
 	}
+	printDifferences(w, sum.Differences)
 	if len(sum.Operations) > 0 {
 		fmt.Fprintln(w, sum.CoverageLine())
 	}

@@ -30,6 +30,8 @@ type runOptions struct {
 	concurrency int
 	seed        int64
 	list        bool
+	profile     string // --profile FILE: the target's declared choices
+	writeProf   string // --write-profile FILE: the choices observed
 	out         io.Writer
 	errOut      io.Writer
 	lookupEnv   func(string) (string, bool)
@@ -71,6 +73,8 @@ Exit codes: 0 no FAIL, 1 any FAIL or ERROR (WARN too with --strict), 2 usage or 
 	f.IntVar(&opts.concurrency, "concurrency", 0, "scenarios run at once (0: the number of CPUs)")
 	f.Int64Var(&opts.seed, "seed", -1, "scenario order: -1 random (the seed is printed), 0 file order, N replays an order")
 	f.BoolVar(&opts.list, "list", false, "print the scenarios that would run and run nothing")
+	f.StringVar(&opts.profile, "profile", "", "profile file: the target's choices where the spec is silent (wins over the config file's profile)")
+	f.StringVar(&opts.writeProf, "write-profile", "", "write the choices the run observed as a profile file to review and pass back with --profile")
 	return cmd
 }
 
@@ -159,6 +163,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 			return fmt.Errorf("run: %w", err)
 		}
 		defer stop()
+		bundled.Profile = cfg.Profile
 		cfg, runOpts.Strict = bundled, true
 		fmt.Fprintf(opts.errOut, "conform run: bundled reference at %s (strict)\n", cfg.Target)
 	}
@@ -168,6 +173,12 @@ func runRun(ctx context.Context, opts runOptions) error {
 	}
 	if err != nil {
 		return fmt.Errorf("run: %w", err)
+	}
+	if opts.writeProf != "" {
+		if err := writeProfileFile(opts.writeProf, sum); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+		fmt.Fprintf(opts.errOut, "conform run: observed profile written to %s\n", opts.writeProf)
 	}
 	if sum.Failed() {
 		return &exitError{code: exitFailed}
@@ -205,10 +216,30 @@ func resolveRunConfig(opts runOptions) (steps.Config, error) {
 		}
 		cfg.Credentials.Platform = &c
 	}
+	if opts.profile != "" {
+		data, err := os.ReadFile(opts.profile)
+		if err != nil {
+			return cfg, fmt.Errorf("%w: read profile: %w", steps.ErrConfig, err)
+		}
+		cfg.Profile = data
+	}
 	if cfg.Target != "" {
 		return cfg, cfg.Check()
 	}
 	return cfg, nil
+}
+
+// writeProfileFile writes the profile the run observed to path.
+func writeProfileFile(path string, sum steps.Summary) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write profile: %w", err)
+	}
+	if err := steps.WriteProfile(f, sum); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // startBundledReference serves the reference on a loopback port and returns
