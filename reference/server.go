@@ -41,10 +41,6 @@ type Config struct {
 	WebhookClient *http.Client
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
-	// Faults names faults of the catalog (see Faults) to put in front of the
-	// handler and the webhook client, to test the conformance suite; empty
-	// (the default) serves the reference unchanged.
-	Faults []string
 }
 
 // Server is the reference implementation; it is an http.Handler safe for
@@ -55,7 +51,6 @@ type Server struct {
 	v        *validate.Validator
 	st       *store
 	mux      *http.ServeMux
-	handler  http.Handler // mux behind cfg.Faults
 	fixtures Seeded
 
 	ctx    context.Context
@@ -89,11 +84,6 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	client, err := faultClient(cfg.WebhookClient, cfg.Faults)
-	if err != nil {
-		return nil, err
-	}
-	cfg.WebhookClient = client
 	v, err := validate.Default()
 	if err != nil {
 		return nil, fmt.Errorf("reference: load schemas: %w", err)
@@ -112,10 +102,6 @@ func New(cfg Config) (*Server, error) {
 	if s.mux, err = s.routes(); err != nil {
 		cancel()
 		return nil, fmt.Errorf("reference: %w", err)
-	}
-	if s.handler, err = applyFaults(s.mux, cfg.Faults, s.fixtures); err != nil {
-		cancel()
-		return nil, err
 	}
 	return s, nil
 }
@@ -141,7 +127,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(sw, r, &domainError{kind: kindNotFound, message: r.URL.Path + " was not found"})
 		return
 	}
-	s.handler.ServeHTTP(sw, r)
+	s.mux.ServeHTTP(sw, r)
 }
 
 // canonicalPath reports whether p is already in the form ServeMux routes

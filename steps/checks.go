@@ -284,31 +284,7 @@ func containsString(list []string, want string) bool {
 }
 
 // lookup walks a dotted path ("_links.self.href", "items.0.id") through a document.
-func lookup(doc any, path string) (any, bool) {
-	cur := doc
-	if path == "" || path == "." {
-		return cur, true
-	}
-	for _, key := range strings.Split(path, ".") {
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[key]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(key)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
-}
+func lookup(doc any, path string) (any, bool) { return validate.FieldAt(doc, path) }
 
 // asInt reads a JSON number (json.Number or float64) as an integer.
 func asInt(v any) (int64, bool) {

@@ -3,14 +3,13 @@ package steps_test
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps"
 )
 
@@ -22,22 +21,13 @@ type faultRow struct {
 
 // runFaulted runs the suite (the scenarios tags selects, all when "") against
 // a reference carrying the named faults, over real HTTP.
-func runFaulted(t *testing.T, faults []string, tags string) steps.Summary {
+func runFaulted(t *testing.T, names []string, tags string) steps.Summary {
 	t.Helper()
-	ref, err := reference.New(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001, Faults: faults})
-	if err != nil {
-		t.Fatalf("reference.New with faults %v: %v", faults, err)
-	}
-	srv := httptest.NewServer(ref)
-	t.Cleanup(func() {
-		srv.Close()
-		_ = ref.Close()
-	})
-	cfg := referenceConfig(srv.URL, ref.Seeded())
+	cfg := startReference(t, names...)
 	cfg.WaitTimeout = 3 * time.Second
 	sum, err := steps.Run(context.Background(), cfg, steps.Options{Tags: tags, Concurrency: 4})
 	if err != nil {
-		t.Fatalf("steps.Run(faults=%v, tags=%q): %v", faults, tags, err)
+		t.Fatalf("steps.Run(faults=%v, tags=%q): %v", names, tags, err)
 	}
 	return sum
 }
@@ -92,7 +82,7 @@ func TestFaultCatalogIsCaught(t *testing.T) {
 	}
 	t.Logf("unfaulted reference: %s", clean.Line())
 
-	catalog := reference.Faults()
+	catalog := faults.Catalog()
 	scenarios := map[string]bool{}
 	for _, r := range clean.Results {
 		scenarios[r.Name] = true
@@ -113,7 +103,7 @@ func TestFaultCatalogIsCaught(t *testing.T) {
 				// A FAIL fault runs the features its tags select; a WARN fault
 				// runs the whole suite, since no scenario anywhere may FAIL on it.
 				want, tags := steps.Fail, f.Tags
-				if f.Expect == reference.ExpectWarn {
+				if f.Expect == faults.ExpectWarn {
 					want, tags = steps.Warn, ""
 				}
 				sum := runFaulted(t, []string{f.Name}, tags)

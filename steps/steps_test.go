@@ -13,18 +13,20 @@ import (
 
 	"github.com/conform-kit/conform/features"
 	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/validate"
 )
 
-// startReference serves the reference in-process and returns the suite config for it.
-func startReference(tb testing.TB) steps.Config {
+// startReference serves the reference in-process, behind the named faults of
+// the catalog if any, and returns the suite config for it.
+func startReference(tb testing.TB, faultNames ...string) steps.Config {
 	tb.Helper()
-	ref, err := reference.New(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001})
+	ref, h, err := faults.Serve(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001}, faultNames)
 	if err != nil {
-		tb.Fatalf("reference.New: %v", err)
+		tb.Fatalf("faults.Serve(%v): %v", faultNames, err)
 	}
-	srv := httptest.NewServer(ref)
+	srv := httptest.NewServer(h)
 	tb.Cleanup(func() {
 		srv.Close()
 		_ = ref.Close()

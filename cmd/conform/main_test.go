@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps"
 )
 
@@ -46,7 +48,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestHelpText(t *testing.T) {
-	for _, cmd := range []string{"", "run", "serve", "validate", "schemas", "version"} {
+	for _, cmd := range []string{"", "run", "serve", "validate", "schemas", "faults", "version"} {
 		name := cmd
 		if name == "" {
 			name = "root"
@@ -258,5 +260,87 @@ func TestSuiteConfigFillsEverySetting(t *testing.T) {
 		if str, _ := v.(string); str == "" {
 			t.Errorf("suiteConfig leaves %s (%s) empty: %s", s.Key, s.Env, raw)
 		}
+	}
+}
+
+// TestFaultsListsTheCatalog: conform faults prints every fault of the catalog
+// with its capability, expected verdict and clause, and --json the same entries.
+func TestFaultsListsTheCatalog(t *testing.T) {
+	catalog := faults.Catalog()
+	code, out, errOut := run(t, "", "faults")
+	if code != exitOK {
+		t.Fatalf("conform faults: exit %d; stderr %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != len(catalog)+2 || lines[len(lines)-1] != fmt.Sprintf("%d faults", len(catalog)) {
+		t.Fatalf("conform faults printed %d lines, want a header, %d faults and a count:\n%s", len(lines), len(catalog), out)
+	}
+	for i, f := range catalog {
+		if got := strings.Fields(lines[i+1]); len(got) < 4 || got[0] != f.Name || got[1] != f.Capability || got[2] != f.Expect || !strings.HasSuffix(lines[i+1], f.Breaks) {
+			t.Errorf("line %d = %q, want %s %s %s %s", i+1, lines[i+1], f.Name, f.Capability, f.Expect, f.Breaks)
+		}
+	}
+
+	code, out, errOut = run(t, "", "faults", "--json")
+	if code != exitOK {
+		t.Fatalf("conform faults --json: exit %d; stderr %s", code, errOut)
+	}
+	var entries []struct {
+		Name     string   `json:"name"`
+		Expect   string   `json:"expect"`
+		Tags     string   `json:"tags"`
+		Catchers []string `json:"catchers"`
+	}
+	if err := json.Unmarshal([]byte(out), &entries); err != nil {
+		t.Fatalf("conform faults --json is not a JSON array: %v", err)
+	}
+	if len(entries) != len(catalog) {
+		t.Fatalf("conform faults --json: %d entries, want %d", len(entries), len(catalog))
+	}
+	for i, f := range catalog {
+		if e := entries[i]; e.Name != f.Name || e.Expect != f.Expect || e.Tags != f.Tags || len(e.Catchers) != len(f.Catchers) {
+			t.Errorf("entry %d = %+v, want %s %s %q with %d catchers", i, e, f.Name, f.Expect, f.Tags, len(f.Catchers))
+		}
+	}
+}
+
+// TestServeWithFaultServesItBroken: serve --fault puts the named fault in front
+// of the reference: GET /webhooks without credentials, refused 401 by the
+// reference, is answered 200.
+func TestServeWithFaultServesItBroken(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"no fault", nil, http.StatusUnauthorized},
+		{"unauthenticated-accepted-on-one-operation", []string{"--fault", "unauthenticated-accepted-on-one-operation"}, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fixtures := filepath.Join(t.TempDir(), "conform.json")
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan int, 1)
+			var out, errOut bytes.Buffer
+			go func() {
+				args := append([]string{"serve", "--addr", "127.0.0.1:0", "--fixtures", fixtures}, tc.args...)
+				done <- execute(ctx, args, strings.NewReader(""), &out, &errOut)
+			}()
+			defer func() {
+				cancel()
+				select { // done is already drained when serve exited early
+				case <-done:
+				case <-time.After(10 * time.Second):
+				}
+			}()
+			cfg := waitForFixtures(t, fixtures, done)
+			resp, err := http.Get(cfg.Target + "/webhooks")
+			if err != nil {
+				t.Fatalf("GET /webhooks: %v", err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Errorf("GET /webhooks without credentials: status %d, want %d", resp.StatusCode, tc.want)
+			}
+		})
 	}
 }

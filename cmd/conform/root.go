@@ -50,6 +50,7 @@ an in-memory reference implementation of the whole API.`,
 		newServeCmd(),
 		newValidateCmd(),
 		newSchemasCmd(),
+		newFaultsCmd(),
 		newVersionCmd(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })

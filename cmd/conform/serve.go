@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/reference/faults"
 )
 
 // serveOptions holds the flags of conform serve.
@@ -73,10 +74,10 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	if opts.verbose {
 		logger = slog.New(slog.NewTextHandler(opts.errOut, nil))
 	}
-	ref, err := reference.New(reference.Config{BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger, Faults: opts.faults, Seed: opts.seed})
+	ref, handler, err := faults.Serve(reference.Config{BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger, Seed: opts.seed}, opts.faults)
 	if err != nil {
 		ln.Close()
-		if errors.Is(err, reference.ErrUnknownFault) {
+		if errors.Is(err, faults.ErrUnknown) {
 			return usageError(fmt.Errorf("serve: %w", err))
 		}
 		return fmt.Errorf("serve: %w", err)
@@ -96,7 +97,7 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	}
 
 	srv := &http.Server{
-		Handler:           ref,
+		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,

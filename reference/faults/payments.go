@@ -1,4 +1,4 @@
-package reference
+package faults
 
 import (
 	"net/http"
@@ -6,17 +6,8 @@ import (
 	"time"
 )
 
-// Route patterns of the payment operations the faults rewrite.
+// Names of the scenarios that catch the payment faults.
 const (
-	routeCardCreate    = "POST /payment_instruments"
-	routeCardGet       = "GET /payment_instruments/{id}"
-	routeAuthCreate    = "POST /authorizations"
-	routeAuthCapture   = "PUT /authorizations/{id}"
-	routeAuthGet       = "GET /authorizations/{id}"
-	routeSaleCreate    = "POST /transfers"
-	routeSaleGet       = "GET /transfers/{id}"
-	routeMerchantGet   = "GET /merchants/{id}"
-	routeMerchantPut   = "PUT /merchants/{id}"
 	scenarioCardCreate = "a card is created without echoing its number or security code"
 	scenarioCardFetch  = "a card fetched by id never shows its number or security code"
 	scenarioAuthCreate = "an authorization is created succeeded and not yet captured"
@@ -33,7 +24,7 @@ func cardFaults() []Fault {
 			Catchers: []string{scenarioCardCreate},
 			wrap: rewriteResponse(func(x *faultExchange) bool {
 				return x.copyInput("number") && isSuccess(x.status)
-			}, routeCardCreate),
+			}, "payment_instruments.create"),
 		},
 		{
 			Name: "security-code-echoed", Capability: "cards", Expect: ExpectFail, Tags: "@payment_instruments",
@@ -41,19 +32,19 @@ func cardFaults() []Fault {
 			Catchers: []string{scenarioCardCreate},
 			wrap: rewriteResponse(func(x *faultExchange) bool {
 				return x.copyInput("security_code") && isSuccess(x.status)
-			}, routeCardCreate),
+			}, "payment_instruments.create"),
 		},
 		{
 			Name: "bin-wrong", Capability: "cards", Expect: ExpectFail, Tags: "@payment_instruments",
 			Breaks:   "§2.3 bin is the first six digits of the number",
 			Catchers: []string{scenarioCardCreate, scenarioCardFetch},
-			wrap:     rewriteResponse(setField("bin", "000000"), routeCardCreate, routeCardGet),
+			wrap:     rewriteResponse(setField("bin", "000000"), "payment_instruments.create", "payment_instruments.get"),
 		},
 		{
 			Name: "last-four-wrong", Capability: "cards", Expect: ExpectFail, Tags: "@payment_instruments",
 			Breaks:   "§2.3 last_four is the last four digits of the number",
 			Catchers: []string{scenarioCardCreate, scenarioCardFetch},
-			wrap:     rewriteResponse(setField("last_four", "0000"), routeCardCreate, routeCardGet),
+			wrap:     rewriteResponse(setField("last_four", "0000"), "payment_instruments.create", "payment_instruments.get"),
 		},
 		{
 			Name: "card-self-link-missing", Capability: "cards", Expect: ExpectFail, Tags: "@payment_instruments",
@@ -66,25 +57,25 @@ func cardFaults() []Fault {
 				}
 				delete(links, "self")
 				return true
-			}, routeCardCreate, routeCardGet),
+			}, "payment_instruments.create", "payment_instruments.get"),
 		},
 		{
 			Name: "card-line1-36-accepted", Capability: "cards", Expect: ExpectFail, Tags: "@payment_instruments",
 			Breaks:   "§8 card address.line1 max 35 characters",
 			Catchers: []string{"a card's address.line1 accepts 35 characters and refuses 36"},
-			wrap:     rewriteRequest(shorten("address.line1", 35), routeCardCreate),
+			wrap:     rewriteRequest(shorten("address.line1", 35), "payment_instruments.create"),
 		},
 		{
 			Name: "card-city-21-accepted", Capability: "cards", Expect: ExpectFail, Tags: "@payment_instruments",
 			Breaks:   "§8 card address.city max 20 characters",
 			Catchers: []string{"a card's address.city accepts 20 characters and refuses 21"},
-			wrap:     rewriteRequest(shorten("address.city", 20), routeCardCreate),
+			wrap:     rewriteRequest(shorten("address.city", 20), "payment_instruments.create"),
 		},
 		{
 			Name: "security-code-5-digits-accepted", Capability: "cards", Expect: ExpectFail, Tags: "@payment_instruments",
 			Breaks:   "§4.3 security_code is 3-4 digits",
 			Catchers: []string{"a card's security code 1234 is accepted and 12345 is refused"},
-			wrap:     rewriteRequest(shorten("security_code", 4), routeCardCreate),
+			wrap:     rewriteRequest(shorten("security_code", 4), "payment_instruments.create"),
 		},
 		{
 			Name: "fingerprint-unstable", Capability: "cards", Expect: ExpectWarn, Tags: "@payment_instruments",
@@ -97,13 +88,13 @@ func cardFaults() []Fault {
 				}
 				x.out["fingerprint"] = "FP" + id
 				return true
-			}, routeCardCreate, routeCardGet),
+			}, "payment_instruments.create", "payment_instruments.get"),
 		},
 		{
 			Name: "card-brand-unknown", Capability: "cards", Expect: ExpectWarn, Tags: "@payment_instruments",
 			Breaks:   "DESIGN cards: brand derived from the BIN (assumed)",
 			Catchers: []string{scenarioCardCreate},
-			wrap:     rewriteResponse(setField("brand", "UNKNOWN"), routeCardCreate),
+			wrap:     rewriteResponse(setField("brand", "UNKNOWN"), "payment_instruments.create"),
 		},
 	}
 }
@@ -137,7 +128,7 @@ func authorizationFaults() []Fault {
 				}
 				x.in["capture_amount"] = auth["amount"]
 				return true
-			}, routeAuthCapture),
+			}, "authorizations.capture"),
 		},
 		{
 			Name: "capture-transfer-link-to-authorization", Capability: "authorizations", Expect: ExpectFail, Tags: "@authorizations",
@@ -150,7 +141,7 @@ func authorizationFaults() []Fault {
 				}
 				transfer["href"] = self["href"]
 				return true
-			}, routeAuthCapture),
+			}, "authorizations.capture"),
 		},
 		{
 			Name: "authorization-expiry-not-7-days", Capability: "authorizations", Expect: ExpectWarn, Tags: "@authorizations",
@@ -163,7 +154,7 @@ func authorizationFaults() []Fault {
 				}
 				x.out["expires_at"] = created.Add(24 * time.Hour).Format(timeLayout)
 				return true
-			}, routeAuthCreate, routeAuthCapture, routeAuthGet),
+			}, "authorizations.create", "authorizations.capture", "authorizations.get"),
 		},
 		{
 			Name: "second-capture-accepted", Capability: "authorizations", Expect: ExpectFail, Tags: "@authorizations",
@@ -182,13 +173,13 @@ func authorizationFaults() []Fault {
 				x.out["transfer"] = nil
 				delete(objectAt(x.out, "_links"), "transfer")
 				return true
-			}, routeAuthCapture),
+			}, "authorizations.capture"),
 		},
 		{
 			Name: "capture-state-pending", Capability: "authorizations", Expect: ExpectFail, Tags: "@authorizations",
 			Breaks:   "§3.3 a capture returns the authorization with state SUCCEEDED",
 			Catchers: []string{scenarioCapture},
-			wrap:     rewriteResponse(setFieldOnSuccess("state", "PENDING"), routeAuthCapture),
+			wrap:     rewriteResponse(setFieldOnSuccess("state", "PENDING"), "authorizations.capture"),
 		},
 		{
 			Name: "authorization-id-prefix-wrong", Capability: "authorizations", Expect: ExpectFail, Tags: "@authorizations",
@@ -202,7 +193,7 @@ func authorizationFaults() []Fault {
 			Catchers: []string{scenarioAuthCreate},
 			wrap: rewriteResponse(editTimestamps(func(ts string) string {
 				return strings.TrimSuffix(ts, "Z") + "+00:00"
-			}), routeAuthCreate, routeAuthCapture, routeAuthGet),
+			}), "authorizations.create", "authorizations.capture", "authorizations.get"),
 		},
 	}
 }
@@ -214,7 +205,7 @@ func saleFaults() []Fault {
 			Name: "sale-returned-succeeded", Capability: "transfers", Expect: ExpectFail, Tags: "@transfers",
 			Breaks:   "§3.3 a sale created through the API is returned PENDING",
 			Catchers: []string{scenarioSale},
-			wrap:     rewriteResponse(setFieldOnSuccess("state", "SUCCEEDED"), routeSaleCreate),
+			wrap:     rewriteResponse(setFieldOnSuccess("state", "SUCCEEDED"), "transfers.create"),
 		},
 		{
 			Name: "sale-self-link-to-collection", Capability: "transfers", Expect: ExpectFail, Tags: "@transfers",
@@ -229,7 +220,7 @@ func saleFaults() []Fault {
 				}
 				self["href"] = href[:i]
 				return true
-			}, routeSaleCreate, routeSaleGet),
+			}, "transfers.create", "transfers.get"),
 		},
 		{
 			Name: "sale-fee-over-amount-accepted", Capability: "transfers", Expect: ExpectFail, Tags: "@transfers",
@@ -243,7 +234,7 @@ func saleFaults() []Fault {
 				}
 				x.in["fee"] = amount
 				return true
-			}, routeSaleCreate),
+			}, "transfers.create"),
 		},
 		{
 			Name: "timestamp-without-fraction", Capability: "transfers", Expect: ExpectFail, Tags: "@transfers",
@@ -254,13 +245,13 @@ func saleFaults() []Fault {
 					return ts[:i] + "Z"
 				}
 				return ts
-			}), routeSaleCreate, routeSaleGet),
+			}), "transfers.create", "transfers.get"),
 		},
 		{
 			Name: "sale-subtype-not-api", Capability: "transfers", Expect: ExpectFail, Tags: "@transfers",
 			Breaks:   "§2.2 subtype API on sales",
 			Catchers: []string{scenarioSale},
-			wrap:     rewriteResponse(setFieldOnSuccess("subtype", "MERCHANT_CREDIT"), routeSaleCreate),
+			wrap:     rewriteResponse(setFieldOnSuccess("subtype", "MERCHANT_CREDIT"), "transfers.create"),
 		},
 		{
 			Name: "sale-created-200", Capability: "transfers", Expect: ExpectWarn, Tags: "@transfers",
@@ -272,7 +263,7 @@ func saleFaults() []Fault {
 				}
 				x.status = http.StatusOK
 				return true
-			}, routeSaleCreate),
+			}, "transfers.create"),
 		},
 		{
 			Name: "sale-decline-ignored", Capability: "transfers", Expect: ExpectWarn, Tags: "@transfers",
@@ -284,7 +275,7 @@ func saleFaults() []Fault {
 				}
 				x.in["amount"] = 103
 				return true
-			}, routeSaleCreate),
+			}, "transfers.create"),
 		},
 	}
 }
@@ -370,14 +361,14 @@ func captureClamp(field string) func(http.Handler, faultDeps) http.Handler {
 		}
 		x.in[field] = bound
 		return true
-	}, routeAuthCapture)
+	}, "authorizations.capture")
 }
 
 // secondCaptureAccepted answers a refused capture of an already captured
 // authorization with the authorization, as if the capture succeeded.
 func secondCaptureAccepted(next http.Handler, _ faultDeps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		params, ok := faultRoute(r, routeAuthCapture)
+		params, ok := faultRoute(r, "authorizations.capture")
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
@@ -462,7 +453,7 @@ func swapIDs(v any, from, to string) any {
 // idempotency id with another body without the id, so it succeeds.
 func idempotencyConflictAccepted(next http.Handler, _ faultDeps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !matchAny(r, routeAuthCreate, routeSaleCreate) {
+		if !matchAny(r, "authorizations.create", "transfers.create") {
 			next.ServeHTTP(w, r)
 			return
 		}

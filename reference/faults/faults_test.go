@@ -1,10 +1,13 @@
-package reference
+package faults
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"mime/multipart"
@@ -16,6 +19,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/validate"
 )
 
 // probeBase is the BaseURL of the servers the fault probes talk to.
@@ -34,7 +40,7 @@ type probeResp struct {
 
 // field reads a dotted path of the decoded body.
 func (r probeResp) field(path string) any {
-	v, _ := getPath(r.doc, path)
+	v, _ := validate.FieldAt(r.doc, path)
 	return v
 }
 
@@ -104,33 +110,33 @@ func (p *probeHooks) await(d time.Duration, match func(probeDelivery) bool) (pro
 // faultProbe is a reference behind a set of faults, driven in-process.
 type faultProbe struct {
 	t     *testing.T
-	srv   *Server
-	fx    Seeded
+	srv   http.Handler
+	fx    reference.Seeded
 	hooks *probeHooks
 }
 
 func newFaultProbe(t *testing.T, faults ...string) *faultProbe {
 	t.Helper()
 	hooks := &probeHooks{seen: make(chan struct{}, 1)}
-	srv, err := New(Config{
+	ref, h, err := Serve(reference.Config{
 		BaseURL: probeBase, Seed: 11, ReviewDelay: time.Millisecond, RetryScale: 0.0001,
-		WebhookClient: &http.Client{Transport: hooks}, Faults: faults,
-	})
+		WebhookClient: &http.Client{Transport: hooks},
+	}, faults)
 	if err != nil {
-		t.Fatalf("New with faults %v: %v", faults, err)
+		t.Fatalf("Serve with faults %v: %v", faults, err)
 	}
-	t.Cleanup(func() { _ = srv.Close() })
-	return &faultProbe{t: t, srv: srv, fx: srv.Seeded(), hooks: hooks}
+	t.Cleanup(func() { _ = ref.Close() })
+	return &faultProbe{t: t, srv: h, fx: ref.Seeded(), hooks: hooks}
 }
 
 // platform, merchant and other are the seeded users.
-func (p *faultProbe) platform() *Credential { return &p.fx.Credentials.Platform }
-func (p *faultProbe) merchant() *Credential { return &p.fx.Credentials.Merchant }
-func (p *faultProbe) other() *Credential    { return &p.fx.Credentials.OtherApplication }
+func (p *faultProbe) platform() *reference.Credential { return &p.fx.Credentials.Platform }
+func (p *faultProbe) merchant() *reference.Credential { return &p.fx.Credentials.Merchant }
+func (p *faultProbe) other() *reference.Credential    { return &p.fx.Credentials.OtherApplication }
 
 // send performs one request; body is nil, a []byte (sent with the content
 // type in headers) or a value encoded as JSON (application/vnd.json+api).
-func (p *faultProbe) send(cred *Credential, method, path string, body any, headers ...string) probeResp {
+func (p *faultProbe) send(cred *reference.Credential, method, path string, body any, headers ...string) probeResp {
 	p.t.Helper()
 	var rd io.Reader
 	ctype := ""
@@ -319,7 +325,7 @@ func isUploadedFileEvent(d probeDelivery) bool {
 	if json.Unmarshal(d.body, &ev) != nil || ev["entity"] != "file" {
 		return false
 	}
-	s, _ := getPath(ev, "_embedded.files.0.status")
+	s, _ := validate.FieldAt(ev, "_embedded.files.0.status")
 	return s == "UPLOADED"
 }
 
@@ -354,7 +360,7 @@ func (p *faultProbe) quietGetsSaleEvents(body map[string]any, disable bool) bool
 }
 
 // idempotentSale creates a sale with an idempotency id as cred.
-func (p *faultProbe) idempotentSale(cred *Credential, card, key string) probeResp {
+func (p *faultProbe) idempotentSale(cred *reference.Credential, card, key string) probeResp {
 	b := map[string]any{"source": card, "merchant": p.fx.Fixtures.Merchant, "amount": 1000, "currency": "USD", "idempotency_id": key}
 	return p.send(cred, "POST", "/transfers", b)
 }
@@ -629,7 +635,7 @@ func probes() map[string]func(p *faultProbe) bool {
 			return p.send(nil, "GET", "/webhooks", nil).status == 200
 		},
 		"wrong-password-accepted-on-one-operation": func(p *faultProbe) bool {
-			return p.send(&Credential{Username: p.platform().Username, Password: "wrong"}, "GET", "/disputes", nil).status == 200
+			return p.send(&reference.Credential{Username: p.platform().Username, Password: "wrong"}, "GET", "/disputes", nil).status == 200
 		},
 		"unauthenticated-answered-403": func(p *faultProbe) bool {
 			return p.send(nil, "GET", "/disputes", nil).status == 403
@@ -800,7 +806,9 @@ func probes() map[string]func(p *faultProbe) bool {
 			header := d.header.Get("Finix-Signature")
 			ts, _, _ := strings.Cut(strings.TrimPrefix(header, "timestamp="), ",")
 			n, _ := strconv.ParseInt(ts, 10, 64)
-			return header != signature(secret, n, d.body)
+			mac := hmac.New(sha256.New, []byte(secret))
+			fmt.Fprintf(mac, "%d:%s", n, d.body)
+			return header != fmt.Sprintf("timestamp=%d, sig=%x", n, mac.Sum(nil))
 		},
 		"webhook-authentication-not-sent": func(p *faultProbe) bool {
 			p.must(http.StatusCreated, "POST", "/webhooks", map[string]any{"url": probeHookURL, "authentication": probeHookAuth()})
@@ -884,7 +892,7 @@ func probes() map[string]func(p *faultProbe) bool {
 // that the unfaulted reference does not show it.
 func TestFaultEffects(t *testing.T) {
 	ps := probes()
-	for _, f := range Faults() {
+	for _, f := range Catalog() {
 		t.Run(f.Name, func(t *testing.T) {
 			t.Parallel()
 			probe, ok := ps[f.Name]
@@ -900,7 +908,7 @@ func TestFaultEffects(t *testing.T) {
 		})
 	}
 	for name := range ps {
-		if _, ok := FaultByName(name); !ok {
+		if _, ok := ByName(name); !ok {
 			t.Errorf("probe %s names no fault of the catalog", name)
 		}
 	}
@@ -910,7 +918,7 @@ func TestFaultEffects(t *testing.T) {
 // 40 faults, an expectation of FAIL or WARN, a catcher and tags for each, and
 // every capability of the API covered.
 func TestFaultCatalog(t *testing.T) {
-	faults := Faults()
+	faults := Catalog()
 	if len(faults) < 40 {
 		t.Errorf("catalog has %d faults, want at least 40", len(faults))
 	}
@@ -931,8 +939,8 @@ func TestFaultCatalog(t *testing.T) {
 		if (f.wrap == nil) == (f.transport == nil) {
 			t.Errorf("fault %s: want exactly one of a handler wrapper and a webhook transport", f.Name)
 		}
-		if got, ok := FaultByName(f.Name); !ok || got.Name != f.Name {
-			t.Errorf("FaultByName(%q) = %q, %v", f.Name, got.Name, ok)
+		if got, ok := ByName(f.Name); !ok || got.Name != f.Name {
+			t.Errorf("ByName(%q) = %q, %v", f.Name, got.Name, ok)
 		}
 	}
 	for _, c := range []string{
@@ -959,18 +967,18 @@ func TestUnknownFault(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := New(Config{Faults: tc.faults})
-			if !errors.Is(err, ErrUnknownFault) {
-				t.Fatalf("New with faults %v: error = %v, want ErrUnknownFault", tc.faults, err)
+			_, _, err := Serve(reference.Config{}, tc.faults)
+			if !errors.Is(err, ErrUnknown) {
+				t.Fatalf("Serve with faults %v: error = %v, want ErrUnknown", tc.faults, err)
 			}
 			if !strings.Contains(err.Error(), "no-such-fault") || !strings.Contains(err.Error(), "capture-over-amount-accepted") {
 				t.Errorf("error %q should name the unknown fault and list the known ones", err)
 			}
-			if _, err := applyFaults(http.NotFoundHandler(), tc.faults, Seeded{}); !errors.Is(err, ErrUnknownFault) {
-				t.Errorf("applyFaults(%v) error = %v, want ErrUnknownFault", tc.faults, err)
+			if _, err := Handler(http.NotFoundHandler(), tc.faults, reference.Seeded{}); !errors.Is(err, ErrUnknown) {
+				t.Errorf("Handler(%v) error = %v, want ErrUnknown", tc.faults, err)
 			}
-			if _, err := faultClient(nil, tc.faults); !errors.Is(err, ErrUnknownFault) {
-				t.Errorf("faultClient(%v) error = %v, want ErrUnknownFault", tc.faults, err)
+			if _, err := Client(nil, tc.faults); !errors.Is(err, ErrUnknown) {
+				t.Errorf("Client(%v) error = %v, want ErrUnknown", tc.faults, err)
 			}
 		})
 	}
@@ -980,16 +988,16 @@ func TestUnknownFault(t *testing.T) {
 // left as given and requests reach the Server unchanged.
 func TestNoFaultsIsTheReference(t *testing.T) {
 	c := &http.Client{}
-	got, err := faultClient(c, nil)
+	got, err := Client(c, nil)
 	if err != nil || got != c {
-		t.Fatalf("faultClient(c, nil) = %p, %v; want c unchanged", got, err)
+		t.Fatalf("Client(c, nil) = %p, %v; want c unchanged", got, err)
 	}
-	got, err = faultClient(c, []string{"bin-wrong"})
+	got, err = Client(c, []string{"bin-wrong"})
 	if err != nil || got != c {
-		t.Fatalf("faultClient(c, handler-only fault) = %p, %v; want c unchanged", got, err)
+		t.Fatalf("Client(c, handler-only fault) = %p, %v; want c unchanged", got, err)
 	}
-	got, err = faultClient(c, []string{"webhook-signature-bad"})
+	got, err = Client(c, []string{"webhook-signature-bad"})
 	if err != nil || got == c || got.Transport == nil {
-		t.Fatalf("faultClient(c, webhook fault) = %p, %v; want a copy with a wrapped transport", got, err)
+		t.Fatalf("Client(c, webhook fault) = %p, %v; want a copy with a wrapped transport", got, err)
 	}
 }

@@ -1,4 +1,12 @@
-package reference
+// Package faults is a catalog of named, deliberate breaks of the reference,
+// to prove that the conformance suite notices each one (a mutation test of
+// the suite). Every fault wraps the reference from the outside: it rewrites a
+// request before the reference's handler, its response after it, or the
+// webhook client's deliveries, so the reference carries no fault logic.
+//
+// Serve builds a reference with the named faults in front of it; Catalog lists
+// them, with the scenarios expected to catch each.
+package faults
 
 import (
 	"errors"
@@ -7,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/conform-kit/conform/reference"
 )
 
 // Expected outcomes of a fault: the suite must judge the faulted reference as
@@ -20,7 +30,7 @@ const (
 // DESIGN.md's assumed decisions) states. Faults wrap the reference from the
 // outside, rewriting a request before the real handler or its response after
 // it, or the webhook client's deliveries, so handlers carry no fault logic.
-// A fault is reachable only when named explicitly (Config.Faults).
+// A fault is reachable only when named explicitly (Serve, Handler, Client).
 type Fault struct {
 	// Name identifies the fault, e.g. "capture-over-amount-accepted".
 	Name string
@@ -46,11 +56,11 @@ type Fault struct {
 // faultDeps is what a fault may use besides the handler it wraps: the seeded
 // credentials and fixture ids.
 type faultDeps struct {
-	fx Seeded
+	fx reference.Seeded
 }
 
-// Faults returns the catalog in a stable order (by group, then as listed).
-func Faults() []Fault {
+// Catalog returns every fault in a stable order (by group, then as listed).
+func Catalog() []Fault {
 	var all []Fault
 	for _, group := range [][]Fault{
 		authFaults(), cardFaults(), authorizationFaults(), level3Faults(), saleFaults(),
@@ -63,9 +73,9 @@ func Faults() []Fault {
 	return all
 }
 
-// FaultByName returns the catalog entry called name.
-func FaultByName(name string) (Fault, bool) {
-	for _, f := range Faults() {
+// ByName returns the catalog entry called name.
+func ByName(name string) (Fault, bool) {
+	for _, f := range Catalog() {
 		if f.Name == name {
 			return f, true
 		}
@@ -73,30 +83,53 @@ func FaultByName(name string) (Fault, bool) {
 	return Fault{}, false
 }
 
-// ErrUnknownFault is returned (wrapped, with the known names) for a fault name
+// ErrUnknown is returned (wrapped, with the known names) for a fault name
 // not in the catalog.
-var ErrUnknownFault = errors.New("reference: unknown fault")
+var ErrUnknown = errors.New("faults: unknown fault")
 
 // selectFaults resolves names against the catalog, in the order given.
 func selectFaults(names []string) ([]Fault, error) {
 	out := make([]Fault, 0, len(names))
 	for _, n := range names {
-		f, ok := FaultByName(n)
+		f, ok := ByName(n)
 		if !ok {
 			known := make([]string, 0, 64)
-			for _, k := range Faults() {
+			for _, k := range Catalog() {
 				known = append(known, k.Name)
 			}
-			return nil, fmt.Errorf("%w %q; known faults: %s", ErrUnknownFault, n, strings.Join(known, ", "))
+			return nil, fmt.Errorf("%w %q; known faults: %s", ErrUnknown, n, strings.Join(known, ", "))
 		}
 		out = append(out, f)
 	}
 	return out, nil
 }
 
-// applyFaults wraps h with the handler side of every named fault; the first
-// name is the outermost wrapper.
-func applyFaults(h http.Handler, names []string, fx Seeded) (http.Handler, error) {
+// Serve builds a reference from cfg with the named faults in front of it: the
+// handler side wraps the returned handler, the webhook side the reference's
+// webhook client. Serve the returned handler, and Close the server when done.
+// With no names the handler is the server itself.
+func Serve(cfg reference.Config, names []string) (*reference.Server, http.Handler, error) {
+	client, err := Client(cfg.WebhookClient, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.WebhookClient = client
+	srv, err := reference.New(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := Handler(srv, names, srv.Seeded())
+	if err != nil {
+		_ = srv.Close()
+		return nil, nil, err
+	}
+	return srv, h, nil
+}
+
+// Handler wraps h (a reference) with the handler side of every named fault;
+// the first name is the outermost wrapper. seeded is what the reference
+// seeded: some faults act as one of its users or name one of its resources.
+func Handler(h http.Handler, names []string, fx reference.Seeded) (http.Handler, error) {
 	faults, err := selectFaults(names)
 	if err != nil {
 		return nil, err
@@ -110,10 +143,11 @@ func applyFaults(h http.Handler, names []string, fx Seeded) (http.Handler, error
 	return h, nil
 }
 
-// faultClient returns a copy of c (nil: a client with a 10s timeout) whose
-// transport carries the webhook side of every named fault; c itself is
-// returned when no named fault touches deliveries.
-func faultClient(c *http.Client, names []string) (*http.Client, error) {
+// Client returns a copy of c (nil: a client with a 10s timeout) whose
+// transport carries the webhook side of every named fault, for
+// reference.Config.WebhookClient; c itself is returned when no named fault
+// touches deliveries.
+func Client(c *http.Client, names []string) (*http.Client, error) {
 	faults, err := selectFaults(names)
 	if err != nil {
 		return nil, err

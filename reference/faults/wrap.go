@@ -1,4 +1,4 @@
-package reference
+package faults
 
 import (
 	"bytes"
@@ -8,6 +8,15 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/validate"
+)
+
+// The shapes of the reference's timestamps and ids, which faults forge.
+const (
+	timeLayout = "2006-01-02T15:04:05.000000Z" // as the reference writes created_at
+	idLength   = 22                            // base62 characters after an id's prefix
 )
 
 // The building blocks of the faults: route matching, a response recorder,
@@ -16,38 +25,25 @@ import (
 
 // ---- matching ----
 
-// faultRoute matches a request against "METHOD /path/{param}" and returns the
-// path parameters.
-func faultRoute(r *http.Request, pattern string) (map[string]string, bool) {
-	method, path, _ := strings.Cut(pattern, " ")
-	if r.Method != method {
+// faultRoute reports whether r is a request of the operation with id opID
+// ("authorizations.capture"), as the operations table routes it, and returns
+// its path parameters.
+func faultRoute(r *http.Request, opID string) (map[string]string, bool) {
+	v, err := validate.Default()
+	if err != nil {
 		return nil, false
 	}
-	want := strings.Split(strings.Trim(path, "/"), "/")
-	got := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	if len(want) != len(got) {
+	op, params, err := v.Lookup(r.Method, r.URL.Path)
+	if err != nil || op.ID != opID {
 		return nil, false
-	}
-	params := map[string]string{}
-	for i, seg := range want {
-		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
-			if got[i] == "" {
-				return nil, false
-			}
-			params[seg[1:len(seg)-1]] = got[i]
-			continue
-		}
-		if seg != got[i] {
-			return nil, false
-		}
 	}
 	return params, true
 }
 
-// matchAny reports whether r matches one of the patterns.
-func matchAny(r *http.Request, patterns ...string) bool {
-	for _, p := range patterns {
-		if _, ok := faultRoute(r, p); ok {
+// matchAny reports whether r is a request of one of the operations.
+func matchAny(r *http.Request, opIDs ...string) bool {
+	for _, id := range opIDs {
+		if _, ok := faultRoute(r, id); ok {
 			return true
 		}
 	}
@@ -125,7 +121,7 @@ type faultExchange struct {
 
 // call sends one request to the wrapped handler with the request's
 // credentials (or cred when given) and returns the status and decoded body.
-func (x *faultExchange) call(method, path string, body any, cred *Credential) (int, map[string]any) {
+func (x *faultExchange) call(method, path string, body any, cred *reference.Credential) (int, map[string]any) {
 	return innerCall(x.next, x.r, method, path, body, cred)
 }
 
@@ -139,14 +135,14 @@ func (x *faultExchange) copyInput(key string) bool {
 	return true
 }
 
-// match returns the path parameters of the first pattern r matches; every
-// request matches an empty pattern list.
-func match(r *http.Request, patterns []string) (map[string]string, bool) {
-	if len(patterns) == 0 {
+// match returns the path parameters of r if it is a request of one of the
+// operations; every request matches an empty list.
+func match(r *http.Request, opIDs []string) (map[string]string, bool) {
+	if len(opIDs) == 0 {
 		return map[string]string{}, true
 	}
-	for _, p := range patterns {
-		if params, ok := faultRoute(r, p); ok {
+	for _, id := range opIDs {
+		if params, ok := faultRoute(r, id); ok {
 			return params, true
 		}
 	}
@@ -179,13 +175,13 @@ func replaceBody(r *http.Request, doc map[string]any) {
 	r.Header.Set("Content-Length", strconv.Itoa(len(raw)))
 }
 
-// rewriteRequest returns a fault that, for requests matching one of patterns,
+// rewriteRequest returns a fault that, for requests of one of the operations opIDs,
 // lets edit change the decoded JSON body x.in (edit reports whether it
 // changed it) before the handler sees it.
-func rewriteRequest(edit func(x *faultExchange) bool, patterns ...string) func(http.Handler, faultDeps) http.Handler {
+func rewriteRequest(edit func(x *faultExchange) bool, opIDs ...string) func(http.Handler, faultDeps) http.Handler {
 	return func(next http.Handler, d faultDeps) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if params, ok := match(r, patterns); ok {
+			if params, ok := match(r, opIDs); ok {
 				x := &faultExchange{r: r, params: params, next: next, d: d, in: peekJSON(r)}
 				if x.in != nil && edit(x) {
 					replaceBody(r, x.in)
@@ -197,12 +193,12 @@ func rewriteRequest(edit func(x *faultExchange) bool, patterns ...string) func(h
 }
 
 // rewriteHeaders returns a fault that edits the request (headers, query,
-// credentials) before the handler sees it, for requests matching one of
-// patterns (every request when patterns is empty).
-func rewriteHeaders(edit func(r *http.Request, d faultDeps), patterns ...string) func(http.Handler, faultDeps) http.Handler {
+// credentials) before the handler sees it, for requests of one of the operations
+// opIDs (every request when opIDs is empty).
+func rewriteHeaders(edit func(r *http.Request, d faultDeps), opIDs ...string) func(http.Handler, faultDeps) http.Handler {
 	return func(next http.Handler, d faultDeps) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if _, ok := match(r, patterns); ok {
+			if _, ok := match(r, opIDs); ok {
 				edit(r, d)
 			}
 			next.ServeHTTP(w, r)
@@ -210,14 +206,14 @@ func rewriteHeaders(edit func(r *http.Request, d faultDeps), patterns ...string)
 	}
 }
 
-// rewriteResponse returns a fault that, for requests matching one of patterns
-// (every request when patterns is empty), lets edit change the status and the
+// rewriteResponse returns a fault that, for requests of one of the operations opIDs
+// (every request when opIDs is empty), lets edit change the status and the
 // decoded JSON response x.out (edit reports whether it changed anything).
 // Non-JSON responses pass unchanged.
-func rewriteResponse(edit func(x *faultExchange) bool, patterns ...string) func(http.Handler, faultDeps) http.Handler {
+func rewriteResponse(edit func(x *faultExchange) bool, opIDs ...string) func(http.Handler, faultDeps) http.Handler {
 	return func(next http.Handler, d faultDeps) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			params, ok := match(r, patterns)
+			params, ok := match(r, opIDs)
 			if !ok {
 				next.ServeHTTP(w, r)
 				return
@@ -256,7 +252,7 @@ func writeFaultJSONHeader(w http.ResponseWriter, rec *faultRecorder, doc map[str
 
 // innerCall sends one request to next with r's credentials (or cred when
 // given) and returns the status and decoded body.
-func innerCall(next http.Handler, r *http.Request, method, path string, body any, cred *Credential) (int, map[string]any) {
+func innerCall(next http.Handler, r *http.Request, method, path string, body any, cred *reference.Credential) (int, map[string]any) {
 	var rd io.Reader = http.NoBody
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -285,33 +281,9 @@ func innerCall(next http.Handler, r *http.Request, method, path string, body any
 
 // ---- document helpers ----
 
-// getPath walks a dotted path ("_links.self.href", "item_data.0") in doc.
-func getPath(doc any, path string) (any, bool) {
-	cur := doc
-	for _, key := range strings.Split(path, ".") {
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[key]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(key)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
-}
-
 // objectAt returns the object at path in doc, or nil.
 func objectAt(doc any, path string) map[string]any {
-	v, _ := getPath(doc, path)
+	v, _ := validate.FieldAt(doc, path)
 	m, _ := v.(map[string]any)
 	return m
 }

@@ -1,4 +1,4 @@
-package reference
+package faults
 
 import (
 	"bytes"
@@ -10,28 +10,20 @@ import (
 	"strings"
 )
 
-// Route patterns of the file, webhook and list operations.
+// Names of the scenarios that catch the file and webhook faults.
 const (
-	routeFileCreate  = "POST /files"
-	routeFileDownl   = "POST /files/{id}/download"
-	routeLinkCreate  = "POST /files/{id}/external_links"
-	routeLinkList    = "GET /files/{id}/external_links"
-	routeHookCreate  = "POST /webhooks"
-	routeHookList    = "GET /webhooks"
-	routeHookGet     = "GET /webhooks/{id}"
-	routeHookUpdate  = "PUT /webhooks/{id}"
 	scenarioFileHook = "an uploaded file passes review to UPLOADED and the webhook receives the alert"
 	scenarioHookNew  = "a webhook is created enabled with its signing secret"
 	scenarioHookAuth = "a webhook with basic authentication receives events with that Authorization header and never shows its password"
 	scenarioLinkNew  = "an upload link is created, fetched and listed"
 )
 
-// listRoutes are the list operations of the operations table.
+// listRoutes are the ids of the list operations of the operations table.
 func listRoutes() []string {
 	return []string{
-		"GET /subscription/subscription_schedules/{schedule_id}/subscription_enrollments",
-		"GET /subscription/subscription_enrollments", "GET /disputes", routeEvidenceList, routeAdjustments,
-		"GET /balance_transfers", "GET /files", routeLinkList, routeHookList,
+		"subscription_enrollments.list_by_schedule",
+		"subscription_enrollments.list", "disputes.list", "dispute_evidence.list", "dispute_adjustment_transfers.list",
+		"balance_transfers.list", "files.list", "files.external_links.list", "webhooks.list",
 	}
 }
 
@@ -42,7 +34,7 @@ func fileFaults() []Fault {
 			Name: "file-created-pending", Capability: "files", Expect: ExpectFail, Tags: "@files",
 			Breaks:   "§2.11/§3.1 a file is REQUIRES_UPLOAD on creation",
 			Catchers: []string{"a file is created requiring an upload"},
-			wrap:     rewriteResponse(setFieldOnSuccess("status", "PENDING"), routeFileCreate),
+			wrap:     rewriteResponse(setFieldOnSuccess("status", "PENDING"), "files.create"),
 		},
 		{
 			Name: "file-uploaded-event-missing", Capability: "files", Expect: ExpectFail, Tags: "@files",
@@ -56,7 +48,7 @@ func fileFaults() []Fault {
 			Catchers: []string{"an uploaded file is downloaded unchanged"},
 			wrap: func(next http.Handler, _ faultDeps) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					if _, ok := faultRoute(r, routeFileDownl); !ok {
+					if _, ok := faultRoute(r, "files.download"); !ok {
 						next.ServeHTTP(w, r)
 						return
 					}
@@ -74,13 +66,13 @@ func fileFaults() []Fault {
 			Name: "file-display-name-dropped", Capability: "files", Expect: ExpectWarn, Tags: "@files",
 			Breaks:   "DESIGN files: display_name is returned as sent (assumed)",
 			Catchers: []string{"a file is created requiring an upload"},
-			wrap:     rewriteResponse(setFieldOnSuccess("display_name", "untitled"), routeFileCreate),
+			wrap:     rewriteResponse(setFieldOnSuccess("display_name", "untitled"), "files.create"),
 		},
 		{
 			Name: "external-link-type-wrong", Capability: "external_links", Expect: ExpectWarn, Tags: "@files",
 			Breaks:   "DESIGN external links: the link has the type requested (assumed)",
 			Catchers: []string{scenarioLinkNew},
-			wrap:     rewriteResponse(setFieldOnSuccess("type", "VIEW"), routeLinkCreate),
+			wrap:     rewriteResponse(setFieldOnSuccess("type", "VIEW"), "files.external_links.create"),
 		},
 		{
 			Name: "external-link-url-relative", Capability: "external_links", Expect: ExpectFail, Tags: "@files",
@@ -93,7 +85,7 @@ func fileFaults() []Fault {
 				}
 				x.out["url"] = u.RequestURI()
 				return true
-			}, routeLinkCreate),
+			}, "files.external_links.create"),
 		},
 	}
 }
@@ -105,7 +97,7 @@ func webhookFaults() []Fault {
 			Name: "webhook-url-over-120-accepted", Capability: "webhooks", Expect: ExpectFail, Tags: "@webhooks",
 			Breaks:   "§2.10/§8 webhook url max 120 characters",
 			Catchers: []string{"a webhook url of 120 characters is accepted and one of 121 is refused"},
-			wrap:     rewriteRequest(shorten("url", 120), routeHookCreate),
+			wrap:     rewriteRequest(shorten("url", 120), "webhooks.create"),
 		},
 		{
 			Name: "webhook-non-http-url-accepted", Capability: "webhooks", Expect: ExpectFail, Tags: "@webhooks",
@@ -117,7 +109,7 @@ func webhookFaults() []Fault {
 					x.in["url"] = "https://" + rest
 				}
 				return ok
-			}, routeHookCreate),
+			}, "webhooks.create"),
 		},
 		{
 			Name: "webhook-secret-in-list", Capability: "webhooks", Expect: ExpectFail, Tags: "@webhooks",
@@ -131,7 +123,7 @@ func webhookFaults() []Fault {
 					}
 				}
 				return changed
-			}, routeHookList),
+			}, "webhooks.list"),
 		},
 		{
 			Name: "webhook-secret-missing-on-fetch", Capability: "webhooks", Expect: ExpectFail, Tags: "@webhooks",
@@ -143,13 +135,13 @@ func webhookFaults() []Fault {
 				}
 				delete(x.out, "secret_signing_key")
 				return true
-			}, routeHookGet),
+			}, "webhooks.get"),
 		},
 		{
 			Name: "webhook-created-disabled", Capability: "webhooks", Expect: ExpectFail, Tags: "@webhooks",
 			Breaks:   "§2.10/§4.9 enabled defaults to true on creation",
 			Catchers: []string{scenarioHookNew},
-			wrap:     rewriteResponse(setFieldOnSuccess("enabled", false), routeHookCreate),
+			wrap:     rewriteResponse(setFieldOnSuccess("enabled", false), "webhooks.create"),
 		},
 		{
 			Name: "webhook-disable-ignored", Capability: "webhooks", Expect: ExpectFail, Tags: "@webhooks",
@@ -161,7 +153,7 @@ func webhookFaults() []Fault {
 				}
 				delete(x.in, "enabled")
 				return true
-			}, routeHookUpdate),
+			}, "webhooks.update"),
 		},
 		{
 			Name: "webhook-signature-bad", Capability: "webhooks", Expect: ExpectWarn, Tags: "@files && @webhooks",
@@ -190,7 +182,7 @@ func webhookFaults() []Fault {
 				}
 				auth["basic"] = sent
 				return true
-			}, routeHookCreate, routeHookUpdate),
+			}, "webhooks.create", "webhooks.update"),
 		},
 	}
 }
@@ -256,31 +248,31 @@ func listFaults() []Fault {
 			Name: "webhook-list-ignores-limit", Capability: "lists", Expect: ExpectFail, Tags: "@webhooks",
 			Breaks:   "§4.10 the webhook list honours limit",
 			Catchers: []string{"the webhook list honours its limit and counts every webhook"},
-			wrap:     dropQuery("limit", routeHookList),
+			wrap:     dropQuery("limit", "webhooks.list"),
 		},
 		{
 			Name: "enrollment-list-count-is-page-size", Capability: "lists", Expect: ExpectFail, Tags: "@subscriptions",
 			Breaks:   "§2.12 page.count of the enrollment list is the total number of records",
 			Catchers: []string{"the enrollment list honours its limit and counts every enrollment"},
-			wrap:     rewriteResponse(countPageSize, "GET /subscription/subscription_enrollments"),
+			wrap:     rewriteResponse(countPageSize, "subscription_enrollments.list"),
 		},
 		{
 			Name: "file-list-ignores-offset", Capability: "lists", Expect: ExpectFail, Tags: "@files",
 			Breaks:   "§4.10 the file list honours offset",
 			Catchers: []string{"the file list pages by offset and limit and counts every file"},
-			wrap:     dropQuery("offset", "GET /files"),
+			wrap:     dropQuery("offset", "files.list"),
 		},
 		{
 			Name: "dispute-list-ignores-limit", Capability: "lists", Expect: ExpectFail, Tags: "@disputes",
 			Breaks:   "§4.10 the dispute list honours limit",
 			Catchers: []string{"the dispute list pages by offset and limit and counts every dispute"},
-			wrap:     dropQuery("limit", "GET /disputes"),
+			wrap:     dropQuery("limit", "disputes.list"),
 		},
 		{
 			Name: "evidence-list-count-is-page-size", Capability: "lists", Expect: ExpectFail, Tags: "@disputes",
 			Breaks:   "§2.12 page.count of a dispute's evidence list is the total number of records",
 			Catchers: []string{"the evidence list of a dispute pages by offset and limit and counts exactly"},
-			wrap:     rewriteResponse(countPageSize, routeEvidenceList),
+			wrap:     rewriteResponse(countPageSize, "dispute_evidence.list"),
 		},
 		{
 			Name: "evidence-list-embedded-null-when-empty", Capability: "lists", Expect: ExpectFail, Tags: "@disputes",
@@ -296,7 +288,7 @@ func listFaults() []Fault {
 				}
 				emb["evidences"] = nil
 				return true
-			}, routeEvidenceList),
+			}, "dispute_evidence.list"),
 		},
 		{
 			Name: "limit-over-100-accepted", Capability: "lists", Expect: ExpectWarn, Tags: "@lists",
@@ -329,28 +321,28 @@ func setIfAbsent(q url.Values, key, value string) bool {
 }
 
 // rewriteQuery returns a fault editing the query of list requests.
-func rewriteQuery(edit func(url.Values) bool, patterns ...string) func(http.Handler, faultDeps) http.Handler {
-	if len(patterns) == 0 {
-		patterns = listRoutes()
+func rewriteQuery(edit func(url.Values) bool, opIDs ...string) func(http.Handler, faultDeps) http.Handler {
+	if len(opIDs) == 0 {
+		opIDs = listRoutes()
 	}
 	return rewriteHeaders(func(r *http.Request, _ faultDeps) {
 		q := r.URL.Query()
 		if edit(q) {
 			r.URL.RawQuery = q.Encode()
 		}
-	}, patterns...)
+	}, opIDs...)
 }
 
 // dropQuery removes a query parameter from the requests of the given list
 // routes, so the list answers as if it had not been sent.
-func dropQuery(param string, patterns ...string) func(http.Handler, faultDeps) http.Handler {
+func dropQuery(param string, opIDs ...string) func(http.Handler, faultDeps) http.Handler {
 	return rewriteQuery(func(q url.Values) bool {
 		if !q.Has(param) {
 			return false
 		}
 		q.Del(param)
 		return true
-	}, patterns...)
+	}, opIDs...)
 }
 
 // countPageSize sets a list's page.count to the number of items on the page

@@ -1,4 +1,4 @@
-package reference
+package faults
 
 import (
 	"net/http"
@@ -91,19 +91,19 @@ func inputRuleFaults() []Fault {
 				}
 				x.in["expiration_year"] = 2000 + y
 				return true
-			}, routeCardCreate),
+			}, "payment_instruments.create"),
 		},
 		{
 			Name: "order-day-0-accepted-on-capture", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
 			Breaks:   "§8 order_date.day is 1 to 31 (capture)",
 			Catchers: []string{"capture Level 3 data accepts a order_date.day of 1 and refuses 0"},
-			wrap:     rewriteRequest(raiseOrderDate("day"), routeAuthCapture),
+			wrap:     rewriteRequest(raiseOrderDate("day"), "authorizations.capture"),
 		},
 		{
 			Name: "order-month-0-accepted-on-authorization", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
 			Breaks:   "§8 order_date.month is 1 to 12 (create authorization)",
 			Catchers: []string{"authorization Level 3 data accepts a order_date.month of 1 and refuses 0"},
-			wrap:     rewriteRequest(raiseOrderDate("month"), routeAuthCreate),
+			wrap:     rewriteRequest(raiseOrderDate("month"), "authorizations.create"),
 		},
 	}
 }
@@ -128,7 +128,7 @@ func responseDetailFaults() []Fault {
 				}
 				x.out["updated_at"] = created.Add(time.Millisecond).Format(timeLayout)
 				return true
-			}, routeSaleCreate),
+			}, "transfers.create"),
 		},
 	}
 }
@@ -145,18 +145,35 @@ func rewriteCardNumber(edit func(number string) (string, bool)) func(http.Handle
 			x.in["number"] = repl
 		}
 		return changed
-	}, routeCardCreate)
+	}, "payment_instruments.create")
 }
 
 // luhnFixed replaces the last digit of digits by the one that passes the Luhn check.
 func luhnFixed(digits string) string {
 	head := digits[:len(digits)-1]
-	for c := '0'; c <= '9'; c++ {
-		if luhn(head + string(c)) {
-			return head + string(c)
+	return head + string(luhnCheckDigit(head))
+}
+
+// luhn reports whether number, all digits, ends in its Luhn check digit.
+func luhn(number string) bool {
+	return number != "" && luhnCheckDigit(number[:len(number)-1]) == number[len(number)-1]
+}
+
+// luhnCheckDigit is the digit that, appended to head, passes the Luhn check:
+// from the right, every other digit of head (starting with the last) counts
+// double, less 9 when it exceeds 9.
+func luhnCheckDigit(head string) byte {
+	sum := 0
+	for i := range len(head) {
+		d := int(head[len(head)-1-i] - '0')
+		if i%2 == 0 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
 		}
+		sum += d
 	}
-	return digits
+	return byte('0' + (10-sum%10)%10)
 }
 
 // raiseOrderDate returns an edit turning an order_date part of 0 into 1.

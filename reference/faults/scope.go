@@ -1,4 +1,4 @@
-package reference
+package faults
 
 import (
 	"net/http"
@@ -8,7 +8,7 @@ import (
 
 // Faults of the idempotency scope and of webhook event delivery: they need
 // memory across requests, which each wrapper keeps in its own closure (one
-// per Server, so no state is shared between servers).
+// per Handler call, so no state is shared between servers).
 
 const (
 	scenarioRace      = "ten identical sales sent at once with one idempotency id create one sale"
@@ -53,7 +53,7 @@ func idempotencyScopeFaults() []Fault {
 				}
 				x.out["idempotency_id"] = nil
 				return true
-			}, routeSaleCreate),
+			}, "transfers.create"),
 		},
 	}
 }
@@ -176,7 +176,7 @@ func idempotencyRace(next http.Handler, _ faultDeps) http.Handler {
 // idempotencyID returns the idempotency_id of an authorization or sale
 // create, or "" for any other request.
 func idempotencyID(r *http.Request) string {
-	if !matchAny(r, routeAuthCreate, routeSaleCreate) {
+	if !matchAny(r, "authorizations.create", "transfers.create") {
 		return ""
 	}
 	id, _ := peekJSON(r)["idempotency_id"].(string)
@@ -192,12 +192,12 @@ func webhookIgnored(field string, ignore func(v any) bool) func(http.Handler, fa
 		var mu sync.Mutex
 		shown := map[string]any{} // webhook id → value shown
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !matchAny(r, routeHookCreate, routeHookUpdate, routeHookGet, routeHookList) {
+			if !matchAny(r, "webhooks.create", "webhooks.update", "webhooks.get", "webhooks.list") {
 				next.ServeHTTP(w, r)
 				return
 			}
 			hidden, hide, sent := webhookHide(r, field, ignore)
-			if params, ok := faultRoute(r, routeHookUpdate); ok && sent && !hidden {
+			if params, ok := faultRoute(r, "webhooks.update"); ok && sent && !hidden {
 				mu.Lock()
 				delete(shown, params["id"])
 				mu.Unlock()
@@ -230,7 +230,7 @@ func webhookIgnored(field string, ignore func(v any) bool) func(http.Handler, fa
 // accepts its value, and returns that value; sent reports the field was in
 // the body at all.
 func webhookHide(r *http.Request, field string, ignore func(v any) bool) (hidden bool, value any, sent bool) {
-	if !matchAny(r, routeHookCreate, routeHookUpdate) {
+	if !matchAny(r, "webhooks.create", "webhooks.update") {
 		return false, nil, false
 	}
 	in := peekJSON(r)

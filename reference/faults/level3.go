@@ -1,10 +1,14 @@
-package reference
+package faults
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/conform-kit/conform/validate"
+)
 
 // level3Faults break spec §2.13, §4.4, §7 and §8 (Level 2/3 data).
 func level3Faults() []Fault {
-	create := []string{routeAuthCreate, routeSaleCreate}
+	create := []string{"authorizations.create", "transfers.create"}
 	saleAndAuth := func(field string, ok, over string) []string {
 		return []string{
 			"sale Level 3 data accepts a " + field + " of " + ok + " characters and refuses " + over,
@@ -22,7 +26,7 @@ func level3Faults() []Fault {
 			Name: "level3-not-enabled-accepted-on-authorization", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
 			Breaks:   "§4.1/§7 Level 2/3 data on an authorization only for a merchant enabled for it",
 			Catchers: []string{"Level 2/3 data is refused before the merchant is enabled and accepted after"},
-			wrap:     rewriteRequest(stripLevel3ForDisabledMerchant, routeAuthCreate),
+			wrap:     rewriteRequest(stripLevel3ForDisabledMerchant, "authorizations.create"),
 		},
 		{
 			Name: "customer-reference-number-optional-on-create", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
@@ -52,7 +56,7 @@ func level3Faults() []Fault {
 				}
 				apd["customer_reference_number"] = "MISSING-REFERENCE-1"
 				return true
-			}, routeAuthCapture),
+			}, "authorizations.capture"),
 		},
 		{
 			Name: "capture-item-without-description-accepted", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
@@ -66,7 +70,7 @@ func level3Faults() []Fault {
 					}
 				}
 				return changed
-			}, routeAuthCapture),
+			}, "authorizations.capture"),
 		},
 		{
 			Name: "merchant-flag-update-ignored", Capability: "merchants", Expect: ExpectFail, Tags: "@level3",
@@ -78,7 +82,7 @@ func level3Faults() []Fault {
 				}
 				delete(x.in, "level_two_level_three_data_enabled")
 				return true
-			}, routeMerchantPut),
+			}, "merchants.update"),
 		},
 		{
 			Name: "customer-reference-number-18-accepted", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
@@ -102,7 +106,7 @@ func level3Faults() []Fault {
 			Name: "unit-of-measure-13-accepted-on-capture", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
 			Breaks:   "§8 unit_of_measure max 12 characters on capture",
 			Catchers: []string{"capture Level 3 data accepts a item_data.0.unit_of_measure of 12 characters and refuses 13"},
-			wrap:     rewriteRequest(shortenItems("unit_of_measure", 12), routeAuthCapture),
+			wrap:     rewriteRequest(shortenItems("unit_of_measure", 12), "authorizations.capture"),
 		},
 		{
 			Name: "quantity-zero-accepted", Capability: "level3", Expect: ExpectFail, Tags: "@level3",
@@ -141,7 +145,7 @@ func level3Faults() []Fault {
 				}
 				x.out["additional_purchase_data"] = nil
 				return true
-			}, routeAuthCapture),
+			}, "authorizations.capture"),
 		},
 		{
 			Name: "tax-exempt-with-sales-tax-accepted", Capability: "level3", Expect: ExpectWarn, Tags: "@level3",
@@ -170,14 +174,14 @@ func level3Faults() []Fault {
 				}
 				delete(apd, "sales_tax")
 				return true
-			}, routeSaleCreate),
+			}, "transfers.create"),
 		},
 	}
 }
 
 // itemData returns the item_data objects of a request body.
 func itemData(body map[string]any) []map[string]any {
-	v, _ := getPath(body, "additional_purchase_data.item_data")
+	v, _ := validate.FieldAt(body, "additional_purchase_data.item_data")
 	list, _ := v.([]any)
 	out := make([]map[string]any, 0, len(list))
 	for _, it := range list {

@@ -1,20 +1,8 @@
-package reference
+package faults
 
 import (
 	"net/http"
 	"strings"
-)
-
-// Route patterns of the subscription, dispute and balance transfer operations.
-const (
-	routeAmountUpdate     = "PATCH /subscription/subscription_schedules/{schedule_id}/subscription_amounts/{id}"
-	routeEnrollmentDelete = "DELETE /subscription/subscription_enrollments/{id}"
-	routeDisputeGet       = "GET /disputes/{id}"
-	routeEvidenceCreate   = "POST /disputes/{id}/evidence"
-	routeEvidenceList     = "GET /disputes/{id}/evidence"
-	routeEvidenceGet      = "GET /disputes/{dispute_id}/evidence/{id}"
-	routeAdjustments      = "GET /disputes/{dispute_id}/adjustment_transfers"
-	routeBalanceGet       = "GET /balance_transfers/{id}"
 )
 
 // subscriptionFaults break spec §3.2, §4.5 and §7 (subscriptions).
@@ -36,7 +24,7 @@ func subscriptionFaults() []Fault {
 				}
 				x.out["id"] = x.params["id"]
 				return true
-			}, routeAmountUpdate),
+			}, "subscription_amounts.update"),
 		},
 		{
 			Name: "enrollment-fetchable-after-delete", Capability: "subscriptions", Expect: ExpectFail, Tags: "@subscriptions",
@@ -44,7 +32,7 @@ func subscriptionFaults() []Fault {
 			Catchers: []string{"a deleted enrollment is no longer found"},
 			wrap: func(next http.Handler, _ faultDeps) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					if params, ok := faultRoute(r, routeEnrollmentDelete); ok {
+					if params, ok := faultRoute(r, "subscription_enrollments.delete"); ok {
 						if status, _ := innerCall(next, r, http.MethodGet, "/subscription/subscription_enrollments/"+params["id"], nil, nil); status == http.StatusOK {
 							w.WriteHeader(http.StatusNoContent)
 							return
@@ -65,7 +53,7 @@ func subscriptionFaults() []Fault {
 				}
 				fee["label"] = x.out["nickname"]
 				return true
-			}, routeAmountUpdate),
+			}, "subscription_amounts.update"),
 		},
 		{
 			Name: "enrollment-delete-returns-body", Capability: "subscriptions", Expect: ExpectFail, Tags: "@subscriptions",
@@ -73,7 +61,7 @@ func subscriptionFaults() []Fault {
 			Catchers: []string{"a deleted enrollment is no longer found"},
 			wrap: func(next http.Handler, _ faultDeps) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					params, ok := faultRoute(r, routeEnrollmentDelete)
+					params, ok := faultRoute(r, "subscription_enrollments.delete")
 					if !ok {
 						next.ServeHTTP(w, r)
 						return
@@ -112,7 +100,7 @@ func disputeFaults() []Fault {
 				}
 				delete(t, "file-name")
 				return true
-			}, routeEvidenceCreate, routeEvidenceGet),
+			}, "dispute_evidence.create", "dispute_evidence.get"),
 		},
 		{
 			Name: "adjustment-wrong-type", Capability: "disputes", Expect: ExpectFail, Tags: "@disputes",
@@ -126,7 +114,7 @@ func disputeFaults() []Fault {
 					}
 				}
 				return changed
-			}, routeAdjustments),
+			}, "dispute_adjustment_transfers.list"),
 		},
 		{
 			Name: "adjustment-carries-self-link", Capability: "disputes", Expect: ExpectFail, Tags: "@disputes",
@@ -141,7 +129,7 @@ func disputeFaults() []Fault {
 					}
 				}
 				return changed
-			}, routeAdjustments),
+			}, "dispute_adjustment_transfers.list"),
 		},
 		{
 			Name: "dispute-transfer-wrong", Capability: "disputes", Expect: ExpectFail, Tags: "@disputes",
@@ -154,7 +142,7 @@ func disputeFaults() []Fault {
 				}
 				x.out["transfer"] = tr[:2] + strings.Repeat("0", len(tr)-2)
 				return true
-			}, routeDisputeGet),
+			}, "disputes.get"),
 		},
 		{
 			Name: "evidence-list-empty", Capability: "disputes", Expect: ExpectFail, Tags: "@disputes",
@@ -172,7 +160,7 @@ func disputeFaults() []Fault {
 					page["count"] = 0
 				}
 				return true
-			}, routeEvidenceList),
+			}, "dispute_evidence.list"),
 		},
 		{
 			Name: "dispute-not-found-answered-400", Capability: "disputes", Expect: ExpectWarn, Tags: "@disputes",
@@ -184,7 +172,7 @@ func disputeFaults() []Fault {
 				}
 				x.status = http.StatusBadRequest
 				return true
-			}, routeDisputeGet),
+			}, "disputes.get"),
 		},
 	}
 }
@@ -204,13 +192,13 @@ func balanceTransferFaults() []Fault {
 				}
 				delete(links, "self")
 				return true
-			}, routeBalanceGet),
+			}, "balance_transfers.get"),
 		},
 		{
 			Name: "balance-transfer-source-renamed", Capability: "balance_transfers", Expect: ExpectWarn, Tags: "@balance_transfers",
 			Breaks:   "§2.9 source OPERATING_ACCOUNT (an observed value: assumed)",
 			Catchers: []string{fetched},
-			wrap:     rewriteResponse(setFieldOnSuccess("source", "OPERATING"), routeBalanceGet),
+			wrap:     rewriteResponse(setFieldOnSuccess("source", "OPERATING"), "balance_transfers.get"),
 		},
 	}
 }
@@ -219,7 +207,7 @@ func balanceTransferFaults() []Fault {
 // amount created through the schedule, as if the update had been allowed.
 func amountUpdatedTwice(next http.Handler, _ faultDeps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		params, ok := faultRoute(r, routeAmountUpdate)
+		params, ok := faultRoute(r, "subscription_amounts.update")
 		if !ok {
 			next.ServeHTTP(w, r)
 			return

@@ -1,4 +1,4 @@
-package reference
+package faults
 
 import (
 	"mime"
@@ -19,7 +19,7 @@ func authFaults() []Fault {
 				if r.Header.Get("Authorization") == "" {
 					r.SetBasicAuth(d.fx.Credentials.Platform.Username, d.fx.Credentials.Platform.Password)
 				}
-			}, "GET /webhooks"),
+			}, "webhooks.list"),
 		},
 		{
 			Name: "wrong-password-accepted-on-one-operation", Capability: "auth", Expect: ExpectFail, Tags: "@authentication",
@@ -30,7 +30,7 @@ func authFaults() []Fault {
 				if u, pw, ok := r.BasicAuth(); ok && u == p.Username && pw != p.Password {
 					r.SetBasicAuth(p.Username, p.Password)
 				}
-			}, "GET /disputes"),
+			}, "disputes.list"),
 		},
 		{
 			Name: "unauthenticated-answered-403", Capability: "auth", Expect: ExpectWarn, Tags: "@authentication",
@@ -56,7 +56,7 @@ func authFaults() []Fault {
 				if u, pw, ok := r.BasicAuth(); ok && u == c.Merchant.Username && pw == c.Merchant.Password {
 					r.SetBasicAuth(c.Platform.Username, c.Platform.Password)
 				}
-			}, routeMerchantPut),
+			}, "merchants.update"),
 		},
 		{
 			Name: "other-application-visible", Capability: "auth", Expect: ExpectFail, Tags: "@authentication",
@@ -91,7 +91,7 @@ func merchantFaults() []Fault {
 				}
 				pd["api_key"] = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
 				return true
-			}, routeMerchantGet, routeMerchantPut),
+			}, "merchants.get", "merchants.update"),
 		},
 		{
 			Name: "merchant-self-link-relative", Capability: "merchants", Expect: ExpectFail, Tags: "@merchants",
@@ -105,7 +105,7 @@ func merchantFaults() []Fault {
 					return true
 				}
 				return false
-			}, routeMerchantGet),
+			}, "merchants.get"),
 		},
 	}
 }
