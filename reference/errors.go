@@ -8,39 +8,24 @@ import (
 	"github.com/conform-kit/conform/validate"
 )
 
-// errorKind classifies a domain error; kinds map to HTTP statuses and envelope
-// codes in one table (kindTable), the place where the team's assumptions about
-// statuses live (DESIGN.md "Decisions where the spec is silent").
-type errorKind int
+// errorKind is a kind of refusal of the refusals table (schemas/judging.json,
+// read through validate.Validator.Refusal): the one place where the status
+// and envelope code of every refusal live (DESIGN.md "Decisions where the
+// spec is silent").
+type errorKind string
 
 const (
-	kindBadRequest errorKind = iota + 1
-	kindUnauthorized
-	kindDeclined
-	kindForbidden
-	kindNotFound
-	kindMethodNotAllowed
-	kindNotAcceptable
-	kindTooLarge
-	kindInvalidField
-	kindUnprocessable
+	kindBadRequest       errorKind = validate.RefusalMalformed
+	kindUnauthorized     errorKind = validate.RefusalUnauthenticated
+	kindDeclined         errorKind = validate.RefusalDeclined
+	kindForbidden        errorKind = validate.RefusalForbidden
+	kindNotFound         errorKind = validate.RefusalNotFound
+	kindMethodNotAllowed errorKind = validate.RefusalMethodNotAllowed
+	kindNotAcceptable    errorKind = validate.RefusalNotAcceptable
+	kindTooLarge         errorKind = validate.RefusalTooLarge
+	kindInvalidField     errorKind = validate.RefusalInvalidField
+	kindUnprocessable    errorKind = validate.RefusalUnprocessable
 )
-
-var kindTable = map[errorKind]struct {
-	status int
-	code   string
-}{
-	kindBadRequest:       {http.StatusBadRequest, "BAD_REQUEST"},
-	kindUnauthorized:     {http.StatusUnauthorized, "UNKNOWN"},
-	kindDeclined:         {http.StatusPaymentRequired, "DECLINED"},
-	kindForbidden:        {http.StatusForbidden, "FORBIDDEN"},
-	kindNotFound:         {http.StatusNotFound, "NOT_FOUND"},
-	kindMethodNotAllowed: {http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"},
-	kindNotAcceptable:    {http.StatusNotAcceptable, "NOT_ACCEPTABLE"},
-	kindTooLarge:         {http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE"},
-	kindInvalidField:     {http.StatusUnprocessableEntity, validate.CodeInvalidField},
-	kindUnprocessable:    {http.StatusUnprocessableEntity, validate.CodeUnprocessable},
-}
 
 // domainError is what the store and the handlers return for a refused request.
 type domainError struct {
@@ -84,12 +69,17 @@ var (
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var de *domainError
 	if errors.As(err, &de) {
-		t := kindTable[de.kind]
+		ref, ok := s.v.Refusal(string(de.kind))
+		if !ok { // every kind above is a row of the table (TestErrorKindsAreRefusals)
+			s.log.Error("refusal kind not in the refusals table", "kind", de.kind)
+			validate.WriteError(w, r, err)
+			return
+		}
 		if de.kind == kindUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Basic realm="payments"`)
 		}
-		validate.WriteEnvelope(w, r, t.status, validate.ErrorItem{
-			Code: t.code, Message: de.message, Field: de.field, Resource: de.resource,
+		validate.WriteEnvelope(w, r, ref.Status, validate.ErrorItem{
+			Code: ref.Codes[0], Message: de.message, Field: de.field, Resource: de.resource,
 		})
 		return
 	}

@@ -10,10 +10,13 @@ import (
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
-// idLength is the number of base62 characters after an id's prefix.
+// idLength is the number of base62 characters after an id's prefix: the
+// default id_form of schemas/judging.json, [0-9A-Za-z]{22}.
 const idLength = 22
 
-// Id prefixes (spec section 2, DESIGN.md "Ids").
+// Id prefixes: the id_prefixes table of schemas/judging.json (spec section 2,
+// DESIGN.md "Ids"), written out as constants for the call sites;
+// TestIDPrefixesAreTheTable keeps them equal to the table.
 const (
 	prefixApplication  = "AP"
 	prefixAuthz        = "AU"

@@ -86,9 +86,15 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		for _, v := range verr.Violations {
 			items = append(items, ErrorItem{Code: verr.Code, Message: v.Message, Field: v.Pointer})
 		}
-		WriteEnvelope(w, r, http.StatusUnprocessableEntity, items...)
+		kind := RefusalInvalidField
+		if verr.Code == CodeUnprocessable {
+			kind = RefusalUnprocessable
+		}
+		status, _ := defaultRefusal(kind)
+		WriteEnvelope(w, r, status, items...)
 	case errors.Is(err, ErrMalformed):
-		WriteEnvelope(w, r, http.StatusBadRequest, ErrorItem{Code: "BAD_REQUEST", Message: err.Error()})
+		status, code := defaultRefusal(RefusalMalformed)
+		WriteEnvelope(w, r, status, ErrorItem{Code: code, Message: err.Error()})
 	default:
 		WriteEnvelope(w, r, http.StatusInternalServerError, ErrorItem{Code: "INTERNAL_SERVER_ERROR", Message: "internal server error"})
 	}

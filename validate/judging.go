@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -142,6 +144,22 @@ func (v *Validator) Refusal(kind string) (Refusal, bool) {
 	return r, true
 }
 
+// defaultRefusal is the status and first code of a kind of refusal in the
+// refusals table, for the package functions that render errors without a
+// Validator at hand (WriteError). Only a broken embedded table (which New
+// refuses, and every test would show) falls back to 500.
+func defaultRefusal(kind string) (int, string) {
+	v, err := Default()
+	if err != nil {
+		return http.StatusInternalServerError, "INTERNAL_SERVER_ERROR"
+	}
+	r, ok := v.judging.Refusals[kind]
+	if !ok {
+		return http.StatusInternalServerError, "INTERNAL_SERVER_ERROR"
+	}
+	return r.Status, r.Codes[0]
+}
+
 // IDPrefix returns the id prefix of a resource kind ("authorization" →
 // "AU"), or "" for an unknown kind.
 func (v *Validator) IDPrefix(kind string) string { return v.judging.IDPrefixes[kind].Prefix }
@@ -158,6 +176,53 @@ func (v *Validator) SchemaBasis(schema string) (Basis, bool) {
 func (v *Validator) Clause(section string) (string, bool) {
 	t, ok := v.judging.Clauses[section]
 	return t, ok
+}
+
+// ClauseCoverage splits the spec's sections into those at least one
+// normative check names (an operation, a refusal, an id prefix or a schema)
+// and the rest, each sorted as the clause table's keys.
+func (v *Validator) ClauseCoverage() (covered, uncovered []string) {
+	seen := map[string]bool{}
+	add := func(b Basis) {
+		if b.Normative() {
+			for _, c := range b.Clauses {
+				seen[c] = true
+			}
+		}
+	}
+	for _, op := range v.tab.ops {
+		add(op.Basis())
+	}
+	for _, r := range v.judging.Refusals {
+		add(r.Basis)
+	}
+	for _, p := range v.judging.IDPrefixes {
+		add(p.Basis)
+	}
+	for _, b := range v.judging.Schemas {
+		add(b)
+	}
+	for _, c := range slices.SortedFunc(maps.Keys(v.judging.Clauses), compareSections) {
+		if seen[c] {
+			covered = append(covered, c)
+		} else {
+			uncovered = append(uncovered, c)
+		}
+	}
+	return covered, uncovered
+}
+
+// compareSections orders section numbers numerically ("2.9" before "2.10").
+func compareSections(a, b string) int {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		x, _ := strconv.Atoi(as[i])
+		y, _ := strconv.Atoi(bs[i])
+		if x != y {
+			return x - y
+		}
+	}
+	return len(as) - len(bs)
 }
 
 // newJudging parses judging.json and checks it against itself, the schemas

@@ -172,3 +172,22 @@ func TestBasisCites(t *testing.T) {
 		t.Errorf("authorizations.create basis %+v, want normative §4.1", o.Basis())
 	}
 }
+
+// TestClauseCoverage: every section of the spec that states something a
+// server can break has a normative check; the rest only say "not shown".
+func TestClauseCoverage(t *testing.T) {
+	v := newValidator(t)
+	covered, uncovered := v.ClauseCoverage()
+	if want := []string{"3", "2.14", "9"}; !slices.Equal(sortedCopy(uncovered), sortedCopy(want)) {
+		t.Errorf("sections without a normative check: %v, want %v (headings and gaps only)", uncovered, want)
+	}
+	if len(covered)+len(uncovered) != len(v.Judging().Clauses) || covered[0] != "1" {
+		t.Errorf("covered %v", covered)
+	}
+}
+
+func sortedCopy(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
+}

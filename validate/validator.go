@@ -44,6 +44,7 @@ type Validator struct {
 	tab      table
 	judging  Judging
 	profile  Profile // the default profile, built from judging
+	assumed  *assumedCache
 }
 
 var defaultValidator = sync.OnceValues(New)
@@ -129,6 +130,9 @@ func New() (*Validator, error) {
 		return nil, err
 	}
 	if v.profile, err = newDefaultProfile(v.judging, t); err != nil {
+		return nil, err
+	}
+	if v.assumed, err = newAssumed(v); err != nil {
 		return nil, err
 	}
 	return v, nil
