@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/cucumber/godog"
 
@@ -70,26 +69,26 @@ func (s *scenario) checkSuccess(ex *exchange) error {
 
 // checkSchema validates a 2xx body against the operation's response schema,
 // judged by the schema's basis in judging.json (never by the step's: the
-// same fact is judged the same way in every scenario), then the reference's
-// exact forms of ids and timestamps (assumed: id_form, timestamp_precision).
-// Each response is judged once: send checks every 2xx response.
+// same fact is judged the same way in every scenario) or, for an operation
+// that is itself assumed, under its key; then the reference's exact forms
+// (validate.AssumedValue: id_form, timestamp_precision, payloads the spec
+// does not show, ...), each a WARN under its profile key unless the profile
+// declares the target's own choice. Each response is judged once: send
+// checks every 2xx response.
 func (s *scenario) checkSchema(ex *exchange) error {
 	if !ex.hasOp || ex.op.Response == "" || ex.schemaJudged {
 		return nil
 	}
 	ex.schemaJudged = true
 	b, _ := s.suite.v.SchemaBasis(ex.op.Response)
-	if ob := ex.op.Basis(); !ob.Normative() {
-		b = ob
-	}
-	if b.Normative() || !s.declaresUnchecked(b.Assumed) {
+	if b.Normative() {
 		if err := s.suite.v.Validate(ex.op.Response, ex.body); err != nil {
 			msg := s.failf(ex, "response does not match schema %q: %s", ex.op.Response, violations(err))
-			if b.Normative() {
-				if err := s.judgeCheck(Check{Basis: b, Message: msg.Error()}); err != nil {
+			if ob := ex.op.Basis(); !ob.Normative() {
+				if err := s.assume(ob.Assumed, "schema "+ex.op.Response, "violations", nil, msg); err != nil {
 					return err
 				}
-			} else if err := s.assume(b.Assumed, "schema "+ex.op.Response, "violations", nil, msg); err != nil {
+			} else if err := s.judgeCheck(Check{Basis: b, Message: msg.Error()}); err != nil {
 				return err
 			}
 		}
@@ -97,84 +96,46 @@ func (s *scenario) checkSchema(ex *exchange) error {
 	return s.checkForms(ex)
 }
 
-// checkForms checks the reference's exact forms in a response: what follows
-// the prefix of every id (id_form) and the fractional digits of every
-// created_at and updated_at (timestamp_precision). Each key is judged once
-// per response, on the first value that differs.
+// checkForms judges the deviations of a response from the reference's exact
+// forms (validate.AssumedValue), once per key, expected and observed.
 func (s *scenario) checkForms(ex *exchange) error {
-	p := &s.suite.profile
-	var idErr, tsErr error
-	walkFields(ex.doc, func(key string, v string) {
-		switch key {
-		case "id":
-			if idErr != nil {
-				return
-			}
-			prefix := s.suite.idPrefix(v)
-			if prefix == "" {
-				return
-			}
-			re, err := p.IDPattern(prefix)
-			if err != nil || re.MatchString(v) {
-				return
-			}
-			rest := v[len(prefix):]
-			idErr = s.assume("id_form", p.IDForm, idShape(rest), map[string]any{"id_form": "[0-9A-Za-z]+"},
-				s.failf(ex, "id %q: %q after the prefix %s is not of the declared form %s", v, rest, prefix, p.IDForm))
-		case "created_at", "updated_at":
-			if tsErr != nil || p.TimestampPattern().MatchString(v) {
-				return
-			}
-			digits := fractionDigits(v)
-			tsErr = s.assume("timestamp_precision", strconv.Itoa(p.TimestampPrecision)+" digits", strconv.Itoa(digits)+" digits",
-				map[string]any{"timestamp_precision": digits}, s.failf(ex, "%s %q has %d fractional digits, want %d", key, v, digits, p.TimestampPrecision))
+	devs, err := s.suite.v.AssumedValue(ex.op.Response, ex.doc, s.suite.profile)
+	if err != nil {
+		return nil // not a JSON document: the schema check has judged it
+	}
+	seen := map[validate.Deviation]bool{}
+	var errs []error
+	for _, d := range devs {
+		k := validate.Deviation{Key: d.Key, Expected: d.Expected, Observed: d.Observed}
+		if seen[k] {
+			continue
 		}
-	})
-	return errors.Join(idErr, tsErr)
+		seen[k] = true
+		errs = append(errs, s.assume(d.Key, d.Expected, d.Observed, deviationPatch(d), s.failf(ex, "%s", d)))
+	}
+	return errors.Join(errs...)
 }
 
-// walkFields calls fn for every string field of a JSON document.
-func walkFields(doc any, fn func(key, v string)) {
-	switch d := doc.(type) {
-	case map[string]any:
-		for k, v := range d {
-			if str, ok := v.(string); ok {
-				fn(k, str)
-				continue
-			}
-			walkFields(v, fn)
+// deviationPatch is the profile object that declares a deviation's observed
+// choice, when one can be read from it.
+func deviationPatch(d validate.Deviation) any {
+	switch d.Key {
+	case "id_form":
+		return map[string]any{"id_form": "[0-9A-Za-z]+"}
+	case "timestamp_precision":
+		var n int
+		if _, err := fmt.Sscanf(d.Observed, "%d fractional digits", &n); err == nil && n > 0 {
+			return map[string]any{"timestamp_precision": n}
 		}
-	case []any:
-		for _, v := range d {
-			walkFields(v, fn)
+	case "api_key_literal":
+		if lit, err := strconv.Unquote(d.Observed); err == nil {
+			return map[string]any{"api_key_literal": lit}
 		}
+		return map[string]any{"api_key_literal": ""}
+	case "file_payloads", "event_layout", "resource_values":
+		return map[string]any{d.Key: validate.Unchecked}
 	}
-}
-
-// idShape describes what follows an id's prefix: "21 characters".
-func idShape(rest string) string {
-	for _, r := range rest {
-		if !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') {
-			return fmt.Sprintf("%d characters, not all [0-9A-Za-z]", len(rest))
-		}
-	}
-	return fmt.Sprintf("%d characters [0-9A-Za-z]", len(rest))
-}
-
-// fractionDigits counts the fractional second digits of a timestamp.
-func fractionDigits(ts string) int {
-	_, frac, ok := strings.Cut(ts, ".")
-	if !ok {
-		return 0
-	}
-	n := 0
-	for _, r := range frac {
-		if r < '0' || r > '9' {
-			break
-		}
-		n++
-	}
-	return n
+	return nil
 }
 
 // checkRefused: the request was refused (any 4xx) with a well-formed §7
