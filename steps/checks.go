@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -46,7 +47,11 @@ func union(a, b []string) []string {
 func (s *scenario) checkSuccess(ex *exchange) error {
 	if ex.status < 200 || ex.status > 299 {
 		b := s.opBasis(ex)
-		c := Check{Basis: b, Expected: "2xx", Observed: strconv.Itoa(ex.status), Message: s.failf(ex, "status %d, want 2xx", ex.status).Error()}
+		c := Check{Basis: b, Key: b.Assumed, Expected: "2xx", Observed: strconv.Itoa(ex.status), Message: s.failf(ex, "status %d, want 2xx", ex.status).Error()}
+		if b.Assumed == "operation_roles" && ex.hasOp && ex.status == http.StatusForbidden {
+			c.Key, c.Expected, c.Observed = "operation_roles."+ex.op.ID, "the "+ex.user+" user may call it", "403"
+			c.Patch = rolesWithout(s.suite.profile.Roles(ex.op), ex.op.ID, userRole(ex.user))
+		}
 		if err := s.judgeCheck(c); err != nil {
 			return err
 		}
@@ -65,6 +70,21 @@ func (s *scenario) checkSuccess(ex *exchange) error {
 		}
 	}
 	return s.checkSchema(ex)
+}
+
+// userRole is the role of a credential key of the config.
+func userRole(user string) string {
+	if user == "merchant" {
+		return "ROLE_MERCHANT"
+	}
+	return "ROLE_PLATFORM"
+}
+
+// rolesWithout is the profile object declaring that role may not call the operation.
+func rolesWithout(roles []string, opID, role string) json.RawMessage {
+	kept := slices.DeleteFunc(slices.Clone(roles), func(r string) bool { return r == role })
+	b, _ := json.Marshal(map[string]any{"operation_roles": map[string][]string{opID: nonNil(kept)}})
+	return b
 }
 
 // checkSchema validates a 2xx body against the operation's response schema,
@@ -166,8 +186,12 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 		if kind != "" {
 			want = "4xx (" + kind + ", declared " + form.String() + ")"
 		}
-		return s.judgeCheck(Check{Basis: b, Key: b.Assumed, Expected: want, Observed: strconv.Itoa(ex.status),
-			Message: s.failf(ex, "status %d, want a refusal: %s", ex.status, want).Error()})
+		c := Check{Basis: b, Key: b.Assumed, Expected: want, Observed: strconv.Itoa(ex.status),
+			Message: s.failf(ex, "status %d, want a refusal: %s", ex.status, want).Error()}
+		if kind == validate.RefusalDeclined && b.Assumed == "decline_trigger_amount" && ex.status >= 200 && ex.status <= 299 {
+			c.Expected, c.Observed, c.Patch = "a decline", "accepted", json.RawMessage(`{"decline_trigger_amount": 0}`)
+		}
+		return s.judgeCheck(c)
 	}
 	if err := s.checkEnvelope(ex); err != nil || kind == "" {
 		return err
