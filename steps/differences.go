@@ -82,17 +82,6 @@ func printDifferences(w io.Writer, diffs []Difference) {
 	}
 }
 
-// warnKeys lists the keys of a result's failed assumed checks, once each.
-func warnKeys(r ScenarioResult) []string {
-	var keys []string
-	for _, c := range r.Checks {
-		if !c.Basis.Normative() && !slices.Contains(keys, c.Key) {
-			keys = append(keys, c.Key)
-		}
-	}
-	return keys
-}
-
 // clip shortens a table cell to 40 characters.
 func clip(s string) string {
 	if len(s) > 40 {

@@ -217,19 +217,15 @@ func clauses(tags []string) string {
 	return " [" + strings.Join(sections, " ") + "]"
 }
 
-// report prints every non-passing verdict with its evidence (a WARN only
-// with the keys it differs on: the grouped table of differences follows),
-// then the summary line.
+// report prints every FAIL, SKIP and ERROR with its evidence, then one
+// grouped table of the differences every WARN found (key, expected,
+// observed, scenarios), then the summary line.
 func report(w io.Writer, sum Summary) {
 	for _, r := range sum.Results {
-		if r.Outcome == Pass {
+		if r.Outcome == Pass || r.Outcome == Warn {
 			continue
 		}
 		fmt.Fprintf(w, "%-5s %s: %s%s\n", r.Outcome, r.Feature, r.Name, clauses(r.Tags))
-		if r.Outcome == Warn {
-			fmt.Fprintf(w, "      assumed: %s\n", strings.Join(warnKeys(r), ", "))
-			continue
-		}
 		for _, m := range r.Messages {
 			fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(m, "\n", "\n      "))
 		}

@@ -344,3 +344,30 @@ func TestServeWithFaultServesItBroken(t *testing.T) {
 		})
 	}
 }
+
+// TestRunProfileFlags: --profile is read before anything runs (a key the
+// kit does not know is a usage error naming it), and --write-profile writes
+// the choices observed: against the reference, none (an empty profile).
+func TestRunProfileFlags(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"create_stat": 200}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "", "run", "--target", "http://127.0.0.1:9", "--profile", bad)
+	if code != exitUsage || !strings.Contains(errOut, "create_stat") {
+		t.Fatalf("conform run --profile with an unknown key: exit %d, stderr %q, want %d naming the key\nstdout: %s", code, errOut, exitUsage, out)
+	}
+	written := filepath.Join(dir, "observed.json")
+	code, _, errOut = run(t, "", "run", "--tags", "@merchants", "--concurrency", "2", "--write-profile", written)
+	if code != exitOK {
+		t.Fatalf("conform run --write-profile against the reference: exit %d; stderr: %s", code, errOut)
+	}
+	got, err := os.ReadFile(written)
+	if err != nil {
+		t.Fatalf("the observed profile was not written: %v", err)
+	}
+	if strings.TrimSpace(string(got)) != "{}" {
+		t.Errorf("observed profile of the reference = %s, want {} (its choices are the defaults)", got)
+	}
+}

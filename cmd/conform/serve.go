@@ -26,6 +26,7 @@ type serveOptions struct {
 	reviewDelay time.Duration // simulated file review
 	verbose     bool          // log requests to standard error
 	faults      []string      // named faults of the catalog, to test a conformance suite
+	variant     string        // a conformant variant of the catalog: other choices where the spec is silent
 	seed        int64         // seeds the deterministic credentials and fixtures
 	out         io.Writer
 	errOut      io.Writer
@@ -56,6 +57,7 @@ The reference is a model of the contract, not of the real service. Stop it with 
 	cmd.Flags().DurationVar(&opts.reviewDelay, "review-delay", time.Second, "how long the simulated file review takes")
 	cmd.Flags().Int64Var(&opts.seed, "seed", 0, "seed of the credentials and fixture ids (the same seed gives the same ones)")
 	cmd.Flags().BoolVarP(&opts.verbose, "verbose", "v", false, "log every request to standard error")
+	cmd.Flags().StringVar(&opts.variant, "variant", "", "serve a conformant variant of the reference: another choice where the spec is silent (see conform faults --variants)")
 	cmd.Flags().StringSliceVar(&opts.faults, "fault", nil, "break the reference on purpose with these named faults of its catalog (to test a suite; never for a sandbox)")
 	return cmd
 }
@@ -74,7 +76,21 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	if opts.verbose {
 		logger = slog.New(slog.NewTextHandler(opts.errOut, nil))
 	}
-	ref, handler, err := faults.Serve(reference.Config{BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger, Seed: opts.seed}, opts.faults)
+	refCfg := reference.Config{BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger, Seed: opts.seed}
+	var ref *reference.Server
+	var handler http.Handler
+	var seeded reference.Seeded
+	switch {
+	case opts.variant != "" && len(opts.faults) > 0:
+		err = fmt.Errorf("%w: --variant and --fault exclude each other", faults.ErrUnknown)
+	case opts.variant != "":
+		ref, handler, seeded, err = faults.ServeVariant(refCfg, opts.variant)
+	default:
+		ref, handler, err = faults.Serve(refCfg, opts.faults)
+		if err == nil {
+			seeded = ref.Seeded()
+		}
+	}
 	if err != nil {
 		ln.Close()
 		if errors.Is(err, faults.ErrUnknown) {
@@ -84,7 +100,6 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	}
 	defer ref.Close()
 
-	seeded := ref.Seeded()
 	if opts.fixtures != "" {
 		if err := writeJSONFile(opts.fixtures, suiteConfig(url, seeded)); err != nil {
 			ln.Close()
