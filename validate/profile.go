@@ -295,6 +295,11 @@ type ProfileDifference struct {
 	Declared json.RawMessage
 }
 
+// String renders "create_status: 200 (default 201)".
+func (d ProfileDifference) String() string {
+	return fmt.Sprintf("%s: %s (default %s)", d.Key, d.Declared, d.Default)
+}
+
 // ProfileDifferences lists, in table order, the keys where p differs from
 // the reference's choices.
 func (v *Validator) ProfileDifferences(p Profile) []ProfileDifference {

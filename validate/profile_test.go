@@ -144,6 +144,9 @@ func TestDecodeProfileOverTheDefaults(t *testing.T) {
 			t.Errorf("round trip (all=%v) changed the profile:\n%s", all, buf.String())
 		}
 	}
+	if got := v.ProfileDifferences(p)[0].String(); got != "create_status: 200 (default 201)" {
+		t.Errorf("ProfileDifference.String() = %q", got)
+	}
 	var keys []string
 	for _, d := range v.ProfileDifferences(p) {
 		keys = append(keys, d.Key)
