@@ -196,7 +196,7 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 	if err := s.checkEnvelope(ex); err != nil || kind == "" {
 		return err
 	}
-	codes := errorField(ex.doc, "code")
+	codes := slices.Compact(slices.Sorted(slices.Values(errorField(ex.doc, "code"))))
 	if !form.StatusMatches(ex.status) || !form.CodeMatches(codes) {
 		observed := validate.RefusalForm{Status: ex.status, Codes: codes}
 		patch := map[string]any{"refusals": map[string]any{kind: map[string]any{"status": ex.status, "codes": nonNil(codes)}}}
