@@ -49,7 +49,7 @@ Feature: Authentication, roles and tenancy
       | webhooks.get                              |
       | webhooks.update                           |
 
-    @extension @assumed
+    @extension @assumed @profile-extensions
     Examples: operations the reference adds
       | operation                     |
       | authorizations.get            |
@@ -88,20 +88,25 @@ Feature: Authentication, roles and tenancy
 
   Scenario: a user of another application does not find my sale in its dispute list
     Given a card for the buyer
-    And a sale of 888888 cents
+    And a sale of the sandbox's dispute amount
     And the dispute opened on the sale appears in the dispute list
     When the other application user calls "disputes.list"
     Then the request succeeds
     And the list does not contain the dispute
 
+  @assumed @profile-operation_roles
   Scenario: the merchant user may read the merchant it belongs to
-    Given I am the merchant user
+    Given the profile lets the merchant user call "merchants.get"
+    And I am the merchant user
     When I fetch the merchant
     Then the request succeeds
     And the response field "id" is "{fixture:merchant}"
 
+  @assumed @profile-operation_roles
   Scenario: the merchant user may charge a card
-    Given I am the merchant user
+    Given the profile lets the merchant user call "payment_instruments.create"
+    And the profile lets the merchant user call "transfers.create"
+    And I am the merchant user
     And a card for the buyer
     When I create a sale of 1300 cents
     Then the request succeeds

@@ -14,7 +14,7 @@ Feature: Authorizations and captures
     And the response field "id" starts with "AU"
     And the response field "amount" is 1000
     And the response field "currency" is "USD"
-    And the response field "state" is "SUCCEEDED" (assumed)
+    And the response field "state" is "SUCCEEDED" (assumed: resource_values)
     And the response field "transfer" is null
     And the response field "source" is the card id
     And the response field "merchant_identity" is "{fixture:merchant_identity}"
@@ -25,9 +25,9 @@ Feature: Authorizations and captures
     And the response field "_links.transfer" is absent
     And the link "self" names the response field "id"
     And the link "merchant_identity" names the response field "merchant_identity"
-    And the authorization expires 7 days after it was created (assumed)
+    And the authorization expires as the profile declares
 
-  @assumed
+  @assumed @profile-authorization_merchant_field
   Scenario: an authorization may name the merchant by its merchant id instead of its identity
     When I authorize 1000 cents naming the merchant by its merchant id
     Then the request succeeds
@@ -81,10 +81,15 @@ Feature: Authorizations and captures
     Then the request is refused as an invalid field "/capture_amount"
     And the authorization is still uncaptured
 
-  @spec-7
-  Scenario: a capture whose fee exceeds the captured amount is refused and changes nothing
+  Scenario: a capture whose fee exceeds the captured amount but not the authorized one is handled as declared
     Given an authorization of 1000 cents
     When I capture 500 cents with a fee of 501 cents
+    Then the capture whose fee exceeds the captured amount is handled as the profile declares
+
+  @spec-7
+  Scenario: a capture whose fee exceeds the authorized amount is refused and changes nothing
+    Given an authorization of 1000 cents
+    When I capture 1000 cents with a fee of 1001 cents
     Then the request is refused as an invalid field "/fee"
     And the authorization is still uncaptured
 
@@ -101,19 +106,26 @@ Feature: Authorizations and captures
     When I capture 1000 cents with a fee of 0 cents
     Then the request succeeds
 
-  Scenario: an authorization is captured only once
+  Scenario: a second capture within the authorized amount is handled as declared
     Given an authorization of 1000 cents
     When I capture 600 cents
     Then the request succeeds
     When I capture 400 cents
-    Then the request is refused as unprocessable
+    Then the second capture within the amount is handled as the profile declares
+
+  Scenario: captures never total more than the authorized amount
+    Given an authorization of 1000 cents
+    When I capture 600 cents
+    Then the request succeeds
+    When I capture 600 cents
+    Then the request is refused
 
   @spec-7
   Scenario: capturing an authorization that does not exist is refused as not found
     When I capture an authorization that does not exist
     Then the request is refused as not found
 
-  @extension @assumed
+  @extension @assumed @profile-extensions
   Scenario: a capture creates a debit transfer of the captured amount
     Given an authorization of 1000 cents
     When I capture 700 cents
@@ -133,20 +145,20 @@ Feature: Authorizations and captures
     And the response field "transfer" starts with "TR"
     And the response field "_links.transfer.href" is an absolute URL
 
-  @assumed @sandbox
-  Scenario: an authorization of 102 cents is declined by the sandbox
-    When I authorize 102 cents
+  @assumed @profile-decline_trigger_amount @sandbox
+  Scenario: an authorization of the sandbox's declined amount is declined
+    When I authorize the sandbox's declined amount
     Then the request is refused as declined
     And the error names the declined resource
 
-  @assumed @idempotency
+  @assumed @profile-idempotency_replay @idempotency
   Scenario: an authorization replayed with the same idempotency id returns the original
     When I authorize 1000 cents with the idempotency id "auth-replay"
     Then the request succeeds
     When I authorize 1000 cents with the idempotency id "auth-replay"
     Then the response repeats the original authorization
 
-  @assumed @idempotency
+  @assumed @profile-idempotency_replay @idempotency
   Scenario: an idempotency id reused with another body is refused
     When I authorize 1000 cents with the idempotency id "auth-conflict"
     Then the request succeeds

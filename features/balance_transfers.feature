@@ -13,8 +13,8 @@ Feature: Balance transfers
     And the response field "id" starts with "BT_"
     And the response field "id" is "{fixture:balance_transfer}"
     And the response field "_links.self.href" is an absolute URL
-    And the response field "source" is "OPERATING_ACCOUNT" (assumed)
-    And the response field "destination" is "FOR_BENEFIT_OF_ACCOUNT" (assumed)
+    And the response field "source" is "OPERATING_ACCOUNT" (assumed: resource_values)
+    And the response field "destination" is "FOR_BENEFIT_OF_ACCOUNT" (assumed: resource_values)
 
   Scenario: fetching a balance transfer that does not exist is refused as not found
     When I fetch a balance transfer that does not exist

@@ -1,24 +1,24 @@
 @disputes @spec-4.6
 Feature: Disputes, evidence and adjustment transfers
   Disputes (chargebacks) are listed and fetched; evidence is uploaded as multipart form data and
-  listed; each dispute lists its adjustment transfers. A sale of 888888 cents opens a dispute.
+  listed; each dispute lists its adjustment transfers. In the sandbox a sale of a trigger amount (888888 cents) opens a dispute.
 
   Background:
     Given I am the platform user
 
-  @sandbox @spec-2.7
-  Scenario: a sale of 888888 cents opens a dispute on that sale with adjustment transfers
+  @sandbox @spec-2.7 @assumed @profile-dispute_trigger_amount
+  Scenario: a sale of the sandbox's dispute amount opens a dispute on that sale with adjustment transfers
     Given a card for the buyer
-    When I create a sale of 888888 cents
+    When I create a sale of the sandbox's dispute amount
     Then the request succeeds
     And the response field "state" is "PENDING"
-    And the dispute opened on the sale appears in the dispute list
+    And a fresh dispute opened on the sale appears in the dispute list
     When I fetch the dispute
     Then the request succeeds
     And the response field "transfer" is the sale id
     And the response field "state" is one of "INQUIRY, PENDING"
-    And the response field "amount" is 888888 (assumed)
-    And the dispute reaches the state "PENDING" (assumed)
+    And the dispute's amount is the sale's amount
+    And the dispute reaches the state "PENDING"
     When I list the adjustment transfers of the dispute
     Then the request succeeds
     And the list holds at least 1 item
@@ -56,7 +56,7 @@ Feature: Disputes, evidence and adjustment transfers
     And the response field "tags.file-name" is "receipt.pdf"
     And the response field "tags.file-extension" is present
     And the response field "tags.content-type" is present
-    And the response field "state" is "SUCCEEDED" (assumed)
+    And the response field "state" is "SUCCEEDED" (assumed: resource_values)
 
   Scenario: uploaded evidence is listed and fetched
     When I upload "invoice.pdf" as evidence for the dispute
@@ -98,10 +98,10 @@ Feature: Disputes, evidence and adjustment transfers
   @sandbox @lists @spec-2.12 @spec-4.10
   Scenario: the dispute list pages by offset and limit and counts every dispute
     Given a card for the buyer
-    And a sale of 888888 cents
-    And the dispute opened on the sale appears in the dispute list
-    And a sale of 888888 cents
-    And the dispute opened on the sale appears in the dispute list
+    And a sale of the sandbox's dispute amount
+    And a fresh dispute opened on the sale appears in the dispute list
+    And a sale of the sandbox's dispute amount
+    And a fresh dispute opened on the sale appears in the dispute list
     When I list the disputes with "limit=1"
     Then the request succeeds
     And the list holds 1 items
@@ -131,8 +131,8 @@ Feature: Disputes, evidence and adjustment transfers
   @sandbox @lists @spec-2.12
   Scenario: a new dispute's evidence list is empty and still carries its page
     Given a card for the buyer
-    And a sale of 888888 cents
-    And the dispute opened on the sale appears in the dispute list
+    And a sale of the sandbox's dispute amount
+    And a fresh dispute opened on the sale appears in the dispute list
     When I list the evidence of the dispute
     Then the request succeeds
     And the list holds 0 items
@@ -143,8 +143,8 @@ Feature: Disputes, evidence and adjustment transfers
   @sandbox @lists @spec-2.12 @spec-4.10
   Scenario: the evidence list of a dispute pages by offset and limit and counts exactly
     Given a card for the buyer
-    And a sale of 888888 cents
-    And the dispute opened on the sale appears in the dispute list
+    And a sale of the sandbox's dispute amount
+    And a fresh dispute opened on the sale appears in the dispute list
     When I upload "page-one.pdf" as evidence for the dispute
     Then the request succeeds
     When I upload "page-two.pdf" as evidence for the dispute

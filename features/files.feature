@@ -11,10 +11,10 @@ Feature: Files for underwriting review
     When I create a file named "conform passport"
     Then the request succeeds
     And the response field "status" is "REQUIRES_UPLOAD"
-    And the response field "id" starts with "FILE_" (assumed)
-    And the response field "display_name" is "conform passport" (assumed)
+    And the response field "id" starts with "FILE_" (assumed: file_payloads)
+    And the response field "display_name" is "conform passport" (assumed: file_payloads)
 
-  @assumed
+  @assumed @profile-file_payloads
   Scenario: a file without a display name is refused
     When I create a file without a display name
     Then the request is refused as an invalid field "/display_name"
@@ -25,17 +25,17 @@ Feature: Files for underwriting review
     And a file named "conform bank statement"
     When I upload a document to the file
     Then the request succeeds
-    And the response field "status" is "PENDING" (assumed)
+    And the response field "status" is "PENDING" (assumed: resource_values)
     And the file's review ends in "UPLOADED"
     And the kit's receiver gets the "updated" event of the file with status "UPLOADED"
 
-  @spec-3.1
+  @spec-3.1 @assumed @profile-file_reject_trigger
   Scenario: a file the review rejects does not reach UPLOADED
-    Given a file named "conform reject me"
+    Given a file named "conform {file_reject_trigger} me"
     When I upload a document to the file
     Then the request succeeds
     And the file's review ends in a status other than "UPLOADED"
-    And the response field "status" is "INVALID" (assumed)
+    And the response field "status" is "INVALID" (assumed: resource_values)
 
   Scenario: a file is fetched with POST and with GET
     Given a file named "conform fetch"
@@ -64,7 +64,7 @@ Feature: Files for underwriting review
     Given a file named "conform link"
     When I create an upload link for the file
     Then the request succeeds
-    And the response field "type" is "UPLOAD" (assumed)
+    And the response field "type" is "UPLOAD" (assumed: file_payloads)
     And the response field "url" is an absolute URL
     When I fetch the upload link
     Then the request succeeds
@@ -82,7 +82,7 @@ Feature: Files for underwriting review
     Then the request succeeds
     And the file's review ends in "UPLOADED"
 
-  @extension @assumed
+  @extension @assumed @profile-extensions
   Scenario: an upload link that does not exist refuses uploads
     When I upload a document through an upload link that does not exist
     Then the request is refused as not found

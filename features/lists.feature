@@ -54,7 +54,7 @@ Feature: Lists and pagination
     And the self link carries "limit=3"
     And the self link carries "sort"
 
-  @assumed
-  Scenario: a limit over 100 is refused
-    When I list the upload links of the file with "limit=101"
-    Then the request is refused as an invalid field "limit"
+  @assumed @profile-list_over_max
+  Scenario: a limit over the maximum is refused or clamped as declared
+    When I list the upload links of the file with a limit over the declared maximum
+    Then the limit over the maximum is handled as the profile declares

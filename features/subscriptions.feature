@@ -38,7 +38,7 @@ Feature: Subscription amounts and enrollments
     When I update the updated subscription amount to 1200 cents
     Then the request is refused as unprocessable
 
-  @assumed
+  @assumed @profile-reference_rules
   Scenario: an amount that was already updated cannot be updated a second time
     Given a fresh subscription amount
     When I update the subscription amount to 900 cents
@@ -65,7 +65,7 @@ Feature: Subscription amounts and enrollments
     And the link "self" names the response field "id"
     And the link "merchant" names the response field "merchant"
 
-  @assumed
+  @assumed @profile-reference_rules
   Scenario: an enrollment without a merchant is refused
     Given a subscription schedule
     When I enroll nobody in the schedule
@@ -83,10 +83,10 @@ Feature: Subscription amounts and enrollments
     When I rename the enrollment to "conform renamed"
     Then the request succeeds
     And the response field "id" is the enrollment id
-    And the response field "nickname" is "conform renamed" (assumed)
+    And the response field "nickname" is "conform renamed" (assumed: resource_values)
     When I fetch the enrollment
     Then the request succeeds
-    And the response field "nickname" is "conform renamed" (assumed)
+    And the response field "nickname" is "conform renamed" (assumed: resource_values)
 
   Scenario: a deleted enrollment is no longer found
     Given an enrollment of the merchant

@@ -24,8 +24,8 @@ Feature: Sales (transfers)
     And the response field "subtype" is "API"
     And the link "self" names the response field "id"
     And the link "source" names the response field "source"
-    And the response content type is "application/hal+json" (assumed)
-    And the response fields "created_at" and "updated_at" are equal (assumed)
+    And the response carries the declared content type
+    And the response fields "created_at" and "updated_at" are equal (assumed: resource_values)
 
   @spec-7
   Scenario: a sale whose fee equals its amount is accepted
@@ -54,9 +54,9 @@ Feature: Sales (transfers)
     When I create a sale of 1000 cents without the field "currency"
     Then the request is refused as an invalid field "/currency"
 
-  @assumed @sandbox
-  Scenario: a sale of 102 cents is declined by the sandbox
-    When I create a sale of 102 cents
+  @assumed @profile-decline_trigger_amount @sandbox
+  Scenario: a sale of the sandbox's declined amount is declined
+    When I create a sale of the sandbox's declined amount
     Then the request is refused as declined
     And the error names the declined resource
 
@@ -68,14 +68,14 @@ Feature: Sales (transfers)
     And the response field "id" is the sale id
     And the response field "amount" is 1500
 
-  @assumed @idempotency
+  @assumed @profile-idempotency_replay @idempotency
   Scenario: a sale replayed with the same idempotency id returns the original
     When I create a sale of 1000 cents with the idempotency id "sale-replay"
     Then the request succeeds
     When I create a sale of 1000 cents with the idempotency id "sale-replay"
     Then the response repeats the original sale
 
-  @assumed @idempotency
+  @assumed @profile-idempotency_replay @idempotency
   Scenario: a sale idempotency id reused with another amount is refused
     When I create a sale of 1000 cents with the idempotency id "sale-conflict"
     Then the request succeeds
@@ -88,13 +88,13 @@ Feature: Sales (transfers)
     Then the request succeeds
     And the response field "idempotency_id" is the idempotency id "sale-echo"
 
-  @assumed @idempotency
+  @assumed @profile-idempotency_replay @idempotency
   Scenario: ten identical sales sent at once with one idempotency id create one sale
     When I create 10 identical sales of 1000 cents at once with the idempotency id "sale-race"
     Then all 10 responses name one and the same sale
     And the response field "idempotency_id" is the idempotency id "sale-race"
 
-  @assumed @idempotency @spec-4.1
+  @assumed @profile-idempotency_replay @idempotency @spec-4.1
   Scenario: an idempotency id is scoped to its operation
     When I authorize 1000 cents with the idempotency id "shared-by-operations"
     Then the request succeeds
@@ -104,7 +104,7 @@ Feature: Sales (transfers)
     And the response field "amount" is 1200
     And the response field "idempotency_id" is the idempotency id "shared-by-operations"
 
-  @assumed @idempotency
+  @assumed @profile-idempotency_replay @idempotency
   Scenario: an idempotency id is scoped to its application
     When I create a sale of 1000 cents with the idempotency id "shared-by-applications"
     Then the request succeeds

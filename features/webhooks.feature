@@ -15,7 +15,7 @@ Feature: Webhooks
     And the response field "enabled" is true
     And the response field "secret_signing_key" is present
     And the response field "_links.application.href" is an absolute URL
-    And the response field "authentication.type" is "NONE" (assumed)
+    And the response field "authentication.type" is "NONE" (assumed: resource_values)
 
   @spec-8
   Scenario: a webhook url of 120 characters is accepted and one of 121 is refused
@@ -96,7 +96,7 @@ Feature: Webhooks
     When I disable a webhook that does not exist
     Then the request is refused as not found
 
-  @assumed @spec-6
+  @assumed @profile-resource_events @spec-6
   Scenario: a webhook receives a signed created event when a sale is made
     Given a webhook pointing at the kit's receiver
     And a card for the buyer
@@ -115,7 +115,7 @@ Feature: Webhooks
     Then the request succeeds
     And the webhook gets neither the sale's event nor a later marker sale's, while the control webhook gets both
 
-  @assumed @spec-6
+  @assumed @profile-resource_events @spec-6
   Scenario: a webhook enabled only for authorization events receives no sale event
     Given a card for the buyer
     And a control webhook pointing at the kit's receiver
@@ -124,7 +124,7 @@ Feature: Webhooks
     Then the request succeeds
     And the webhook gets neither the sale's event nor a later marker sale's, while the control webhook gets both
 
-  @assumed @spec-6
+  @assumed @profile-resource_events @spec-6
   Scenario: a webhook enabled only for authorization events receives them
     Given a card for the buyer
     And a webhook pointing at the kit's receiver enabled only for "authorization" events
@@ -132,7 +132,7 @@ Feature: Webhooks
     Then the request succeeds
     And the kit's receiver gets the "created" event of the authorization
 
-  @assumed @spec-6
+  @assumed @profile-resource_events @spec-6
   Scenario: a webhook with basic authentication receives events with that Authorization header and never shows its password
     Given a webhook pointing at the kit's receiver with basic authentication
     Then the response field "authentication.type" is "BASIC"

@@ -22,7 +22,7 @@ type Limits struct {
 	// CreatesPerMinute is how many resources one application may create in
 	// a minute; one more is 429 QUOTA_EXCEEDED. Default 60,000.
 	CreatesPerMinute int
-	// Webhooks is how many webhooks one application may hold; default 50.
+	// Webhooks is how many enabled webhooks one application may hold; default 50.
 	Webhooks int
 	// UploadBytes is how many bytes of uploaded file content one application
 	// may hold; default 32 MiB.

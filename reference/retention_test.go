@@ -75,7 +75,7 @@ func TestOldestDropFirstBeyondMaxRetained(t *testing.T) {
 // envelope; another application is not affected.
 func TestQuotasAre429(t *testing.T) {
 	h := newHarness(t, func(c *Config) {
-		c.Limits = Limits{MaxAge: -1, CreatesPerMinute: 4, Webhooks: 2, UploadBytes: 10, Tags: 2}
+		c.Limits = Limits{MaxAge: -1, CreatesPerMinute: 5, Webhooks: 2, UploadBytes: 10, Tags: 2}
 	})
 	fx := h.fx.Fixtures
 	quota := func(r response, what string) {
@@ -90,16 +90,18 @@ func TestQuotasAre429(t *testing.T) {
 	quota(h.call(h.platform(), "POST", "/payment_instruments", tagged), "three tags")
 	quota(h.call(h.platform(), "POST", "/files", map[string]any{"display_name": "x", "linked_to": fx.Merchant, "type": "PASSPORT", "tags": map[string]any{"a": "1", "b": "2", "c": "3"}}), "three tags on a file")
 
+	// The webhook quota bounds enabled webhooks: a disabled one does not count.
 	h.webhook("https://hooks.example.invalid/1", map[string]any{"enabled": false})
-	h.webhook("https://hooks.example.invalid/2", map[string]any{"enabled": false})
-	quota(h.call(h.platform(), "POST", "/webhooks", map[string]any{"url": "https://hooks.example.invalid/3"}), "third webhook")
+	h.webhook("https://hooks.example.invalid/2", nil)
+	h.webhook("https://hooks.example.invalid/3", nil)
+	quota(h.call(h.platform(), "POST", "/webhooks", map[string]any{"url": "https://hooks.example.invalid/4"}), "third enabled webhook")
 
 	file := h.newFile("Big")
 	ct, body := multipartBody(t, "big.pdf", "application/pdf", []byte("eleven byte"))
 	quota(h.call(h.platform(), "POST", "/files/"+file+"/upload", body, "Content-Type", ct), "upload over the byte quota")
 
-	h.card() // the fourth resource this minute
-	quota(h.call(h.platform(), "POST", "/payment_instruments", cardBody(fx.BuyerIdentity, "4111111111111111")), "fifth resource in a minute")
+	h.card() // the fifth resource this minute
+	quota(h.call(h.platform(), "POST", "/payment_instruments", cardBody(fx.BuyerIdentity, "4111111111111111")), "sixth resource in a minute")
 	other := h.call(h.other(), "POST", "/webhooks", map[string]any{"url": "https://hooks.example.invalid/other", "enabled": false})
 	h.expect(other, 201, "webhook")
 	h.clock.Advance(time.Minute)

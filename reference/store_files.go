@@ -265,8 +265,8 @@ func (st *store) createWebhook(app string, in webhookBody, secret string, now ti
 	if err := st.admit(app, now); err != nil {
 		return webhook{}, err
 	}
-	if rt := st.retention; rt != nil && rt.lim.Webhooks > 0 && len(st.apps[app].webhooks.items) >= rt.lim.Webhooks {
-		return webhook{}, errQuota("this application holds %d webhooks, the most it may (they expire %s after creation)", rt.lim.Webhooks, rt.lim.MaxAge)
+	if rt := st.retention; rt != nil && rt.lim.Webhooks > 0 && st.enabledCount(app) >= rt.lim.Webhooks {
+		return webhook{}, errQuota("this application has %d enabled webhooks, the most it may: disable one, or wait for it to expire (%s after creation)", rt.lim.Webhooks, rt.lim.MaxAge)
 	}
 	w := &webhook{
 		meta:             newMeta(st.newID(prefixWebhook), app, now),
@@ -315,6 +315,19 @@ func (st *store) updateWebhook(app, id string, in webhookBody, now time.Time) (w
 	applyWebhookBody(w, in)
 	w.UpdatedAt = jsonTime(now)
 	return *w, nil
+}
+
+// enabledCount counts the application's enabled webhooks: the quota bounds
+// the ones that receive deliveries; disabled ones (the suite disables each
+// webhook it creates when its scenario ends) only age out with retention.
+func (st *store) enabledCount(app string) int {
+	n := 0
+	for _, w := range st.apps[app].webhooks.items {
+		if w.Enabled {
+			n++
+		}
+	}
+	return n
 }
 
 // enabledWebhooks returns copies of the application's enabled webhooks.

@@ -5,7 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"strconv"
 	"time"
+
+	"github.com/conform-kit/conform/validate"
 )
 
 // authorizationSteps is the vocabulary of authorizations.feature: authorize, capture, fetch.
@@ -20,11 +23,14 @@ func authorizationSteps() []stepDef {
 		step(`I capture (\d+) cents with a fee of (\d+) cents`, func(s *scenario) any { return s.captureFee }),
 		step(`I capture an authorization that does not exist`, func(s *scenario) any { return s.captureMissing }),
 		step(`I capture the authorization without a capture amount`, func(s *scenario) any { return s.captureNoAmount }),
-		step(`the authorization expires (\d+) days after it was created`, func(s *scenario) any { return s.expiresAfterDays }),
+		step(`the authorization expires as the profile declares`, func(s *scenario) any { return s.expiresAsDeclared }),
 		step(`I fetch the authorization`, func(s *scenario) any { return s.fetchAuthorization }),
 		step(`I fetch the transfer of the capture`, func(s *scenario) any { return s.fetchCaptureTransfer }),
 		step(`the authorization is still uncaptured`, func(s *scenario) any { return s.stillUncaptured }),
 		step(`the error names the declined resource`, func(s *scenario) any { return s.errorNamesResource }),
+		step(`I authorize the sandbox's declined amount`, func(s *scenario) any { return s.authorizeDeclined }),
+		step(`the second capture within the amount is handled as the profile declares`, func(s *scenario) any { return s.secondCaptureAsDeclared }),
+		step(`the capture whose fee exceeds the captured amount is handled as the profile declares`, func(s *scenario) any { return s.captureFeeAsDeclared }),
 	}
 }
 
@@ -152,27 +158,36 @@ func (s *scenario) stillUncaptured(ctx context.Context) error {
 		return err
 	}
 	ex := s.last
-	if ex.status != 200 {
-		return s.judge(true, s.failf(ex, "could not fetch the authorization again (status %d)", ex.status))
+	if ex.status < 200 || ex.status > 299 {
+		return s.assume("extensions", "authorizations.get answers", strconv.Itoa(ex.status), nil,
+			s.failf(ex, "could not fetch the authorization again (status %d)", ex.status))
 	}
 	if v, ok := lookup(ex.doc, "transfer"); ok && v != nil {
-		return s.fail(ex, "the refused capture changed the authorization: transfer = %s, want null", render(v))
+		return s.invariant("refusal_changes_nothing", s.failf(ex, "the refused capture changed the authorization: transfer = %s, want null", render(v)))
 	}
 	return nil
 }
 
-// expiresAfterDays: expires_at is created_at plus n days (assumed: DESIGN.md captures).
-func (s *scenario) expiresAfterDays(days int) error {
+// expiresAsDeclared: expires_at is created_at plus the declared hours
+// (assumed: authorization_expiry_hours).
+func (s *scenario) expiresAsDeclared() error {
 	ex, err := s.lastExchange()
 	if err != nil {
 		return err
 	}
+	hours := s.suite.profile.AuthorizationExpiryHours
 	created, _ := lookupString(ex.doc, "created_at")
 	expires, _ := lookupString(ex.doc, "expires_at")
 	c, err1 := time.Parse(time.RFC3339Nano, created)
 	e, err2 := time.Parse(time.RFC3339Nano, expires)
-	if err1 != nil || err2 != nil || e.Sub(c) != time.Duration(days)*24*time.Hour {
-		return s.judge(true, s.failf(ex, "expires_at %q is not created_at %q plus %d days", expires, created, days))
+	if err1 != nil || err2 != nil || e.Sub(c) != time.Duration(hours)*time.Hour {
+		observed, patch := "expires_at "+expires, any(nil)
+		if err1 == nil && err2 == nil && e.Sub(c) > 0 && e.Sub(c)%time.Hour == 0 {
+			h := int(e.Sub(c) / time.Hour)
+			observed, patch = strconv.Itoa(h), map[string]any{"authorization_expiry_hours": h}
+		}
+		return s.assume("authorization_expiry_hours", strconv.Itoa(hours), observed, patch,
+			s.failf(ex, "expires_at %q is not created_at %q plus %d hours", expires, created, hours))
 	}
 	return nil
 }
@@ -188,7 +203,79 @@ func (s *scenario) errorNamesResource() error {
 			return nil
 		}
 	}
-	return s.judge(true, s.failf(ex, "no error item names the declined resource (failure_resource)"))
+	if s.declaresUnchecked(keyResourceValues) {
+		return nil
+	}
+	return s.assume(keyResourceValues, "failure_resource", "none", map[string]any{keyResourceValues: validate.Unchecked},
+		s.failf(ex, "no error item names the declined resource (failure_resource)"))
+}
+
+// authorizeDeclined authorizes the amount the profile declares declined
+// (decline_trigger_amount; the scenario is skipped when there is none).
+func (s *scenario) authorizeDeclined(ctx context.Context) error {
+	amount, _ := s.suite.profile.DeclineTrigger()
+	return s.authorize(ctx, amount)
+}
+
+// secondCaptureAsDeclared judges the last response, a second capture that
+// keeps the total within the authorized amount (assumed: multi_capture):
+// refused as unprocessable when the profile declares no multi-capture,
+// accepted when it declares one.
+func (s *scenario) secondCaptureAsDeclared() error {
+	ex, err := s.lastExchange()
+	if err != nil {
+		return err
+	}
+	refused := ex.status >= 400 && ex.status <= 499
+	if s.suite.profile.MultiCapture {
+		if !refused {
+			return s.checkSuccess(ex)
+		}
+		return s.assume("multi_capture", "true (accepted)", "false (refused)", map[string]any{"multi_capture": false},
+			s.failf(ex, "a second capture within the amount was refused; the profile declares multi-capture"))
+	}
+	if !refused {
+		if ex.status < 200 || ex.status > 299 {
+			return s.checkRefused(ex, validate.RefusalUnprocessable)
+		}
+		return s.assume("multi_capture", "false (refused)", "true (accepted)", map[string]any{"multi_capture": true},
+			s.failf(ex, "a second capture within the amount was accepted; the profile declares none"))
+	}
+	return s.checkRefused(ex, validate.RefusalUnprocessable)
+}
+
+// captureFeeAsDeclared judges the last response, a capture whose fee
+// exceeds the captured amount but not the authorized one (assumed:
+// capture_fee_bound): refused as an invalid /fee, the authorization still
+// uncaptured, when the bound is the capture amount; accepted when it is the
+// authorization amount.
+func (s *scenario) captureFeeAsDeclared(ctx context.Context) error {
+	ex, err := s.lastExchange()
+	if err != nil {
+		return err
+	}
+	refused := ex.status >= 400 && ex.status <= 499
+	if s.suite.profile.CaptureFeeBound == validate.FeeBoundAuthorization {
+		if !refused {
+			return s.checkSuccess(ex)
+		}
+		if err := s.assume("capture_fee_bound", validate.FeeBoundAuthorization, validate.FeeBoundCapture, map[string]any{"capture_fee_bound": validate.FeeBoundCapture},
+			s.failf(ex, "a capture fee within the authorization amount was refused")); err != nil {
+			return err
+		}
+		return s.stillUncaptured(ctx)
+	}
+	if !refused {
+		if ex.status >= 200 && ex.status <= 299 {
+			return s.assume("capture_fee_bound", validate.FeeBoundCapture, validate.FeeBoundAuthorization, map[string]any{"capture_fee_bound": validate.FeeBoundAuthorization},
+				s.failf(ex, "a capture fee above the captured amount was accepted"))
+		}
+		return s.checkRefused(ex, validate.RefusalInvalidField)
+	}
+	if err := s.refusedInvalidField("/fee"); err != nil {
+		return err
+	}
+	return s.stillUncaptured(ctx)
 }
 
 // unique scopes a key from a feature file to this scenario and run.

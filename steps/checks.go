@@ -2,101 +2,247 @@ package steps
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 
 	"github.com/cucumber/godog"
 
 	"github.com/conform-kit/conform/validate"
 )
 
-// assumedSchemas are response schemas whose shape the spec does not show
-// (DESIGN.md decisions): violations of them only warn.
-func assumedSchema(name string) bool {
-	switch name {
-	case "file", "file_list", "external_link", "external_link_list", "subscription_schedule", "balance_transfer_list":
-		return true
+// opBasis is the basis of an exchange's success or refusal at all: the
+// step's when it is assumed, else the operation's (assumed under its key for
+// extensions and the webhook routes, else the spec sections it implements,
+// with the scenario's).
+func (s *scenario) opBasis(ex *exchange) validate.Basis {
+	b := s.stepBasis()
+	if !b.Normative() || !ex.hasOp {
+		return b
 	}
-	return false
+	if ob := ex.op.Basis(); !ob.Normative() {
+		return ob
+	}
+	b.Clauses = union(ex.op.Clauses, b.Clauses)
+	return b
 }
 
-// assumedOperation reports operations the spec does not name with this method
-// and path: extensions, and the webhook create/update paths.
-func (ex *exchange) assumedOperation() bool {
-	return !ex.hasOp || ex.op.Source != "spec" || ex.op.ID == "webhooks.create" || ex.op.ID == "webhooks.update"
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, v := range b {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
-// checkSuccess: 2xx (normative; assumed for operations the spec does not
-// place), the table's exact status (assumed), and the response schema.
+// checkSuccess: a 2xx (by the operation's basis: normative for the
+// operations the spec names), the declared success status (assumed:
+// create_status or success_status), and the response schema. A non-2xx of
+// an assumed operation warns and stops the scenario: what follows depends on it.
 func (s *scenario) checkSuccess(ex *exchange) error {
 	if ex.status < 200 || ex.status > 299 {
-		err := s.failf(ex, "status %d, want 2xx", ex.status)
-		if !ex.assumedOperation() && !s.stepAssumed {
+		b := s.opBasis(ex)
+		c := Check{Basis: b, Key: b.Assumed, Expected: "2xx", Observed: strconv.Itoa(ex.status), Message: s.failf(ex, "status %d, want 2xx", ex.status).Error()}
+		if b.Assumed == "operation_roles" && ex.hasOp && ex.status == http.StatusForbidden {
+			c.Key, c.Expected, c.Observed = "operation_roles."+ex.op.ID, "the "+ex.user+" user may call it", "403"
+			c.Patch = rolesWithout(s.suite.profile.Roles(ex.op), ex.op.ID, userRole(ex.user))
+		}
+		if err := s.judgeCheck(c); err != nil {
 			return err
 		}
-		// The rest of the scenario depends on an operation the spec does not
-		// place: warn and stop rather than fail on its consequences.
-		s.warnings = append(s.warnings, "assumed: "+err.Error())
-		return fmt.Errorf("%w: the rest of the scenario depends on an assumed operation", godog.ErrSkip)
+		return fmt.Errorf("%w: the rest of the scenario depends on this assumed success", godog.ErrSkip)
 	}
-	if ex.hasOp && ex.status != ex.op.Status {
-		if err := s.judge(true, s.failf(ex, "status %d, want %d (%s)", ex.status, ex.op.Status, ex.op.ID)); err != nil {
-			return err
+	if ex.hasOp {
+		if want := s.suite.profile.SuccessStatus(ex.op); ex.status != want {
+			key := "success_status." + ex.op.ID
+			if _, declared := s.suite.profile.SuccessStatusByOp[ex.op.ID]; !declared && ex.op.Status == 201 {
+				key = "create_status"
+			}
+			patch := map[string]any{"success_status": map[string]int{ex.op.ID: ex.status}}
+			if err := s.assume(key, strconv.Itoa(want), strconv.Itoa(ex.status), patch, s.failf(ex, "status %d, want %d (%s)", ex.status, want, ex.op.ID)); err != nil {
+				return err
+			}
 		}
 	}
 	return s.checkSchema(ex)
 }
 
-// checkSchema validates the body against the operation's response schema.
-// Each response is judged once: send checks every 2xx response.
+// userRole is the role of a credential key of the config.
+func userRole(user string) string {
+	if user == "merchant" {
+		return "ROLE_MERCHANT"
+	}
+	return "ROLE_PLATFORM"
+}
+
+// rolesWithout is the profile object declaring that role may not call the operation.
+func rolesWithout(roles []string, opID, role string) json.RawMessage {
+	kept := slices.DeleteFunc(slices.Clone(roles), func(r string) bool { return r == role })
+	b, _ := json.Marshal(map[string]any{"operation_roles": map[string][]string{opID: nonNil(kept)}})
+	return b
+}
+
+// checkSchema validates a 2xx body against the operation's response schema,
+// judged by the schema's basis in judging.json (never by the step's: the
+// same fact is judged the same way in every scenario) or, for an operation
+// that is itself assumed, under its key; then the reference's exact forms
+// (validate.AssumedValue: id_form, timestamp_precision, payloads the spec
+// does not show, ...), each a WARN under its profile key unless the profile
+// declares the target's own choice. Each response is judged once: send
+// checks every 2xx response.
 func (s *scenario) checkSchema(ex *exchange) error {
 	if !ex.hasOp || ex.op.Response == "" || ex.schemaJudged {
 		return nil
 	}
 	ex.schemaJudged = true
-	if err := s.suite.v.Validate(ex.op.Response, ex.body); err != nil {
-		assumed := assumedSchema(ex.op.Response) || ex.assumedOperation()
-		return s.judge(assumed, s.failf(ex, "response does not match schema %q: %s", ex.op.Response, violations(err)))
+	b, _ := s.suite.v.SchemaBasis(ex.op.Response)
+	if b.Normative() {
+		if err := s.suite.v.Validate(ex.op.Response, ex.body); err != nil {
+			msg := s.failf(ex, "response does not match schema %q: %s", ex.op.Response, violations(err))
+			if ob := ex.op.Basis(); !ob.Normative() {
+				if err := s.assume(ob.Assumed, "schema "+ex.op.Response, "violations", nil, msg); err != nil {
+					return err
+				}
+			} else if err := s.judgeCheck(Check{Basis: b, Message: msg.Error()}); err != nil {
+				return err
+			}
+		}
+	}
+	return s.checkForms(ex)
+}
+
+// checkForms judges the deviations of a response from the reference's exact
+// forms (validate.AssumedValue), once per key, expected and observed.
+func (s *scenario) checkForms(ex *exchange) error {
+	devs, err := s.suite.v.AssumedValue(ex.op.Response, ex.doc, s.suite.profile)
+	if err != nil {
+		return nil // not a JSON document: the schema check has judged it
+	}
+	seen := map[validate.Deviation]bool{}
+	var errs []error
+	for _, d := range devs {
+		k := validate.Deviation{Key: d.Key, Expected: d.Expected, Observed: d.Observed}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		errs = append(errs, s.assume(d.Key, d.Expected, d.Observed, deviationPatch(d), s.failf(ex, "%s", d)))
+	}
+	return errors.Join(errs...)
+}
+
+// deviationPatch is the profile object that declares a deviation's observed
+// choice, when one can be read from it.
+func deviationPatch(d validate.Deviation) any {
+	switch d.Key {
+	case "id_form":
+		return map[string]any{"id_form": "[0-9A-Za-z]+"}
+	case "timestamp_precision":
+		var n int
+		if _, err := fmt.Sscanf(d.Observed, "%d fractional digits", &n); err == nil && n > 0 {
+			return map[string]any{"timestamp_precision": n}
+		}
+	case "api_key_literal":
+		if lit, err := strconv.Unquote(d.Observed); err == nil {
+			return map[string]any{"api_key_literal": lit}
+		}
+		return map[string]any{"api_key_literal": ""}
+	case "file_payloads", "event_layout", "resource_values":
+		return map[string]any{d.Key: validate.Unchecked}
 	}
 	return nil
 }
 
-// checkRefused: any 4xx with a well-formed error envelope (normative, §7);
-// the exact status and error code are assumed (DESIGN.md's table).
-func (s *scenario) checkRefused(ex *exchange, status int, code string) error {
-	if ex.status < 400 || ex.status > 499 {
-		return s.fail(ex, "status %d, want a refusal (4xx; assumed %d %s)", ex.status, status, code)
-	}
-	if err := s.checkEnvelope(ex); err != nil {
-		return err
-	}
-	if status != 0 && ex.status != status {
-		if err := s.judge(true, s.failf(ex, "status %d, want %d", ex.status, status)); err != nil {
-			return err
+// checkRefused: the request was refused (any 4xx) with a well-formed §7
+// envelope: normative, by the basis of the refusal's row (refusals table of
+// judging.json) and the scenario's sections; the declared status and codes
+// of that kind of refusal are assumed (refusals.<kind>). kind "" is a
+// refusal of no particular kind.
+func (s *scenario) checkRefused(ex *exchange, kind string) error {
+	b := s.stepBasis()
+	var form validate.RefusalForm
+	if kind != "" {
+		row, ok := s.suite.v.Refusal(kind)
+		if !ok {
+			return &kitError{fmt.Errorf("unknown kind of refusal %q", kind)}
+		}
+		form = s.suite.profile.Refusal(kind)
+		switch {
+		case !b.Normative():
+		case !row.Normative():
+			b = row.Basis
+		default:
+			b.Clauses = union(row.Clauses, b.Clauses)
+			b.Invariants = union(row.Invariants, b.Invariants)
 		}
 	}
-	if code != "" && !containsString(errorField(ex.doc, "code"), code) {
-		return s.judge(true, s.failf(ex, "error codes %v, want %s", errorField(ex.doc, "code"), code))
+	if ex.status < 400 || ex.status > 499 {
+		want := "4xx"
+		if kind != "" {
+			want = "4xx (" + kind + ", declared " + form.String() + ")"
+		}
+		c := Check{Basis: b, Key: b.Assumed, Expected: want, Observed: strconv.Itoa(ex.status),
+			Message: s.failf(ex, "status %d, want a refusal: %s", ex.status, want).Error()}
+		if kind == validate.RefusalDeclined && b.Assumed == "decline_trigger_amount" && ex.status >= 200 && ex.status <= 299 {
+			c.Expected, c.Observed, c.Patch = "a decline", "accepted", json.RawMessage(`{"decline_trigger_amount": 0}`)
+		}
+		return s.judgeCheck(c)
+	}
+	if err := s.checkEnvelope(ex); err != nil || kind == "" {
+		return err
+	}
+	codes := slices.Compact(slices.Sorted(slices.Values(errorField(ex.doc, "code"))))
+	if !form.StatusMatches(ex.status) || !form.CodeMatches(codes) {
+		observed := validate.RefusalForm{Status: ex.status, Codes: codes}
+		patch := map[string]any{"refusals": map[string]any{kind: map[string]any{"status": ex.status, "codes": nonNil(codes)}}}
+		return s.assume("refusals."+kind, form.String(), observed.String(), patch,
+			s.failf(ex, "refused with %s, want %s (%s)", observed, form, kind))
 	}
 	return nil
+}
+
+func nonNil(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }
 
 // errorSchema is the resource schema of the §7 error envelope.
 const errorSchema = "error"
 
-// checkEnvelope validates the §7 error envelope.
+// checkEnvelope validates the §7 error envelope (normative by the error
+// schema's basis); its total equal to its items is assumed (resource_values).
 func (s *scenario) checkEnvelope(ex *exchange) error {
 	if err := s.suite.v.Resource(errorSchema, ex.body); err != nil {
-		return s.fail(ex, "error body is not the §7 envelope: %s", violations(err))
+		b, _ := s.suite.v.SchemaBasis(errorSchema)
+		return s.judgeCheck(Check{Basis: b, Message: s.failf(ex, "error body is not the §7 envelope: %s", violations(err)).Error()})
+	}
+	if s.declaresUnchecked(keyResourceValues) {
+		return nil
 	}
 	items, _ := lookup(ex.doc, "_embedded.errors")
 	list, _ := items.([]any)
 	total, _ := lookup(ex.doc, "total")
 	if n, ok := asInt(total); !ok || n != int64(len(list)) || n < 1 {
-		return s.judge(true, s.failf(ex, "envelope total %v, want the number of errors %d (≥1)", total, len(list)))
+		return s.assume(keyResourceValues, "total = number of errors", render(total),
+			map[string]any{keyResourceValues: validate.Unchecked},
+			s.failf(ex, "envelope total %v, want the number of errors %d (≥1)", total, len(list)))
 	}
 	return nil
 }
+
+// Profile keys the steps judge by name (schemas/judging.json).
+const (
+	keyResourceValues = "resource_values"
+	keyReferenceRules = "reference_rules"
+	keyResourceEvents = "resource_events"
+)
 
 // errorField collects one field of every envelope item.
 func errorField(doc any, field string) []string {

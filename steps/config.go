@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/conform-kit/conform/validate"
 )
 
 // Credential is one HTTP Basic user of the target.
@@ -55,6 +57,10 @@ type Config struct {
 	Credentials     Credentials    `json:"credentials"`
 	Fixtures        Fixtures       `json:"fixtures"`
 	WebhookReceiver ReceiverConfig `json:"webhook_receiver"`
+	// Profile declares the target's choices where the spec is silent: an
+	// object of profile keys (schemas/judging.json) over the reference's
+	// defaults. The kit checks these choices instead of the reference's.
+	Profile json.RawMessage `json:"profile,omitempty"`
 	// Timeout bounds each HTTP request; default 10s.
 	Timeout time.Duration `json:"-"`
 	// WaitTimeout bounds every asynchronous wait (file review, webhook delivery); default 10s.
@@ -236,6 +242,18 @@ func (c Config) Check() error {
 		return fmt.Errorf("%w: target %q is not an http(s) URL", ErrConfig, c.Target)
 	}
 	return nil
+}
+
+// decodeProfile reads the config's profile over the reference's defaults.
+func (c Config) decodeProfile(v *validate.Validator) (validate.Profile, error) {
+	if len(c.Profile) == 0 {
+		return v.DefaultProfile(), nil
+	}
+	p, err := v.DecodeProfile(c.Profile)
+	if err != nil {
+		return validate.Profile{}, fmt.Errorf("%w: profile: %w", ErrConfig, err)
+	}
+	return p, nil
 }
 
 func (c Config) withDefaults(now time.Time) Config {

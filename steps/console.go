@@ -49,6 +49,9 @@ func printSummary(w io.Writer, sum Summary, run report.Run) {
 		fmt.Fprintln(w)
 	}
 	for _, c := range causes {
+		if c.Outcome == report.Warn && c.Example.ProfileKey != "" {
+			continue // in the table of differences below
+		}
 		fmt.Fprintf(w, "%-5s ×%d %s\n", c.Outcome, len(c.Scenarios), firstLine(c.Example.Message))
 		if c.Example.ProfileKey != "" {
 			fmt.Fprintf(w, "      profile key %s: expected %s, observed %s\n", c.Example.ProfileKey, c.Example.Expected, c.Example.Observed)
@@ -64,6 +67,7 @@ func printSummary(w io.Writer, sum Summary, run report.Run) {
 			fmt.Fprintf(w, "      reproduce: %s\n", oneLine(c.Example.Curl, 600))
 		}
 	}
+	printDifferences(w, sum.Differences)
 	skips := map[string]int{}
 	for _, s := range run.Scenarios {
 		if s.Outcome == report.Skip {

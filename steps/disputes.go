@@ -2,13 +2,23 @@ package steps
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/conform-kit/conform/validate"
 )
 
 // disputeSteps is the vocabulary of disputes.feature: disputes, evidence and adjustments.
 func disputeSteps() []stepDef {
 	return []stepDef{
 		step(`the dispute opened on the sale appears in the dispute list`, func(s *scenario) any { return s.waitDispute }),
+		step(`a fresh dispute opened on the sale appears in the dispute list`, func(s *scenario) any { return s.waitFreshDispute }),
+		step(`the dispute's amount is the sale's amount`, func(s *scenario) any { return s.disputeAmountIsSale }),
 		step(`I fetch the dispute`, func(s *scenario) any { return s.fetchDispute }),
 		step(`the dispute reaches the state "([^"]*)"`, func(s *scenario) any { return s.disputeReaches }),
 		step(`I fetch a dispute that does not exist`, func(s *scenario) any { return s.fetchMissingDispute }),
@@ -26,13 +36,77 @@ func disputeSteps() []stepDef {
 	}
 }
 
-// waitDispute polls GET /disputes until a dispute names the sale as its transfer.
+// waitDispute polls GET /disputes until a dispute names the sale as its
+// transfer. Sandbox triggers are assumed (dispute_trigger_amount): when the
+// profile declares none, or the trigger opens no dispute (a WARN), the
+// dispute fixture stands in.
 func (s *scenario) waitDispute(ctx context.Context) error {
+	err := s.awaitTriggeredDispute(ctx)
+	var noDispute *errNoDispute
+	if !errors.As(err, &noDispute) {
+		return err
+	}
+	if noDispute.declared {
+		if err := s.assume("dispute_trigger_amount", strconv.FormatInt(s.amounts["sale"], 10), "no dispute", map[string]any{"dispute_trigger_amount": 0},
+			fmt.Errorf("a sale of %d cents opened no dispute within %s; the dispute fixture stands in", s.amounts["sale"], s.suite.cfg.WaitTimeout)); err != nil {
+			return err
+		}
+	}
+	delete(s.ids, "dispute")
+	_, err = s.needFixture("dispute")
+	return err
+}
+
+// waitFreshDispute is waitDispute for scenarios that need a dispute of their
+// own: without a trigger they are skipped, and a trigger that opens no
+// dispute warns and stops them.
+func (s *scenario) waitFreshDispute(ctx context.Context) error {
+	err := s.awaitTriggeredDispute(ctx)
+	var noDispute *errNoDispute
+	if !errors.As(err, &noDispute) {
+		return err
+	}
+	if !noDispute.declared {
+		return &skipDeclared{key: "dispute_trigger_amount", value: "0 (no dispute trigger): the scenario needs a dispute of its own"}
+	}
+	if err := s.assume("dispute_trigger_amount", strconv.FormatInt(s.amounts["sale"], 10), "no dispute", map[string]any{"dispute_trigger_amount": 0},
+		fmt.Errorf("a sale of %d cents opened no dispute within %s", s.amounts["sale"], s.suite.cfg.WaitTimeout)); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: the scenario needs a dispute of its own", godog.ErrSkip)
+}
+
+// errNoDispute: no dispute on the sale; declared when the profile has a trigger.
+type errNoDispute struct{ declared bool }
+
+func (e *errNoDispute) Error() string { return "no dispute on the sale" }
+
+// disputeAmountIsSale: the dispute's amount is the disputed sale's (assumed: resource_values).
+func (s *scenario) disputeAmountIsSale() error {
+	ex, v, _, err := s.field("amount")
+	if err != nil || s.declaresUnchecked(keyResourceValues) {
+		return err
+	}
+	if got, ok := asInt(v); !ok || got != s.amounts["sale"] {
+		return s.assume(keyResourceValues, strconv.FormatInt(s.amounts["sale"], 10), render(v), map[string]any{keyResourceValues: validate.Unchecked},
+			s.failf(ex, "dispute amount %s, want the sale's %d", render(v), s.amounts["sale"]))
+	}
+	return nil
+}
+
+// awaitTriggeredDispute polls the dispute list for a dispute on the sale;
+// *errNoDispute when there is none (at once when the profile declares no trigger).
+func (s *scenario) awaitTriggeredDispute(ctx context.Context) error {
 	sale, err := s.id("sale")
 	if err != nil {
 		return err
 	}
-	return s.poll(ctx, "a dispute on sale "+sale, func() error {
+	if amount, ok := s.suite.profile.DisputeTrigger(); !ok || s.amounts["sale"] != amount {
+		return &errNoDispute{declared: false}
+	}
+	found := false
+	deadline := time.Now().Add(s.suite.cfg.WaitTimeout)
+	err = s.pollUntil(ctx, deadline, func() error {
 		ex, err := s.send(ctx, "GET", withQuery("/disputes", url.Values{"limit": {"100"}}), nil, s.user)
 		if err != nil {
 			return err
@@ -46,11 +120,16 @@ func (s *scenario) waitDispute(ctx context.Context) error {
 			if tr, _ := lookupString(it, "transfer"); tr == sale {
 				id, _ := lookupString(it, "id")
 				s.ids["dispute"], s.docs["dispute"] = id, it
+				found = true
 				return nil
 			}
 		}
 		return errNotYet
 	})
+	if err == nil && !found {
+		return &errNoDispute{declared: true}
+	}
+	return err
 }
 
 func (s *scenario) fetchDispute(ctx context.Context) error {

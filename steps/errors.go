@@ -30,7 +30,7 @@ func (s *scenario) request(ctx context.Context, method, path string) error {
 }
 
 func (s *scenario) requestWithBody(ctx context.Context, method, path string, doc *godog.DocString) error {
-	return s.requestWithType(ctx, method, path, jsonType, doc)
+	return s.requestWithType(ctx, method, path, s.suite.profile.RequestContentType, doc)
 }
 
 func (s *scenario) requestWithType(ctx context.Context, method, path, ctype string, doc *godog.DocString) error {
@@ -60,6 +60,6 @@ func (s *scenario) postLarge(ctx context.Context, path string, n int) error {
 	const head, tail = `{"tags":{"pad":"`, `"}}`
 	pad := max(n-len(head)-len(tail), 0)
 	body := head + strings.Repeat("x", pad) + tail
-	_, err := s.send(ctx, "POST", path, rawBody{ctype: jsonType, data: []byte(body)}, s.user)
+	_, err := s.send(ctx, "POST", path, rawBody{ctype: s.suite.profile.RequestContentType, data: []byte(body)}, s.user)
 	return err
 }

@@ -109,7 +109,7 @@ func TestFaultCatalogIsCaught(t *testing.T) {
 				sum := runFaulted(t, []string{f.Name}, tags)
 				row := faultRow{name: f.Name, expected: f.Expect, actual: faultVerdict(sum).String()}
 				row.caughtBy = faultCatcher(sum, f.Catchers, want)
-				row.killed = faultVerdict(sum) == want && row.caughtBy != ""
+				row.killed = faultVerdict(sum) == want && row.caughtBy != "" && warnsNameKeys(t, f.Name, sum)
 				mu.Lock()
 				rows = append(rows, row)
 				mu.Unlock()
@@ -137,4 +137,22 @@ func TestFaultCatalogIsCaught(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "kill rate: %d/%d (%.0f%%) in %s", killed, len(catalog), 100*float64(killed)/float64(max(len(catalog), 1)), time.Since(start).Round(time.Millisecond))
 	t.Log(b.String())
+}
+
+// warnsNameKeys reports whether every failed check of every WARN scenario
+// names the profile key of the choice it checked.
+func warnsNameKeys(t *testing.T, fault string, sum steps.Summary) bool {
+	ok := true
+	for _, r := range sum.Results {
+		if r.Outcome != steps.Warn {
+			continue
+		}
+		for _, c := range r.Judged {
+			if c.Basis.Normative() || c.Key == "" {
+				t.Errorf("fault %s: WARN %q has a check that names no profile key: %+v", fault, r.Name, c)
+				ok = false
+			}
+		}
+	}
+	return ok
 }

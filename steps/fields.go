@@ -22,7 +22,7 @@ func fieldSteps() []stepDef {
 		step(`the response field "([^"]*)" is an absolute URL`, func(s *scenario) any { return s.fieldAbsoluteURL }),
 		step(`the response field "([^"]*)" starts with "([^"]*)"`, func(s *scenario) any { return s.fieldStartsWith }),
 		step(`the response has no body`, func(s *scenario) any { return s.responseHasNoBody }),
-		step(`the response content type is "([^"]*)"`, func(s *scenario) any { return s.contentTypeIs }),
+		step(`the response carries the declared content type`, func(s *scenario) any { return s.contentTypeIsDeclared }),
 		step(`the response fields "([^"]*)" and "([^"]*)" are equal`, func(s *scenario) any { return s.fieldsEqual }),
 		step(`the link "([^"]*)" names the response field "([^"]*)"`, func(s *scenario) any { return s.linkNamesField }),
 		step(`the response never contains the (card number|security code|password)`, func(s *scenario) any { return s.responseNeverContains }),
@@ -47,7 +47,7 @@ func (s *scenario) fieldIsString(path, want string) error {
 	}
 	want = s.expand(want)
 	if got, isStr := v.(string); !ok || !isStr || got != want {
-		return s.judge(false, s.failf(ex, "field %s = %s, want %q", path, render(v), want))
+		return s.judge(s.failf(ex, "field %s = %s, want %q", path, render(v), want))
 	}
 	return nil
 }
@@ -58,7 +58,7 @@ func (s *scenario) fieldIsInt(path string, want int64) error {
 		return err
 	}
 	if got, isInt := asInt(v); !ok || !isInt || got != want {
-		return s.judge(false, s.failf(ex, "field %s = %s, want %d", path, render(v), want))
+		return s.judge(s.failf(ex, "field %s = %s, want %d", path, render(v), want))
 	}
 	return nil
 }
@@ -71,7 +71,7 @@ func (s *scenario) fieldIsLiteral(path, lit string) error {
 	var want any
 	_ = json.Unmarshal([]byte(lit), &want)
 	if !ok || v != want {
-		return s.judge(false, s.failf(ex, "field %s = %s, want %s", path, render(v), lit))
+		return s.judge(s.failf(ex, "field %s = %s, want %s", path, render(v), lit))
 	}
 	return nil
 }
@@ -86,7 +86,7 @@ func (s *scenario) fieldIsID(path, role string) error {
 		return err
 	}
 	if got, _ := v.(string); got != want {
-		return s.judge(false, s.failf(ex, "field %s = %s, want the %s id %q", path, render(v), role, want))
+		return s.judge(s.failf(ex, "field %s = %s, want the %s id %q", path, render(v), role, want))
 	}
 	return nil
 }
@@ -97,7 +97,7 @@ func (s *scenario) fieldAbsent(path string) error {
 		return err
 	}
 	if ok {
-		return s.judge(false, s.failf(ex, "field %s = %s, want it absent", path, render(v)))
+		return s.judge(s.failf(ex, "field %s = %s, want it absent", path, render(v)))
 	}
 	return nil
 }
@@ -108,7 +108,7 @@ func (s *scenario) fieldPresent(path string) error {
 		return err
 	}
 	if !ok {
-		return s.judge(false, s.failf(ex, "field %s is absent", path))
+		return s.judge(s.failf(ex, "field %s is absent", path))
 	}
 	return nil
 }
@@ -119,7 +119,7 @@ func (s *scenario) fieldAbsoluteURL(path string) error {
 		return err
 	}
 	if !isAbsoluteURL(v) {
-		return s.judge(false, s.failf(ex, "field %s = %s, want an absolute http(s) URL", path, render(v)))
+		return s.judge(s.failf(ex, "field %s = %s, want an absolute http(s) URL", path, render(v)))
 	}
 	return nil
 }
@@ -130,7 +130,7 @@ func (s *scenario) fieldStartsWith(path, prefix string) error {
 		return err
 	}
 	if got, _ := v.(string); !strings.HasPrefix(got, prefix) {
-		return s.judge(false, s.failf(ex, "field %s = %s, want a value starting with %q", path, render(v), prefix))
+		return s.judge(s.failf(ex, "field %s = %s, want a value starting with %q", path, render(v), prefix))
 	}
 	return nil
 }
@@ -188,21 +188,27 @@ func (s *scenario) linkNamesField(link, field string) error {
 	str, _ := href.(string)
 	u, perr := url.Parse(str)
 	if want == "" || perr != nil || !isAbsoluteURL(str) || path.Base(u.Path) != want {
-		return s.judge(false, s.failf(ex, "link %s = %s, want an absolute URL ending in /%s (the %s)", link, render(href), want, field))
+		return s.judge(s.failf(ex, "link %s = %s, want an absolute URL ending in /%s (the %s)", link, render(href), want, field))
 	}
 	return nil
 }
 
-// contentTypeIs: the media type of the response's Content-Type header,
-// parameters aside, is want.
-func (s *scenario) contentTypeIs(want string) error {
+// contentTypeIsDeclared: the media type of the response's Content-Type
+// header, parameters aside, is the declared one (assumed: response_content_type).
+func (s *scenario) contentTypeIsDeclared() error {
 	ex, err := s.lastExchange()
 	if err != nil {
 		return err
 	}
-	got, _, perr := mime.ParseMediaType(ex.header.Get("Content-Type"))
-	if perr != nil || got != want {
-		return s.judge(false, s.failf(ex, "Content-Type %q, want %s", ex.header.Get("Content-Type"), want))
+	want := s.suite.profile.ResponseContentType
+	if !s.suite.profile.ContentTypeMatches(ex.header.Get("Content-Type")) {
+		got, _, _ := mime.ParseMediaType(ex.header.Get("Content-Type"))
+		var patch any
+		if got != "" {
+			patch = map[string]any{"response_content_type": got}
+		}
+		return s.assume("response_content_type", want, orNone(got), patch,
+			s.failf(ex, "Content-Type %q, want %s", ex.header.Get("Content-Type"), want))
 	}
 	return nil
 }
@@ -216,7 +222,7 @@ func (s *scenario) fieldsEqual(a, b string) error {
 	}
 	vb, okB := lookup(ex.doc, b)
 	if !okA || !okB || render(va) != render(vb) {
-		return s.judge(false, s.failf(ex, "field %s = %s and field %s = %s, want them equal", a, render(va), b, render(vb)))
+		return s.judge(s.failf(ex, "field %s = %s and field %s = %s, want them equal", a, render(va), b, render(vb)))
 	}
 	return nil
 }
@@ -232,5 +238,5 @@ func (s *scenario) fieldOneOf(path, set string) error {
 			return nil
 		}
 	}
-	return s.judge(false, s.failf(ex, "field %s = %s, want one of %s", path, render(v), set))
+	return s.judge(s.failf(ex, "field %s = %s, want one of %s", path, render(v), set))
 }

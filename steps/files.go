@@ -39,6 +39,7 @@ func fileSteps() []stepDef {
 }
 
 func (s *scenario) fileBody(name string) (map[string]any, error) {
+	name = s.expand(name)
 	merchant, err := s.id("merchant")
 	if err != nil {
 		return nil, err
@@ -192,7 +193,7 @@ func (s *scenario) listLinksQuery(ctx context.Context, query string) error {
 func (s *scenario) uploadThroughLink(ctx context.Context) error {
 	link, ok := lookupString(s.docs["external link"], "url")
 	if !ok || !isAbsoluteURL(link) {
-		return s.judge(false, fmt.Errorf("the upload link has no absolute url: %s", render(s.docs["external link"])))
+		return s.judge(fmt.Errorf("the upload link has no absolute url: %s", render(s.docs["external link"])))
 	}
 	return s.putToLink(ctx, link)
 }

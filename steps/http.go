@@ -2,6 +2,8 @@ package steps
 
 import (
 	"strings"
+
+	"github.com/conform-kit/conform/validate"
 )
 
 // httpSteps is the generic vocabulary: who calls and whether the request succeeded or was refused.
@@ -15,30 +17,9 @@ func httpSteps() []stepDef {
 	}
 }
 
-// refusal maps a refusal phrase to DESIGN.md's status and code (both assumed).
-func refusal(kind string) (int, string) {
-	switch kind {
-	case "unauthenticated":
-		return 401, "UNKNOWN"
-	case "forbidden":
-		return 403, "FORBIDDEN"
-	case "not found":
-		return 404, "NOT_FOUND"
-	case "unprocessable":
-		return 422, "UNPROCESSABLE_ENTITY"
-	case "declined":
-		return 402, ""
-	case "not acceptable":
-		return 406, "NOT_ACCEPTABLE"
-	case "malformed":
-		return 400, "BAD_REQUEST"
-	case "method not allowed":
-		return 405, "METHOD_NOT_ALLOWED"
-	case "too large":
-		return 413, "REQUEST_TOO_LARGE"
-	}
-	return 0, ""
-}
+// refusalKind maps a refusal phrase of the features ("not found") to its
+// kind in the refusals table of judging.json ("not_found").
+func refusalKind(phrase string) string { return strings.ReplaceAll(phrase, " ", "_") }
 
 func (s *scenario) iAmUser(role string) error {
 	key := strings.ReplaceAll(role, " ", "_")
@@ -62,7 +43,7 @@ func (s *scenario) requestRefused() error {
 	if err != nil {
 		return err
 	}
-	return s.checkRefused(ex, 0, "")
+	return s.checkRefused(ex, "")
 }
 
 func (s *scenario) requestRefusedAs(kind string) error {
@@ -70,17 +51,17 @@ func (s *scenario) requestRefusedAs(kind string) error {
 	if err != nil {
 		return err
 	}
-	status, code := refusal(kind)
-	return s.checkRefused(ex, status, code)
+	return s.checkRefused(ex, refusalKind(kind))
 }
 
-// refusedInvalidField: refused (normative); 422 INVALID_FIELD naming the field (assumed).
+// refusedInvalidField: refused (normative); the declared invalid_field
+// status and codes, with an item naming the field (assumed: refusals.invalid_field).
 func (s *scenario) refusedInvalidField(pointer string) error {
 	ex, err := s.lastExchange()
 	if err != nil {
 		return err
 	}
-	if err := s.checkRefused(ex, 422, "INVALID_FIELD"); err != nil {
+	if err := s.checkRefused(ex, validate.RefusalInvalidField); err != nil || ex.status < 400 || ex.status > 499 {
 		return err
 	}
 	want := strings.TrimPrefix(pointer, "/")
@@ -89,7 +70,8 @@ func (s *scenario) refusedInvalidField(pointer string) error {
 			return nil
 		}
 	}
-	return s.judge(true, s.failf(ex, "no error item names field %s (fields: %v)", pointer, errorField(ex.doc, "field")))
+	return s.assume("refusals."+validate.RefusalInvalidField, "an item naming "+pointer, "fields "+render(errorField(ex.doc, "field")), nil,
+		s.failf(ex, "no error item names field %s (fields: %v)", pointer, errorField(ex.doc, "field")))
 }
 
 // expand replaces {role} with remembered ids, {fixture:key} with fixtures and {run_id}.
@@ -100,7 +82,7 @@ func (s *scenario) expand(text string) string {
 	if strings.Contains(text, "{hook_url}") {
 		s.ensureHookURL()
 	}
-	pairs := []string{"{run_id}", s.suite.cfg.RunID, "{hook_url}", s.hookURL}
+	pairs := []string{"{run_id}", s.suite.cfg.RunID, "{hook_url}", s.hookURL, "{file_reject_trigger}", s.suite.profile.FileRejectTrigger}
 	for k, v := range s.ids {
 		pairs = append(pairs, "{"+k+"}", v)
 	}

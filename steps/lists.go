@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/conform-kit/conform/validate"
 )
 
 // listSteps is the vocabulary of lists.feature and of every list check: pages, order, items.
@@ -27,6 +30,8 @@ func listSteps() []stepDef {
 		step(`every item has "([^"]*)" present`, func(s *scenario) any { return s.everyItemHasField }),
 		step(`the list holds as many items as its page allows`, func(s *scenario) any { return s.listHoldsPage }),
 		step(`the items share none with the remembered items`, func(s *scenario) any { return s.itemsDisjoint }),
+		step(`I list the upload links of the file with a limit over the declared maximum`, func(s *scenario) any { return s.listLinksOverMax }),
+		step(`the limit over the maximum is handled as the profile declares`, func(s *scenario) any { return s.overMaxAsDeclared }),
 	}
 }
 
@@ -70,7 +75,7 @@ func (s *scenario) listHolds(n int) error {
 		return err
 	}
 	if len(list) != n {
-		return s.judge(false, s.failf(ex, "the list holds %d items, want %d", len(list), n))
+		return s.judge(s.failf(ex, "the list holds %d items, want %d", len(list), n))
 	}
 	return nil
 }
@@ -81,7 +86,7 @@ func (s *scenario) listHoldsAtLeast(n int) error {
 		return err
 	}
 	if len(list) < n {
-		return s.judge(false, s.failf(ex, "the list holds %d items, want at least %d", len(list), n))
+		return s.judge(s.failf(ex, "the list holds %d items, want at least %d", len(list), n))
 	}
 	return nil
 }
@@ -110,7 +115,7 @@ func (s *scenario) listContains(role string) error {
 	if err != nil || found {
 		return err
 	}
-	return s.judge(false, s.failf(ex, "the list does not contain the %s %s", role, s.ids[role]))
+	return s.judge(s.failf(ex, "the list does not contain the %s %s", role, s.ids[role]))
 }
 
 func (s *scenario) listLacks(role string) error {
@@ -118,7 +123,7 @@ func (s *scenario) listLacks(role string) error {
 	if err != nil || !found {
 		return err
 	}
-	return s.judge(false, s.failf(ex, "the list still contains the %s %s", role, s.ids[role]))
+	return s.judge(s.failf(ex, "the list still contains the %s %s", role, s.ids[role]))
 }
 
 // listOrdered: items by created_at then id, descending for "newest" (the
@@ -141,7 +146,7 @@ func (s *scenario) listOrdered(which string) error {
 		ia, _ := lookupString(a, "id")
 		ib, _ := lookupString(b, "id")
 		if ta.Before(tb) || (ta.Equal(tb) && ia < ib) {
-			return s.judge(false, s.failf(ex, "items %d and %d are not in created_at %s, id %s order", i-1, i, dir, dir))
+			return s.judge(s.failf(ex, "items %d and %d are not in created_at %s, id %s order", i-1, i, dir, dir))
 		}
 	}
 	return nil
@@ -155,7 +160,7 @@ func (s *scenario) pageCountAtLeast(n int64) error {
 		return err
 	}
 	if got, ok := asInt(v); !ok || got < n {
-		return s.judge(false, s.failf(ex, "page.count = %s, want at least %d (the total number of records)", render(v), n))
+		return s.judge(s.failf(ex, "page.count = %s, want at least %d (the total number of records)", render(v), n))
 	}
 	return nil
 }
@@ -180,7 +185,7 @@ func (s *scenario) selfLinkCarries(param string) error {
 	name, want, hasValue := strings.Cut(param, "=")
 	got, ok := u.Query()[name]
 	if !ok || (hasValue && !containsString(got, want)) {
-		return s.judge(false, s.failf(ex, "self link %q does not carry %s", href, param))
+		return s.judge(s.failf(ex, "self link %q does not carry %s", href, param))
 	}
 	return nil
 }
@@ -212,7 +217,7 @@ func (s *scenario) itemsSlice(from, to int) error {
 		return out
 	}
 	if render(ids(list)) != render(ids(want)) {
-		return s.judge(false, s.failf(ex, "items %v, want %v", ids(list), ids(want)))
+		return s.judge(s.failf(ex, "items %v, want %v", ids(list), ids(want)))
 	}
 	return nil
 }
@@ -224,7 +229,7 @@ func (s *scenario) everyItemHas(path, want string) error {
 	}
 	for i, it := range list {
 		if got, _ := lookupString(it, path); got != want {
-			return s.judge(false, s.failf(ex, "item %d has %s = %q, want %q", i, path, got, want))
+			return s.judge(s.failf(ex, "item %d has %s = %q, want %q", i, path, got, want))
 		}
 	}
 	return nil
@@ -237,7 +242,7 @@ func (s *scenario) noItemHas(path string) error {
 	}
 	for i, it := range list {
 		if v, ok := lookup(it, path); ok {
-			return s.judge(false, s.failf(ex, "item %d carries %s (%d bytes)", i, path, len(render(v))))
+			return s.judge(s.failf(ex, "item %d carries %s (%d bytes)", i, path, len(render(v))))
 		}
 	}
 	return nil
@@ -250,8 +255,52 @@ func (s *scenario) everyItemHasField(path string) error {
 	}
 	for i, it := range list {
 		if _, ok := lookup(it, path); !ok {
-			return s.judge(false, s.failf(ex, "item %d lacks %s", i, path))
+			return s.judge(s.failf(ex, "item %d lacks %s", i, path))
 		}
+	}
+	return nil
+}
+
+// listLinksOverMax lists the upload links with limit list_max_limit + 1.
+func (s *scenario) listLinksOverMax(ctx context.Context) error {
+	return s.listLinksQuery(ctx, fmt.Sprintf("limit=%d", s.suite.profile.ListMaxLimit+1))
+}
+
+// overMaxAsDeclared judges a list asked for more than the declared maximum
+// (assumed: list_over_max, list_max_limit): refused as an invalid limit, or
+// answered with page.limit clamped to the maximum.
+func (s *scenario) overMaxAsDeclared() error {
+	ex, err := s.lastExchange()
+	if err != nil {
+		return err
+	}
+	p := &s.suite.profile
+	refused := ex.status >= 400 && ex.status <= 499
+	if refused {
+		if p.ListOverMax == validate.ListOverMaxRefuse {
+			return s.refusedInvalidField("limit")
+		}
+		return s.assume("list_over_max", p.ListOverMax, validate.ListOverMaxRefuse, map[string]any{"list_over_max": validate.ListOverMaxRefuse},
+			s.failf(ex, "a limit over %d was refused; the profile declares it clamped", p.ListMaxLimit))
+	}
+	if err := s.checkSuccess(ex); err != nil {
+		return err
+	}
+	limit, _ := lookup(ex.doc, "page.limit")
+	got, _ := asInt(limit)
+	if p.ListOverMax == validate.ListOverMaxRefuse {
+		observed, patch := validate.ListOverMaxClamp, any(map[string]any{"list_over_max": validate.ListOverMaxClamp})
+		if got > int64(p.ListMaxLimit) {
+			observed, patch = fmt.Sprintf("limit %d accepted", got), map[string]any{"list_max_limit": got}
+		} else if got > 0 && got < int64(p.ListMaxLimit) {
+			patch = map[string]any{"list_over_max": validate.ListOverMaxClamp, "list_max_limit": got}
+		}
+		return s.assume("list_over_max", validate.ListOverMaxRefuse, observed, patch,
+			s.failf(ex, "a limit over %d was answered with page.limit %s; the profile declares it refused", p.ListMaxLimit, render(limit)))
+	}
+	if got != int64(p.ListMaxLimit) {
+		return s.assume("list_max_limit", strconv.Itoa(p.ListMaxLimit), render(limit), map[string]any{"list_max_limit": got},
+			s.failf(ex, "page.limit %s, want the declared maximum %d", render(limit), p.ListMaxLimit))
 	}
 	return nil
 }
@@ -280,13 +329,13 @@ func (s *scenario) listHoldsPage() error {
 		}
 		got, ok := asInt(v)
 		if !ok {
-			return s.judge(false, s.failf(ex, "%s = %s, want an integer", f, render(v)))
+			return s.judge(s.failf(ex, "%s = %s, want an integer", f, render(v)))
 		}
 		n[i] = got
 	}
 	offset, limit, count := n[0], n[1], n[2]
 	if want := max(min(limit, count-offset), 0); int64(len(list)) != want {
-		return s.judge(false, s.failf(ex, "the list holds %d items, want %d (limit %d, count %d, offset %d)", len(list), want, limit, count, offset))
+		return s.judge(s.failf(ex, "the list holds %d items, want %d (limit %d, count %d, offset %d)", len(list), want, limit, count, offset))
 	}
 	return nil
 }
@@ -305,7 +354,7 @@ func (s *scenario) itemsDisjoint() error {
 	}
 	for i, it := range list {
 		if id, _ := lookupString(it, "id"); id != "" && seen[id] {
-			return s.judge(false, s.failf(ex, "item %d (%s) was already on the remembered page", i, id))
+			return s.judge(s.failf(ex, "item %d (%s) was already on the remembered page", i, id))
 		}
 	}
 	return nil

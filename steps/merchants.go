@@ -3,6 +3,8 @@ package steps
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 )
 
 // merchantSteps is the vocabulary of merchants.feature.
@@ -13,6 +15,8 @@ func merchantSteps() []stepDef {
 		step(`I set Level 2/3 processing to (true|false) on the merchant`, func(s *scenario) any { return s.setMerchantL23 }),
 		step(`I set Level 2/3 processing to (true|false) on a merchant that does not exist`, func(s *scenario) any { return s.setMissingMerchantL23 }),
 		step(`the merchant still has Level 2/3 processing (true|false)`, func(s *scenario) any { return s.merchantStill }),
+		step(`the response never shows the processor api key in clear`, func(s *scenario) any { return s.apiKeyMasked }),
+		step(`the profile lets the merchant user call "([^"]*)"`, func(s *scenario) any { return s.merchantMayCall }),
 	}
 }
 
@@ -58,6 +62,38 @@ func (s *scenario) merchantStill(ctx context.Context, flag string) error {
 		err := s.fail(ex, "level_two_level_three_data_enabled = %s, want %t", render(got), want)
 		_, _ = s.putMerchantL23(ctx, id, want, "platform") // put the shared fixture back for the other scenarios
 		return err
+	}
+	return nil
+}
+
+// placeholderValue is a value that names a secret without being it: "<API_KEY>".
+var placeholderValue = regexp.MustCompile(`^<[A-Za-z0-9_ -]+>$|^[*xX•]{4,}`)
+
+// apiKeyMasked: processor_details.api_key is never the key (invariant
+// secrets: absent, null, empty, a placeholder like <API_KEY> or a masked
+// value); the literal is assumed (api_key_literal), judged with the
+// response's exact forms.
+func (s *scenario) apiKeyMasked() error {
+	ex, v, ok, err := s.field("processor_details.api_key")
+	if err != nil || !ok || v == nil {
+		return err
+	}
+	got, _ := v.(string)
+	if got != "" && !placeholderValue.MatchString(got) {
+		return s.invariant("secrets", s.failf(ex, "processor_details.api_key carries a value that is neither a placeholder nor masked"))
+	}
+	return nil // the literal is judged with the response (api_key_literal)
+}
+
+// merchantMayCall skips the scenario when the profile's roles for the
+// operation leave out ROLE_MERCHANT (operation_roles).
+func (s *scenario) merchantMayCall(opID string) error {
+	op, ok := s.suite.v.Operation(opID)
+	if !ok {
+		return &kitError{fmt.Errorf("unknown operation %q", opID)}
+	}
+	if !slices.Contains(s.suite.profile.Roles(op), "ROLE_MERCHANT") {
+		return &skipDeclared{key: "operation_roles", value: opID + " without ROLE_MERCHANT"}
 	}
 	return nil
 }

@@ -48,6 +48,10 @@ type ScenarioResult struct {
 	Reproduction string
 	// Operations are the ids of the operations the scenario called.
 	Operations []string
+	// Judged are the failed checks as the kit judged them, each with its
+	// basis, expected and observed values (the difference table and
+	// --write-profile read them).
+	Judged []Check
 }
 
 // ID names the scenario within a run: "transfers.feature:42".
@@ -146,7 +150,7 @@ type record struct {
 	steps       []report.Step
 	checks      []report.Check
 	stepStart   time.Time
-	marks       [3]int // len(failures), len(warnings), len(kitErrs) when the step began
+	marks       [4]int // len(failures), len(warnings), len(kitErrs), len(checks) when the step began
 	exchanges   []*exchange
 	operations  []string // ids of the operations called, in first-call order
 	reproUpTo   int      // exchanges up to the first failed check
@@ -158,9 +162,6 @@ func (s *scenario) before(ctx context.Context, sc *godog.Scenario) (context.Cont
 	s.name, s.feature, s.start = sc.Name, sc.Uri, time.Now()
 	for _, t := range sc.Tags {
 		s.tags = append(s.tags, t.Name)
-		if t.Name == "@assumed" {
-			s.allAssumed = true
-		}
 	}
 	if c, ok := s.suite.catalog.scenario(sc.Id); ok {
 		s.rec.line, s.rec.featureName = c.line, c.featureName
@@ -170,14 +171,15 @@ func (s *scenario) before(ctx context.Context, sc *godog.Scenario) (context.Cont
 		}
 	}
 	s.suite.results.start(fmt.Sprintf("%s:%d", s.feature, s.rec.line))
-	return ctx, nil
+	s.parseTags()
+	return ctx, s.declaredSkip()
 }
 
-// beforeStep marks the checks of a step ending in " (assumed)" as assumed.
+// beforeStep reads the profile key of a step ending in " (assumed: <key>)".
 func (s *scenario) beforeStep(ctx context.Context, st *godog.Step) (context.Context, error) {
-	s.stepAssumed = s.allAssumed || strings.HasSuffix(st.Text, " (assumed)")
+	s.stepKey = stepKeyOf(st.Text)
 	s.rec.stepStart = time.Now()
-	s.rec.marks = [3]int{len(s.failures), len(s.warnings), len(s.kitErrs)}
+	s.rec.marks = [4]int{len(s.failures), len(s.warnings), len(s.kitErrs), len(s.checks)}
 	return ctx, nil
 }
 
@@ -189,10 +191,13 @@ func (s *scenario) afterStep(ctx context.Context, st *godog.Step, status godog.S
 	}
 	var ke *kitError
 	var se *skipError
+	var sd *skipDeclared
 	switch {
 	case err == nil:
 	case errors.As(err, &se):
-		s.skipped = se.key + " is not configured"
+		s.skipped = se.Error()
+	case errors.As(err, &sd):
+		s.skipped = sd.Error()
 	case errors.Is(err, godog.ErrSkip):
 		s.skipped = err.Error()
 	case errors.As(err, &ke), errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous):
@@ -217,9 +222,11 @@ func (s *scenario) recordStep(st *godog.Step, status godog.StepResultStatus, err
 			}
 		}
 	}
+	first := len(s.rec.checks)
 	added(s.kitErrs, s.rec.marks[2], report.KindKit)
 	added(s.failures, s.rec.marks[0], report.KindNormative)
 	added(s.warnings, s.rec.marks[1], report.KindAssumed)
+	s.annotate(s.rec.checks[first:], s.checks[s.rec.marks[3]:])
 	switch {
 	case len(s.kitErrs) > s.rec.marks[2]:
 		step.Status = report.StepError
@@ -262,6 +269,42 @@ func (s *scenario) check(kind, step, msg string) report.Check {
 	return c
 }
 
+// annotate gives the report's checks of a step the basis the kit judged
+// them by: each normative one the section or invariant it enforces, each
+// assumed one its profile key with the expected and observed values. The
+// judged checks come in the order the step's failures and warnings do.
+func (s *scenario) annotate(reported []report.Check, judged []Check) {
+	var normative, assumed []Check
+	for _, c := range judged {
+		if c.Basis.Normative() {
+			normative = append(normative, c)
+		} else {
+			assumed = append(assumed, c)
+		}
+	}
+	for i := range reported {
+		rc := &reported[i]
+		switch {
+		case rc.Kind == report.KindNormative && len(normative) > 0:
+			c := normative[0]
+			normative = normative[1:]
+			if len(c.Basis.Clauses) > 0 {
+				rc.Clause = c.Basis.Clauses[0]
+			}
+			if len(c.Basis.Invariants) > 0 {
+				rc.Message = "invariant " + strings.Join(c.Basis.Invariants, ", ") + ": " + rc.Message
+			}
+		case rc.Kind == report.KindAssumed && len(assumed) > 0:
+			c := assumed[0]
+			assumed = assumed[1:]
+			rc.ProfileKey, rc.Expected, rc.Observed = c.Key, c.Expected, c.Observed
+			if text, _, _ := strings.Cut(c.Message, evidenceMark); text != "" {
+				rc.Message = text
+			}
+		}
+	}
+}
+
 // after cleans up, records the verdict and, in strict mode, fails on warnings.
 func (s *scenario) after(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 	s.cleanup(ctx)
@@ -271,6 +314,7 @@ func (s *scenario) after(ctx context.Context, _ *godog.Scenario, err error) (con
 	res := ScenarioResult{
 		Feature: s.feature, FeatureName: s.rec.featureName, Name: s.name, Line: s.rec.line, Tags: s.tags,
 		Duration: time.Since(s.start), Steps: s.rec.steps, Checks: s.rec.checks, Operations: s.rec.operations,
+		Judged: s.checks,
 	}
 	switch {
 	case len(s.kitErrs) > 0:
@@ -296,19 +340,6 @@ func (s *scenario) after(ctx context.Context, _ *godog.Scenario, err error) (con
 	}
 	s.suite.results.add(res)
 	return ctx, nil
-}
-
-// judge returns err for a normative check; for an assumed one (or any check in
-// a step or scenario marked assumed) it records a warning and returns nil.
-func (s *scenario) judge(assumed bool, err error) error {
-	if err == nil {
-		return nil
-	}
-	if assumed || s.stepAssumed {
-		s.warnings = append(s.warnings, "assumed: "+err.Error())
-		return nil
-	}
-	return err
 }
 
 // needFixture returns the fixture value or a skip naming its key.

@@ -187,11 +187,11 @@ func basicAuthorization(username, password string) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(username+":"+password))
 }
 
-// verifySignature checks a Finix-Signature header
+// verifySignature checks a signature header named name
 // ("timestamp=<unix>, sig=<hex HMAC-SHA256(secret, "<timestamp>:<body>")>").
-func verifySignature(header, secret string, body []byte) error {
+func verifySignature(name, header, secret string, body []byte) error {
 	if header == "" {
-		return errors.New("no Finix-Signature header")
+		return fmt.Errorf("no %s header", name)
 	}
 	var ts, sig string
 	for _, part := range strings.Split(header, ",") {
@@ -204,14 +204,14 @@ func verifySignature(header, secret string, body []byte) error {
 		}
 	}
 	if ts == "" || sig == "" {
-		return fmt.Errorf("Finix-Signature %q lacks timestamp or sig", header)
+		return fmt.Errorf("%s %q lacks timestamp or sig", name, header)
 	}
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write([]byte(ts + ":"))
 	mac.Write(body)
 	want := hex.EncodeToString(mac.Sum(nil))
 	if !hmac.Equal([]byte(strings.ToLower(sig)), []byte(want)) {
-		return fmt.Errorf("Finix-Signature sig does not match HMAC-SHA256 of the body with the webhook's secret")
+		return fmt.Errorf("%s sig does not match HMAC-SHA256 of the body with the webhook's secret", name)
 	}
 	return nil
 }

@@ -68,6 +68,11 @@ type Summary struct {
 	Tags        string
 	Concurrency int
 	Started     time.Time
+
+	// Profile is the target's declared profile the run judged by.
+	Profile validate.Profile
+	// Differences groups the failed assumed checks by key, expected and observed.
+	Differences []Difference
 }
 
 // CoverageLine counts the operations exercised with both a success and a refusal, per source.
@@ -152,6 +157,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (Summary, error) {
 	sum.Order = st.results.order()
 	sum.Target, sum.Strict, sum.Tags, sum.Concurrency, sum.Started = st.cfg.Target, opts.Strict, opts.Tags, opts.Concurrency, start
 	sum.Notes = st.recv.diagnose()
+	sum.Profile, sum.Differences = st.profile, differences(sum.Results)
 	run := sum.Report()
 	if err := outs.write(run, opts.Out); err != nil {
 		return sum, err

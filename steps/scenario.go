@@ -13,8 +13,11 @@ type scenario struct {
 	name, feature string
 	start         time.Time
 	tags          []string
-	allAssumed    bool // tagged @assumed: every check is assumed
-	stepAssumed   bool // the current step's checks are assumed
+	allAssumed    bool     // tagged @assumed: every generic check is assumed under profileKey
+	profileKey    string   // the @profile-<key> tag of an @assumed scenario
+	clauses       []string // the spec sections of the @spec-* tags
+	stepKey       string   // the profile key of a step ending in "(assumed: <key>)"
+	checks        []Check  // every failed check, with its basis
 
 	auth       authMode
 	user       string // credential key of the current user

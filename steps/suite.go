@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
@@ -25,10 +26,11 @@ type stepDef struct {
 	bind func(s *scenario) any
 }
 
-// step compiles pattern once, anchored, also accepting a trailing " (assumed)"
-// that marks the step's checks as assumed (WARN rather than FAIL).
+// step compiles pattern once, anchored, also accepting a trailing
+// " (assumed: <profile key>)" that judges the step's checks under that key
+// (WARN rather than FAIL).
 func step(pattern string, bind func(s *scenario) any) stepDef {
-	return stepDef{re: regexp.MustCompile(`^` + pattern + `(?: \(assumed\))?$`), bind: bind}
+	return stepDef{re: regexp.MustCompile(`^` + pattern + `(?: \(assumed: [a-z_]+\))?$`), bind: bind}
 }
 
 // suite is what every scenario of one run shares: the configuration, one HTTP
@@ -42,6 +44,10 @@ type suite struct {
 	defs    []stepDef
 	results *recorder
 	catalog *catalog
+	// profile is the target's declared choices (the config's profile over
+	// the reference's defaults); profileKeys the keys of judging.json.
+	profile     validate.Profile
+	profileKeys map[string]bool
 }
 
 // newSuite prepares a suite for cfg. With strict, an assumed check that fails
@@ -65,9 +71,29 @@ func newSuite(cfg Config, strict bool, cat *catalog, notify func(ScenarioResult)
 		SetRedirectPolicy(resty.NoRedirectPolicy()).
 		SetDisableWarn(true)
 	client.SetTransport(&http.Transport{MaxIdleConnsPerHost: 64, MaxIdleConns: 64, IdleConnTimeout: 30 * time.Second})
-	s := &suite{cfg: cfg, client: client, v: v, recv: recv, strict: strict, results: newRecorder(notify), catalog: cat}
+	profile, err := cfg.decodeProfile(v)
+	if err != nil {
+		_ = recv.Close()
+		return nil, err
+	}
+	keys := map[string]bool{}
+	for _, k := range v.Judging().Profile {
+		keys[k.Key] = true
+	}
+	s := &suite{cfg: cfg, client: client, v: v, recv: recv, strict: strict, results: newRecorder(notify), catalog: cat, profile: profile, profileKeys: keys}
 	s.defs = allSteps()
 	return s, nil
+}
+
+// idPrefix returns the longest id prefix of judging.json that v starts with, or "".
+func (s *suite) idPrefix(v string) string {
+	best := ""
+	for _, p := range s.v.Judging().IDPrefixes {
+		if len(p.Prefix) > len(best) && strings.HasPrefix(v, p.Prefix) {
+			best = p.Prefix
+		}
+	}
+	return best
 }
 
 // close stops the webhook receiver.

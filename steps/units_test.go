@@ -13,6 +13,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/conform-kit/conform/features"
+	"github.com/conform-kit/conform/validate"
 )
 
 func TestApplyEnvOverridesFile(t *testing.T) {
@@ -155,7 +160,7 @@ func TestVerifySignature(t *testing.T) {
 		{"other timestamp", strings.Replace(good, "1700000000", "1700000001", 1), "secret", false},
 	}
 	for _, tt := range tests {
-		if err := verifySignature(tt.header, tt.secret, body); (err == nil) != tt.ok {
+		if err := verifySignature("Finix-Signature", tt.header, tt.secret, body); (err == nil) != tt.ok {
 			t.Errorf("verifySignature(%s) = %v, want ok %t", tt.name, err, tt.ok)
 		}
 	}
@@ -245,5 +250,64 @@ func TestCheckMessageParts(t *testing.T) {
 	}
 	if got := clauseOf("error body is not the §7 envelope: /total (required): missing"); got != "7" {
 		t.Errorf("clauseOf = %q, want 7", got)
+	}
+}
+
+// TestFeatureMarkersNameTheirBasis: every scenario names at least one spec
+// section of judging.json (its normative checks cite them), every @assumed
+// scenario names exactly one profile key with @profile-<key>, and every step
+// marked "(assumed: <key>)" names a profile key.
+func TestFeatureMarkersNameTheirBasis(t *testing.T) {
+	v, err := validate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := v.Judging()
+	keys := map[string]bool{}
+	for _, k := range j.Profile {
+		keys[k.Key] = true
+	}
+	feats, err := godog.TestSuite{Options: &godog.Options{FS: features.FS, Paths: []string{"."}}}.RetrieveFeatures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range feats {
+		for _, p := range f.Pickles {
+			var clauses, profiles []string
+			assumed := false
+			for _, tag := range p.Tags {
+				switch {
+				case strings.HasPrefix(tag.Name, specTagPrefix):
+					clauses = append(clauses, strings.TrimPrefix(tag.Name, specTagPrefix))
+				case strings.HasPrefix(tag.Name, profileTagPrefix):
+					profiles = append(profiles, strings.TrimPrefix(tag.Name, profileTagPrefix))
+				case tag.Name == "@assumed":
+					assumed = true
+				}
+			}
+			if len(clauses) == 0 {
+				t.Errorf("%s: %q names no spec section (@spec-N)", p.Uri, p.Name)
+			}
+			for _, c := range clauses {
+				if _, ok := j.Clauses[c]; !ok {
+					t.Errorf("%s: %q: @spec-%s is not a section of judging.json", p.Uri, p.Name, c)
+				}
+			}
+			if assumed != (len(profiles) == 1) {
+				t.Errorf("%s: %q: @assumed with profile keys %v, want @assumed with exactly one @profile-<key>", p.Uri, p.Name, profiles)
+			}
+			for _, k := range profiles {
+				if !keys[k] {
+					t.Errorf("%s: %q: @profile-%s is not a profile key", p.Uri, p.Name, k)
+				}
+			}
+			for _, st := range p.Steps {
+				if strings.Contains(st.Text, "(assumed") {
+					if k := stepKeyOf(st.Text); !keys[k] {
+						t.Errorf("%s: %q: step %q names no profile key", p.Uri, p.Name, st.Text)
+					}
+				}
+			}
+		}
 	}
 }

@@ -28,7 +28,29 @@ func (s *scenario) poll(ctx context.Context, what string, try func() error) erro
 			if s.last != nil {
 				return s.fail(s.last, "gave up waiting for %s after %s", what, s.suite.cfg.WaitTimeout)
 			}
-			return s.judge(false, errors.New("gave up waiting for "+what))
+			return s.judge(errors.New("gave up waiting for " + what))
+		case <-tick.C:
+		}
+	}
+}
+
+// pollUntil calls try until it returns something other than errNotYet or
+// the deadline passes; reaching the deadline returns nil (the caller judges
+// what it found).
+func (s *scenario) pollUntil(ctx context.Context, deadline time.Time, try func() error) error {
+	tick := time.NewTicker(pollInterval(s.suite.cfg.WaitTimeout))
+	defer tick.Stop()
+	for {
+		err := try()
+		if !errors.Is(err, errNotYet) {
+			return err
+		}
+		if !time.Now().Before(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return &kitError{ctx.Err()}
 		case <-tick.C:
 		}
 	}

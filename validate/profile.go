@@ -57,12 +57,15 @@ type Profile struct {
 	IdempotencyReplay            string                 `json:"idempotency_replay"`
 	CardNumberCheck              string                 `json:"card_number_check"`
 	WebhookRetryMinutes          []float64              `json:"webhook_retry_minutes"`
+	ResourceValues               string                 `json:"resource_values"`
+	ReferenceRules               string                 `json:"reference_rules"`
+	ResourceEvents               string                 `json:"resource_events"`
 }
 
 // Values of the profile keys that choose among names (judging.json lists
 // them under each key's "values").
 const (
-	Unchecked = "unchecked" // event_layout, signature_scheme, file_payloads, idempotency_replay, card_number_check: the kit checks only what the spec states
+	Unchecked = "unchecked" // event_layout, signature_scheme, file_payloads, idempotency_replay, card_number_check, resource_values, reference_rules, resource_events: the kit checks only what the spec states
 
 	ListOverMaxRefuse = "refuse" // list_over_max: a limit above the maximum is refused (invalid_field)
 	ListOverMaxClamp  = "clamp"  // list_over_max: a limit above the maximum is clamped to it
@@ -85,6 +88,8 @@ const (
 	IdempotencyOriginal = "original" // idempotency_replay: the first status and body again
 
 	CardNumberLuhn = "luhn" // card_number_check: 12 to 19 digits passing the Luhn check
+
+	AsReference = "reference" // resource_values, reference_rules, resource_events: the reference's behaviour
 )
 
 // RefusalForm is a declared status and error codes for a kind of refusal.

@@ -12,7 +12,7 @@ import (
 )
 
 func newFaultsCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, variants bool
 	cmd := &cobra.Command{
 		Use:   "faults",
 		Short: "List the fault catalog: the deliberate breaks of the reference the suite must catch",
@@ -24,6 +24,9 @@ select the scenarios exercising it and the names of the scenarios expected to ca
   conform serve --fault capture-over-amount-accepted`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if variants {
+				return listVariants(cmd.OutOrStdout(), faults.Variants())
+			}
 			if asJSON {
 				return listFaultsJSON(cmd.OutOrStdout(), faults.Catalog())
 			}
@@ -31,6 +34,7 @@ select the scenarios exercising it and the names of the scenarios expected to ca
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as a JSON array, with tags and catching scenarios")
+	cmd.Flags().BoolVar(&variants, "variants", false, "list the conformant variants instead (for conform serve --variant): each choice and the profile declaring it")
 	return cmd
 }
 
@@ -45,6 +49,20 @@ func listFaults(w io.Writer, catalog []faults.Fault) error {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "%d faults\n", len(catalog))
+	return err
+}
+
+// listVariants writes one line per conformant variant: name, choice, profile.
+func listVariants(w io.Writer, catalog []faults.Variant) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VARIANT\tCHOICE\tPROFILE")
+	for _, v := range catalog {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Choice, v.Profile)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d variants\n", len(catalog))
 	return err
 }
 

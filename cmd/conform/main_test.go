@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps"
+	"github.com/conform-kit/conform/validate"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -343,4 +345,93 @@ func TestServeWithFaultServesItBroken(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunProfileFlags: --profile is read before anything runs (a key the
+// kit does not know is a usage error naming it), and --write-profile writes
+// the choices observed: against the reference, none (an empty profile).
+func TestRunProfileFlags(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"create_stat": 200}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "", "run", "--target", "http://127.0.0.1:9", "--profile", bad)
+	if code != exitUsage || !strings.Contains(errOut, "create_stat") {
+		t.Fatalf("conform run --profile with an unknown key: exit %d, stderr %q, want %d naming the key\nstdout: %s", code, errOut, exitUsage, out)
+	}
+	written := filepath.Join(dir, "observed.json")
+	code, _, errOut = run(t, "", "run", "--tags", "@merchants", "--concurrency", "2", "--write-profile", written)
+	if code != exitOK {
+		t.Fatalf("conform run --write-profile against the reference: exit %d; stderr: %s", code, errOut)
+	}
+	got, err := os.ReadFile(written)
+	if err != nil {
+		t.Fatalf("the observed profile was not written: %v", err)
+	}
+	if strings.TrimSpace(string(got)) != "{}" {
+		t.Errorf("observed profile of the reference = %s, want {} (its choices are the defaults)", got)
+	}
+}
+
+// TestREADMEProfileTable: the README's table of profile keys is the profile
+// table of schemas/judging.json, key by key, with its defaults.
+func TestREADMEProfileTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := validate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for _, k := range v.Judging().Profile {
+		def := "`" + readableJSON(k.Default) + "`"
+		switch k.Key {
+		case "refusals":
+			def = "the refusals table"
+		case "extensions":
+			def = "every extension"
+		}
+		fmt.Fprintf(&want, "| `%s` | %s | %s |\n", k.Key, def, strings.ReplaceAll(k.Description, "|", `\|`))
+	}
+	if !strings.Contains(string(readme), want.String()) {
+		t.Errorf("README.md's profile table differs from schemas/judging.json; its rows should read:\n%s", want.String())
+	}
+}
+
+// readableJSON renders a JSON value compactly with a space after every
+// comma and colon between elements.
+func readableJSON(raw json.RawMessage) string {
+	var val any
+	if err := json.Unmarshal(raw, &val); err != nil {
+		return string(raw)
+	}
+	var render func(v any) string
+	render = func(v any) string {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			parts := make([]string, 0, len(keys))
+			for _, k := range keys {
+				kb, _ := json.Marshal(k)
+				parts = append(parts, string(kb)+": "+render(x[k]))
+			}
+			return "{" + strings.Join(parts, ", ") + "}"
+		case []any:
+			parts := make([]string, 0, len(x))
+			for _, e := range x {
+				parts = append(parts, render(e))
+			}
+			return "[" + strings.Join(parts, ", ") + "]"
+		}
+		b, _ := json.Marshal(v)
+		return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(string(b))
+	}
+	return render(val)
 }

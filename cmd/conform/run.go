@@ -33,6 +33,8 @@ type runOptions struct {
 	list        bool
 	timeout     time.Duration
 	rerunFailed string
+	profile     string // --profile FILE: the target's declared choices
+	writeProf   string // --write-profile FILE: the choices observed
 	out         io.Writer
 	errOut      io.Writer
 	lookupEnv   func(string) (string, bool)
@@ -88,6 +90,8 @@ credentials refused), the selection is empty, or every selected scenario was ski
 	f.BoolVar(&opts.list, "list", false, "print the scenarios that would run and run nothing")
 	f.DurationVar(&opts.timeout, "timeout", 0, "per-request timeout, e.g. 5s (default 10s, or CONFORM_TIMEOUT)")
 	f.StringVar(&opts.rerunFailed, "rerun-failed", "", "run again only the FAIL, WARN and ERROR scenarios of a results file (--format json:FILE)")
+	f.StringVar(&opts.profile, "profile", "", "profile file: the target's choices where the spec is silent (wins over the config file's profile)")
+	f.StringVar(&opts.writeProf, "write-profile", "", "write the choices the run observed as a profile file to review and pass back with --profile")
 	return cmd
 }
 
@@ -186,10 +190,18 @@ func runRun(ctx context.Context, opts runOptions) error {
 		}
 		defer stop()
 		bundled.Timeout = cfg.Timeout
+		bundled.Profile = cfg.Profile
 		cfg, runOpts.Strict = bundled, true
 		fmt.Fprintf(opts.errOut, "conform run: bundled reference at %s (strict)\n", cfg.Target)
 	}
-	return exitFor(steps.Run(ctx, cfg, runOpts))
+	sum, err := steps.Run(ctx, cfg, runOpts)
+	if err == nil && opts.writeProf != "" {
+		if err := writeProfileFile(opts.writeProf, sum); err != nil {
+			return fmt.Errorf("run: %w", err)
+		}
+		fmt.Fprintf(opts.errOut, "conform run: observed profile written to %s\n", opts.writeProf)
+	}
+	return exitFor(sum, err)
 }
 
 // exitFor maps the outcome of a run to an exit code: 2 when the suite could
@@ -239,10 +251,30 @@ func resolveRunConfig(opts runOptions) (steps.Config, error) {
 		}
 		cfg.Credentials.Platform = &c
 	}
+	if opts.profile != "" {
+		data, err := os.ReadFile(opts.profile)
+		if err != nil {
+			return cfg, fmt.Errorf("%w: read profile: %w", steps.ErrConfig, err)
+		}
+		cfg.Profile = data
+	}
 	if cfg.Target != "" {
 		return cfg, cfg.Check()
 	}
 	return cfg, nil
+}
+
+// writeProfileFile writes the profile the run observed to path.
+func writeProfileFile(path string, sum steps.Summary) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write profile: %w", err)
+	}
+	if err := steps.WriteProfile(f, sum); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // startBundledReference serves the reference on a loopback port and returns

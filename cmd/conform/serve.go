@@ -27,6 +27,7 @@ type serveOptions struct {
 	reviewDelay time.Duration // simulated file review
 	verbose     bool          // log requests to standard error
 	faults      []string      // named faults of the catalog, to test a conformance suite
+	variant     string        // a conformant variant of the catalog: other choices where the spec is silent
 	seed        int64         // seeds the deterministic credentials and fixtures
 	grace       time.Duration // how long in-flight requests may run on at shutdown
 	webhookNets []string      // CIDRs webhook deliveries may reach besides public addresses
@@ -71,6 +72,7 @@ The reference is a model of the contract, not of the real service. Stop it with 
 	cmd.Flags().DurationVar(&opts.grace, "shutdown-grace", 5*time.Second, "how long in-flight requests may run on after SIGINT or SIGTERM")
 	cmd.Flags().StringSliceVar(&opts.webhookNets, "webhook-allow", nil, "a CIDR (repeatable) of private addresses webhooks may reach when not bound to loopback, e.g. 10.1.0.0/16")
 	opts.limits.register(cmd)
+	cmd.Flags().StringVar(&opts.variant, "variant", "", "serve a conformant variant of the reference: another choice where the spec is silent (see conform faults --variants)")
 	cmd.Flags().StringSliceVar(&opts.faults, "fault", nil, "break the reference on purpose with these named faults of its catalog (to test a suite; never for a sandbox)")
 	return cmd
 }
@@ -101,10 +103,24 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	if opts.verbose {
 		logger = slog.New(slog.NewTextHandler(opts.errOut, nil))
 	}
-	ref, handler, err := faults.Serve(reference.Config{
+	refCfg := reference.Config{
 		BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger, Seed: opts.seed,
 		WebhookAllow: allowed, Limits: limits,
-	}, opts.faults)
+	}
+	var ref *reference.Server
+	var handler http.Handler
+	var seeded reference.Seeded
+	switch {
+	case opts.variant != "" && len(opts.faults) > 0:
+		err = fmt.Errorf("%w: --variant and --fault exclude each other", faults.ErrUnknown)
+	case opts.variant != "":
+		ref, handler, seeded, err = faults.ServeVariant(refCfg, opts.variant)
+	default:
+		ref, handler, err = faults.Serve(refCfg, opts.faults)
+		if err == nil {
+			seeded = ref.Seeded()
+		}
+	}
 	if err != nil {
 		ln.Close()
 		if errors.Is(err, faults.ErrUnknown) {
@@ -114,7 +130,6 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	}
 	defer ref.Close()
 
-	seeded := ref.Seeded()
 	if opts.fixtures != "" {
 		if err := writeJSONFile(opts.fixtures, suiteConfig(url, seeded)); err != nil {
 			ln.Close()
@@ -233,7 +248,7 @@ func (l *limitFlags) register(cmd *cobra.Command) {
 	f.IntVar(&l.retain, "retain", reference.DefaultMaxRetained, "client-created resources kept per application, its oldest dropped first (0: no bound)")
 	f.IntVar(&l.retainMiB, "retain-mib", reference.DefaultMaxBytes>>20, "estimated MiB of client-created resources kept per application, its oldest dropped first (0: no bound)")
 	f.IntVar(&l.creates, "quota-creates", reference.DefaultCreatesPerMinute, "resources one application may create per minute before 429 (0: no quota)")
-	f.IntVar(&l.webhooks, "quota-webhooks", reference.DefaultWebhooks, "webhooks one application may hold before 429 (0: no quota)")
+	f.IntVar(&l.webhooks, "quota-webhooks", reference.DefaultWebhooks, "enabled webhooks one application may hold before 429 (0: no quota)")
 	f.IntVar(&l.uploadMiB, "quota-upload-mib", reference.DefaultUploadBytes>>20, "MiB of uploaded file content one application may hold before 429 (0: no quota)")
 	f.IntVar(&l.tags, "quota-tags", reference.DefaultTags, "tags one resource may carry before 429 (0: no quota)")
 }

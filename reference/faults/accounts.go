@@ -134,7 +134,7 @@ func disputeFaults() []Fault {
 		{
 			Name: "dispute-transfer-wrong", Capability: "disputes", Expect: ExpectFail, Tags: "@disputes",
 			Breaks:   "§2.7 a dispute's transfer is the disputed transfer's id",
-			Catchers: []string{"a sale of 888888 cents opens a dispute on that sale with adjustment transfers"},
+			Catchers: []string{"a dispute is fetched with its state, reason and details"},
 			wrap: rewriteResponse(func(x *faultExchange) bool {
 				tr, _ := x.out["transfer"].(string)
 				if !isSuccess(x.status) || len(tr) < 3 {

@@ -111,7 +111,7 @@ func authorizationFaults() []Fault {
 		{
 			Name: "capture-fee-over-amount-accepted", Capability: "authorizations", Expect: ExpectFail, Tags: "@authorizations",
 			Breaks:   "§4.1/§7 fee <= the captured amount",
-			Catchers: []string{"a capture whose fee exceeds the captured amount is refused and changes nothing"},
+			Catchers: []string{"a capture whose fee exceeds the authorized amount is refused and changes nothing"},
 			wrap:     captureClamp("fee"),
 		},
 		{
@@ -159,7 +159,7 @@ func authorizationFaults() []Fault {
 		{
 			Name: "second-capture-accepted", Capability: "authorizations", Expect: ExpectFail, Tags: "@authorizations",
 			Breaks:   "DESIGN captures: an authorization is captured once (refusal normative in the suite)",
-			Catchers: []string{"an authorization is captured only once"},
+			Catchers: []string{"captures never total more than the authorized amount"},
 			wrap:     secondCaptureAccepted,
 		},
 		{
@@ -268,7 +268,7 @@ func saleFaults() []Fault {
 		{
 			Name: "sale-decline-ignored", Capability: "transfers", Expect: ExpectWarn, Tags: "@transfers",
 			Breaks:   "DESIGN sandbox: amount 102 is declined (assumed)",
-			Catchers: []string{"a sale of 102 cents is declined by the sandbox"},
+			Catchers: []string{"a sale of the sandbox's declined amount is declined"},
 			wrap: rewriteRequest(func(x *faultExchange) bool {
 				if a, ok := numberOf(x.in["amount"]); !ok || a != 102 {
 					return false

@@ -1,0 +1,643 @@
+package faults
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"mime"
+	"net/http"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/validate"
+)
+
+// Variant is the reference with another choice where the spec is silent:
+// a conformant server that differs from the reference only in assumed
+// decisions. The suite must never FAIL it, and must PASS it without a WARN
+// once its profile is declared. Like a fault, a variant wraps the reference
+// from the outside (its handler, its webhook client, at most its clock).
+type Variant struct {
+	// Name identifies the variant, e.g. "create-200".
+	Name string
+	// Choice says what the variant does differently.
+	Choice string
+	// Profile declares the variant's choices: a JSON object of profile keys.
+	Profile string
+	// Tags is a godog tag expression selecting the features where the
+	// choice shows, for a quick run.
+	Tags string
+
+	// build makes the variant's parts for one server; state they share
+	// (an id mapping, the webhooks' secrets) lives in its closure.
+	build func() variantParts
+}
+
+// variantParts are the pieces of one variant server; any may be nil.
+type variantParts struct {
+	wrap      func(next http.Handler, d faultDeps) http.Handler
+	transport func(base http.RoundTripper) http.RoundTripper
+	config    func(cfg *reference.Config)
+	seeded    func(reference.Seeded) reference.Seeded
+}
+
+// Variants returns the catalog of conformant variants, one or a few profile
+// keys each.
+func Variants() []Variant {
+	return []Variant{
+		{
+			Name: "create-200", Tags: "@transfers", Choice: "answers every create with 200 instead of 201",
+			Profile: `{"create_status": 200}`,
+			build:   parts(wrapOnly(createdAs200)),
+		},
+		{
+			Name: "validation-400", Tags: "@authorizations", Choice: "refuses invalid fields with 400 VALIDATION_ERROR and business rules with 409 CONFLICT",
+			Profile: `{"refusals": {"invalid_field": {"status": 400, "codes": ["VALIDATION_ERROR"]}, "unprocessable": {"status": 409, "codes": ["CONFLICT"]}}}`,
+			build: parts(wrapOnly(recodeRefusals(map[string]recode{
+				"INVALID_FIELD":        {400, "VALIDATION_ERROR"},
+				"UNPROCESSABLE_ENTITY": {409, "CONFLICT"},
+			}))),
+		},
+		{
+			Name: "ids-base58-21", Tags: "@transfers,@disputes", Choice: "ids of 21 base58 characters after the prefix",
+			Profile: `{"id_form": "[1-9A-HJ-NP-Za-km-z]{21}"}`,
+			build:   base58IDs,
+		},
+		{
+			Name: "timestamps-ms", Tags: "@transfers", Choice: "timestamps with millisecond precision",
+			Profile: `{"timestamp_precision": 3}`,
+			build: func() variantParts {
+				return variantParts{
+					wrap: wrapOnly(millisecondTimestamps)(),
+					config: func(cfg *reference.Config) {
+						now := cfg.Now
+						if now == nil {
+							now = time.Now
+						}
+						cfg.Now = func() time.Time { return now().Truncate(time.Millisecond) }
+					},
+				}
+			},
+		},
+		{
+			Name: "plain-json", Tags: "@transfers", Choice: "answers with Content-Type application/json",
+			Profile: `{"response_content_type": "application/json"}`,
+			build:   parts(wrapOnly(plainJSON)),
+		},
+		{
+			Name: "event-layout-and-signature", Tags: "@files,@webhooks", Choice: `delivers {"event": "<entity>.<type>", "data": resource} signed with another scheme`,
+			Profile: `{"event_layout": "unchecked", "signature_scheme": "unchecked"}`,
+			build:   func() variantParts { return variantParts{transport: otherEventLayout} },
+		},
+		{
+			Name: "no-sandbox-triggers", Tags: "@sandbox,@disputes", Choice: "no sandbox triggers: no amount declines, no sale opens a dispute",
+			Profile: `{"decline_trigger_amount": 0, "dispute_trigger_amount": 0}`,
+			build:   parts(wrapOnly(noTriggers)),
+		},
+		{
+			Name: "multi-capture", Tags: "@authorizations", Choice: "accepts further captures while the total stays within the authorized amount",
+			Profile: `{"multi_capture": true}`,
+			build:   parts(multiCapture),
+		},
+		{
+			Name: "capture-fee-authorization-bound", Tags: "@authorizations", Choice: "bounds a capture's fee by the authorization amount, not the capture amount",
+			Profile: `{"capture_fee_bound": "authorization_amount"}`,
+			build:   parts(wrapOnly(feeBoundByAuthorization)),
+		},
+		{
+			Name: "list-max-50-clamped", Tags: "@lists", Choice: "lists hold at most 50 items and clamp a larger limit",
+			Profile: `{"list_max_limit": 50, "list_over_max": "clamp"}`,
+			build:   parts(wrapOnly(clampLimit(50))),
+		},
+		{
+			Name: "merchant-role-no-charges", Tags: "@authentication", Choice: "the merchant role may not create cards or sales",
+			Profile: `{"operation_roles": {"payment_instruments.create": ["ROLE_PLATFORM"], "transfers.create": ["ROLE_PLATFORM"]}}`,
+			build:   parts(merchantNoCharges),
+		},
+		{
+			Name: "api-key-redacted", Tags: "@merchants", Choice: `returns processor_details.api_key as "<REDACTED>"`,
+			Profile: `{"api_key_literal": "<REDACTED>"}`,
+			build:   parts(wrapOnly(redactAPIKey)),
+		},
+		{
+			Name: "expiry-24h", Tags: "@authorizations", Choice: "authorizations expire 24 hours after creation",
+			Profile: `{"authorization_expiry_hours": 24}`,
+			build:   parts(wrapOnly(expiry24h)),
+		},
+	}
+}
+
+// parts makes a build of a handler-only variant.
+func parts(wrap func() func(http.Handler, faultDeps) http.Handler) func() variantParts {
+	return func() variantParts { return variantParts{wrap: wrap()} }
+}
+
+// wrapOnly lifts a stateless wrapper into parts' form.
+func wrapOnly(w func(http.Handler, faultDeps) http.Handler) func() func(http.Handler, faultDeps) http.Handler {
+	return func() func(http.Handler, faultDeps) http.Handler { return w }
+}
+
+// VariantByName returns the catalog entry called name.
+func VariantByName(name string) (Variant, bool) {
+	for _, v := range Variants() {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Variant{}, false
+}
+
+// ServeVariant builds a reference from cfg as the named variant: serve the
+// returned handler; the Seeded is what a client of the variant sees (its
+// ids). Close the server when done.
+func ServeVariant(cfg reference.Config, name string) (*reference.Server, http.Handler, reference.Seeded, error) {
+	v, ok := VariantByName(name)
+	if !ok {
+		return nil, nil, reference.Seeded{}, fmt.Errorf("%w variant %q", ErrUnknown, name)
+	}
+	p := v.build()
+	if p.config != nil {
+		p.config(&cfg)
+	}
+	if p.transport != nil {
+		c := cfg.WebhookClient
+		if c == nil {
+			c = &http.Client{Timeout: 10 * time.Second}
+		}
+		cp := *c
+		base := cp.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		cp.Transport = p.transport(base)
+		cfg.WebhookClient = &cp
+	}
+	srv, err := reference.New(cfg)
+	if err != nil {
+		return nil, nil, reference.Seeded{}, err
+	}
+	seeded := srv.Seeded()
+	var h http.Handler = srv
+	if p.wrap != nil {
+		h = p.wrap(srv, faultDeps{fx: seeded})
+	}
+	if p.seeded != nil {
+		seeded = p.seeded(seeded)
+	}
+	return srv, h, seeded, nil
+}
+
+// ---- response rewriting ----
+
+// onJSON runs edit on every JSON response body (with its recorded status
+// and headers); edit returns the body to send.
+func onJSON(next http.Handler, edit func(r *http.Request, rec *faultRecorder, body []byte) []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := newFaultRecorder()
+		next.ServeHTTP(rec, r)
+		body := rec.body.Bytes()
+		if mt, _, _ := mime.ParseMediaType(rec.header.Get("Content-Type")); strings.Contains(mt, "json") {
+			body = edit(r, rec, body)
+		}
+		rec.flush(w, body)
+	})
+}
+
+func createdAs200(next http.Handler, _ faultDeps) http.Handler {
+	return onJSON(next, func(_ *http.Request, rec *faultRecorder, body []byte) []byte {
+		if rec.status == http.StatusCreated {
+			rec.status = http.StatusOK
+		}
+		return body
+	})
+}
+
+// recode is another status and code for a refusal code.
+type recode struct {
+	status int
+	code   string
+}
+
+func recodeRefusals(by map[string]recode) func(http.Handler, faultDeps) http.Handler {
+	return func(next http.Handler, _ faultDeps) http.Handler {
+		return onJSON(next, func(_ *http.Request, rec *faultRecorder, body []byte) []byte {
+			doc := decodeFaultJSON(body)
+			items, _ := objectAt(doc, "_embedded")["errors"].([]any)
+			changed := false
+			for _, it := range items {
+				m, _ := it.(map[string]any)
+				code, _ := m["code"].(string)
+				if rc, ok := by[code]; ok {
+					m["code"], rec.status, changed = rc.code, rc.status, true
+				}
+			}
+			if !changed {
+				return body
+			}
+			b, err := json.Marshal(doc)
+			if err != nil {
+				return body
+			}
+			return b
+		})
+	}
+}
+
+// msTimestamp matches a timestamp whose microseconds are whole milliseconds.
+var msTimestamp = regexp.MustCompile(`(T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3})000Z`)
+
+func millisecondTimestamps(next http.Handler, _ faultDeps) http.Handler {
+	return onJSON(next, func(_ *http.Request, _ *faultRecorder, body []byte) []byte {
+		return msTimestamp.ReplaceAll(body, []byte("${1}Z"))
+	})
+}
+
+func plainJSON(next http.Handler, _ faultDeps) http.Handler {
+	return onJSON(next, func(_ *http.Request, rec *faultRecorder, body []byte) []byte {
+		rec.header.Set("Content-Type", "application/json; charset=utf-8")
+		return body
+	})
+}
+
+func redactAPIKey(next http.Handler, _ faultDeps) http.Handler {
+	return onJSON(next, func(_ *http.Request, _ *faultRecorder, body []byte) []byte {
+		body = bytes.ReplaceAll(body, []byte(`"<API_KEY>"`), []byte(`"<REDACTED>"`))
+		return bytes.ReplaceAll(body, []byte(`"\u003cAPI_KEY\u003e"`), []byte(`"<REDACTED>"`))
+	})
+}
+
+func expiry24h(next http.Handler, _ faultDeps) http.Handler {
+	return rewriteResponse(func(x *faultExchange) bool {
+		changed := false
+		visit := func(m map[string]any) {
+			created, _ := m["created_at"].(string)
+			if _, ok := m["expires_at"].(string); !ok || created == "" {
+				return
+			}
+			if t, err := time.Parse(time.RFC3339Nano, created); err == nil {
+				m["expires_at"] = t.Add(24 * time.Hour).UTC().Format("2006-01-02T15:04:05.000000Z")
+				changed = true
+			}
+		}
+		if id, _ := x.out["id"].(string); strings.HasPrefix(id, "AU") {
+			visit(x.out)
+		}
+		for _, it := range listItems(x.out) {
+			if m, ok := it.(map[string]any); ok {
+				visit(m)
+			}
+		}
+		return changed
+	}, "authorizations.create", "authorizations.capture", "authorizations.get")(next, faultDeps{})
+}
+
+// ---- requests ----
+
+// noTriggers moves the trigger amounts off by one on the way in and back on
+// the way out, so the reference's triggers never fire.
+func noTriggers(next http.Handler, _ faultDeps) http.Handler {
+	const shift = 1
+	triggers := map[int64]bool{102: true, 888888: true}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !matchAny(r, "authorizations.create", "transfers.create") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		in := peekJSON(r)
+		amount, _ := numberOf(in["amount"])
+		if in == nil || !triggers[amount] {
+			next.ServeHTTP(w, r)
+			return
+		}
+		in["amount"] = amount + shift
+		replaceBody(r, in)
+		rec := newFaultRecorder()
+		next.ServeHTTP(rec, r)
+		out := decodeFaultJSON(rec.body.Bytes())
+		if got, ok := numberOf(out["amount"]); ok && got == amount+shift {
+			out["amount"] = amount
+			writeFaultJSONHeader(w, rec, out)
+			return
+		}
+		rec.flush(w, rec.body.Bytes())
+	})
+}
+
+// feeBoundByAuthorization lets a capture's fee exceed the capture amount up
+// to the authorization amount: the reference sees the fee clamped to the
+// capture amount, the client the fee it sent.
+func feeBoundByAuthorization(next http.Handler, d faultDeps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		params, ok := faultRoute(r, "authorizations.capture")
+		in := peekJSON(r)
+		capture, okC := numberOf(in["capture_amount"])
+		fee, okF := numberOf(in["fee"])
+		if !ok || !okC || !okF || fee <= capture {
+			next.ServeHTTP(w, r)
+			return
+		}
+		status, auth := innerCall(next, r, http.MethodGet, "/authorizations/"+params["id"], nil, nil)
+		amount, _ := numberOf(auth["amount"])
+		if !isSuccess(status) || fee > amount {
+			next.ServeHTTP(w, r)
+			return
+		}
+		in["fee"] = capture
+		replaceBody(r, in)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// multiCapture accepts a capture of an authorization already captured when
+// the total stays within its amount, answering with the authorization.
+func multiCapture() func(http.Handler, faultDeps) http.Handler {
+	var mu sync.Mutex
+	captured := map[string]int64{}
+	return func(next http.Handler, _ faultDeps) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			params, ok := faultRoute(r, "authorizations.capture")
+			if !ok {
+				next.ServeHTTP(w, r)
+				return
+			}
+			in := peekJSON(r)
+			want, _ := numberOf(in["capture_amount"])
+			id := params["id"]
+			mu.Lock()
+			total, seen := captured[id]
+			mu.Unlock()
+			if seen && want > 0 {
+				status, auth := innerCall(next, r, http.MethodGet, "/authorizations/"+id, nil, nil)
+				amount, _ := numberOf(auth["amount"])
+				if isSuccess(status) && total+want <= amount {
+					mu.Lock()
+					captured[id] = total + want
+					mu.Unlock()
+					writeFaultJSON(w, http.StatusOK, auth)
+					return
+				}
+			}
+			rec := newFaultRecorder()
+			next.ServeHTTP(rec, r)
+			if isSuccess(rec.status) && !seen {
+				mu.Lock()
+				captured[id] = want
+				mu.Unlock()
+			}
+			rec.flush(w, rec.body.Bytes())
+		})
+	}
+}
+
+// clampLimit clamps every list's limit to max.
+func clampLimit(max int) func(http.Handler, faultDeps) http.Handler {
+	return func(next http.Handler, _ faultDeps) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			q := r.URL.Query()
+			if n, err := strconv.Atoi(q.Get("limit")); err == nil && n > max && r.Method == http.MethodGet {
+				q.Set("limit", strconv.Itoa(max))
+				r.URL.RawQuery = q.Encode()
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// merchantNoCharges refuses card and sale creates by the merchant user (403).
+func merchantNoCharges() func(http.Handler, faultDeps) http.Handler {
+	return func(next http.Handler, d faultDeps) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			user, _, _ := r.BasicAuth()
+			if user == d.fx.Credentials.Merchant.Username && matchAny(r, "payment_instruments.create", "transfers.create") {
+				writeFaultJSON(w, http.StatusForbidden, errorEnvelope(r, "FORBIDDEN", "Access is denied"))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// errorEnvelope is a §7 error envelope with one item.
+func errorEnvelope(r *http.Request, code, message string) map[string]any {
+	self := "http://" + r.Host + r.URL.Path
+	return map[string]any{
+		"total": 1,
+		"_embedded": map[string]any{"errors": []any{map[string]any{
+			"code": code, "message": message, "logref": map[string]any{"logref": "variant"},
+			"_links": map[string]any{"self": map[string]any{"href": self}, "source": map[string]any{"href": self}},
+		}}},
+	}
+}
+
+// ---- webhook deliveries ----
+
+// otherEventLayout re-delivers each event as {"event": "<entity>.<type>",
+// "data": resource} with an X-Signature header of another scheme.
+func otherEventLayout(base http.RoundTripper) http.RoundTripper {
+	return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
+		body, err := deliveryBody(req)
+		if err != nil {
+			return nil, err
+		}
+		ev := decodeFaultJSON(body)
+		entity, _ := ev["entity"].(string)
+		typ, _ := ev["type"].(string)
+		var data any
+		if items := listItems(ev); len(items) > 0 {
+			data = items[0]
+		}
+		out, err := json.Marshal(map[string]any{"event": entity + "." + typ, "data": data})
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(out)
+		req.Header.Del("Finix-Signature")
+		req.Header.Set("X-Signature", "v2="+hex.EncodeToString(sum[:]))
+		req.Body = io.NopCloser(bytes.NewReader(out))
+		req.ContentLength = int64(len(out))
+		return base.RoundTrip(req)
+	}}
+}
+
+// ---- ids ----
+
+// base58IDs maps every id the reference makes to its prefix and 21 base58
+// characters, both ways: in responses and deliveries out, in paths,
+// queries, JSON bodies and Basic usernames in.
+// Deliveries are signed again with the webhook's secret.
+func base58IDs() variantParts {
+	m := &idMap{out: map[string]string{}, in: map[string]string{}, secrets: map[string]string{}}
+	v, err := validate.New()
+	if err == nil {
+		for _, p := range v.Judging().IDPrefixes {
+			m.prefixes = append(m.prefixes, p.Prefix)
+		}
+	}
+	sort.Slice(m.prefixes, func(i, j int) bool { return len(m.prefixes[i]) > len(m.prefixes[j]) })
+	alt := strings.Join(quoteAll(m.prefixes), "|")
+	m.orig = regexp.MustCompile(`(` + alt + `)([0-9A-Za-z]{22})`)
+	m.mapped = regexp.MustCompile(`(` + alt + `)([1-9A-HJ-NP-Za-km-z]{21})`)
+	return variantParts{
+		wrap: func(next http.Handler, _ faultDeps) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if user, pw, ok := r.BasicAuth(); ok {
+					r.SetBasicAuth(string(m.replace(m.mapped, []byte(user), m.back)), pw)
+				}
+				r.URL.Path = string(m.replace(m.mapped, []byte(r.URL.Path), m.back))
+				r.URL.RawPath = ""
+				r.URL.RawQuery = string(m.replace(m.mapped, []byte(r.URL.RawQuery), m.back))
+				if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); strings.Contains(mt, "json") {
+					if b, err := io.ReadAll(r.Body); err == nil {
+						b = m.replace(m.mapped, b, m.back)
+						r.Body = io.NopCloser(bytes.NewReader(b))
+						r.ContentLength = int64(len(b))
+						r.Header.Set("Content-Length", strconv.Itoa(len(b)))
+					}
+				}
+				onJSON(next, func(_ *http.Request, _ *faultRecorder, body []byte) []byte {
+					m.noteSecret(body)
+					return m.replace(m.orig, body, m.forth)
+				}).ServeHTTP(w, r)
+			})
+		},
+		transport: func(base http.RoundTripper) http.RoundTripper {
+			return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
+				body, err := deliveryBody(req)
+				if err != nil {
+					return nil, err
+				}
+				out := m.replace(m.orig, body, m.forth)
+				if secret := m.secret(req.URL.String()); secret != "" {
+					ts := strconv.FormatInt(time.Now().Unix(), 10)
+					mac := hmac.New(sha256.New, []byte(secret))
+					mac.Write([]byte(ts + ":"))
+					mac.Write(out)
+					req.Header.Set("Finix-Signature", "timestamp="+ts+", sig="+hex.EncodeToString(mac.Sum(nil)))
+				}
+				req.Body = io.NopCloser(bytes.NewReader(out))
+				req.ContentLength = int64(len(out))
+				return base.RoundTrip(req)
+			}}
+		},
+		seeded: func(s reference.Seeded) reference.Seeded {
+			for _, c := range []*reference.Credential{&s.Credentials.Platform, &s.Credentials.Merchant, &s.Credentials.OtherApplication} {
+				c.Username = string(m.replace(m.orig, []byte(c.Username), m.forth))
+			}
+			f := &s.Fixtures
+			for _, p := range []*string{&f.BuyerIdentity, &f.Merchant, &f.MerchantIdentity, &f.PlainMerchant, &f.PlainMerchantIdentity,
+				&f.SubscriptionSchedule, &f.SubscriptionAmount, &f.Dispute, &f.BalanceTransfer} {
+				*p = string(m.replace(m.orig, []byte(*p), m.forth))
+			}
+			return s
+		},
+	}
+}
+
+func quoteAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = regexp.QuoteMeta(s)
+	}
+	return out
+}
+
+// idMap is the variant's id mapping and the webhooks' secrets by url.
+type idMap struct {
+	prefixes     []string
+	orig, mapped *regexp.Regexp
+	mu           sync.Mutex
+	out, in      map[string]string // original id → variant id, and back
+	secrets      map[string]string // webhook url → secret_signing_key
+}
+
+// replace rewrites every whole match of re in b with fn(prefix, rest).
+func (m *idMap) replace(re *regexp.Regexp, b []byte, fn func(prefix, rest string) string) []byte {
+	var out bytes.Buffer
+	last := 0
+	for _, loc := range re.FindAllSubmatchIndex(b, -1) {
+		start, end := loc[0], loc[1]
+		if start > 0 && isAlnum(b[start-1]) || end < len(b) && isAlnum(b[end]) {
+			continue
+		}
+		out.Write(b[last:start])
+		out.WriteString(fn(string(b[loc[2]:loc[3]]), string(b[loc[4]:loc[5]])))
+		last = end
+	}
+	out.Write(b[last:])
+	return out.Bytes()
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+}
+
+const base58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+// forth maps an original id to the variant's (stable: a hash of it).
+func (m *idMap) forth(prefix, rest string) string {
+	orig := prefix + rest
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.out[orig]; ok {
+		return v
+	}
+	sum := sha256.Sum256([]byte(orig))
+	n := new(big.Int).SetBytes(sum[:])
+	var b strings.Builder
+	for range 21 {
+		mod := new(big.Int)
+		n.DivMod(n, big.NewInt(58), mod)
+		b.WriteByte(base58[mod.Int64()])
+	}
+	v := prefix + b.String()
+	m.out[orig], m.in[v] = v, orig
+	return v
+}
+
+// back maps a variant id to the original, or leaves an unknown one as is.
+func (m *idMap) back(prefix, rest string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if o, ok := m.in[prefix+rest]; ok {
+		return o
+	}
+	return prefix + rest
+}
+
+// noteSecret remembers the secret of a single-webhook response by its url.
+func (m *idMap) noteSecret(body []byte) {
+	doc := decodeFaultJSON(body)
+	url, _ := doc["url"].(string)
+	key, _ := doc["secret_signing_key"].(string)
+	if url != "" && key != "" {
+		m.mu.Lock()
+		m.secrets[url] = key
+		m.mu.Unlock()
+	}
+}
+
+func (m *idMap) secret(url string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.secrets[url]
+}
+
+// VariantNames lists the catalog's names.
+func VariantNames() []string {
+	var out []string
+	for _, v := range Variants() {
+		out = append(out, v.Name)
+	}
+	return slices.Clip(out)
+}

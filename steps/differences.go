@@ -1,0 +1,255 @@
+package steps
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/conform-kit/conform/validate"
+)
+
+// Difference is one row of a run's grouped table: an assumed choice where
+// the target did something other than its profile declares, and the
+// scenarios that saw it.
+type Difference struct {
+	Key       string   // profile key, with the entry of a map-valued key ("refusals.not_found")
+	Expected  string   // what the declared profile says
+	Observed  string   // what the target did
+	Scenarios []string // "feature: scenario", sorted
+}
+
+// differences groups the failed assumed checks of every result by key,
+// expected and observed, in key order.
+func differences(results []ScenarioResult) []Difference {
+	type group struct{ key, expected, observed string }
+	seen := map[group]map[string]bool{}
+	for _, r := range results {
+		for _, c := range r.Judged {
+			if c.Basis.Normative() {
+				continue
+			}
+			g := group{c.Key, c.Expected, c.Observed}
+			if seen[g] == nil {
+				seen[g] = map[string]bool{}
+			}
+			seen[g][r.Feature+": "+r.Name] = true
+		}
+	}
+	out := make([]Difference, 0, len(seen))
+	for g, sc := range seen {
+		out = append(out, Difference{Key: g.key, Expected: g.expected, Observed: g.observed, Scenarios: slices.Sorted(maps.Keys(sc))})
+	}
+	slices.SortFunc(out, func(a, b Difference) int {
+		if c := strings.Compare(a.Key, b.Key); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Expected, b.Expected); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Observed, b.Observed)
+	})
+	return out
+}
+
+// printDifferences writes the grouped table of differences: one row per
+// key, expected and observed, with the number of scenarios affected and
+// the first of them.
+func printDifferences(w io.Writer, diffs []Difference) {
+	if len(diffs) == 0 {
+		return
+	}
+	rows := [][]string{{"key", "expected", "observed", "scenarios"}}
+	for _, d := range diffs {
+		first := d.Scenarios[0]
+		if len(d.Scenarios) > 1 {
+			first += fmt.Sprintf(" (+%d more)", len(d.Scenarios)-1)
+		}
+		rows = append(rows, []string{d.Key, clip(d.Expected), clip(d.Observed), fmt.Sprintf("%d: %s", len(d.Scenarios), first)})
+	}
+	width := make([]int, 3)
+	for _, r := range rows {
+		for i := range width {
+			width[i] = max(width[i], len(r[i]))
+		}
+	}
+	fmt.Fprintf(w, "conform: %d differences from the declared profile (assumed choices; --write-profile FILE declares the observed ones):\n", len(diffs))
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-*s  %-*s  %-*s  %s\n", width[0], r[0], width[1], r[1], width[2], r[2], r[3])
+	}
+}
+
+// clip shortens a table cell to 40 characters.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:39] + "…"
+	}
+	return s
+}
+
+// WriteProfile writes, as a profile file, the choices the run observed: the
+// declared profile with every observed assumed choice applied over it, only
+// the keys that differ from the reference's defaults. Fed back with
+// --profile, the same target passes the checks the run warned about.
+func WriteProfile(w io.Writer, sum Summary) error {
+	v, err := validate.New()
+	if err != nil {
+		return fmt.Errorf("steps: load schemas: %w", err)
+	}
+	p := sum.Profile
+	if p.Refusals == nil {
+		p = v.DefaultProfile()
+	}
+	for _, patch := range observedPatches(sum.Results) {
+		if p, err = v.MergeProfile(p, patch); err != nil {
+			return fmt.Errorf("steps: an observed choice is not a valid profile value: %w", err)
+		}
+	}
+	collapseCreateStatus(v, &p)
+	var full bytes.Buffer
+	if err := v.EncodeProfile(&full, p, false); err != nil {
+		return err
+	}
+	return writeTrimmed(w, v, full.Bytes())
+}
+
+// writeTrimmed writes an encoded profile with the entries of its map-valued
+// keys that equal the defaults left out, keys in table order.
+func writeTrimmed(w io.Writer, v *validate.Validator, encoded []byte) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(encoded, &obj); err != nil {
+		return fmt.Errorf("steps: re-reading the observed profile: %w", err)
+	}
+	defaults := v.DefaultProfile()
+	var b bytes.Buffer
+	b.WriteString("{")
+	n := 0
+	for _, k := range v.Judging().Profile {
+		val, ok := obj[k.Key]
+		if !ok {
+			continue
+		}
+		var entries map[string]json.RawMessage
+		if json.Unmarshal(val, &entries) == nil && entries != nil {
+			def, _ := defaults.Value(k.Key)
+			var defEntries map[string]json.RawMessage
+			_ = json.Unmarshal(def, &defEntries)
+			for name, e := range entries {
+				if d, ok := defEntries[name]; ok && jsonEqual(d, e) {
+					delete(entries, name)
+				}
+			}
+			if val, _ = json.Marshal(entries); len(entries) == 0 {
+				continue
+			}
+		}
+		var ind bytes.Buffer
+		if err := json.Indent(&ind, val, "  ", "  "); err != nil {
+			return fmt.Errorf("steps: encoding profile key %s: %w", k.Key, err)
+		}
+		if n > 0 {
+			b.WriteString(",")
+		}
+		n++
+		fmt.Fprintf(&b, "\n  %q: %s", k.Key, ind.Bytes())
+	}
+	if n > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("}\n")
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("steps: writing profile: %w", err)
+	}
+	return nil
+}
+
+// jsonEqual compares two JSON values by content.
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ca, _ := json.Marshal(x)
+	cb, _ := json.Marshal(y)
+	return bytes.Equal(ca, cb)
+}
+
+// collapseCreateStatus turns per-operation success statuses of the 201
+// operations into one create_status when they all agree.
+func collapseCreateStatus(v *validate.Validator, p *validate.Profile) {
+	status := 0
+	var ids []string
+	for id, s := range p.SuccessStatusByOp {
+		op, ok := v.Operation(id)
+		if !ok || op.Status != 201 {
+			continue
+		}
+		if status != 0 && s != status {
+			return
+		}
+		status = s
+		ids = append(ids, id)
+	}
+	if status == 0 {
+		return
+	}
+	p.CreateStatus = status
+	for _, id := range ids {
+		delete(p.SuccessStatusByOp, id)
+	}
+}
+
+// observedPatches returns the profile objects of the failed assumed checks,
+// merged key by key: map-valued keys entry by entry; timestamp precisions
+// that disagree become 0 (any); for any other key the last observation wins.
+func observedPatches(results []ScenarioResult) [][]byte {
+	merged := map[string]json.RawMessage{}
+	var order []string
+	precisions := map[string]bool{}
+	for _, r := range results {
+		for _, c := range r.Judged {
+			if c.Basis.Normative() || c.Patch == nil {
+				continue
+			}
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(c.Patch, &obj) != nil {
+				continue
+			}
+			for k, v := range obj {
+				if k == "timestamp_precision" {
+					precisions[string(v)] = true
+				}
+				if old, ok := merged[k]; ok && bytes.HasPrefix(bytes.TrimSpace(old), []byte("{")) {
+					v = mergeObjects(old, v)
+				}
+				if _, ok := merged[k]; !ok {
+					order = append(order, k)
+				}
+				merged[k] = v
+			}
+		}
+	}
+	if len(precisions) > 1 {
+		merged["timestamp_precision"] = json.RawMessage("0")
+	}
+	out := make([][]byte, 0, len(order))
+	for _, k := range order {
+		b, _ := json.Marshal(map[string]json.RawMessage{k: merged[k]})
+		out = append(out, b)
+	}
+	return out
+}
+
+// mergeObjects merges two JSON objects, entries of b over a's.
+func mergeObjects(a, b json.RawMessage) json.RawMessage {
+	var ma, mb map[string]json.RawMessage
+	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
+		return b
+	}
+	maps.Copy(ma, mb)
+	out, _ := json.Marshal(ma)
+	return out
+}

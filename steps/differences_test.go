@@ -1,0 +1,84 @@
+package steps
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/conform-kit/conform/validate"
+)
+
+func assumedCheck(key, expected, observed, patch string) Check {
+	top, _, _ := strings.Cut(key, ".")
+	c := Check{Basis: validate.Basis{Assumed: top}, Key: key, Expected: expected, Observed: observed, Message: "m"}
+	if patch != "" {
+		c.Patch = json.RawMessage(patch)
+	}
+	return c
+}
+
+// TestDifferencesGroupByKeyExpectedObserved: one row per key, expected and
+// observed, naming every scenario once; normative checks are not differences.
+func TestDifferencesGroupByKeyExpectedObserved(t *testing.T) {
+	results := []ScenarioResult{
+		{Feature: "a.feature", Name: "one", Judged: []Check{
+			assumedCheck("create_status", "201", "200", `{"success_status":{"transfers.create":200}}`),
+			assumedCheck("create_status", "201", "200", `{"success_status":{"transfers.create":200}}`),
+			{Basis: validate.Basis{Clauses: []string{"7"}}, Message: "normative"},
+		}},
+		{Feature: "b.feature", Name: "two", Judged: []Check{
+			assumedCheck("create_status", "201", "200", `{"success_status":{"payment_instruments.create":200}}`),
+			assumedCheck("refusals.not_found", "404 NOT_FOUND", "400 MISSING", `{"refusals":{"not_found":{"status":400,"codes":["MISSING"]}}}`),
+		}},
+	}
+	got := differences(results)
+	want := []Difference{
+		{Key: "create_status", Expected: "201", Observed: "200", Scenarios: []string{"a.feature: one", "b.feature: two"}},
+		{Key: "refusals.not_found", Expected: "404 NOT_FOUND", Observed: "400 MISSING", Scenarios: []string{"b.feature: two"}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("differences = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].Key != want[i].Key || got[i].Expected != want[i].Expected || got[i].Observed != want[i].Observed || strings.Join(got[i].Scenarios, "|") != strings.Join(want[i].Scenarios, "|") {
+			t.Errorf("row %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	var b bytes.Buffer
+	printDifferences(&b, got)
+	for _, line := range []string{"2 differences", "create_status", "2: a.feature: one (+1 more)", "refusals.not_found", "400 MISSING"} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("table lacks %q:\n%s", line, b.String())
+		}
+	}
+
+	v, err := validate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteProfile(&out, Summary{Results: results, Profile: v.DefaultProfile()}); err != nil {
+		t.Fatalf("WriteProfile: %v", err)
+	}
+	p, err := v.DecodeProfile(out.Bytes())
+	if err != nil {
+		t.Fatalf("the written profile does not decode: %v\n%s", err, out.String())
+	}
+	if p.CreateStatus != 200 || len(p.SuccessStatusByOp) != 0 {
+		t.Errorf("written create_status %d, success_status %v; want the agreeing creates collapsed to create_status 200\n%s", p.CreateStatus, p.SuccessStatusByOp, out.String())
+	}
+	if r := p.Refusal(validate.RefusalNotFound); r.Status != 400 || !r.CodeMatches([]string{"MISSING"}) {
+		t.Errorf("written not_found refusal %v, want 400 MISSING", r)
+	}
+}
+
+// TestProfileInConfigIsChecked: a config's profile with a key the kit does
+// not know is a configuration error, before any request.
+func TestProfileInConfigIsChecked(t *testing.T) {
+	_, err := newSuite(Config{Target: "http://127.0.0.1:9", Profile: json.RawMessage(`{"list_max_limit": 5}`)}, false, nil, nil)
+	if !errors.Is(err, ErrConfig) || !errors.Is(err, validate.ErrProfile) {
+		t.Fatalf("newSuite with list_max_limit 5: %v, want ErrConfig wrapping validate.ErrProfile", err)
+	}
+}
