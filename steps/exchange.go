@@ -234,21 +234,27 @@ func maskDoc(doc any) any {
 	return doc
 }
 
-// curl reproduces an exchange's request, credentials read from the CONFORM_*
-// variables, other secrets masked.
-func (s *scenario) curl(ex *exchange) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "curl -sS -X %s %s", ex.method, shellQuote(ex.url))
+// curlRequest writes command, the method and URL, the credentials (as the
+// CONFORM_* variables) and the uploaded file of an exchange's request.
+func (s *scenario) curlRequest(b *strings.Builder, command string, ex *exchange) {
+	fmt.Fprintf(b, "%s -X %s %s", command, ex.method, shellQuote(ex.url))
 	if ex.auth != authNone && s.suite.cfg.credential(ex.user) != nil {
 		user, pw := credentialEnv(ex.user)
 		if ex.auth == authWrongPassword {
 			pw = wrongPassword
 		}
-		fmt.Fprintf(&b, ` -u "%s:%s"`, user, pw)
+		fmt.Fprintf(b, ` -u "%s:%s"`, user, pw)
 	}
 	if ex.part != nil {
-		fmt.Fprintf(&b, " -F %s", shellQuote("file=@"+ex.part.name))
+		fmt.Fprintf(b, " -F %s", shellQuote("file=@"+ex.part.name))
 	}
+}
+
+// curl reproduces an exchange's request, credentials read from the CONFORM_*
+// variables, other secrets masked.
+func (s *scenario) curl(ex *exchange) string {
+	var b strings.Builder
+	s.curlRequest(&b, "curl -sS", ex)
 	if ex.reqType != "" {
 		fmt.Fprintf(&b, " -H %s --data-raw %s", shellQuote("Content-Type: "+ex.reqType), shellQuote(s.mask(ex.reqBody)))
 	}

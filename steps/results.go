@@ -141,17 +141,7 @@ func (s *scenario) reproduction() string {
 // included: they are public test numbers).
 func (s *scenario) replayCurl(ex *exchange) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, `curl -sS -w '\n' -X %s %s`, ex.method, shellQuote(ex.url))
-	if ex.auth != authNone && s.suite.cfg.credential(ex.user) != nil {
-		user, pw := credentialEnv(ex.user)
-		if ex.auth == authWrongPassword {
-			pw = wrongPassword
-		}
-		fmt.Fprintf(&b, ` -u "%s:%s"`, user, pw)
-	}
-	if ex.part != nil {
-		fmt.Fprintf(&b, " -F %s", shellQuote("file=@"+ex.part.name))
-	}
+	s.curlRequest(&b, `curl -sS -w '\n'`, ex)
 	if ex.reqType != "" {
 		body := string(clipBytes(ex.reqBody))
 		for _, key := range []string{"platform", "merchant", "other_application"} {
