@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -260,7 +261,8 @@ func (p *Proxy) checked(b validate.Basis) bool {
 // judgeResponse checks a response of a known operation under the profile:
 // on 2xx the declared success status (assumed: success_status, or
 // create_status for creates), the media type, and the body against the
-// response schema with the basis judging.json gives it; on 4xx the §7 error
+// response schema with the basis judging.json gives it, the exact media
+// type (assumed: response_content_type); on 4xx the §7 error
 // envelope, normative on every route. A 2xx of an operation that is itself
 // assumed (extensions, webhook routes) is assumed under the operation's
 // key. The reference's exact forms (ids, timestamps, ...) and the payloads
@@ -312,6 +314,11 @@ func (p *Proxy) judgeResponse(op validate.Operation, status int, header http.Hea
 	}
 	if schema == "" || status == http.StatusNoContent {
 		return out
+	}
+	ct := header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && validate.JSONMediaType(mt) && !p.profile.ContentTypeMatches(ct) {
+		out = append(out, Violation{Severity: Assumed, Key: "response_content_type", Where: "response", Pointer: "header:Content-Type",
+			Message: "Content-Type " + strconv.Quote(ct) + ", want " + p.profile.ResponseContentType})
 	}
 	devs, err := v.Assumed(schema, body, p.profile)
 	if err != nil { // malformed: reported above

@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -238,27 +239,32 @@ func TestSeverityFromJudging(t *testing.T) {
 		path    string
 		body    string
 		status  int      // the target's answer, with body {}
+		ctype   string   // the answer's Content-Type; "": application/hal+json
 		want    []string // distinct "where severity key" of the violations, sorted
 	}{
-		{"file payload is assumed", nil, "POST", "/files/FILE_0123456789abcdefghijkl", "", 200,
+		{"file payload is assumed", nil, "POST", "/files/FILE_0123456789abcdefghijkl", "", 200, "",
 			[]string{"response assumed file_payloads"}},
-		{"file payload declared unchecked", declare(`{"file_payloads":"unchecked"}`), "POST", "/files/FILE_0123456789abcdefghijkl", "", 200,
+		{"file payload declared unchecked", declare(`{"file_payloads":"unchecked"}`), "POST", "/files/FILE_0123456789abcdefghijkl", "", 200, "",
 			nil},
-		{"list schema is normative, exact status assumed", nil, "GET", "/webhooks", "", 201,
+		{"list schema is normative, exact status assumed", nil, "GET", "/webhooks", "", 201, "",
 			[]string{"response assumed success_status", "response normative "}},
-		{"create status is assumed", nil, "POST", "/authorizations", `{}`, 200,
+		{"create status is assumed", nil, "POST", "/authorizations", `{}`, 200, "",
 			[]string{"request normative ", "response assumed create_status", "response normative "}},
-		{"declared create status is checked instead", declare(`{"create_status":200}`), "POST", "/authorizations", `{}`, 200,
+		{"declared create status is checked instead", declare(`{"create_status":200}`), "POST", "/authorizations", `{}`, 200, "",
 			[]string{"request normative ", "response normative "}},
-		{"limit over the declared maximum", declare(`{"list_max_limit":500}`), "GET", "/webhooks?limit=1000", "", 200,
+		{"limit over the declared maximum", declare(`{"list_max_limit":500}`), "GET", "/webhooks?limit=1000", "", 200, "",
 			[]string{"request assumed list_max_limit", "response normative "}},
-		{"limit within the declared maximum", declare(`{"list_max_limit":500}`), "GET", "/webhooks?limit=300", "", 200,
+		{"exact media type is assumed", nil, "GET", "/webhooks", "", 200, "application/json; charset=utf-8",
+			[]string{"response assumed response_content_type", "response normative "}},
+		{"declared media type is checked instead", declare(`{"response_content_type":"application/json"}`), "GET", "/webhooks", "", 200, "application/json; charset=utf-8",
+			[]string{"response normative "}},
+		{"limit within the declared maximum", declare(`{"list_max_limit":500}`), "GET", "/webhooks?limit=300", "", 200, "",
 			[]string{"response normative "}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/hal+json")
+				w.Header().Set("Content-Type", cmp.Or(tt.ctype, "application/hal+json"))
 				w.WriteHeader(tt.status)
 				_, _ = io.WriteString(w, `{}`)
 			}))
