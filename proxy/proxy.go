@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -36,7 +37,9 @@ const (
 )
 
 // Severities: normative breaks what the spec says; assumed breaks a choice
-// DESIGN.md made where the spec is silent.
+// DESIGN.md made where the spec is silent (a profile key of judging.json,
+// named by Violation.Key). Which one a violation is comes from the data of
+// the contract (judging.json, operations.json), not from the proxy.
 const (
 	Normative = "normative"
 	Assumed   = "assumed"
@@ -48,6 +51,7 @@ type Violation struct {
 	Where    string `json:"where"`    // "request" or "response"
 	Pointer  string `json:"pointer"`  // JSON pointer, parameter or header name
 	Message  string `json:"message"`
+	Key      string `json:"key,omitempty"` // the profile key of an assumed violation
 }
 
 // Config configures a Proxy.
@@ -57,14 +61,19 @@ type Config struct {
 	Log       io.Writer           // NDJSON lines, one per exchange with violations; nil for none
 	MaxBody   int64               // 0: DefaultMaxBody
 	Transport http.RoundTripper   // nil: http.DefaultTransport
+	// Profile is the target's declared choices, checked instead of the
+	// reference's; nil: Validator.DefaultProfile.
+	Profile *validate.Profile
 }
 
 // Proxy is an http.Handler. It is safe for concurrent use.
 type Proxy struct {
-	cfg   Config
-	rp    *httputil.ReverseProxy
-	mu    sync.Mutex // guards stats and the log
-	stats map[string]*OperationSummary
+	cfg      Config
+	profile  validate.Profile // what is checked
+	defaults validate.Profile // the reference's choices, which the validator checks
+	rp       *httputil.ReverseProxy
+	mu       sync.Mutex // guards stats and the log
+	stats    map[string]*OperationSummary
 }
 
 // OperationSummary counts the exchanges of one operation.
@@ -82,6 +91,7 @@ type exchangeKey struct{}
 type exchange struct {
 	start      time.Time
 	operation  string
+	op         validate.Operation // zero for an unknown route
 	violations []Violation
 }
 
@@ -91,6 +101,11 @@ func New(cfg Config) *Proxy {
 		cfg.MaxBody = DefaultMaxBody
 	}
 	p := &Proxy{cfg: cfg, stats: make(map[string]*OperationSummary)}
+	p.defaults = cfg.Validator.DefaultProfile()
+	p.profile = p.defaults
+	if cfg.Profile != nil {
+		p.profile = cfg.Profile.Clone()
+	}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			// Method, path, query, headers and body go through as they came;
@@ -126,15 +141,23 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m, err := p.cfg.Validator.HTTPRequest(r, r.URL.Path, body)
 	if m.Operation.ID != "" {
 		ex.operation = m.Operation.ID
+		ex.op = m.Operation
 	}
 	var verr *validate.Error
 	switch {
 	case errors.As(err, &verr):
+		limits := badLimits(r.URL.Query()["limit"], p.defaults.ListMaxLimit)
 		for _, v := range verr.Violations {
 			if !complete && v.In == validate.InBody {
 				continue
 			}
-			ex.violations = append(ex.violations, Violation{Severity: severity(verr, v), Where: "request", Pointer: pointer(v), Message: v.Message})
+			limit := ""
+			if v.In == validate.InQuery && v.Pointer == "limit" && len(limits) > 0 {
+				limit, limits = limits[0], limits[1:]
+			}
+			if vi, ok := p.judgeRequest(m.Operation, v, limit); ok {
+				ex.violations = append(ex.violations, vi)
+			}
 		}
 	case err != nil:
 		ex.violations = append(ex.violations, Violation{Severity: Normative, Where: "request", Message: err.Error()})
@@ -161,13 +184,7 @@ func (p *Proxy) checkResponse(resp *http.Response) error {
 		if complete {
 			resp.Body.Close()
 			resp.Body = io.NopCloser(bytes.NewReader(body))
-			err := p.cfg.Validator.Response(ex.operation, resp.StatusCode, resp.Header, body)
-			var verr *validate.Error
-			if errors.As(err, &verr) {
-				for _, v := range verr.Violations {
-					ex.violations = append(ex.violations, Violation{Severity: severity(verr, v), Where: "response", Pointer: pointer(v), Message: v.Message})
-				}
-			}
+			ex.violations = append(ex.violations, p.judgeResponse(ex.op, resp.StatusCode, resp.Header, body)...)
 		} else {
 			resp.Body = struct {
 				io.Reader
@@ -186,31 +203,161 @@ func (p *Proxy) checkResponse(resp *http.Response) error {
 	return nil
 }
 
-// severity classifies a violation: the body against the schemas, the
-// route, the content types and the status family are normative; the exact
-// success status, path id forms, Accept and list bounds are DESIGN.md's
-// choices (assumed).
-func severity(e *validate.Error, v validate.Violation) string {
-	switch v.In {
-	case validate.InBody:
-		if v.Rule == validate.RuleNumberSize {
-			return Assumed
-		}
-		return Normative
-	case validate.InHeader:
-		if v.Rule == "content_type" {
-			return Normative
-		}
-		return Assumed
-	case validate.InStatus, validate.InQuery:
-		return Assumed
-	case validate.InPath:
-		if v.Rule == "route" {
-			return Normative
-		}
-		return Assumed
+// judgeRequest gives a request violation the severity its basis in the
+// contract's data has; ok is false when the target's declared profile
+// admits what the reference refuses (a limit up to its list_max_limit, any
+// limit when it clamps, a path id when it declares another id_form, a
+// payload it declares unchecked). limit is the value of the limit parameter
+// a "limit" violation is about.
+func (p *Proxy) judgeRequest(op validate.Operation, vi validate.Violation, limit string) (Violation, bool) {
+	b, ok := p.requestBasis(op, vi, limit)
+	if !ok {
+		return Violation{}, false
 	}
-	return Normative
+	return violation("request", vi, b), true
+}
+
+func (p *Proxy) requestBasis(op validate.Operation, vi validate.Violation, limit string) (validate.Basis, bool) {
+	v := p.cfg.Validator
+	if op.ID == "" { // the route: operations.json, the spec's table of operations
+		return validate.Basis{}, true
+	}
+	if b := op.Basis(); !b.Normative() {
+		return b, p.checked(b)
+	}
+	switch vi.In {
+	case validate.InPath: // an id of the wrong form: the reference's id_form
+		return validate.Basis{Assumed: "id_form"}, p.profile.IDForm == p.defaults.IDForm
+	case validate.InHeader: // Accept, Content-Type
+		return refusalBasis(v, validate.RefusalNotAcceptable), true
+	case validate.InQuery:
+		if vi.Pointer == "limit" {
+			if n, err := strconv.Atoi(limit); err == nil && n > 0 {
+				admitted := n <= p.profile.ListMaxLimit || p.profile.ListOverMax == validate.ListOverMaxClamp
+				return validate.Basis{Assumed: "list_max_limit"}, !admitted
+			}
+		}
+		return refusalBasis(v, validate.RefusalInvalidField), true
+	case validate.InBody:
+		if vi.Rule == "json" {
+			return refusalBasis(v, validate.RefusalMalformed), true
+		}
+		b, _ := v.SchemaBasis(op.Request)
+		return b, p.checked(b)
+	}
+	return validate.Basis{}, true
+}
+
+// checked reports whether an assumed basis is judged under the profile
+// (false when the target declares its key "unchecked").
+func (p *Proxy) checked(b validate.Basis) bool {
+	if b.Normative() {
+		return true
+	}
+	val, _ := p.profile.Value(b.Assumed)
+	return string(val) != strconv.Quote(validate.Unchecked)
+}
+
+// judgeResponse checks a response of a known operation under the profile:
+// on 2xx the declared success status (assumed: success_status, or
+// create_status for creates), the media type, and the body against the
+// response schema with the basis judging.json gives it, the exact media
+// type (assumed: response_content_type); on 4xx the §7 error
+// envelope, normative on every route. A 2xx of an operation that is itself
+// assumed (extensions, webhook routes) is assumed under the operation's
+// key. The reference's exact forms (ids, timestamps, ...) and the payloads
+// of schemas assumed as a whole come from Validator.Assumed, each under its
+// profile key.
+func (p *Proxy) judgeResponse(op validate.Operation, status int, header http.Header, body []byte) []Violation {
+	v := p.cfg.Validator
+	var out []Violation
+	base := validate.Basis{}
+	schema := ""
+	switch {
+	case status >= 200 && status < 300:
+		if b := op.Basis(); !b.Normative() {
+			if !p.checked(b) {
+				return nil
+			}
+			base = b
+		}
+		if want := p.profile.SuccessStatus(op); status != want {
+			key := "success_status"
+			if _, declared := p.profile.SuccessStatusByOp[op.ID]; !declared && op.Status == http.StatusCreated {
+				key = "create_status"
+			}
+			out = append(out, Violation{Severity: Assumed, Key: key, Where: "response",
+				Message: "status " + strconv.Itoa(status) + ", want " + strconv.Itoa(want)})
+		}
+		schema = op.Response
+	case status >= 400 && status < 500:
+		schema = "error"
+	default:
+		return nil
+	}
+	sb, _ := v.SchemaBasis(schema)
+	err := v.Response(op.ID, status, header, body)
+	var verr *validate.Error
+	if errors.As(err, &verr) {
+		for _, vi := range verr.Violations {
+			b := base
+			switch {
+			case vi.In == validate.InStatus: // judged above, under the profile
+				continue
+			case vi.In == validate.InBody && vi.Rule != "json" && !sb.Normative():
+				continue // Assumed reports them under the schema's key
+			case vi.In == validate.InBody && b.Normative():
+				b = sb
+			}
+			out = append(out, violation("response", vi, b))
+		}
+	}
+	if schema == "" || status == http.StatusNoContent {
+		return out
+	}
+	ct := header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err == nil && validate.JSONMediaType(mt) && !p.profile.ContentTypeMatches(ct) {
+		out = append(out, Violation{Severity: Assumed, Key: "response_content_type", Where: "response", Pointer: "header:Content-Type",
+			Message: "Content-Type " + strconv.Quote(ct) + ", want " + p.profile.ResponseContentType})
+	}
+	devs, err := v.Assumed(schema, body, p.profile)
+	if err != nil { // malformed: reported above
+		return out
+	}
+	for _, d := range devs {
+		out = append(out, Violation{Severity: Assumed, Key: d.Key, Where: "response", Pointer: d.Pointer,
+			Message: "expected " + d.Expected + ", observed " + d.Observed})
+	}
+	return out
+}
+
+// badLimits are the values of the limit parameter the validator refuses
+// (an integer from 1 to the reference's maximum passes), in order: one
+// violation each.
+func badLimits(values []string, referenceListMax int) []string {
+	var out []string
+	for _, s := range values {
+		if n, err := strconv.Atoi(s); err != nil || n < 1 || n > referenceListMax {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// refusalBasis is the basis of a row of the refusals table (normative when
+// the row is missing, which New refuses).
+func refusalBasis(v *validate.Validator, kind string) validate.Basis {
+	r, _ := v.Refusal(kind)
+	return r.Basis
+}
+
+// violation renders a violation of the validator with a basis.
+func violation(where string, vi validate.Violation, b validate.Basis) Violation {
+	out := Violation{Severity: Normative, Where: where, Pointer: pointer(vi), Message: vi.Message}
+	if !b.Normative() {
+		out.Severity, out.Key = Assumed, b.Assumed
+	}
+	return out
 }
 
 func pointer(v validate.Violation) string {

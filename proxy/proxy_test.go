@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -96,7 +97,8 @@ func TestProxyRoundTrip(t *testing.T) {
 	}{
 		{"clean exchange", "GET", "/transfers/TR0123456789abcdefghijkl", "", 404, 0, nil},
 		{"response without the envelope", "GET", "/authorizations/AU0123456789abcdefghijkl", "", 404, 2, map[string]int{"normative": 2}},
-		{"bad request and bad response", "POST", "/webhooks", `{"url":"ftp://x"}`, 201, -1, map[string]int{"normative": -1}},
+		{"bad request and bad response", "POST", "/authorizations", `{"amount":"x"}`, 201, -1, map[string]int{"normative": -1}},
+		{"an assumed route's violations are assumed", "POST", "/webhooks", `{"url":"ftp://x"}`, 201, -1, map[string]int{"normative": 0, "assumed": -1}},
 		{"unknown route", "GET", "/nope", "", 201, 1, map[string]int{"normative": 1}},
 		{"list bounds are assumed", "GET", "/webhooks?limit=1000", "", 201, -1, map[string]int{"assumed": 2}},
 	}
@@ -132,7 +134,7 @@ func TestProxyRoundTrip(t *testing.T) {
 			sev := map[string]int{}
 			for _, v := range vs {
 				sev[v.Severity]++
-				if v.Where != "request" && v.Where != "response" || v.Message == "" {
+				if v.Where != "request" && v.Where != "response" || v.Message == "" || (v.Severity == proxy.Assumed) != (v.Key != "") {
 					t.Errorf("malformed violation %+v", v)
 				}
 			}
@@ -169,8 +171,8 @@ func TestProxyRoundTrip(t *testing.T) {
 			t.Errorf("Authorization logged as %v, want masked", h["Authorization"])
 		}
 	}
-	if lines != 4 || strings.Contains(log.String(), "topsecret") || strings.Contains(log.String(), "VVMwMTIz") {
-		t.Errorf("log has %d lines (want 4) or leaks the secret:\n%s", lines, log)
+	if lines != 5 || strings.Contains(log.String(), "topsecret") || strings.Contains(log.String(), "VVMwMTIz") {
+		t.Errorf("log has %d lines (want 5) or leaks the secret:\n%s", lines, log)
 	}
 	// Summary by operation.
 	got := map[string]proxy.OperationSummary{}
@@ -210,6 +212,99 @@ func TestHeaderIsCapped(t *testing.T) {
 	count, _ := strconv.Atoi(resp.Header.Get(proxy.HeaderCount))
 	if len(header) > proxy.MaxHeaderBytes || len(vs) >= count || count < 400 {
 		t.Errorf("header %d bytes with %d listed of %d, want ≤ %d bytes and a larger count", len(header), len(vs), count, proxy.MaxHeaderBytes)
+	}
+}
+
+// TestSeverityFromJudging shows that severity and profile key come from the
+// contract's data and the declared profile: a payload judging.json assumes
+// as a whole is assumed under its key, a schema the spec shows is
+// normative, the exact success status is assumed under create_status or
+// success_status, and a declared profile moves what is checked.
+func TestSeverityFromJudging(t *testing.T) {
+	v, err := validate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	declare := func(profile string) *validate.Profile {
+		p, err := v.DecodeProfile([]byte(profile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &p
+	}
+	tests := []struct {
+		name    string
+		profile *validate.Profile
+		method  string
+		path    string
+		body    string
+		status  int      // the target's answer, with body {}
+		ctype   string   // the answer's Content-Type; "": application/hal+json
+		want    []string // distinct "where severity key" of the violations, sorted
+	}{
+		{"file payload is assumed", nil, "POST", "/files/FILE_0123456789abcdefghijkl", "", 200, "",
+			[]string{"response assumed file_payloads"}},
+		{"file payload declared unchecked", declare(`{"file_payloads":"unchecked"}`), "POST", "/files/FILE_0123456789abcdefghijkl", "", 200, "",
+			nil},
+		{"list schema is normative, exact status assumed", nil, "GET", "/webhooks", "", 201, "",
+			[]string{"response assumed success_status", "response normative "}},
+		{"create status is assumed", nil, "POST", "/authorizations", `{}`, 200, "",
+			[]string{"request normative ", "response assumed create_status", "response normative "}},
+		{"declared create status is checked instead", declare(`{"create_status":200}`), "POST", "/authorizations", `{}`, 200, "",
+			[]string{"request normative ", "response normative "}},
+		{"limit over the declared maximum", declare(`{"list_max_limit":500}`), "GET", "/webhooks?limit=1000", "", 200, "",
+			[]string{"request assumed list_max_limit", "response normative "}},
+		{"exact media type is assumed", nil, "GET", "/webhooks", "", 200, "application/json; charset=utf-8",
+			[]string{"response assumed response_content_type", "response normative "}},
+		{"declared media type is checked instead", declare(`{"response_content_type":"application/json"}`), "GET", "/webhooks", "", 200, "application/json; charset=utf-8",
+			[]string{"response normative "}},
+		{"limit within the declared maximum", declare(`{"list_max_limit":500}`), "GET", "/webhooks?limit=300", "", 200, "",
+			[]string{"response normative "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", cmp.Or(tt.ctype, "application/hal+json"))
+				w.WriteHeader(tt.status)
+				_, _ = io.WriteString(w, `{}`)
+			}))
+			defer backend.Close()
+			u, _ := url.Parse(backend.URL)
+			var log bytes.Buffer
+			front := httptest.NewServer(proxy.New(proxy.Config{Target: u, Validator: v, Profile: tt.profile, Log: &syncWriter{w: &log}}))
+			defer front.Close()
+			req, _ := http.NewRequest(tt.method, front.URL+tt.path, strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := front.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			var vs []proxy.Violation
+			if h := resp.Header.Get(proxy.HeaderViolations); h != "" {
+				if err := json.Unmarshal([]byte(h), &vs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got []string
+			for _, v := range vs {
+				got = append(got, v.Where+" "+v.Severity+" "+v.Key)
+			}
+			slices.Sort(got)
+			got = slices.Compact(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("violations judged %q, want %q: %+v", got, tt.want, vs)
+			}
+			// The log carries the same key.
+			if len(tt.want) > 0 {
+				var line struct{ Violations []proxy.Violation }
+				if err := json.Unmarshal(log.Bytes(), &line); err != nil || !slices.Equal(line.Violations, vs) {
+					t.Errorf("log line %s (%v), want the header's violations", log.Bytes(), err)
+				}
+			} else if log.Len() != 0 {
+				t.Errorf("log line for a clean exchange: %s", log.Bytes())
+			}
+		})
 	}
 }
 

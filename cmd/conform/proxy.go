@@ -25,19 +25,22 @@ type proxyOptions struct {
 	logFile string
 	fail    bool
 	maxBody int64
+	profile string
 }
 
 func newProxyCmd() *cobra.Command {
 	opts := proxyOptions{}
 	cmd := &cobra.Command{
-		Use:   "proxy --target URL [--addr ADDR] [--log FILE] [--fail]",
+		Use:   "proxy --target URL [--addr ADDR] [--log FILE] [--profile FILE] [--fail]",
 		Short: "Check live traffic against the contract as a reverse proxy",
 		Long: `Forward every request to --target untouched and check the request and the response against
 the contract: operation by method and path, path ids, list parameters, request body, response
 status, content type and schema, the error envelope on 4xx. A response with violations gets a
-Conform-Violations header (a JSON array of {severity, where, pointer, message}, at most 8 KB)
-and Conform-Violations-Count. Each exchange with violations is one NDJSON line in --log, with
-credentials masked. On exit (Ctrl-C, SIGTERM) a summary by operation goes to standard error.
+Conform-Violations header (a JSON array of {severity, where, pointer, message, key}, at most
+8 KB) and Conform-Violations-Count. Severity comes from the contract's data (judging.json,
+operations.json); an assumed violation names its profile key, and --profile checks the
+target's declared choices instead of the reference's. Each exchange with violations is one
+NDJSON line in --log, with credentials masked. On exit (Ctrl-C, SIGTERM) a summary by operation goes to standard error.
 
 Exit codes: 0, or 1 with --fail when a normative violation was seen; 2 usage error.`,
 		Example: `  conform proxy --target http://localhost:8080 --addr 127.0.0.1:8081 --log violations.ndjson
@@ -50,6 +53,7 @@ Exit codes: 0, or 1 with --fail when a normative violation was seen; 2 usage err
 	cmd.Flags().StringVar(&opts.target, "target", "", "base URL of the service to forward to (required)")
 	cmd.Flags().StringVar(&opts.addr, "addr", "127.0.0.1:8081", "address to listen on")
 	cmd.Flags().StringVar(&opts.logFile, "log", "", "append one NDJSON line per exchange with violations to FILE")
+	cmd.Flags().StringVar(&opts.profile, "profile", "", "the target's declared profile (JSON of profile keys over the defaults)")
 	cmd.Flags().BoolVar(&opts.fail, "fail", false, "exit 1 when a normative violation was seen")
 	cmd.Flags().Int64Var(&opts.maxBody, "max-body", proxy.DefaultMaxBody, "largest body, each way, buffered and checked; larger ones are streamed unchecked")
 	return cmd
@@ -65,6 +69,13 @@ func runProxy(ctx context.Context, opts proxyOptions, stdout, stderr io.Writer) 
 		return fmt.Errorf("proxy: load schemas: %w", err)
 	}
 	cfg := proxy.Config{Target: target, Validator: v, MaxBody: opts.maxBody}
+	if opts.profile != "" {
+		profile, err := v.LoadProfile(opts.profile)
+		if err != nil {
+			return usageError(fmt.Errorf("proxy: %w", err))
+		}
+		cfg.Profile = &profile
+	}
 	if opts.logFile != "" {
 		f, err := os.OpenFile(opts.logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -21,6 +23,14 @@ func TestProxyCommand(t *testing.T) {
 	golden(t, "help_proxy.golden", out.String())
 	if code := execute(context.Background(), []string{"proxy", "--target", "ftp://x"}, strings.NewReader(""), &out, &errOut); code != exitUsage {
 		t.Errorf("bad --target: exit %d, want %d", code, exitUsage)
+	}
+	badProfile := filepath.Join(t.TempDir(), "profile.json")
+	if err := os.WriteFile(badProfile, []byte(`{"no_such_key":1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	errOut.Reset()
+	if code := execute(context.Background(), []string{"proxy", "--target", "http://x.test", "--profile", badProfile}, strings.NewReader(""), &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "no_such_key") {
+		t.Errorf("bad --profile: exit %d, want %d naming the key: %s", code, exitUsage, errOut.String())
 	}
 
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
