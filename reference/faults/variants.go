@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -135,6 +136,16 @@ func Variants() []Variant {
 			Profile: `{"authorization_expiry_hours": 24}`,
 			build:   parts(wrapOnly(expiry24h)),
 		},
+		{
+			Name: "capture-202", Tags: "@authorizations", Choice: "answers a capture with 202 Accepted instead of 200",
+			Profile: `{"success_status": {"authorizations.capture": 202}}`,
+			build:   parts(wrapOnly(successStatus("authorizations.capture", http.StatusAccepted))),
+		},
+		{
+			Name: "signing-key-whsec", Tags: "@webhooks", Choice: `webhook secrets of the form "whsec_" and 43 base64url characters`,
+			Profile: `{"signing_key_form": "whsec_[A-Za-z0-9_-]{43}"}`,
+			build:   whsecSecrets,
+		},
 	}
 }
 
@@ -221,6 +232,24 @@ func createdAs200(next http.Handler, _ faultDeps) http.Handler {
 		}
 		return body
 	})
+}
+
+// successStatus answers the operation's success with status.
+func successStatus(opID string, status int) func(http.Handler, faultDeps) http.Handler {
+	return func(next http.Handler, _ faultDeps) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !matchAny(r, opID) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			rec := newFaultRecorder()
+			next.ServeHTTP(rec, r)
+			if isSuccess(rec.status) {
+				rec.status = status
+			}
+			rec.flush(w, rec.body.Bytes())
+		})
+	}
 }
 
 // recode is another status and code for a refusal code.
@@ -468,6 +497,82 @@ func otherEventLayout(base http.RoundTripper) http.RoundTripper {
 		req.ContentLength = int64(len(out))
 		return base.RoundTrip(req)
 	}}
+}
+
+// ---- webhook secrets ----
+
+// hexSecret matches the reference's secret_signing_key in a JSON body.
+var hexSecret = regexp.MustCompile(`("secret_signing_key"\s*:\s*")([0-9a-f]{64})"`)
+
+// whsecSecrets shows each webhook secret as "whsec_" and the base64url of
+// its bytes, and signs each delivery again with the secret shown: the
+// original secret is the one whose signature the delivery carries.
+func whsecSecrets() variantParts {
+	var mu sync.Mutex
+	shown := map[string]string{} // reference secret → secret shown
+	reform := func(orig string) string {
+		raw, err := hex.DecodeString(orig)
+		if err != nil {
+			return orig
+		}
+		out := "whsec_" + base64.RawURLEncoding.EncodeToString(raw)
+		mu.Lock()
+		shown[orig] = out
+		mu.Unlock()
+		return out
+	}
+	return variantParts{
+		wrap: func(next http.Handler, _ faultDeps) http.Handler {
+			return onJSON(next, func(_ *http.Request, _ *faultRecorder, body []byte) []byte {
+				return hexSecret.ReplaceAllFunc(body, func(m []byte) []byte {
+					sub := hexSecret.FindSubmatch(m)
+					return []byte(string(sub[1]) + reform(string(sub[2])) + `"`)
+				})
+			})
+		},
+		transport: func(base http.RoundTripper) http.RoundTripper {
+			return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
+				body, err := deliveryBody(req)
+				if err != nil {
+					return nil, err
+				}
+				ts, sig := parseSignature(req.Header.Get("Finix-Signature"))
+				mu.Lock()
+				for orig, out := range shown {
+					if hmac.Equal([]byte(sig), []byte(hmacHex(orig, ts, body))) {
+						req.Header.Set("Finix-Signature", "timestamp="+ts+", sig="+hmacHex(out, ts, body))
+						break
+					}
+				}
+				mu.Unlock()
+				req.Body = io.NopCloser(bytes.NewReader(body))
+				req.ContentLength = int64(len(body))
+				return base.RoundTrip(req)
+			}}
+		},
+	}
+}
+
+// parseSignature reads the timestamp and sig of a Finix-Signature header.
+func parseSignature(header string) (ts, sig string) {
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "timestamp":
+			ts = v
+		case "sig":
+			sig = v
+		}
+	}
+	return ts, sig
+}
+
+// hmacHex is the hex HMAC-SHA256 of "ts:body" under secret.
+func hmacHex(secret, ts string, body []byte) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + ":"))
+	mac.Write(body)
+	return hex.EncodeToString(mac.Sum(nil))
 }
 
 // ---- ids ----
