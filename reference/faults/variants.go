@@ -146,6 +146,11 @@ func Variants() []Variant {
 			Profile: `{"signing_key_form": "whsec_[A-Za-z0-9_-]{43}"}`,
 			build:   whsecSecrets,
 		},
+		{
+			Name: "file-reject-deny", Tags: "@files", Choice: `the file review rejects a display name containing "deny", not "reject"`,
+			Profile: `{"file_reject_trigger": "deny"}`,
+			build:   denyTrigger,
+		},
 	}
 }
 
@@ -553,6 +558,39 @@ func whsecSecrets() variantParts {
 	}
 }
 
+// resigner signs a delivery whose body a variant changed again, with the
+// webhook secret that signed the original: the secrets are read from the
+// responses.
+type resigner struct {
+	mu      sync.Mutex
+	secrets map[string]bool
+}
+
+// note remembers the webhook secrets in a JSON response body.
+func (rs *resigner) note(body []byte) {
+	for _, m := range hexSecret.FindAllSubmatch(body, -1) {
+		rs.mu.Lock()
+		if rs.secrets == nil {
+			rs.secrets = map[string]bool{}
+		}
+		rs.secrets[string(m[2])] = true
+		rs.mu.Unlock()
+	}
+}
+
+// resign signs out with the secret whose signature req carries for in.
+func (rs *resigner) resign(req *http.Request, in, out []byte) {
+	ts, sig := parseSignature(req.Header.Get("Finix-Signature"))
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for secret := range rs.secrets {
+		if hmac.Equal([]byte(sig), []byte(hmacHex(secret, ts, in))) {
+			req.Header.Set("Finix-Signature", "timestamp="+ts+", sig="+hmacHex(secret, ts, out))
+			return
+		}
+	}
+}
+
 // parseSignature reads the timestamp and sig of a Finix-Signature header.
 func parseSignature(header string) (ts, sig string) {
 	for _, part := range strings.Split(header, ",") {
@@ -573,6 +611,72 @@ func hmacHex(secret, ts string, body []byte) string {
 	mac.Write([]byte(ts + ":"))
 	mac.Write(body)
 	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// ---- files ----
+
+// rejectWord is the reference's file reject trigger, matched case-insensitively.
+var rejectWord = regexp.MustCompile(`(?i)reject`)
+
+// denyTrigger makes "deny" the file reject trigger instead of "reject": a
+// file create's display name is renamed on the way in (a name with "deny"
+// gains "reject", one with "reject" loses it) and back in every response
+// and delivery, deliveries signed again.
+func denyTrigger() variantParts {
+	var mu sync.Mutex
+	names := map[string]string{} // JSON of the name the reference holds → JSON of the client's
+	rs := &resigner{}
+	restore := func(b []byte) []byte {
+		mu.Lock()
+		defer mu.Unlock()
+		for held, orig := range names {
+			b = bytes.ReplaceAll(b, []byte(held), []byte(orig))
+		}
+		return b
+	}
+	return variantParts{
+		wrap: func(next http.Handler, _ faultDeps) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if matchAny(r, "files.create") {
+					in := peekJSON(r)
+					if name, ok := in["display_name"].(string); ok {
+						held := rejectWord.ReplaceAllString(name, "rej-ect")
+						if strings.Contains(strings.ToLower(name), "deny") {
+							held = "reject " + held
+						}
+						if held != name {
+							hq, _ := json.Marshal(held)
+							oq, _ := json.Marshal(name)
+							mu.Lock()
+							names[string(hq)] = string(oq)
+							mu.Unlock()
+							in["display_name"] = held
+							replaceBody(r, in)
+						}
+					}
+				}
+				onJSON(next, func(_ *http.Request, _ *faultRecorder, body []byte) []byte {
+					rs.note(body)
+					return restore(body)
+				}).ServeHTTP(w, r)
+			})
+		},
+		transport: func(base http.RoundTripper) http.RoundTripper {
+			return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
+				body, err := deliveryBody(req)
+				if err != nil {
+					return nil, err
+				}
+				out := restore(body)
+				if !bytes.Equal(out, body) {
+					rs.resign(req, body, out)
+				}
+				req.Body = io.NopCloser(bytes.NewReader(out))
+				req.ContentLength = int64(len(out))
+				return base.RoundTrip(req)
+			}}
+		},
+	}
 }
 
 // ---- ids ----
