@@ -151,6 +151,11 @@ func Variants() []Variant {
 			Profile: `{"file_reject_trigger": "deny"}`,
 			build:   denyTrigger,
 		},
+		{
+			Name: "webhook-update-patch", Tags: "@webhooks", Choice: "updates a webhook with PATCH /webhooks/{id}; PUT there is 405",
+			Profile: `{"webhook_routes": {"webhooks.update": "PATCH /webhooks/{id}"}}`,
+			build:   parts(wrapOnly(webhookUpdateByPatch)),
+		},
 	}
 }
 
@@ -502,6 +507,22 @@ func otherEventLayout(base http.RoundTripper) http.RoundTripper {
 		req.ContentLength = int64(len(out))
 		return base.RoundTrip(req)
 	}}
+}
+
+// webhookUpdateByPatch serves the webhook update as PATCH and answers PUT
+// on a webhook with 405 (Allow: GET, PATCH).
+func webhookUpdateByPatch(next http.Handler, _ faultDeps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case matchAny(r, "webhooks.update"):
+			w.Header().Set("Allow", "GET, PATCH")
+			writeFaultJSON(w, http.StatusMethodNotAllowed, errorEnvelope(r, "METHOD_NOT_ALLOWED", "Use PATCH to update a webhook"))
+			return
+		case r.Method == http.MethodPatch && strings.HasPrefix(r.URL.Path, "/webhooks/"):
+			r.Method = http.MethodPut
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // ---- webhook secrets ----
