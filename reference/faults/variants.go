@@ -156,6 +156,11 @@ func Variants() []Variant {
 			Profile: `{"webhook_routes": {"webhooks.update": "PATCH /webhooks/{id}"}}`,
 			build:   parts(wrapOnly(webhookUpdateByPatch)),
 		},
+		{
+			Name: "cards-any-length", Tags: "@payment_instruments", Choice: "accepts card numbers of 11 to 20 digits, Luhn check or not",
+			Profile: `{"card_number_check": "unchecked"}`,
+			build:   parts(wrapOnly(anyCardNumber)),
+		},
 	}
 }
 
@@ -307,6 +312,44 @@ func plainJSON(next http.Handler, _ faultDeps) http.Handler {
 		rec.header.Set("Content-Type", "application/json; charset=utf-8")
 		return body
 	})
+}
+
+// anyCardNumber hands the reference, for a card number of 11 to 20 digits
+// it would refuse (length or Luhn check), a 16-digit number with the same
+// first six and last four digits that passes.
+func anyCardNumber(next http.Handler, _ faultDeps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		in := peekJSON(r)
+		number, _ := in["number"].(string)
+		if !matchAny(r, "payment_instruments.create") || len(number) < 11 || len(number) > 20 || strings.Trim(number, "0123456789") != "" ||
+			len(number) >= 12 && len(number) <= 19 && luhnValid(number) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		for d := '0'; d <= '9'; d++ {
+			if n := number[:6] + "00000" + string(d) + number[len(number)-4:]; luhnValid(n) {
+				in["number"] = n
+				break
+			}
+		}
+		replaceBody(r, in)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// luhnValid reports whether a string of digits passes the Luhn check.
+func luhnValid(number string) bool {
+	sum := 0
+	for i := range len(number) {
+		d := int(number[len(number)-1-i] - '0')
+		if i%2 == 1 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
 }
 
 func redactAPIKey(next http.Handler, _ faultDeps) http.Handler {
