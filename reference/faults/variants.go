@@ -161,6 +161,11 @@ func Variants() []Variant {
 			Profile: `{"card_number_check": "unchecked"}`,
 			build:   parts(wrapOnly(anyCardNumber)),
 		},
+		{
+			Name: "idempotency-replay-409", Tags: "@idempotency", Choice: "refuses a repeated idempotency_id with 409 CONFLICT instead of replaying the original",
+			Profile: `{"idempotency_replay": "unchecked"}`,
+			build:   parts(replayRefused),
+		},
 	}
 }
 
@@ -350,6 +355,45 @@ func luhnValid(number string) bool {
 		sum += d
 	}
 	return sum%10 == 0
+}
+
+// replayRefused answers 409 CONFLICT where the reference replays a create
+// by its idempotency_id (same operation, same user).
+func replayRefused() func(http.Handler, faultDeps) http.Handler {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(next http.Handler, _ faultDeps) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			op := ""
+			for _, id := range []string{"authorizations.create", "transfers.create"} {
+				if matchAny(r, id) {
+					op = id
+				}
+			}
+			key, _ := peekJSON(r)["idempotency_id"].(string)
+			if op == "" || key == "" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			user, _, _ := r.BasicAuth()
+			key = op + " " + user + " " + key
+			rec := newFaultRecorder()
+			next.ServeHTTP(rec, r)
+			if !isSuccess(rec.status) {
+				rec.flush(w, rec.body.Bytes())
+				return
+			}
+			mu.Lock()
+			replay := seen[key]
+			seen[key] = true
+			mu.Unlock()
+			if replay {
+				writeFaultJSON(w, http.StatusConflict, errorEnvelope(r, "CONFLICT", "idempotency_id already used"))
+				return
+			}
+			rec.flush(w, rec.body.Bytes())
+		})
+	}
 }
 
 func redactAPIKey(next http.Handler, _ faultDeps) http.Handler {
