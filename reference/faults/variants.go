@@ -166,6 +166,11 @@ func Variants() []Variant {
 			Profile: `{"idempotency_replay": "unchecked"}`,
 			build:   parts(replayRefused),
 		},
+		{
+			Name: "no-created-events", Tags: "@webhooks", Choice: "sends only the spec's file alerts: no created event for sales and authorizations",
+			Profile: `{"resource_events": "unchecked"}`,
+			build:   func() variantParts { return variantParts{transport: dropCreatedEvents} },
+		},
 	}
 }
 
@@ -785,6 +790,24 @@ func denyTrigger() variantParts {
 			}}
 		},
 	}
+}
+
+// dropCreatedEvents answers the reference's deliveries of created events of
+// transfers and authorizations itself (204) without sending them.
+func dropCreatedEvents(base http.RoundTripper) http.RoundTripper {
+	return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
+		body, err := deliveryBody(req)
+		if err != nil {
+			return nil, err
+		}
+		ev := decodeFaultJSON(body)
+		entity, _ := ev["entity"].(string)
+		if ev["type"] == "created" && (entity == "transfer" || entity == "authorization") {
+			return &http.Response{StatusCode: http.StatusNoContent, Status: "204 No Content", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+				Header: http.Header{}, Body: http.NoBody, Request: req}, nil
+		}
+		return base.RoundTrip(req)
+	}}
 }
 
 // ---- ids ----
