@@ -222,7 +222,8 @@ func (s *scenario) fieldsEqual(a, b string) error {
 	}
 	vb, okB := lookup(ex.doc, b)
 	if !okA || !okB || render(va) != render(vb) {
-		return s.judge(s.failf(ex, "field %s = %s and field %s = %s, want them equal", a, render(va), b, render(vb)))
+		return s.judgeCheck(Check{Basis: s.stepBasis(), Expected: a + " equal to " + b, Observed: render(va) + " and " + render(vb),
+			Message: s.failf(ex, "field %s = %s and field %s = %s, want them equal", a, render(va), b, render(vb)).Error()})
 	}
 	return nil
 }

@@ -171,6 +171,11 @@ func Variants() []Variant {
 			Profile: `{"resource_events": "unchecked"}`,
 			build:   func() variantParts { return variantParts{transport: dropCreatedEvents} },
 		},
+		{
+			Name: "updated-after-created", Tags: "@transfers", Choice: "a resource's updated_at is a millisecond after its created_at on create",
+			Profile: `{"resource_values": "unchecked"}`,
+			build:   parts(wrapOnly(updatedAfterCreated)),
+		},
 	}
 }
 
@@ -399,6 +404,31 @@ func replayRefused() func(http.Handler, faultDeps) http.Handler {
 			rec.flush(w, rec.body.Bytes())
 		})
 	}
+}
+
+// updatedAfterCreated moves an updated_at equal to its created_at a
+// millisecond later, in a response and in each of its list items.
+func updatedAfterCreated(next http.Handler, _ faultDeps) http.Handler {
+	return rewriteResponse(func(x *faultExchange) bool {
+		changed := false
+		visit := func(m map[string]any) {
+			created, _ := m["created_at"].(string)
+			if updated, _ := m["updated_at"].(string); created == "" || updated != created {
+				return
+			}
+			if t, err := time.Parse(time.RFC3339Nano, created); err == nil {
+				m["updated_at"] = t.Add(time.Millisecond).UTC().Format("2006-01-02T15:04:05.000000Z")
+				changed = true
+			}
+		}
+		visit(x.out)
+		for _, it := range listItems(x.out) {
+			if m, ok := it.(map[string]any); ok {
+				visit(m)
+			}
+		}
+		return changed
+	})(next, faultDeps{})
 }
 
 func redactAPIKey(next http.Handler, _ faultDeps) http.Handler {
