@@ -176,6 +176,11 @@ func Variants() []Variant {
 			Profile: `{"resource_values": "unchecked"}`,
 			build:   parts(wrapOnly(updatedAfterCreated)),
 		},
+		{
+			Name: "file-name-field", Tags: "@files", Choice: "files show their display name as \"name\"",
+			Profile: `{"file_payloads": "unchecked"}`,
+			build:   parts(wrapOnly(fileNameField)),
+		},
 	}
 }
 
@@ -419,6 +424,28 @@ func updatedAfterCreated(next http.Handler, _ faultDeps) http.Handler {
 			if t, err := time.Parse(time.RFC3339Nano, created); err == nil {
 				m["updated_at"] = t.Add(time.Millisecond).UTC().Format("2006-01-02T15:04:05.000000Z")
 				changed = true
+			}
+		}
+		visit(x.out)
+		for _, it := range listItems(x.out) {
+			if m, ok := it.(map[string]any); ok {
+				visit(m)
+			}
+		}
+		return changed
+	})(next, faultDeps{})
+}
+
+// fileNameField renames a file's display_name to name, in a response and
+// in each of its list items.
+func fileNameField(next http.Handler, _ faultDeps) http.Handler {
+	return rewriteResponse(func(x *faultExchange) bool {
+		changed := false
+		visit := func(m map[string]any) {
+			id, _ := m["id"].(string)
+			if name, ok := m["display_name"]; ok && strings.HasPrefix(id, "FILE_") {
+				delete(m, "display_name")
+				m["name"], changed = name, true
 			}
 		}
 		visit(x.out)
