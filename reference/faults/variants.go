@@ -162,7 +162,7 @@ func Variants() []Variant {
 			build:   parts(wrapOnly(anyCardNumber)),
 		},
 		{
-			Name: "idempotency-replay-409", Tags: "@idempotency", Choice: "refuses a repeated idempotency_id with 409 CONFLICT instead of replaying the original",
+			Name: "idempotency-replay-409", Tags: "@transfers,@authorizations", Choice: "refuses a repeated idempotency_id with 409 CONFLICT instead of replaying the original",
 			Profile: `{"idempotency_replay": "unchecked"}`,
 			build:   parts(replayRefused),
 		},
