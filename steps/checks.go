@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cucumber/godog"
 
@@ -52,6 +53,9 @@ func (s *scenario) checkSuccess(ex *exchange) error {
 			c.Key, c.Expected, c.Observed = "operation_roles."+ex.op.ID, "the "+ex.user+" user may call it", "403"
 			c.Patch = rolesWithout(s.suite.profile.Roles(ex.op), ex.op.ID, userRole(ex.user))
 		}
+		if b.Assumed == "webhook_routes" && ex.hasOp && ex.status == http.StatusMethodNotAllowed {
+			routeByAllow(&c, s.suite.profile, ex)
+		}
 		if err := s.judgeCheck(c); err != nil {
 			return err
 		}
@@ -70,6 +74,25 @@ func (s *scenario) checkSuccess(ex *exchange) error {
 		}
 	}
 	return s.checkSchema(ex)
+}
+
+// routeByAllow reads a webhook operation's method from the Allow header of
+// a 405 on its declared path: the one write method allowed there is the
+// observed route.
+func routeByAllow(c *Check, p validate.Profile, ex *exchange) {
+	method, pattern := p.Route(ex.op)
+	var writes []string
+	for _, m := range strings.Split(ex.header.Get("Allow"), ",") {
+		if m = strings.ToUpper(strings.TrimSpace(m)); slices.Contains([]string{"POST", "PUT", "PATCH"}, m) && m != method {
+			writes = append(writes, m)
+		}
+	}
+	c.Key, c.Expected = "webhook_routes."+ex.op.ID, method+" "+pattern
+	c.Observed = "405, Allow: " + ex.header.Get("Allow")
+	if len(writes) == 1 {
+		b, _ := json.Marshal(map[string]any{"webhook_routes": map[string]string{ex.op.ID: writes[0] + " " + pattern}})
+		c.Patch = b
+	}
 }
 
 // userRole is the role of a credential key of the config.
@@ -142,6 +165,9 @@ func deviationPatch(d validate.Deviation) any {
 	switch d.Key {
 	case "id_form":
 		return map[string]any{"id_form": "[0-9A-Za-z]+"}
+	case "signing_key_form":
+		// One secret shows its alphabet, not the target's: any printable form.
+		return map[string]any{"signing_key_form": `\S+`}
 	case "timestamp_precision":
 		var n int
 		if _, err := fmt.Sscanf(d.Observed, "%d fractional digits", &n); err == nil && n > 0 {
@@ -195,6 +221,13 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 	}
 	if err := s.checkEnvelope(ex); err != nil || kind == "" {
 		return err
+	}
+	if ex.hasOp && ex.op.Basis().Assumed == "webhook_routes" && ex.status == http.StatusMethodNotAllowed {
+		// The declared route is not the target's: the refusal was never asked.
+		c := Check{Basis: validate.Basis{Assumed: "webhook_routes", Clauses: slices.Clone(s.clauses)},
+			Message: s.failf(ex, "status 405 on the declared route of %s, want a refusal: %s", ex.op.ID, kind).Error()}
+		routeByAllow(&c, s.suite.profile, ex)
+		return s.judgeCheck(c)
 	}
 	codes := slices.Compact(slices.Sorted(slices.Values(errorField(ex.doc, "code"))))
 	if !form.StatusMatches(ex.status) || !form.CodeMatches(codes) {

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -47,9 +48,19 @@ func (s *scenario) fieldIsString(path, want string) error {
 	}
 	want = s.expand(want)
 	if got, isStr := v.(string); !ok || !isStr || got != want {
-		return s.judge(s.failf(ex, "field %s = %s, want %q", path, render(v), want))
+		return s.judgeValue(ex, path, strconv.Quote(want), v, ok, s.failf(ex, "field %s = %s, want %q", path, render(v), want))
 	}
 	return nil
+}
+
+// judgeValue judges a field that is not the wanted value by the step's
+// basis, with the field's value (or its absence) as the observed choice.
+func (s *scenario) judgeValue(ex *exchange, path, want string, v any, present bool, err error) error {
+	observed := render(v)
+	if !present {
+		observed = "absent"
+	}
+	return s.judgeCheck(Check{Basis: s.stepBasis(), Expected: path + " = " + want, Observed: observed, Message: err.Error()})
 }
 
 func (s *scenario) fieldIsInt(path string, want int64) error {
@@ -58,7 +69,7 @@ func (s *scenario) fieldIsInt(path string, want int64) error {
 		return err
 	}
 	if got, isInt := asInt(v); !ok || !isInt || got != want {
-		return s.judge(s.failf(ex, "field %s = %s, want %d", path, render(v), want))
+		return s.judgeValue(ex, path, strconv.FormatInt(want, 10), v, ok, s.failf(ex, "field %s = %s, want %d", path, render(v), want))
 	}
 	return nil
 }
@@ -222,7 +233,8 @@ func (s *scenario) fieldsEqual(a, b string) error {
 	}
 	vb, okB := lookup(ex.doc, b)
 	if !okA || !okB || render(va) != render(vb) {
-		return s.judge(s.failf(ex, "field %s = %s and field %s = %s, want them equal", a, render(va), b, render(vb)))
+		return s.judgeCheck(Check{Basis: s.stepBasis(), Expected: a + " equal to " + b, Observed: render(va) + " and " + render(vb),
+			Message: s.failf(ex, "field %s = %s and field %s = %s, want them equal", a, render(va), b, render(vb)).Error()})
 	}
 	return nil
 }

@@ -82,6 +82,11 @@ func (s *scenario) judgeCheck(c Check) error {
 	if !c.Basis.Normative() && s.declaresUnchecked(c.Basis.Assumed) {
 		return nil // the target declares it does not share this choice
 	}
+	if !c.Basis.Normative() && c.Patch == nil && s.offersUnchecked(c.Basis.Assumed) {
+		// The observed choice is not the reference's: a key that may be
+		// unchecked is written so.
+		c.Patch, _ = json.Marshal(map[string]string{c.Basis.Assumed: validate.Unchecked})
+	}
 	s.checks = append(s.checks, c)
 	if c.Basis.Normative() {
 		return fmt.Errorf("(%s) %s", c.Basis.Cites(), c.Message)
@@ -147,6 +152,16 @@ func (s *scenario) assume(key, expected, observed string, patch any, err error) 
 func (s *scenario) declaresUnchecked(key string) bool {
 	v, ok := s.suite.profile.Value(key)
 	return ok && string(v) == `"`+validate.Unchecked+`"`
+}
+
+// offersUnchecked reports whether key may take the value "unchecked".
+func (s *scenario) offersUnchecked(key string) bool {
+	for _, k := range s.suite.v.Judging().Profile {
+		if k.Key == key {
+			return slices.Contains(k.Values, validate.Unchecked)
+		}
+	}
+	return false
 }
 
 // skipDeclared stops a scenario whose subject the target's profile declares

@@ -78,6 +78,10 @@ func (s *scenario) webhookStaysSilent(ctx context.Context) error {
 	if s.hookCh == nil {
 		return &kitError{errUsage("the scenario has no webhook pointing at the receiver")}
 	}
+	if s.declaresUnchecked(keyResourceEvents) {
+		// The control needs the sales' events the target does not promise.
+		return &skipDeclared{key: keyResourceEvents, value: validate.Unchecked}
+	}
 	var stray []string
 	if err := s.awaitControl(ctx, sale, &stray); err != nil {
 		return err

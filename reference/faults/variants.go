@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -135,6 +136,51 @@ func Variants() []Variant {
 			Profile: `{"authorization_expiry_hours": 24}`,
 			build:   parts(wrapOnly(expiry24h)),
 		},
+		{
+			Name: "capture-202", Tags: "@authorizations", Choice: "answers a capture with 202 Accepted instead of 200",
+			Profile: `{"success_status": {"authorizations.capture": 202}}`,
+			build:   parts(wrapOnly(successStatus("authorizations.capture", http.StatusAccepted))),
+		},
+		{
+			Name: "signing-key-whsec", Tags: "@webhooks", Choice: `webhook secrets of the form "whsec_" and 43 base64url characters`,
+			Profile: `{"signing_key_form": "whsec_[A-Za-z0-9_-]{43}"}`,
+			build:   whsecSecrets,
+		},
+		{
+			Name: "file-reject-deny", Tags: "@files", Choice: `the file review rejects a display name containing "deny", not "reject"`,
+			Profile: `{"file_reject_trigger": "deny"}`,
+			build:   denyTrigger,
+		},
+		{
+			Name: "webhook-update-patch", Tags: "@webhooks", Choice: "updates a webhook with PATCH /webhooks/{id}; PUT there is 405",
+			Profile: `{"webhook_routes": {"webhooks.update": "PATCH /webhooks/{id}"}}`,
+			build:   parts(wrapOnly(webhookUpdateByPatch)),
+		},
+		{
+			Name: "cards-any-length", Tags: "@payment_instruments", Choice: "accepts card numbers of 11 to 20 digits, Luhn check or not",
+			Profile: `{"card_number_check": "unchecked"}`,
+			build:   parts(wrapOnly(anyCardNumber)),
+		},
+		{
+			Name: "idempotency-replay-409", Tags: "@transfers,@authorizations", Choice: "refuses a repeated idempotency_id with 409 CONFLICT instead of replaying the original",
+			Profile: `{"idempotency_replay": "unchecked"}`,
+			build:   parts(replayRefused),
+		},
+		{
+			Name: "no-created-events", Tags: "@webhooks", Choice: "sends only the spec's file alerts: no created event for sales and authorizations",
+			Profile: `{"resource_events": "unchecked"}`,
+			build:   func() variantParts { return variantParts{transport: dropCreatedEvents} },
+		},
+		{
+			Name: "updated-after-created", Tags: "@transfers", Choice: "a resource's updated_at is a millisecond after its created_at on create",
+			Profile: `{"resource_values": "unchecked"}`,
+			build:   parts(wrapOnly(updatedAfterCreated)),
+		},
+		{
+			Name: "file-name-field", Tags: "@files", Choice: "files show their display name as \"name\"",
+			Profile: `{"file_payloads": "unchecked"}`,
+			build:   parts(wrapOnly(fileNameField)),
+		},
 	}
 }
 
@@ -223,6 +269,24 @@ func createdAs200(next http.Handler, _ faultDeps) http.Handler {
 	})
 }
 
+// successStatus answers the operation's success with status.
+func successStatus(opID string, status int) func(http.Handler, faultDeps) http.Handler {
+	return func(next http.Handler, _ faultDeps) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !matchAny(r, opID) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			rec := newFaultRecorder()
+			next.ServeHTTP(rec, r)
+			if isSuccess(rec.status) {
+				rec.status = status
+			}
+			rec.flush(w, rec.body.Bytes())
+		})
+	}
+}
+
 // recode is another status and code for a refusal code.
 type recode struct {
 	status int
@@ -268,6 +332,130 @@ func plainJSON(next http.Handler, _ faultDeps) http.Handler {
 		rec.header.Set("Content-Type", "application/json; charset=utf-8")
 		return body
 	})
+}
+
+// anyCardNumber hands the reference, for a card number of 11 to 20 digits
+// it would refuse (length or Luhn check), a 16-digit number with the same
+// first six and last four digits that passes.
+func anyCardNumber(next http.Handler, _ faultDeps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		in := peekJSON(r)
+		number, _ := in["number"].(string)
+		if !matchAny(r, "payment_instruments.create") || len(number) < 11 || len(number) > 20 || strings.Trim(number, "0123456789") != "" ||
+			len(number) >= 12 && len(number) <= 19 && luhnValid(number) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		for d := '0'; d <= '9'; d++ {
+			if n := number[:6] + "00000" + string(d) + number[len(number)-4:]; luhnValid(n) {
+				in["number"] = n
+				break
+			}
+		}
+		replaceBody(r, in)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// luhnValid reports whether a string of digits passes the Luhn check.
+func luhnValid(number string) bool {
+	sum := 0
+	for i := range len(number) {
+		d := int(number[len(number)-1-i] - '0')
+		if i%2 == 1 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
+}
+
+// replayRefused answers 409 CONFLICT where the reference replays a create
+// by its idempotency_id (same operation, same user).
+func replayRefused() func(http.Handler, faultDeps) http.Handler {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(next http.Handler, _ faultDeps) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			op := ""
+			for _, id := range []string{"authorizations.create", "transfers.create"} {
+				if matchAny(r, id) {
+					op = id
+				}
+			}
+			key, _ := peekJSON(r)["idempotency_id"].(string)
+			if op == "" || key == "" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			user, _, _ := r.BasicAuth()
+			key = op + " " + user + " " + key
+			rec := newFaultRecorder()
+			next.ServeHTTP(rec, r)
+			if !isSuccess(rec.status) {
+				rec.flush(w, rec.body.Bytes())
+				return
+			}
+			mu.Lock()
+			replay := seen[key]
+			seen[key] = true
+			mu.Unlock()
+			if replay {
+				writeFaultJSON(w, http.StatusConflict, errorEnvelope(r, "CONFLICT", "idempotency_id already used"))
+				return
+			}
+			rec.flush(w, rec.body.Bytes())
+		})
+	}
+}
+
+// updatedAfterCreated moves an updated_at equal to its created_at a
+// millisecond later, in a response and in each of its list items.
+func updatedAfterCreated(next http.Handler, _ faultDeps) http.Handler {
+	return rewriteResponse(func(x *faultExchange) bool {
+		changed := false
+		visit := func(m map[string]any) {
+			created, _ := m["created_at"].(string)
+			if updated, _ := m["updated_at"].(string); created == "" || updated != created {
+				return
+			}
+			if t, err := time.Parse(time.RFC3339Nano, created); err == nil {
+				m["updated_at"] = t.Add(time.Millisecond).UTC().Format("2006-01-02T15:04:05.000000Z")
+				changed = true
+			}
+		}
+		visit(x.out)
+		for _, it := range listItems(x.out) {
+			if m, ok := it.(map[string]any); ok {
+				visit(m)
+			}
+		}
+		return changed
+	})(next, faultDeps{})
+}
+
+// fileNameField renames a file's display_name to name, in a response and
+// in each of its list items.
+func fileNameField(next http.Handler, _ faultDeps) http.Handler {
+	return rewriteResponse(func(x *faultExchange) bool {
+		changed := false
+		visit := func(m map[string]any) {
+			id, _ := m["id"].(string)
+			if name, ok := m["display_name"]; ok && strings.HasPrefix(id, "FILE_") {
+				delete(m, "display_name")
+				m["name"], changed = name, true
+			}
+		}
+		visit(x.out)
+		for _, it := range listItems(x.out) {
+			if m, ok := it.(map[string]any); ok {
+				visit(m)
+			}
+		}
+		return changed
+	})(next, faultDeps{})
 }
 
 func redactAPIKey(next http.Handler, _ faultDeps) http.Handler {
@@ -466,6 +654,215 @@ func otherEventLayout(base http.RoundTripper) http.RoundTripper {
 		req.Header.Set("X-Signature", "v2="+hex.EncodeToString(sum[:]))
 		req.Body = io.NopCloser(bytes.NewReader(out))
 		req.ContentLength = int64(len(out))
+		return base.RoundTrip(req)
+	}}
+}
+
+// webhookUpdateByPatch serves the webhook update as PATCH and answers PUT
+// on a webhook with 405 (Allow: GET, PATCH).
+func webhookUpdateByPatch(next http.Handler, _ faultDeps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case matchAny(r, "webhooks.update"):
+			w.Header().Set("Allow", "GET, PATCH")
+			writeFaultJSON(w, http.StatusMethodNotAllowed, errorEnvelope(r, "METHOD_NOT_ALLOWED", "Use PATCH to update a webhook"))
+			return
+		case r.Method == http.MethodPatch && strings.HasPrefix(r.URL.Path, "/webhooks/"):
+			r.Method = http.MethodPut
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// ---- webhook secrets ----
+
+// hexSecret matches the reference's secret_signing_key in a JSON body.
+var hexSecret = regexp.MustCompile(`("secret_signing_key"\s*:\s*")([0-9a-f]{64})"`)
+
+// whsecSecrets shows each webhook secret as "whsec_" and the base64url of
+// its bytes, and signs each delivery again with the secret shown: the
+// original secret is the one whose signature the delivery carries.
+func whsecSecrets() variantParts {
+	var mu sync.Mutex
+	shown := map[string]string{} // reference secret → secret shown
+	reform := func(orig string) string {
+		raw, err := hex.DecodeString(orig)
+		if err != nil {
+			return orig
+		}
+		out := "whsec_" + base64.RawURLEncoding.EncodeToString(raw)
+		mu.Lock()
+		shown[orig] = out
+		mu.Unlock()
+		return out
+	}
+	return variantParts{
+		wrap: func(next http.Handler, _ faultDeps) http.Handler {
+			return onJSON(next, func(_ *http.Request, _ *faultRecorder, body []byte) []byte {
+				return hexSecret.ReplaceAllFunc(body, func(m []byte) []byte {
+					sub := hexSecret.FindSubmatch(m)
+					return []byte(string(sub[1]) + reform(string(sub[2])) + `"`)
+				})
+			})
+		},
+		transport: func(base http.RoundTripper) http.RoundTripper {
+			return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
+				body, err := deliveryBody(req)
+				if err != nil {
+					return nil, err
+				}
+				ts, sig := parseSignature(req.Header.Get("Finix-Signature"))
+				mu.Lock()
+				for orig, out := range shown {
+					if hmac.Equal([]byte(sig), []byte(hmacHex(orig, ts, body))) {
+						req.Header.Set("Finix-Signature", "timestamp="+ts+", sig="+hmacHex(out, ts, body))
+						break
+					}
+				}
+				mu.Unlock()
+				req.Body = io.NopCloser(bytes.NewReader(body))
+				req.ContentLength = int64(len(body))
+				return base.RoundTrip(req)
+			}}
+		},
+	}
+}
+
+// resigner signs a delivery whose body a variant changed again, with the
+// webhook secret that signed the original: the secrets are read from the
+// responses.
+type resigner struct {
+	mu      sync.Mutex
+	secrets map[string]bool
+}
+
+// note remembers the webhook secrets in a JSON response body.
+func (rs *resigner) note(body []byte) {
+	for _, m := range hexSecret.FindAllSubmatch(body, -1) {
+		rs.mu.Lock()
+		if rs.secrets == nil {
+			rs.secrets = map[string]bool{}
+		}
+		rs.secrets[string(m[2])] = true
+		rs.mu.Unlock()
+	}
+}
+
+// resign signs out with the secret whose signature req carries for in.
+func (rs *resigner) resign(req *http.Request, in, out []byte) {
+	ts, sig := parseSignature(req.Header.Get("Finix-Signature"))
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for secret := range rs.secrets {
+		if hmac.Equal([]byte(sig), []byte(hmacHex(secret, ts, in))) {
+			req.Header.Set("Finix-Signature", "timestamp="+ts+", sig="+hmacHex(secret, ts, out))
+			return
+		}
+	}
+}
+
+// parseSignature reads the timestamp and sig of a Finix-Signature header.
+func parseSignature(header string) (ts, sig string) {
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "timestamp":
+			ts = v
+		case "sig":
+			sig = v
+		}
+	}
+	return ts, sig
+}
+
+// hmacHex is the hex HMAC-SHA256 of "ts:body" under secret.
+func hmacHex(secret, ts string, body []byte) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + ":"))
+	mac.Write(body)
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// ---- files ----
+
+// rejectWord is the reference's file reject trigger, matched case-insensitively.
+var rejectWord = regexp.MustCompile(`(?i)reject`)
+
+// denyTrigger makes "deny" the file reject trigger instead of "reject": a
+// file create's display name is renamed on the way in (a name with "deny"
+// gains "reject", one with "reject" loses it) and back in every response
+// and delivery, deliveries signed again.
+func denyTrigger() variantParts {
+	var mu sync.Mutex
+	names := map[string]string{} // JSON of the name the reference holds → JSON of the client's
+	rs := &resigner{}
+	restore := func(b []byte) []byte {
+		mu.Lock()
+		defer mu.Unlock()
+		for held, orig := range names {
+			b = bytes.ReplaceAll(b, []byte(held), []byte(orig))
+		}
+		return b
+	}
+	return variantParts{
+		wrap: func(next http.Handler, _ faultDeps) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if matchAny(r, "files.create") {
+					in := peekJSON(r)
+					if name, ok := in["display_name"].(string); ok {
+						held := rejectWord.ReplaceAllString(name, "rej-ect")
+						if strings.Contains(strings.ToLower(name), "deny") {
+							held = "reject " + held
+						}
+						if held != name {
+							hq, _ := json.Marshal(held)
+							oq, _ := json.Marshal(name)
+							mu.Lock()
+							names[string(hq)] = string(oq)
+							mu.Unlock()
+							in["display_name"] = held
+							replaceBody(r, in)
+						}
+					}
+				}
+				onJSON(next, func(_ *http.Request, _ *faultRecorder, body []byte) []byte {
+					rs.note(body)
+					return restore(body)
+				}).ServeHTTP(w, r)
+			})
+		},
+		transport: func(base http.RoundTripper) http.RoundTripper {
+			return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
+				body, err := deliveryBody(req)
+				if err != nil {
+					return nil, err
+				}
+				out := restore(body)
+				if !bytes.Equal(out, body) {
+					rs.resign(req, body, out)
+				}
+				req.Body = io.NopCloser(bytes.NewReader(out))
+				req.ContentLength = int64(len(out))
+				return base.RoundTrip(req)
+			}}
+		},
+	}
+}
+
+// dropCreatedEvents answers the reference's deliveries of created events of
+// transfers and authorizations itself (204) without sending them.
+func dropCreatedEvents(base http.RoundTripper) http.RoundTripper {
+	return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
+		body, err := deliveryBody(req)
+		if err != nil {
+			return nil, err
+		}
+		ev := decodeFaultJSON(body)
+		entity, _ := ev["entity"].(string)
+		if ev["type"] == "created" && (entity == "transfer" || entity == "authorization") {
+			return &http.Response{StatusCode: http.StatusNoContent, Status: "204 No Content", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+				Header: http.Header{}, Body: http.NoBody, Request: req}, nil
+		}
 		return base.RoundTrip(req)
 	}}
 }
