@@ -109,72 +109,10 @@ func WriteProfile(w io.Writer, sum Summary) error {
 		}
 	}
 	collapseCreateStatus(v, &p)
-	var full bytes.Buffer
-	if err := v.EncodeProfile(&full, p, false); err != nil {
-		return err
-	}
-	return writeTrimmed(w, v, full.Bytes())
-}
-
-// writeTrimmed writes an encoded profile with the entries of its map-valued
-// keys that equal the defaults left out, keys in table order.
-func writeTrimmed(w io.Writer, v *validate.Validator, encoded []byte) error {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(encoded, &obj); err != nil {
-		return fmt.Errorf("steps: re-reading the observed profile: %w", err)
-	}
-	defaults := v.DefaultProfile()
-	var b bytes.Buffer
-	b.WriteString("{")
-	n := 0
-	for _, k := range v.Judging().Profile {
-		val, ok := obj[k.Key]
-		if !ok {
-			continue
-		}
-		var entries map[string]json.RawMessage
-		if json.Unmarshal(val, &entries) == nil && entries != nil {
-			def, _ := defaults.Value(k.Key)
-			var defEntries map[string]json.RawMessage
-			_ = json.Unmarshal(def, &defEntries)
-			for name, e := range entries {
-				if d, ok := defEntries[name]; ok && jsonEqual(d, e) {
-					delete(entries, name)
-				}
-			}
-			if val, _ = json.Marshal(entries); len(entries) == 0 {
-				continue
-			}
-		}
-		var ind bytes.Buffer
-		if err := json.Indent(&ind, val, "  ", "  "); err != nil {
-			return fmt.Errorf("steps: encoding profile key %s: %w", k.Key, err)
-		}
-		if n > 0 {
-			b.WriteString(",")
-		}
-		n++
-		fmt.Fprintf(&b, "\n  %q: %s", k.Key, ind.Bytes())
-	}
-	if n > 0 {
-		b.WriteString("\n")
-	}
-	b.WriteString("}\n")
-	if _, err := w.Write(b.Bytes()); err != nil {
-		return fmt.Errorf("steps: writing profile: %w", err)
+	if err := v.EncodeProfile(w, p, false); err != nil {
+		return fmt.Errorf("steps: %w", err)
 	}
 	return nil
-}
-
-// jsonEqual compares two JSON values by content.
-func jsonEqual(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	ca, _ := json.Marshal(x)
-	cb, _ := json.Marshal(y)
-	return bytes.Equal(ca, cb)
 }
 
 // collapseCreateStatus turns per-operation success statuses of the 201

@@ -316,7 +316,9 @@ func (v *Validator) ProfileDifferences(p Profile) []ProfileDifference {
 
 // EncodeProfile writes p as an indented JSON object in table order that
 // DecodeProfile reads back to the same Profile: every key when all is set,
-// else only the keys that differ from the defaults.
+// else only the keys that differ from the defaults and, of a map-valued key,
+// only the entries that differ (DecodeProfile merges entries over the
+// defaults).
 func (v *Validator) EncodeProfile(w io.Writer, p Profile, all bool) error {
 	var b bytes.Buffer
 	b.WriteString("{")
@@ -324,7 +326,11 @@ func (v *Validator) EncodeProfile(w io.Writer, p Profile, all bool) error {
 	for _, k := range v.judging.Profile {
 		val, _ := p.Value(k.Key)
 		if !all {
-			if def, _ := v.profile.Value(k.Key); bytes.Equal(def, val) {
+			def, _ := v.profile.Value(k.Key)
+			if bytes.Equal(def, val) {
+				continue
+			}
+			if val = changedEntries(def, val); val == nil {
 				continue
 			}
 		}
@@ -346,6 +352,39 @@ func (v *Validator) EncodeProfile(w io.Writer, p Profile, all bool) error {
 		return fmt.Errorf("validate: writing profile: %w", err)
 	}
 	return nil
+}
+
+// changedEntries returns val without the entries it shares with def when
+// both are JSON objects (nil when none is left), else val unchanged.
+func changedEntries(def, val json.RawMessage) json.RawMessage {
+	var defs, vals map[string]json.RawMessage
+	if json.Unmarshal(val, &vals) != nil || vals == nil || json.Unmarshal(def, &defs) != nil {
+		return val
+	}
+	for name, e := range vals {
+		if d, ok := defs[name]; ok && sameJSON(d, e) {
+			delete(vals, name)
+		}
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	out, err := json.Marshal(vals)
+	if err != nil {
+		return val
+	}
+	return out
+}
+
+// sameJSON compares two JSON values by content.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ca, _ := json.Marshal(x)
+	cb, _ := json.Marshal(y)
+	return bytes.Equal(ca, cb)
 }
 
 // profileField finds the field of a Profile whose JSON name is key.

@@ -2,6 +2,7 @@ package validate_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
@@ -201,5 +202,41 @@ func TestProfileKeysAreDocumented(t *testing.T) {
 		if _, ok := p.Value(k.Key); !ok {
 			t.Errorf("profile key %s has no value", k.Key)
 		}
+	}
+}
+
+// TestEncodeProfileWritesOnlyWhatDiffers: without all, a map-valued key keeps
+// only the entries that differ from the defaults, and the encoding decodes
+// back to the same profile.
+func TestEncodeProfileWritesOnlyWhatDiffers(t *testing.T) {
+	v, err := validate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := v.DecodeProfile([]byte(`{"refusals": {"forbidden": {"status": 404, "codes": ["NOT_FOUND"]}}, "create_status": 200}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := v.EncodeProfile(&out, p, false); err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(out.Bytes(), &top); err != nil {
+		t.Fatalf("EncodeProfile wrote %s: %v", out.Bytes(), err)
+	}
+	if len(top) != 2 {
+		t.Errorf("EncodeProfile wrote keys %s, want create_status and refusals only", out.Bytes())
+	}
+	var kinds map[string]json.RawMessage
+	if err := json.Unmarshal(top["refusals"], &kinds); err != nil || len(kinds) != 1 || kinds["forbidden"] == nil {
+		t.Errorf("refusals written as %s, want only the forbidden entry", top["refusals"])
+	}
+	back, err := v.DecodeProfile(out.Bytes())
+	if err != nil {
+		t.Fatalf("DecodeProfile(EncodeProfile(p)): %v", err)
+	}
+	if diff := v.ProfileDifferences(back); len(diff) != len(v.ProfileDifferences(p)) {
+		t.Errorf("round trip: %v, want %v", diff, v.ProfileDifferences(p))
 	}
 }
