@@ -426,12 +426,7 @@ func updatedAfterCreated(next http.Handler, _ faultDeps) http.Handler {
 				changed = true
 			}
 		}
-		visit(x.out)
-		for _, it := range listItems(x.out) {
-			if m, ok := it.(map[string]any); ok {
-				visit(m)
-			}
-		}
+		eachResource(x.out, visit)
 		return changed
 	})(next, faultDeps{})
 }
@@ -448,12 +443,7 @@ func fileNameField(next http.Handler, _ faultDeps) http.Handler {
 				m["name"], changed = name, true
 			}
 		}
-		visit(x.out)
-		for _, it := range listItems(x.out) {
-			if m, ok := it.(map[string]any); ok {
-				visit(m)
-			}
-		}
+		eachResource(x.out, visit)
 		return changed
 	})(next, faultDeps{})
 }

@@ -288,6 +288,17 @@ func objectAt(doc any, path string) map[string]any {
 	return m
 }
 
+// eachResource calls visit on a response document and on each object item
+// of its list envelope, if it is one.
+func eachResource(doc map[string]any, visit func(map[string]any)) {
+	visit(doc)
+	for _, it := range listItems(doc) {
+		if m, ok := it.(map[string]any); ok {
+			visit(m)
+		}
+	}
+}
+
 // listItems returns the items of a list envelope (the single array under _embedded).
 func listItems(doc map[string]any) []any {
 	emb, _ := doc["_embedded"].(map[string]any)
