@@ -2,9 +2,9 @@ package validate_test
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
 	"testing"
+
+	"github.com/conform-kit/conform/validate"
 )
 
 // saleBody builds a sale; items > 0 adds Level 3 data with that many items.
@@ -12,22 +12,7 @@ func saleBody(items int) []byte {
 	if items == 0 {
 		return []byte(validSale)
 	}
-	var b strings.Builder
-	b.WriteString(`{"source":"PI0123456789abcdefghijkl","merchant":"MU0123456789abcdefghijkl","amount":100000,"fee":100,` +
-		`"currency":"USD","idempotency_id":"bench-1","tags":{"order":"42"},"additional_purchase_data":{` +
-		`"customer_reference_number":"CUST-0001","customs_duty_amount":0,"discount_amount":100,"shipping_amount":500,` +
-		`"destination_country_code":"USA","destination_postal_code":"94110","invoice_reference_number":"INV-1",` +
-		`"sales_tax":100,"ship_from_postal_code":"94105","tax_exempt":false,"order_date":{"day":21,"month":11,"year":2026},"item_data":[`)
-	for i := range items {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"amount_excluding_sales_tax":1000,"amount_including_sales_tax":1100,"commodity_code":"12345",`+
-			`"cost_per_unit":500,"item_description":"Widget %d","item_discount_amount":0,"merchant_product_code":"SKU-%d",`+
-			`"quantity":2,"unit_of_measure":"EA"}`, i, i)
-	}
-	b.WriteString(`]}}`)
-	return []byte(b.String())
+	return validate.BenchLevel3Sale(items)
 }
 
 var benchCases = []struct {

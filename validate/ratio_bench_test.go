@@ -44,8 +44,8 @@ func BenchmarkRatios(b *testing.B) {
 	}
 	cases := []benchCase{
 		{"minimal sale", []byte(ratioMinimalSale), 0},
-		{"Level 3, 3 items", ratioLevel3Sale(3), 0},
-		{"Level 3, 50 items", ratioLevel3Sale(50), 0},
+		{"Level 3, 3 items", BenchLevel3Sale(3), 0},
+		{"Level 3, 50 items", BenchLevel3Sale(50), 0},
 		{"invalid, 5 violations", []byte(ratioInvalidSale), 5},
 	}
 	const rounds = 51
@@ -117,7 +117,9 @@ const ratioMinimalSale = `{"source":"PI0123456789abcdefghijkl","merchant":"MU012
 // minimum, currency, an unknown field.
 const ratioInvalidSale = `{"source":"XX0123456789","merchant":"MU0123456789abcdefghijkl","amount":-1,"fee":-5,"currency":"usd","extra":true}`
 
-func ratioLevel3Sale(items int) []byte {
+// BenchLevel3Sale is a sale with Level 3 data of that many items; exported
+// here (a test file) so the external benchmarks build the same bodies.
+func BenchLevel3Sale(items int) []byte {
 	var b strings.Builder
 	b.WriteString(`{"source":"PI0123456789abcdefghijkl","merchant":"MU0123456789abcdefghijkl","amount":100000,"fee":100,` +
 		`"currency":"USD","idempotency_id":"bench-1","tags":{"order":"42"},"additional_purchase_data":{` +
