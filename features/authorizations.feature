@@ -46,8 +46,8 @@ Feature: Authorizations and captures
     Then the request is refused as an invalid field "/currency"
 
   Scenario: an authorization that names no merchant is refused
-    When I authorize 1000 cents without the field "merchant_identity"
-    Then the request is refused as an invalid field "/merchant_identity"
+    When I authorize 1000 cents naming no merchant
+    Then the request is refused as an invalid field naming the merchant
 
   @spec-3.3
   Scenario: a capture sets the state, the transfer and the transfer link

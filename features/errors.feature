@@ -29,7 +29,7 @@ Feature: Errors
       """
     Then the request is refused as not acceptable
 
-  @spec-1
+  @spec-1 @assumed @profile-request_content_type
   Scenario Outline: a JSON body is accepted as <media type>
     Given a card for the buyer
     When I POST "/transfers" with content type "<media type>" and the body:
@@ -38,12 +38,11 @@ Feature: Errors
       """
     Then the request succeeds
 
-    Examples: named by the spec
+    Examples: named by the spec, a server may take only one
       | media type               |
       | application/vnd.api+json |
       | application/vnd.json+api |
 
-    @assumed @profile-request_content_type
     Examples: accepted by the reference
       | media type                   |
       | application/hal+json         |

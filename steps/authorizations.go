@@ -19,6 +19,8 @@ func authorizationSteps() []stepDef {
 		step(`I authorize (\d+) cents naming the merchant by its merchant id`, func(s *scenario) any { return s.authorizeByMerchant }),
 		step(`I authorize (\d+) cents with the idempotency id "([^"]*)"`, func(s *scenario) any { return s.authorizeIdempotent }),
 		step(`I authorize (\d+) cents without the field "([^"]*)"`, func(s *scenario) any { return s.authorizeWithout }),
+		step(`I authorize (\d+) cents naming no merchant`, func(s *scenario) any { return s.authorizeNoMerchant }),
+		step(`the request is refused as an invalid field naming the merchant`, func(s *scenario) any { return s.refusedNoMerchant }),
 		step(`I capture (\d+) cents`, func(s *scenario) any { return s.capture }),
 		step(`I capture (\d+) cents with a fee of (\d+) cents`, func(s *scenario) any { return s.captureFee }),
 		step(`I capture an authorization that does not exist`, func(s *scenario) any { return s.captureMissing }),
@@ -103,6 +105,24 @@ func (s *scenario) authorizeWithout(ctx context.Context, amount int64, field str
 	}
 	deletePath(body, field)
 	return s.postAuthorization(ctx, body, amount)
+}
+
+// authorizeNoMerchant sends an authorization create with neither
+// merchant_identity nor merchant (§4.1 requires the merchant).
+func (s *scenario) authorizeNoMerchant(ctx context.Context, amount int64) error {
+	body, err := s.authorizationBody(amount)
+	if err != nil {
+		return err
+	}
+	delete(body, "merchant_identity")
+	return s.postAuthorization(ctx, body, amount)
+}
+
+// refusedNoMerchant: refused as an invalid field naming either name the spec
+// gives the merchant field (authorization_merchant_field), whichever the
+// target takes.
+func (s *scenario) refusedNoMerchant() error {
+	return s.refusedInvalidFieldOf("/merchant_identity", "/merchant")
 }
 
 func (s *scenario) sendCapture(ctx context.Context, body map[string]any) error {

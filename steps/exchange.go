@@ -2,6 +2,7 @@ package steps
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,8 +33,9 @@ type exchange struct {
 	status            int
 	header            http.Header
 	body              []byte
-	doc               any  // decoded with UseNumber; nil when the body is not JSON
-	schemaJudged      bool // the response schema was already judged
+	doc               any       // decoded with UseNumber; nil when the body is not JSON
+	schemaJudged      bool      // the response schema was already judged
+	forms             []formUse // the assumed forms the request was written in
 }
 
 // filePart is a multipart upload (form part "file").
@@ -42,7 +44,8 @@ type filePart struct {
 	data []byte
 }
 
-// rawBody is a body sent as is with its own content type.
+// rawBody is a body sent as is with its own content type; an empty ctype
+// sends it as JSON with the scenario's request media type.
 type rawBody struct {
 	ctype string
 	data  []byte
@@ -54,10 +57,18 @@ func (s *scenario) send(ctx context.Context, method, path string, body any, user
 	if c := s.suite.cfg.credential(user); c != nil && s.auth == authUser {
 		s.secrets = appendSecret(s.secrets, c.Password)
 	}
-	ex, err := s.roundTrip(ctx, method, path, body, user, opts...)
+	sent, err := s.sendForms(func(over map[string]string) (*exchange, error) {
+		return s.roundTripForms(ctx, method, path, body, user, over, opts...)
+	}, body)
 	if err != nil {
 		return nil, err
 	}
+	for _, ex := range sent[:len(sent)-1] {
+		if err := s.record(ex); err != nil {
+			return nil, err
+		}
+	}
+	ex := sent[len(sent)-1]
 	return ex, s.record(ex)
 }
 
@@ -77,6 +88,12 @@ func (s *scenario) record(ex *exchange) error {
 // roundTrip performs one request and returns it as an exchange without
 // touching the scenario's state, so several may run at once (body is only read).
 func (s *scenario) roundTrip(ctx context.Context, method, path string, body any, user string, opts ...func(*resty.Request)) (*exchange, error) {
+	return s.roundTripForms(ctx, method, path, body, user, nil, opts...)
+}
+
+// roundTripForms is roundTrip with the request written in the scenario's
+// forms, over replacing some of them (forms.go).
+func (s *scenario) roundTripForms(ctx context.Context, method, path string, body any, user string, over map[string]string, opts ...func(*resty.Request)) (*exchange, error) {
 	p, query, _ := strings.Cut(path, "?")
 	op, _, lookupErr := s.suite.v.Lookup(method, p)
 	if lookupErr == nil {
@@ -90,7 +107,9 @@ func (s *scenario) roundTrip(ctx context.Context, method, path string, body any,
 	if err := s.setAuth(req, ex); err != nil {
 		return nil, err
 	}
-	if err := setBody(req, ex, body, s.suite.profile.RequestContentType); err != nil {
+	body, ctype, forms := s.writeForms(op.ID, body, over)
+	ex.forms = forms
+	if err := setBody(req, ex, body, ctype); err != nil {
 		return nil, err
 	}
 	for _, o := range opts {
@@ -158,7 +177,7 @@ func setBody(req *resty.Request, ex *exchange, body any, jsonType string) error 
 		req.SetFileReader("file", b.name, bytes.NewReader(b.data))
 		return nil
 	case rawBody:
-		ex.reqType, ex.reqBody = b.ctype, b.data
+		ex.reqType, ex.reqBody = cmp.Or(b.ctype, jsonType), b.data
 	default:
 		data, err := json.Marshal(b)
 		if err != nil {

@@ -57,6 +57,11 @@ func (s *scenario) requestRefusedAs(kind string) error {
 // refusedInvalidField: refused (normative); the declared invalid_field
 // status and codes, with an item naming the field (assumed: refusals.invalid_field).
 func (s *scenario) refusedInvalidField(pointer string) error {
+	return s.refusedInvalidFieldOf(pointer)
+}
+
+// refusedInvalidFieldOf is refusedInvalidField with an item naming any of pointers.
+func (s *scenario) refusedInvalidFieldOf(pointers ...string) error {
 	ex, err := s.lastExchange()
 	if err != nil {
 		return err
@@ -64,14 +69,17 @@ func (s *scenario) refusedInvalidField(pointer string) error {
 	if err := s.checkRefused(ex, validate.RefusalInvalidField); err != nil || ex.status < 400 || ex.status > 499 {
 		return err
 	}
-	want := strings.TrimPrefix(pointer, "/")
-	for _, f := range errorField(ex.doc, "field") {
-		if got := strings.TrimPrefix(f, "/"); got == want || strings.HasSuffix(want, "/"+got) {
-			return nil
+	for _, pointer := range pointers {
+		want := strings.TrimPrefix(pointer, "/")
+		for _, f := range errorField(ex.doc, "field") {
+			if got := strings.TrimPrefix(f, "/"); got == want || strings.HasSuffix(want, "/"+got) {
+				return nil
+			}
 		}
 	}
-	return s.assume("refusals."+validate.RefusalInvalidField, "an item naming "+pointer, "fields "+render(errorField(ex.doc, "field")), nil,
-		s.failf(ex, "no error item names field %s (fields: %v)", pointer, errorField(ex.doc, "field")))
+	named := strings.Join(pointers, " or ")
+	return s.assume("refusals."+validate.RefusalInvalidField, "an item naming "+named, "fields "+render(errorField(ex.doc, "field")), nil,
+		s.failf(ex, "no error item names field %s (fields: %v)", named, errorField(ex.doc, "field")))
 }
 
 // expand replaces {role} with remembered ids, {fixture:key} with fixtures and {run_id}.

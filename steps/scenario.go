@@ -31,6 +31,7 @@ type scenario struct {
 	batch      []*exchange          // responses to requests sent at once
 	uniq       string               // scope of idempotency keys
 	remembered []any                // items of an earlier list page
+	forms      map[string]string    // request forms the target took instead of the declared ones, by profile key
 
 	hookToken    string
 	hookURL      string
@@ -66,6 +67,7 @@ func newScenario(s *suite) *scenario {
 		amounts: map[string]int64{},
 		sent:    map[string]string{},
 		first:   map[string]*exchange{},
+		forms:   map[string]string{},
 	}
 }
 

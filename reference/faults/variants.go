@@ -181,6 +181,21 @@ func Variants() []Variant {
 			Profile: `{"file_payloads": "unchecked"}`,
 			build:   parts(wrapOnly(fileNameField)),
 		},
+		{
+			Name: "vnd-api-json-only", Tags: "@errors,@transfers", Choice: "takes JSON request bodies only as application/vnd.api+json (406 for the other types)",
+			Profile: `{"request_content_type": "application/vnd.api+json"}`,
+			build:   parts(wrapOnly(onlyRequestType("application/vnd.api+json"))),
+		},
+		{
+			Name: "authorization-merchant-field", Tags: "@authorizations", Choice: "names an authorization's merchant only by merchant (the Merchant id); merchant_identity is an unknown field",
+			Profile: `{"authorization_merchant_field": "merchant"}`,
+			build:   parts(wrapOnly(merchantFieldOnly)),
+		},
+		{
+			Name: "amount-update-top-level", Tags: "@subscriptions", Choice: "takes a subscription amount update's amount only at the top level; inside fee_amount_data it is an unknown field",
+			Profile: `{"subscription_amount_update_form": "top_level"}`,
+			build:   parts(wrapOnly(amountUpdateTopLevelOnly)),
+		},
 	}
 }
 
