@@ -11,11 +11,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps"
+	"github.com/conform-kit/conform/validate"
 )
 
 // formCounter counts the requests of each form the suite sends: JSON bodies
@@ -38,6 +40,7 @@ func (c *formCounter) wrap(next http.Handler) http.Handler {
 		}
 		switch {
 		case r.Method == http.MethodPost && r.URL.Path == "/authorizations":
+			keys = append(keys, "authorization requests")
 			for _, f := range []string{"merchant_identity", "merchant"} {
 				if _, ok := body[f]; ok {
 					keys = append(keys, "authorization "+f)
@@ -121,6 +124,125 @@ func TestDeclaredFormsAreSentAndNothingElse(t *testing.T) {
 				if n := counter.counts[k]; n != 1 {
 					t.Errorf("profile %s: %d requests sent as %q, want 1 (the scenario naming it); counts %v", tc.profile, n, k, counter.counts)
 				}
+			}
+		})
+	}
+}
+
+// formsFeature holds one scenario per way a request with a merchant form
+// may be refused; each runs alone (by its tag) so its requests can be counted.
+const formsFeature = `@authorizations @spec-4.1
+Feature: Authorization forms
+  How the suite writes the merchant of an authorization, and what it judges when a form is refused.
+
+  Background:
+    Given I am the platform user
+    And a card for the buyer
+
+  @created
+  Scenario: an authorization is created
+    When I authorize 1000 cents
+    Then the request succeeds
+
+  @no-merchant
+  Scenario: an authorization that names no merchant is refused
+    When I authorize 1000 cents naming no merchant
+    Then the request is refused as an invalid field naming the merchant
+
+  @no-amount
+  Scenario: an authorization without an amount is refused
+    When I authorize 1000 cents without the field "amount"
+    Then the request is refused as an invalid field "/amount"
+`
+
+// refuseEveryMerchantForm refuses an authorization create naming its
+// merchant by either field, with an item naming the field.
+func refuseEveryMerchantForm(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/authorizations" {
+			raw, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(raw))
+			var body map[string]any
+			_ = json.Unmarshal(raw, &body)
+			for _, f := range []string{"merchant_identity", "merchant"} {
+				if body[f] != nil {
+					validate.WriteEnvelope(w, r, http.StatusUnprocessableEntity, validate.ErrorItem{Code: "INVALID_FIELD", Field: "/" + f, Message: f + " is not taken"})
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// TestRefusedFormIsSentOnceInTheOther: a request refused for its form is
+// sent once more in the other; taken, or refused for what the scenario left
+// out, the scenario goes on with it and WARNs under the key; a request
+// leaving out the merchant is never completed; refused in both forms, the
+// declared form's refusal is judged (a FAIL where success is required, and
+// still a refusal, judged by what it names, where one is expected).
+func TestRefusedFormIsSentOnceInTheOther(t *testing.T) {
+	cases := []struct {
+		target    string // variant name, or "refuse-both"
+		tag       string
+		want      steps.Outcome
+		requests  int    // authorization creates sent
+		evidence  string // in the scenario's messages
+		notInMsgs string
+	}{
+		{"authorization-merchant-field", "@created", steps.Warn, 2, "authorization_merchant_field (expected merchant_identity, observed merchant)", ""},
+		{"authorization-merchant-field", "@no-merchant", steps.Pass, 1, "", ""},
+		{"authorization-merchant-field", "@no-amount", steps.Warn, 2, "was refused for another reason (422)", ""},
+		{"refuse-both", "@created", steps.Fail, 2, `"field":"/merchant_identity"`, `"field":"/merchant"`},
+		{"refuse-both", "@no-amount", steps.Warn, 2, "no error item names field /amount (fields: [/merchant_identity])", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.target+tc.tag, func(t *testing.T) {
+			var (
+				h      http.Handler
+				seeded reference.Seeded
+				closer func() error
+			)
+			if tc.target == "refuse-both" {
+				ref, inner, err := faults.Serve(reference.Config{}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h, seeded, closer = refuseEveryMerchantForm(inner), ref.Seeded(), ref.Close
+			} else {
+				ref, inner, s, err := faults.ServeVariant(reference.Config{}, tc.target)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h, seeded, closer = inner, s, ref.Close
+			}
+			counter := &formCounter{counts: map[string]int{}}
+			srv := httptest.NewServer(counter.wrap(h))
+			t.Cleanup(func() {
+				srv.Close()
+				_ = closer()
+			})
+			opts := steps.Options{Tags: tc.tag, FS: fstest.MapFS{"forms.feature": &fstest.MapFile{Data: []byte(formsFeature)}}}
+			sum, err := steps.Run(context.Background(), referenceConfig(srv.URL, seeded), opts)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if len(sum.Results) != 1 {
+				t.Fatalf("ran %d scenarios, want 1", len(sum.Results))
+			}
+			r := sum.Results[0]
+			msgs := strings.Join(r.Messages, "\n")
+			if r.Outcome != tc.want {
+				t.Errorf("%s: %s, want %s; messages:\n%s", r.Name, r.Outcome, tc.want, msgs)
+			}
+			if got := counter.counts["authorization requests"]; got != tc.requests {
+				t.Errorf("%s: %d authorization creates sent, want %d (forms %v)", r.Name, got, tc.requests, counter.counts)
+			}
+			if tc.evidence != "" && !strings.Contains(msgs, tc.evidence) {
+				t.Errorf("%s: messages do not contain %q:\n%s", r.Name, tc.evidence, msgs)
+			}
+			if tc.notInMsgs != "" && strings.Contains(msgs, tc.notInMsgs) {
+				t.Errorf("%s: messages contain %q, the other form's refusal:\n%s", r.Name, tc.notInMsgs, msgs)
 			}
 		})
 	}
