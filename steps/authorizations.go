@@ -83,7 +83,10 @@ func (s *scenario) authorizeByMerchant(ctx context.Context, amount int64) error 
 	}
 	delete(body, "merchant_identity")
 	body["merchant"] = merchant
-	return s.postAuthorization(ctx, body, amount)
+	if err := s.postAuthorization(ctx, body, amount); err != nil {
+		return err
+	}
+	return s.skipUndeclaredForm(keyMerchantField, validate.MerchantFieldMerchant)
 }
 
 func (s *scenario) authorizeIdempotent(ctx context.Context, amount int64, key string) error {

@@ -192,6 +192,24 @@ func (s *scenario) noteForm(key, value, other string, refused, taken *exchange) 
 		s.failf(refused, "refused with %s %s; the same request with %s %s was %s", key, value, key, other, how))
 }
 
+// skipUndeclaredForm skips a scenario that sent its request in value's form
+// of the choice key on purpose, when the target refused it for the form and
+// declares (or was seen to take) the other: which forms beyond its own a
+// target takes is its choice.
+func (s *scenario) skipUndeclaredForm(key, value string) error {
+	ex, err := s.lastExchange()
+	if err != nil || ex.status < 400 || ex.status > 499 {
+		return err
+	}
+	declared := s.formValue(key)
+	for _, c := range formChoices() {
+		if c.key == key && declared != value && c.refusedFor(s, ex, value) {
+			return &skipDeclared{key: key, value: declared + " (whether it takes " + value + " too is its choice)"}
+		}
+	}
+	return nil
+}
+
 func hasForm(uses []formUse, key, value string) bool {
 	for _, u := range uses {
 		if u.key == key && u.value == value {
