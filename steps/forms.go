@@ -29,10 +29,13 @@ const (
 	keyAmountUpdateForm   = "subscription_amount_update_form"
 )
 
-// specRequestTypes are the JSON media types spec section 1 names for
-// requests, the default first: the other form of one is the other, and of
-// a declared type the spec does not name, the default.
-var specRequestTypes = [...]string{"application/vnd.json+api", "application/vnd.api+json"}
+// The JSON media types spec section 1 names for requests: the other form
+// of one is the other, and of a declared type the spec does not name, the
+// profile's default.
+const (
+	typeVndJSONAPI = "application/vnd.json+api"
+	typeVndAPIJSON = "application/vnd.api+json"
+)
 
 // formChoice is one assumed choice of how a request is written.
 type formChoice struct {
@@ -52,7 +55,7 @@ type formChoice struct {
 type formRequest struct {
 	json  bool           // a JSON body sent with the declared media type
 	doc   map[string]any // the object, nil for a raw body
-	ctype string
+	ctype string         // the media type the body is sent with
 }
 
 // formUse is the value of a choice a request was written in.
@@ -231,12 +234,10 @@ func otherOf(a, b string) func(string) string {
 
 // otherRequestType is the spec-named media type other than v.
 func otherRequestType(v string) string {
-	for _, t := range specRequestTypes {
-		if t != v {
-			return t
-		}
+	if v == typeVndJSONAPI {
+		return typeVndAPIJSON
 	}
-	return specRequestTypes[0]
+	return typeVndJSONAPI
 }
 
 // writeRequestType gives a JSON body the media type value.
