@@ -166,6 +166,33 @@ func TestVerifySignature(t *testing.T) {
 	}
 }
 
+// TestSignatureHeaderOf: a delivery that lacks the declared header is
+// searched for a header whose value verifies in the declared scheme.
+func TestSignatureHeaderOf(t *testing.T) {
+	body := []byte(`{"id":"EV1"}`)
+	mac := hmac.New(sha256.New, []byte("secret"))
+	mac.Write([]byte("1700000000:"))
+	mac.Write(body)
+	good := "timestamp=1700000000, sig=" + hex.EncodeToString(mac.Sum(nil))
+	tests := []struct {
+		name   string
+		header http.Header
+		want   string
+	}{
+		{"renamed", http.Header{"Content-Type": {"application/json"}, "X-Payments-Signature": {good}}, "X-Payments-Signature"},
+		{"second value", http.Header{"X-Sig": {"v2=00", good}}, "X-Sig"},
+		{"another scheme", http.Header{"X-Signature": {"v2=" + hex.EncodeToString(mac.Sum(nil))}}, ""},
+		{"another secret", http.Header{"X-Payments-Signature": {strings.Replace(good, "sig=", "sig=0", 1)}}, ""},
+		{"no headers", http.Header{}, ""},
+	}
+	for _, tt := range tests {
+		got, ok := signatureHeaderOf(delivery{header: tt.header, body: body}, "secret")
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("signatureHeaderOf(%s) = %q, %t; want %q", tt.name, got, ok, tt.want)
+		}
+	}
+}
+
 func TestMaskHidesSecrets(t *testing.T) {
 	s := &scenario{secrets: []string{"s3cret-password"}}
 	in := []byte(`{"number":"4895142232120006","security_code":"7391","nested":{"secret_signing_key":"abc"},"note":"s3cret-password"}`)

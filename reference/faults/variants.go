@@ -181,6 +181,11 @@ func Variants() []Variant {
 			Profile: `{"file_payloads": "unchecked"}`,
 			build:   parts(wrapOnly(fileNameField)),
 		},
+		{
+			Name: "signature-header-renamed", Tags: "@files,@webhooks", Choice: "signs deliveries in the same scheme under X-Payments-Signature",
+			Profile: `{"signature_header": "X-Payments-Signature"}`,
+			build:   func() variantParts { return variantParts{transport: renamedSignature} },
+		},
 	}
 }
 
