@@ -186,6 +186,12 @@ func Variants() []Variant {
 			Profile: `{"signature_header": "X-Payments-Signature"}`,
 			build:   func() variantParts { return variantParts{transport: renamedSignature} },
 		},
+		{
+			Name: "no-reference-rules", Tags: "@errors,@payment_instruments,@subscriptions,@level3",
+			Choice:  "none of the reference's own business rules: one violation reported, a fingerprint per card, an enrollment without a merchant and a tax-exempt sale with a sales tax accepted",
+			Profile: `{"reference_rules": "unchecked"}`,
+			build:   parts(wrapOnly(withoutReferenceRules)),
+		},
 	}
 }
 
