@@ -193,6 +193,22 @@ func TestSignatureHeaderOf(t *testing.T) {
 	}
 }
 
+// TestIntersectExtensions: two observations of the extensions offered merge
+// to what neither found missing.
+func TestIntersectExtensions(t *testing.T) {
+	tests := []struct{ a, b, want string }{
+		{`["transfers.get","authorizations.get"]`, `["authorizations.get","balance_transfers.list"]`, `["authorizations.get"]`},
+		{`["transfers.get"]`, `["authorizations.get"]`, `[]`},
+		{`[]`, `["transfers.get"]`, `[]`},
+		{`["transfers.get"]`, `["transfers.get"]`, `["transfers.get"]`},
+	}
+	for _, tt := range tests {
+		if got := string(intersectExtensions(json.RawMessage(tt.a), json.RawMessage(tt.b))); got != tt.want {
+			t.Errorf("intersectExtensions(%s, %s) = %s, want %s", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
 func TestMaskHidesSecrets(t *testing.T) {
 	s := &scenario{secrets: []string{"s3cret-password"}}
 	in := []byte(`{"number":"4895142232120006","security_code":"7391","nested":{"secret_signing_key":"abc"},"note":"s3cret-password"}`)

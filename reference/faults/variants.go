@@ -192,6 +192,12 @@ func Variants() []Variant {
 			Profile: `{"reference_rules": "unchecked"}`,
 			build:   parts(wrapOnly(withoutReferenceRules)),
 		},
+		{
+			Name: "no-extensions", Tags: "@authorizations,@transfers,@subscriptions,@balance_transfers,@files",
+			Choice:  "only the operations the spec names: the 9 extensions answer as unknown routes (404, or 405 where the path has a spec operation)",
+			Profile: `{"extensions": []}`,
+			build:   parts(wrapOnly(withoutExtensions)),
+		},
 	}
 }
 

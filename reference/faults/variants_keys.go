@@ -5,6 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"strings"
+
+	"github.com/conform-kit/conform/validate"
 )
 
 // renamedSignatureHeader is the header renamedSignature signs under.
@@ -110,4 +113,34 @@ func showSalesTax(out map[string]any, salesTax any) bool {
 		apd["sales_tax"] = salesTax
 	}
 	return true
+}
+
+// withoutExtensions answers every operation the spec does not name as the
+// reference answers a route it does not know: 405 with Allow on a path that
+// has operations the spec names, else 404, in the error envelope.
+func withoutExtensions(next http.Handler, _ faultDeps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, err := validate.Default()
+		if err != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		op, _, err := v.Lookup(r.Method, r.URL.Path)
+		if err != nil || op.Assumed != "extensions" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if other, _, err := v.Lookup(m, r.URL.Path); err == nil && other.Assumed != "extensions" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) == 0 {
+			writeFaultJSON(w, http.StatusNotFound, errorEnvelope(r, "NOT_FOUND", r.URL.Path+" was not found"))
+			return
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeFaultJSON(w, http.StatusMethodNotAllowed, errorEnvelope(r, "METHOD_NOT_ALLOWED", r.Method+" is not allowed on "+r.URL.Path))
+	})
 }
