@@ -187,13 +187,13 @@ func Variants() []Variant {
 			build:   func() variantParts { return variantParts{transport: renamedSignature} },
 		},
 		{
-			Name: "no-reference-rules", Tags: "@errors,@payment_instruments,@subscriptions,@level3",
+			Name: "no-reference-rules", Tags: "@errors,@payment_instruments",
 			Choice:  "none of the reference's own business rules: one violation reported, a fingerprint per card, an enrollment without a merchant and a tax-exempt sale with a sales tax accepted",
 			Profile: `{"reference_rules": "unchecked"}`,
 			build:   parts(wrapOnly(withoutReferenceRules)),
 		},
 		{
-			Name: "no-extensions", Tags: "@authorizations,@transfers,@subscriptions,@balance_transfers,@files",
+			Name: "no-extensions", Tags: "@balance_transfers,@subscriptions",
 			Choice:  "only the operations the spec names: the 9 extensions answer as unknown routes (404, or 405 where the path has a spec operation)",
 			Profile: `{"extensions": []}`,
 			build:   parts(wrapOnly(withoutExtensions)),
