@@ -209,6 +209,36 @@ func TestIntersectExtensions(t *testing.T) {
 	}
 }
 
+// TestNotOffered: only an extension answered as an unknown route is not
+// offered; a 404 the step asked for is a refusal like any other.
+func TestNotOffered(t *testing.T) {
+	v, err := validate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, _ := v.Operation("authorizations.get")
+	spec, _ := v.Operation("transfers.create")
+	tests := []struct {
+		name   string
+		op     validate.Operation
+		status int
+		kind   string
+		want   bool
+	}{
+		{"extension 405", ext, 405, "", true},
+		{"extension 404", ext, 404, validate.RefusalUnauthenticated, true},
+		{"extension 404 asked for", ext, 404, validate.RefusalNotFound, false},
+		{"extension 401", ext, 401, validate.RefusalUnauthenticated, false},
+		{"spec operation 405", spec, 405, "", false},
+	}
+	for _, tt := range tests {
+		ex := &exchange{op: tt.op, hasOp: true, status: tt.status}
+		if got := notOffered(ex, tt.kind); got != tt.want {
+			t.Errorf("notOffered(%s) = %t, want %t", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestMaskHidesSecrets(t *testing.T) {
 	s := &scenario{secrets: []string{"s3cret-password"}}
 	in := []byte(`{"number":"4895142232120006","security_code":"7391","nested":{"secret_signing_key":"abc"},"note":"s3cret-password"}`)
