@@ -181,8 +181,11 @@ func (s *scenario) stillUncaptured(ctx context.Context) error {
 		return err
 	}
 	ex := s.last
+	if notOffered(ex, "") {
+		return s.judgeCheck(s.notOfferedCheck(ex, "2xx"))
+	}
 	if ex.status < 200 || ex.status > 299 {
-		return s.assume("extensions", "authorizations.get answers", strconv.Itoa(ex.status), nil,
+		return s.assume(keyExtensions, "authorizations.get answers", strconv.Itoa(ex.status), nil,
 			s.failf(ex, "could not fetch the authorization again (status %d)", ex.status))
 	}
 	if v, ok := lookup(ex.doc, "transfer"); ok && v != nil {

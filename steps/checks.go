@@ -47,6 +47,12 @@ func union(a, b []string) []string {
 // an assumed operation warns and stops the scenario: what follows depends on it.
 func (s *scenario) checkSuccess(ex *exchange) error {
 	if ex.status < 200 || ex.status > 299 {
+		if notOffered(ex, "") {
+			if err := s.judgeCheck(s.notOfferedCheck(ex, "2xx")); err != nil {
+				return err
+			}
+			return fmt.Errorf("%w: the rest of the scenario depends on %s", godog.ErrSkip, ex.op.ID)
+		}
 		b := s.opBasis(ex)
 		c := Check{Basis: b, Key: b.Assumed, Expected: "2xx", Observed: strconv.Itoa(ex.status), Message: s.failf(ex, "status %d, want 2xx", ex.status).Error()}
 		if b.Assumed == "operation_roles" && ex.hasOp && ex.status == http.StatusForbidden {
@@ -218,6 +224,10 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 			c.Expected, c.Observed, c.Patch = "a decline", "accepted", json.RawMessage(`{"decline_trigger_amount": 0}`)
 		}
 		return s.judgeCheck(c)
+	}
+	if notOffered(ex, kind) {
+		// The target does not offer the extension: the refusal was never asked.
+		return s.judgeCheck(s.notOfferedCheck(ex, "a refusal: "+orNone(kind)))
 	}
 	if err := s.checkEnvelope(ex); err != nil || kind == "" {
 		return err

@@ -142,7 +142,8 @@ func collapseCreateStatus(v *validate.Validator, p *validate.Profile) {
 
 // observedPatches returns the profile objects of the failed assumed checks,
 // merged key by key: map-valued keys entry by entry; timestamp precisions
-// that disagree become 0 (any); for any other key the last observation wins.
+// that disagree become 0 (any); extensions offer only what no observation
+// found missing; for any other key the last observation wins.
 func observedPatches(results []ScenarioResult) [][]byte {
 	merged := map[string]json.RawMessage{}
 	var order []string
@@ -162,6 +163,9 @@ func observedPatches(results []ScenarioResult) [][]byte {
 				}
 				if old, ok := merged[k]; ok && bytes.HasPrefix(bytes.TrimSpace(old), []byte("{")) {
 					v = mergeObjects(old, v)
+				}
+				if old, ok := merged[k]; ok && k == keyExtensions {
+					v = intersectExtensions(old, v)
 				}
 				if _, ok := merged[k]; !ok {
 					order = append(order, k)

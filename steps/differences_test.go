@@ -82,3 +82,45 @@ func TestProfileInConfigIsChecked(t *testing.T) {
 		t.Fatalf("newSuite with list_max_limit 5: %v, want ErrConfig wrapping validate.ErrProfile", err)
 	}
 }
+
+// TestWrittenExtensionsAreWhatNoScenarioFoundMissing: two scenarios each
+// missing another extension write the extensions without both.
+func TestWrittenExtensionsAreWhatNoScenarioFoundMissing(t *testing.T) {
+	v, err := validate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := v.DefaultProfile().Extensions
+	without := func(id string) string {
+		var kept []string
+		for _, e := range all {
+			if e != id {
+				kept = append(kept, e)
+			}
+		}
+		b, _ := json.Marshal(map[string][]string{"extensions": kept})
+		return string(b)
+	}
+	results := []ScenarioResult{
+		{Feature: "a.feature", Name: "one", Judged: []Check{assumedCheck("extensions", "transfers.get offered", "404", without("transfers.get"))}},
+		{Feature: "b.feature", Name: "two", Judged: []Check{assumedCheck("extensions", "authorizations.get offered", "405", without("authorizations.get"))}},
+	}
+	var out bytes.Buffer
+	if err := WriteProfile(&out, Summary{Results: results, Profile: v.DefaultProfile()}); err != nil {
+		t.Fatalf("WriteProfile: %v", err)
+	}
+	p, err := v.DecodeProfile(out.Bytes())
+	if err != nil {
+		t.Fatalf("the written profile does not decode: %v\n%s", err, out.String())
+	}
+	if len(p.Extensions) != len(all)-2 {
+		t.Errorf("written extensions %v, want the %d of %v without transfers.get and authorizations.get", p.Extensions, len(all)-2, all)
+	}
+	for _, id := range []string{"transfers.get", "authorizations.get"} {
+		for _, e := range p.Extensions {
+			if e == id {
+				t.Errorf("written extensions %v still offer %s", p.Extensions, id)
+			}
+		}
+	}
+}

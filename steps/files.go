@@ -191,6 +191,9 @@ func (s *scenario) listLinksQuery(ctx context.Context, query string) error {
 	return err
 }
 
+// externalUploadOp is the operation of an upload through a link's url.
+const externalUploadOp = "files.external_upload"
+
 // uploadThroughLink PUTs the document to the link's url, without credentials:
 // the URL is the credential.
 func (s *scenario) uploadThroughLink(ctx context.Context) error {
@@ -206,7 +209,12 @@ func (s *scenario) uploadThroughMissingLink(ctx context.Context) error {
 	return s.putToLink(ctx, s.suite.cfg.Target+"/external_links/"+placeholderID("external link")+"/upload")
 }
 
+// putToLink PUTs the document to a link's url: the extension
+// files.external_upload, skipped when the profile declares it not offered.
 func (s *scenario) putToLink(ctx context.Context, link string) error {
+	if !s.offers(externalUploadOp) {
+		return errNotOffered(externalUploadOp)
+	}
 	ex := &exchange{method: "PUT", path: link, url: link, auth: authNone, reqType: "application/pdf", reqBody: []byte(uploadContent)}
 	resp, err := s.suite.client.R().SetContext(ctx).SetHeader("Content-Type", ex.reqType).SetBody(ex.reqBody).Put(link)
 	if err != nil {

@@ -55,7 +55,9 @@ func (s *scenario) requestRefusedAs(kind string) error {
 }
 
 // refusedInvalidField: refused (normative); the declared invalid_field
-// status and codes, with an item naming the field (assumed: refusals.invalid_field).
+// status and codes, with an item naming the field (assumed:
+// refusals.invalid_field; reference_rules in a scenario of that key, where
+// the field is named by one of the reference's rules).
 func (s *scenario) refusedInvalidField(pointer string) error {
 	return s.refusedInvalidFieldOf(pointer)
 }
@@ -78,7 +80,13 @@ func (s *scenario) refusedInvalidFieldOf(pointers ...string) error {
 		}
 	}
 	named := strings.Join(pointers, " or ")
-	return s.assume("refusals."+validate.RefusalInvalidField, "an item naming "+named, "fields "+render(errorField(ex.doc, "field")), nil,
+	key := "refusals." + validate.RefusalInvalidField
+	if s.stepBasis().Assumed == keyReferenceRules {
+		// The reference's rule (every violation reported) is what names
+		// the field, not the form of the refusal.
+		key = keyReferenceRules
+	}
+	return s.assume(key, "an item naming "+named, "fields "+render(errorField(ex.doc, "field")), nil,
 		s.failf(ex, "no error item names field %s (fields: %v)", named, errorField(ex.doc, "field")))
 }
 

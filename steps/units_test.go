@@ -166,6 +166,79 @@ func TestVerifySignature(t *testing.T) {
 	}
 }
 
+// TestSignatureHeaderOf: a delivery that lacks the declared header is
+// searched for a header whose value verifies in the declared scheme.
+func TestSignatureHeaderOf(t *testing.T) {
+	body := []byte(`{"id":"EV1"}`)
+	mac := hmac.New(sha256.New, []byte("secret"))
+	mac.Write([]byte("1700000000:"))
+	mac.Write(body)
+	good := "timestamp=1700000000, sig=" + hex.EncodeToString(mac.Sum(nil))
+	tests := []struct {
+		name   string
+		header http.Header
+		want   string
+	}{
+		{"renamed", http.Header{"Content-Type": {"application/json"}, "X-Payments-Signature": {good}}, "X-Payments-Signature"},
+		{"second value", http.Header{"X-Sig": {"v2=00", good}}, "X-Sig"},
+		{"another scheme", http.Header{"X-Signature": {"v2=" + hex.EncodeToString(mac.Sum(nil))}}, ""},
+		{"another secret", http.Header{"X-Payments-Signature": {strings.Replace(good, "sig=", "sig=0", 1)}}, ""},
+		{"no headers", http.Header{}, ""},
+	}
+	for _, tt := range tests {
+		got, ok := signatureHeaderOf(delivery{header: tt.header, body: body}, "secret")
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("signatureHeaderOf(%s) = %q, %t; want %q", tt.name, got, ok, tt.want)
+		}
+	}
+}
+
+// TestIntersectExtensions: two observations of the extensions offered merge
+// to what neither found missing.
+func TestIntersectExtensions(t *testing.T) {
+	tests := []struct{ a, b, want string }{
+		{`["transfers.get","authorizations.get"]`, `["authorizations.get","balance_transfers.list"]`, `["authorizations.get"]`},
+		{`["transfers.get"]`, `["authorizations.get"]`, `[]`},
+		{`[]`, `["transfers.get"]`, `[]`},
+		{`["transfers.get"]`, `["transfers.get"]`, `["transfers.get"]`},
+	}
+	for _, tt := range tests {
+		if got := string(intersectExtensions(json.RawMessage(tt.a), json.RawMessage(tt.b))); got != tt.want {
+			t.Errorf("intersectExtensions(%s, %s) = %s, want %s", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestNotOffered: only an extension answered as an unknown route is not
+// offered; a 404 the step asked for is a refusal like any other.
+func TestNotOffered(t *testing.T) {
+	v, err := validate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, _ := v.Operation("authorizations.get")
+	spec, _ := v.Operation("transfers.create")
+	tests := []struct {
+		name   string
+		op     validate.Operation
+		status int
+		kind   string
+		want   bool
+	}{
+		{"extension 405", ext, 405, "", true},
+		{"extension 404", ext, 404, validate.RefusalUnauthenticated, true},
+		{"extension 404 asked for", ext, 404, validate.RefusalNotFound, false},
+		{"extension 401", ext, 401, validate.RefusalUnauthenticated, false},
+		{"spec operation 405", spec, 405, "", false},
+	}
+	for _, tt := range tests {
+		ex := &exchange{op: tt.op, hasOp: true, status: tt.status}
+		if got := notOffered(ex, tt.kind); got != tt.want {
+			t.Errorf("notOffered(%s) = %t, want %t", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestMaskHidesSecrets(t *testing.T) {
 	s := &scenario{secrets: []string{"s3cret-password"}}
 	in := []byte(`{"number":"4895142232120006","security_code":"7391","nested":{"secret_signing_key":"abc"},"note":"s3cret-password"}`)

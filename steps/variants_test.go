@@ -81,10 +81,20 @@ func TestVariantsNeverFail(t *testing.T) {
 			if plain.Counts[steps.Warn] == 0 {
 				t.Errorf("%s (%s), no profile: no WARN; the variant changes no assumed choice the suite checks", v.Name, v.Choice)
 			}
+			var declares map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(v.Profile), &declares); err != nil {
+				t.Fatalf("%s: profile %s: %v", v.Name, v.Profile, err)
+			}
+			underDeclared := false
 			for _, d := range plain.Differences {
 				if d.Key == "" || d.Observed == "" {
 					t.Errorf("%s: a difference names no key or observed value: %+v", v.Name, d)
 				}
+				top, _, _ := strings.Cut(d.Key, ".")
+				underDeclared = underDeclared || declares[top] != nil
+			}
+			if !underDeclared {
+				t.Errorf("%s: no difference under a key the variant declares (%s): %+v", v.Name, v.Profile, plain.Differences)
 			}
 			for _, r := range plain.Results {
 				for _, c := range r.Judged {

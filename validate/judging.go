@@ -109,6 +109,9 @@ type Judging struct {
 	IDPrefixes map[string]IDPrefix `json:"id_prefixes"` // resource kind ("authorization") → prefix
 	Schemas    map[string]Basis    `json:"schemas"`     // schema name → basis of its violations
 	Profile    []ProfileKey        `json:"profile"`     // every profile key, in table order
+	// NotJudged are names a profile may not use because the kit does not
+	// judge them (a key that was never checked), each with the reason.
+	NotJudged map[string]string `json:"not_judged"`
 }
 
 // Judging returns a copy of the judging table.
@@ -132,6 +135,7 @@ func (v *Validator) Judging() Judging {
 		j.Schemas[k] = b.clone()
 	}
 	j.Profile = slices.Clone(j.Profile)
+	j.NotJudged = maps.Clone(j.NotJudged)
 	return j
 }
 

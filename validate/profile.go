@@ -56,7 +56,6 @@ type Profile struct {
 	AuthorizationExpiryHours     int                    `json:"authorization_expiry_hours"`
 	IdempotencyReplay            string                 `json:"idempotency_replay"`
 	CardNumberCheck              string                 `json:"card_number_check"`
-	WebhookRetryMinutes          []float64              `json:"webhook_retry_minutes"`
 	ResourceValues               string                 `json:"resource_values"`
 	ReferenceRules               string                 `json:"reference_rules"`
 	ResourceEvents               string                 `json:"resource_events"`
@@ -227,7 +226,6 @@ func (p Profile) Clone() Profile {
 	p.OperationRoles = roles
 	p.WebhookRoutes = maps.Clone(p.WebhookRoutes)
 	p.Extensions = slices.Clone(p.Extensions)
-	p.WebhookRetryMinutes = slices.Clone(p.WebhookRetryMinutes)
 	return p
 }
 
@@ -254,7 +252,8 @@ func (v *Validator) DefaultProfile() Profile { return v.profile.Clone() }
 // success_status, operation_roles, webhook_routes) merge entry by entry, and
 // a refusals entry may give only status or only codes. Unknown keys and
 // values a key does not allow are refused with an error wrapping ErrProfile
-// that names the key.
+// that names the key; so is a key the kit does not judge (judging.json
+// not_judged), with the reason.
 func (v *Validator) DecodeProfile(data []byte) (Profile, error) {
 	return v.MergeProfile(v.DefaultProfile(), data)
 }
@@ -454,6 +453,9 @@ func newDefaultProfile(j Judging, t table) (Profile, error) {
 // setProfileKey decodes raw into the field of key and checks the value.
 func (v *Validator) setProfileKey(p *Profile, key string, raw json.RawMessage) error {
 	f, ok := profileField(reflect.ValueOf(p).Elem(), key)
+	if why, notJudged := v.judging.NotJudged[key]; notJudged && !ok {
+		return fmt.Errorf("%w: %s is not a profile key: %s; remove it from the profile", ErrProfile, key, why)
+	}
 	if !ok {
 		return fmt.Errorf("%w: unknown key %q (known keys: %s)", ErrProfile, key, strings.Join(profileKeys(), ", "))
 	}
@@ -616,12 +618,6 @@ func (v *Validator) checkProfileKey(p *Profile, key string) error {
 	case "authorization_expiry_hours":
 		if p.AuthorizationExpiryHours < 1 {
 			return fmt.Errorf("%d is not a positive number of hours", p.AuthorizationExpiryHours)
-		}
-	case "webhook_retry_minutes":
-		for _, m := range p.WebhookRetryMinutes {
-			if m <= 0 {
-				return fmt.Errorf("%v is not a positive delay", m)
-			}
 		}
 	}
 	return nil

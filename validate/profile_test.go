@@ -180,6 +180,7 @@ func TestDecodeProfileRefusesWhatItCannotHonour(t *testing.T) {
 		{"bad route", `{"webhook_routes": {"webhooks.create": "/hooks"}}`, "webhook_routes: webhooks.create"},
 		{"not an extension", `{"extensions": ["transfers.create"]}`, "extensions: transfers.create is not an extension"},
 		{"content type", `{"response_content_type": "json"}`, "response_content_type:"},
+		{"not judged", `{"webhook_retry_minutes": [1, 2]}`, "webhook_retry_minutes is not a profile key: the delays between retries"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -201,6 +202,11 @@ func TestProfileKeysAreDocumented(t *testing.T) {
 		}
 		if _, ok := p.Value(k.Key); !ok {
 			t.Errorf("profile key %s has no value", k.Key)
+		}
+	}
+	for key, why := range v.Judging().NotJudged {
+		if _, ok := p.Value(key); ok || why == "" {
+			t.Errorf("not judged %s: still a profile key, or no reason given (%q)", key, why)
 		}
 	}
 }

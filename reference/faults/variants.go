@@ -196,6 +196,23 @@ func Variants() []Variant {
 			Profile: `{"subscription_amount_update_form": "top_level"}`,
 			build:   parts(wrapOnly(amountUpdateTopLevelOnly)),
 		},
+		{
+			Name: "signature-header-renamed", Tags: "@files,@webhooks", Choice: "signs deliveries in the same scheme under X-Payments-Signature",
+			Profile: `{"signature_header": "X-Payments-Signature"}`,
+			build:   func() variantParts { return variantParts{transport: renamedSignature} },
+		},
+		{
+			Name: "no-reference-rules", Tags: "@errors,@payment_instruments",
+			Choice:  "none of the reference's own business rules: one violation reported, a fingerprint per card, an enrollment without a merchant and a tax-exempt sale with a sales tax accepted",
+			Profile: `{"reference_rules": "unchecked"}`,
+			build:   parts(wrapOnly(withoutReferenceRules)),
+		},
+		{
+			Name: "no-extensions", Tags: "@balance_transfers,@subscriptions",
+			Choice:  "only the operations the spec names: the 9 extensions answer as unknown routes (404, or 405 where the path has a spec operation)",
+			Profile: `{"extensions": []}`,
+			build:   parts(wrapOnly(withoutExtensions)),
+		},
 	}
 }
 

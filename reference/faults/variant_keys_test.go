@@ -1,0 +1,42 @@
+package faults
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/conform-kit/conform/validate"
+)
+
+// TestEveryProfileKeyHasAVariant holds the kit to its promise that no
+// declared choice goes unproved: every profile key of the judging table is
+// declared by at least one conformant variant, whose run the suite must
+// neither FAIL nor (with the profile declared) WARN.
+func TestEveryProfileKeyHasAVariant(t *testing.T) {
+	declared := map[string][]string{}
+	for _, v := range Variants() {
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(v.Profile), &keys); err != nil {
+			t.Fatalf("variant %s: profile is not a JSON object: %v", v.Name, err)
+		}
+		for k := range keys {
+			declared[k] = append(declared[k], v.Name)
+		}
+	}
+	v, err := validate.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, p := range v.Judging().Profile {
+		keys = append(keys, p.Key)
+		if len(declared[p.Key]) == 0 {
+			t.Errorf("profile key %s: no variant declares it", p.Key)
+		}
+	}
+	for k, names := range declared {
+		if !slices.Contains(keys, k) {
+			t.Errorf("variants %v declare %s, which is not a profile key", names, k)
+		}
+	}
+}
