@@ -19,7 +19,8 @@ import (
 //
 // The index keeps its own copy of each record's sort values, taken under
 // the store's lock whenever the series adds, touches or removes a record,
-// and has its own lock: a reader selects a page under that lock alone.
+// and has its own lock: a reader finds a page under that lock alone, and
+// orders a tie group by further keys after releasing it.
 
 // indexField is a sortable field: a tree of every index.
 type indexField int
@@ -48,11 +49,16 @@ func indexFieldOf(name string) indexField {
 // indexEntry is one record in an index: its sort values and its node in
 // each field's tree, in one allocation.
 type indexEntry[P record] struct {
-	p     P
-	id    string
-	vals  [indexFields]int64 // by field; vals[byID] is unused, id is the value
-	prio  uint64             // the treap priority, shared by the trees
+	p P
+	sortValues
+	prio  uint64 // the treap priority, shared by the trees
 	nodes [indexFields]indexNode[P]
+}
+
+// sortValues are a record's values of the sortable fields.
+type sortValues struct {
+	id   string
+	vals [indexFields]int64 // by field; vals[byID] is unused, id is the value
 }
 
 // indexNode is an entry's place in one tree.
@@ -63,22 +69,22 @@ type indexNode[P record] struct {
 }
 
 // load copies p's sort values. Callers hold the store's lock.
-func (e *indexEntry[P]) load(p P) {
+func (e *sortValues) load(p record) {
 	e.id = p.sortValue("id").s
 	e.vals[byCreated] = p.sortValue("created_at").n
 	e.vals[byUpdated] = p.sortValue("updated_at").n
 	e.vals[byAmount] = p.sortValue("amount").n
 }
 
-func (e *indexEntry[P]) value(f indexField) sortVal {
+func (e *sortValues) value(f indexField) sortVal {
 	if f == byID {
 		return sortVal{s: e.id}
 	}
 	return sortVal{n: e.vals[f]}
 }
 
-// compareCreation orders entries as the series does: created_at, then id.
-func compareCreation[P record](a, b *indexEntry[P]) int {
+// compareCreation orders records as the series does: created_at, then id.
+func compareCreation(a, b *sortValues) int {
 	if c := cmp.Compare(a.vals[byCreated], b.vals[byCreated]); c != 0 {
 		return c
 	}
@@ -90,7 +96,7 @@ func compareAt[P record](f indexField, a, b *indexEntry[P]) int {
 	if c := a.value(f).compare(b.value(f)); c != 0 {
 		return c
 	}
-	return compareCreation(a, b)
+	return compareCreation(&a.sortValues, &b.sortValues)
 }
 
 func sizeOf[P record](n *indexNode[P]) int {
@@ -275,7 +281,7 @@ func (x *index[P]) touch(p P) {
 	if e == nil {
 		return
 	}
-	now := indexEntry[P]{}
+	var now sortValues
 	now.load(p)
 	for _, f := range []indexField{byUpdated, byAmount} {
 		if now.vals[f] == e.vals[f] {
@@ -296,25 +302,33 @@ func (x *index[P]) len() int {
 
 // page returns the records at [offset, offset+limit) of the order keys
 // (the first key, ties by the others, then by creation order) and the
-// number of records. It holds only the index's lock.
+// number of records. It never takes the store's lock.
 //
 // The first key's tree gives the page. Where the page meets a group of
 // records equal in the first key, the group's place is two rank counts
 // (O(log n)); a group in creation order (no more keys, or created_at asc
 // and id asc) is walked from the page's rank within it, so a page costs
 // O(log n + limit) inside one group and O(limit·log n) at most. A group
-// ordered by further keys is read whole and its part of the page selected
-// with a bounded heap: O(g·log(offset in group + limit)) for a group of g
-// records, which is all of n when every record shares the first key's
-// value (a list sorted by amount, then updated_at, of equal amounts).
+// ordered by further keys is copied whole under the index's lock (O(g) for
+// a group of g records) and its part of the page selected after the lock
+// is released, with a bounded heap: O(g·log(offset in group + limit)),
+// which is all of n when every record shares the first key's value (a list
+// sorted by amount, then updated_at, of equal amounts).
 func (x *index[P]) page(keys []sortKey, offset, limit int) ([]P, int) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
 	f, desc, rest := indexFieldOf(keys[0].field), keys[0].desc, keys[1:]
+	inCreationOrder := creationOrdered(rest)
+	type pending struct {
+		at       int // where the group's part goes in out
+		rows     []groupRow[P]
+		from, to int // the part, as ranks in the group's order
+	}
+	var groups []pending
+	x.mu.RLock()
 	root := x.roots[f]
 	n := sizeOf(root)
 	end := min(offset+limit, n)
 	if offset >= end {
+		x.mu.RUnlock()
 		return nil, n
 	}
 	out := make([]P, 0, end-offset)
@@ -324,23 +338,10 @@ func (x *index[P]) page(keys []sortKey, offset, limit int) ([]P, int) {
 			return len(out) < want
 		}
 	}
-	inCreationOrder := creationOrdered(rest)
 	if !desc && inCreationOrder { // the tree's own order
 		ascend(root, offset, collect(end-offset))
+		x.mu.RUnlock()
 		return out, n
-	}
-	byRest := func(a, b *indexEntry[P]) int {
-		for _, k := range rest {
-			g := indexFieldOf(k.field)
-			c := a.value(g).compare(b.value(g))
-			if k.desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-		}
-		return compareCreation(a, b)
 	}
 	for r := offset; r < end; {
 		at := r
@@ -357,18 +358,46 @@ func (x *index[P]) page(keys []sortKey, offset, limit int) ([]P, int) {
 		if inCreationOrder {
 			ascend(root, lo+from, collect(len(out)+to-from))
 		} else {
-			group := make([]*indexEntry[P], 0, hi-lo)
+			rows := make([]groupRow[P], 0, hi-lo)
 			ascend(root, lo, func(e *indexEntry[P]) bool {
-				group = append(group, e)
-				return len(group) < hi-lo
+				rows = append(rows, groupRow[P]{e.p, e.sortValues})
+				return len(rows) < hi-lo
 			})
-			for _, e := range selectRange(group, byRest, from, to-from) {
-				out = append(out, e.p)
+			groups = append(groups, pending{at: len(out), rows: rows, from: from, to: to})
+			var zero P
+			for range to - from {
+				out = append(out, zero)
 			}
 		}
 		r = stop
 	}
+	x.mu.RUnlock()
+	byRest := func(a, b groupRow[P]) int {
+		for _, k := range rest {
+			g := indexFieldOf(k.field)
+			c := a.value(g).compare(b.value(g))
+			if k.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return compareCreation(&a.sortValues, &b.sortValues)
+	}
+	for _, g := range groups {
+		for i, row := range selectRange(g.rows, byRest, g.from, g.to-g.from) {
+			out[g.at+i] = row.p
+		}
+	}
 	return out, n
+}
+
+// groupRow is a copy of an entry's values, read after the index's lock is
+// released.
+type groupRow[P record] struct {
+	p P
+	sortValues
 }
 
 // creationOrdered reports whether keys order records of equal first key
