@@ -78,6 +78,7 @@ func newHarness(t testing.TB, mutate ...func(*Config)) *harness {
 		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
+	t.Cleanup(func() { checkIndexes(t, srv.st) })
 	v, err := validate.Default()
 	if err != nil {
 		t.Fatalf("validate.Default: %v", err)

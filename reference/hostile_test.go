@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,16 @@ type attackEnv struct {
 	other                  string
 	card, transfer, file   string
 	number, code, password string
+	valid                  []validBody // built once by withBodies
+	sale                   []byte      // a plain sale's JSON
+	pad                    []byte      // maxUploadBytes+1 spaces, sliced for large bodies
+}
+
+// validBody is a body an operation accepts, as a document and as JSON.
+type validBody struct {
+	method, path string
+	body         map[string]any
+	json         []byte
 }
 
 func basic(c Credential) string {
@@ -77,16 +88,16 @@ func TestHostileClients(t *testing.T) {
 		fx: h.fx, platform: basic(h.platform()), merchant: basic(h.merchant()), other: basic(h.other()),
 		card: card, transfer: transfer, file: h.newFile("Passport"),
 		number: number, code: code, password: h.platform().Password,
-	}
+	}.withBodies()
 	leaks := map[string]string{
 		"card number": number, "security code": `"` + code + `"`, "signing secret": secret,
 		"platform password": h.platform().Password, "merchant password": h.merchant().Password,
 		"other password": h.other().Password,
 	}
 
-	// 2,000 requests per class; 1,000 under the race detector (make test),
+	// 3,000 requests per class; 1,000 under the race detector (make test),
 	// which costs about ten times as much per request.
-	n := 2000
+	n := 3000
 	if raceBuild {
 		n = 1000
 	}
@@ -100,11 +111,17 @@ func TestHostileClients(t *testing.T) {
 		{"query tricks", n, env.queryTricks},
 	}
 	addr := srv.Listener.Addr().String()
+	// The classes attack at once, as clients of a shared sandbox would
+	// (goroutines, not parallel subtests, which -parallel would queue).
+	var wg sync.WaitGroup
 	for _, c := range classes {
-		start := time.Now()
-		statuses := runAttack(t, addr, c, h, leaks)
-		t.Logf("%-24s %5d requests in %5.2fs: %s", c.name, c.n, time.Since(start).Seconds(), statuses)
+		wg.Go(func() {
+			start := time.Now()
+			statuses := runAttack(t, addr, c, h, leaks)
+			t.Logf("%-24s %5d requests in %5.2fs: %s", c.name, c.n, time.Since(start).Seconds(), statuses)
+		})
 	}
+	wg.Wait()
 
 	// The ordinary flow still works, deliveries included.
 	h.expect(h.call(h.platform(), "PUT", "/webhooks/"+wh["id"].(string), map[string]any{"enabled": true}), 200, "webhook")
@@ -227,8 +244,9 @@ func checkAnswer(h *harness, a attack, status int, header http.Header, body []by
 
 // rawConn is a keep-alive connection to the test server.
 type rawConn struct {
-	c net.Conn
-	r *bufio.Reader
+	c    net.Conn
+	r    *bufio.Reader
+	head []byte // the last request's head, its memory reused
 }
 
 func (rc *rawConn) Close() { _ = rc.c.Close() }
@@ -263,30 +281,37 @@ func (rc *rawConn) send(addr string, a attack, slot **rawConn) (int, http.Header
 }
 
 func (rc *rawConn) roundTrip(a attack) (status int, header http.Header, body []byte, closed bool, err error) {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: reference.test\r\n", a.method, a.target)
+	head := append(rc.head[:0], a.method...)
+	head = append(head, ' ')
+	head = append(head, a.target...)
+	head = append(head, " HTTP/1.1\r\nHost: reference.test\r\n"...)
 	chunked := false
 	for _, kv := range a.header {
-		fmt.Fprintf(&b, "%s: %s\r\n", kv[0], kv[1])
+		head = append(append(append(append(head, kv[0]...), ": "...), kv[1]...), "\r\n"...)
 		chunked = chunked || (strings.EqualFold(kv[0], "Transfer-Encoding") && kv[1] == "chunked")
 	}
 	if !chunked {
-		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(a.body))
+		head = append(append(append(head, "Content-Length: "...), strconv.Itoa(len(a.body))...), "\r\n"...)
 	}
-	b.WriteString("\r\n")
+	head = append(head, "\r\n"...)
+	rc.head = head
+	// The body goes out as it is, without a copy, beside the head.
+	out := net.Buffers{head, a.body}
 	if chunked {
+		var b bytes.Buffer
 		for rest := a.body; len(rest) > 0; {
 			n := min(len(rest), 4096)
-			fmt.Fprintf(&b, "%x\r\n%s\r\n", n, rest[:n])
+			fmt.Fprintf(&b, "%x\r\n", n)
+			b.Write(rest[:n])
+			b.WriteString("\r\n")
 			rest = rest[n:]
 		}
 		b.WriteString("0\r\n\r\n")
-	} else {
-		b.Write(a.body)
+		out[1] = b.Bytes()
 	}
 	// A server may answer and close before the whole body is written (a
 	// refused upload): the answer is read all the same.
-	_, werr := rc.c.Write(b.Bytes())
+	_, werr := out.WriteTo(rc.c)
 	resp, err := http.ReadResponse(rc.r, &http.Request{Method: a.method})
 	for err == nil && resp.StatusCode == http.StatusContinue {
 		resp, err = http.ReadResponse(rc.r, &http.Request{Method: a.method})
@@ -347,31 +372,31 @@ func jsonHeader(auth string) [][2]string {
 	return [][2]string{{"Authorization", auth}, {"Content-Type", "application/json"}}
 }
 
-// validBodies are bodies each operation accepts, to break.
-func (e attackEnv) validBodies() []struct {
-	method, path string
-	body         map[string]any
-} {
+// withBodies returns e with the bodies the generators break, encoded
+// once rather than on every request.
+func (e attackEnv) withBodies() attackEnv {
 	fx := e.fx.Fixtures
-	return []struct {
-		method, path string
-		body         map[string]any
-	}{
-		{"POST", "/transfers", map[string]any{"source": e.card, "merchant": fx.Merchant, "amount": 100, "currency": "USD", "tags": map[string]any{"k": "v"}, "additional_purchase_data": purchaseDataBody()}},
-		{"POST", "/authorizations", map[string]any{"source": e.card, "merchant_identity": fx.MerchantIdentity, "amount": 100, "currency": "USD"}},
-		{"POST", "/payment_instruments", map[string]any{"type": "PAYMENT_CARD", "name": "J", "number": e.number, "expiration_month": 12, "expiration_year": 2030, "security_code": e.code, "identity": fx.BuyerIdentity, "address": map[string]any{"postal_code": "94110"}}},
-		{"POST", "/webhooks", map[string]any{"url": "http://127.0.0.1:9/hostile", "enabled": false, "enabled_events": []any{map[string]any{"entity": "transfer", "types": []any{"created"}}}}},
-		{"PUT", "/authorizations/AU0000000000000000000000", map[string]any{"capture_amount": 100, "fee": 0}},
-		{"POST", "/files", map[string]any{"display_name": "d", "linked_to": fx.Merchant, "type": "PASSPORT"}},
-		{"POST", "/subscription/subscription_schedules", map[string]any{"line_item_type": "FEE", "nickname": "n", "subscription_type": "PERIODIC_MONTHLY", "period_offset": map[string]any{"day": 1}}},
-		{"POST", "/balance_transfers", map[string]any{"amount": 100, "currency": "USD", "description": "d", "source": "OPERATING_ACCOUNT", "destination": "FOR_BENEFIT_OF_ACCOUNT", "processor_type": "LITLE_V1"}},
+	e.valid = []validBody{
+		{"POST", "/transfers", map[string]any{"source": e.card, "merchant": fx.Merchant, "amount": 100, "currency": "USD", "tags": map[string]any{"k": "v"}, "additional_purchase_data": purchaseDataBody()}, nil},
+		{"POST", "/authorizations", map[string]any{"source": e.card, "merchant_identity": fx.MerchantIdentity, "amount": 100, "currency": "USD"}, nil},
+		{"POST", "/payment_instruments", map[string]any{"type": "PAYMENT_CARD", "name": "J", "number": e.number, "expiration_month": 12, "expiration_year": 2030, "security_code": e.code, "identity": fx.BuyerIdentity, "address": map[string]any{"postal_code": "94110"}}, nil},
+		{"POST", "/webhooks", map[string]any{"url": "http://127.0.0.1:9/hostile", "enabled": false, "enabled_events": []any{map[string]any{"entity": "transfer", "types": []any{"created"}}}}, nil},
+		{"PUT", "/authorizations/AU0000000000000000000000", map[string]any{"capture_amount": 100, "fee": 0}, nil},
+		{"POST", "/files", map[string]any{"display_name": "d", "linked_to": fx.Merchant, "type": "PASSPORT"}, nil},
+		{"POST", "/subscription/subscription_schedules", map[string]any{"line_item_type": "FEE", "nickname": "n", "subscription_type": "PERIODIC_MONTHLY", "period_offset": map[string]any{"day": 1}}, nil},
+		{"POST", "/balance_transfers", map[string]any{"amount": 100, "currency": "USD", "description": "d", "source": "OPERATING_ACCOUNT", "destination": "FOR_BENEFIT_OF_ACCOUNT", "processor_type": "LITLE_V1"}, nil},
 	}
+	for i := range e.valid {
+		e.valid[i].json, _ = json.Marshal(e.valid[i].body)
+	}
+	e.sale, _ = json.Marshal(map[string]any{"source": e.card, "merchant": fx.Merchant, "amount": 100, "currency": "USD"})
+	e.pad = bytes.Repeat([]byte(" "), maxUploadBytes+1)
+	return e
 }
 
 func (e attackEnv) malformedJSON(rnd *rand.Rand, i int) attack {
-	vb := e.validBodies()
-	v := vb[i%len(vb)]
-	valid, _ := json.Marshal(v.body)
+	v := e.valid[i%len(e.valid)]
+	valid := v.json
 	var body []byte
 	heavy := i%50 == 0 // large documents now and then, small ones otherwise
 	size := func(n int) int {
@@ -421,9 +446,9 @@ func (e attackEnv) malformedJSON(rnd *rand.Rand, i int) attack {
 var otherTypes = []any{nil, true, false, 0, -1, 1.5, 1e300, "", "x", strings.Repeat("s", 300), []any{}, []any{1, "a"}, map[string]any{}, map[string]any{"a": map[string]any{"b": []any{nil}}}}
 
 func (e attackEnv) wrongTypes(rnd *rand.Rand, i int) attack {
-	vb := e.validBodies()
-	v := vb[i%len(vb)]
-	doc := deepCopyJSON(v.body).(map[string]any)
+	v := e.valid[i%len(e.valid)]
+	var doc map[string]any
+	_ = json.Unmarshal(v.json, &doc) // a fresh copy to change
 	// Replace one field somewhere in the document (nested ones included).
 	paths := jsonPaths(doc, "")
 	p := paths[rnd.IntN(len(paths))]
@@ -433,13 +458,6 @@ func (e attackEnv) wrongTypes(rnd *rand.Rand, i int) attack {
 	}
 	body, _ := json.Marshal(doc)
 	return attack{method: v.method, target: v.path, header: jsonHeader(e.platform), body: body}
-}
-
-func deepCopyJSON(v any) any {
-	b, _ := json.Marshal(v)
-	var out any
-	_ = json.Unmarshal(b, &out)
-	return out
 }
 
 // jsonPaths lists the paths of every value in doc ("a/b/0").
@@ -487,28 +505,32 @@ func setAt(doc any, path string, val any) {
 	}
 }
 
+// padded returns n spaces followed by body, in a new slice.
+func (e attackEnv) padded(n int, body []byte) []byte {
+	return append(e.pad[:n:n], body...)
+}
+
 func (e attackEnv) limits(rnd *rand.Rand, i int) attack {
 	fx := e.fx.Fixtures
-	sale, _ := json.Marshal(map[string]any{"source": e.card, "merchant": fx.Merchant, "amount": 100, "currency": "USD"})
+	sale := e.sale
 	a := attack{method: "POST", target: "/transfers", header: jsonHeader(e.platform), body: sale}
 	heavy := i%60 < 12 // the costly variants run on one request in five
 	if !heavy && i%12 >= 3 && i%12 <= 11 && i%12 != 5 && i%12 != 6 && i%12 != 7 {
-		a.body = append(bytes.Repeat([]byte(" "), rnd.IntN(100)), sale...)
+		a.body = e.padded(rnd.IntN(100), sale)
 		a.header = append(a.header, [2]string{"X-Variant", fmt.Sprint(i % 12)})
 		return a
 	}
 	switch i % 12 {
 	case 0: // just over the JSON limit, a few times; otherwise just under a small one
 		if i%240 != 0 {
-			a.body = append(bytes.Repeat([]byte(" "), rnd.IntN(20000)), sale...)
+			a.body = e.padded(rnd.IntN(20000), sale)
 			break
 		}
-		a.body = append([]byte(`{"pad":"`), bytes.Repeat([]byte("p"), maxJSONBytes+rnd.IntN(1000))...)
-		a.body = append(a.body, `"}`...)
+		a.body = append(append([]byte(`{"pad":"`), e.pad[:maxJSONBytes+rnd.IntN(1000)]...), `"}`...)
 	case 1: // chunked, over the limit (a few times)
 		a.header = append(a.header, [2]string{"Transfer-Encoding", "chunked"})
 		if i%240 == 1 {
-			a.body = bytes.Repeat([]byte(" "), maxJSONBytes+1+rnd.IntN(100))
+			a.body = e.pad[:maxJSONBytes+1+rnd.IntN(100)]
 		}
 	case 2: // chunked, valid
 		a.header = append(a.header, [2]string{"Transfer-Encoding", "chunked"})
@@ -526,7 +548,7 @@ func (e attackEnv) limits(rnd *rand.Rand, i int) attack {
 		a.header = append(a.header, [2]string{"Content-Type", "text/plain"})
 	case 8: // GET with a body
 		a.method, a.target = "GET", "/transfers/"+e.transfer
-		a.body = bytes.Repeat([]byte("x"), rnd.IntN(100000))
+		a.body = e.pad[:rnd.IntN(100000)]
 	case 9: // Level 3 with very many items (under the limit)
 		item := purchaseDataBody()["item_data"].([]any)[0]
 		items := make([]any, 1+rnd.IntN(50))
@@ -538,7 +560,7 @@ func (e attackEnv) limits(rnd *rand.Rand, i int) attack {
 		a.body, _ = json.Marshal(map[string]any{"source": e.card, "merchant": fx.Merchant, "amount": 100, "currency": "USD", "additional_purchase_data": pd})
 	case 10: // an external upload over 10 MiB, a few times only
 		if i == 10 { // once: the server answers and closes before reading it
-			a = attack{method: "PUT", target: "/external_links/EL0000000000000000000000/upload", header: [][2]string{{"Content-Type", "application/pdf"}}, body: bytes.Repeat([]byte("u"), maxUploadBytes+1)}
+			a = attack{method: "PUT", target: "/external_links/EL0000000000000000000000/upload", header: [][2]string{{"Content-Type", "application/pdf"}}, body: e.pad}
 		} else {
 			a.header = append(a.header, [2]string{"Expect", "100-continue"})
 		}
@@ -648,10 +670,8 @@ func (e attackEnv) authTricks(rnd *rand.Rand, i int) attack {
 		"basic "+enc(user+":"+e.password+"x"), "Bearer "+e.password, "Digest x", "Basic "+enc("ü:ö"),
 		"Basic "+enc(user + ":" + e.password)[:10], e.other, e.merchant, e.platform+"x", "Basic "+enc(user+":"+e.password+":extra"),
 	)
-	vb := e.validBodies()
-	v := vb[i%len(vb)]
-	body, _ := json.Marshal(v.body)
-	a := attack{method: v.method, target: v.path, body: body, header: [][2]string{{"Content-Type", "application/json"}}}
+	v := e.valid[i%len(e.valid)]
+	a := attack{method: v.method, target: v.path, body: v.json, header: [][2]string{{"Content-Type", "application/json"}}}
 	if rnd.IntN(2) == 0 { // reads of application A's resources
 		a = attack{method: "GET", target: pickOf(rnd, "/transfers/"+e.transfer, "/payment_instruments/"+e.card, "/disputes/"+e.fx.Fixtures.Dispute, "/files/"+e.file, "/merchants/"+e.fx.Fixtures.Merchant, "/webhooks", "/disputes")}
 	}

@@ -113,9 +113,11 @@ func (q listQuery) encode(offset int) string {
 }
 
 // series keeps records in ascending (created_at, id) order, so the default
-// list order is a walk from the end and a page costs O(limit).
+// list order is a walk from the end and a page costs O(limit), and an index
+// of them by every sortable field for the other orders (index.go).
 type series[P record] struct {
 	items []P
+	idx   index[P]
 }
 
 func keyLess(at time.Time, aid string, bt time.Time, bid string) int {
@@ -137,6 +139,7 @@ func (s *series[P]) position(p P) (int, bool) {
 func (s *series[P]) add(p P) {
 	i, _ := s.position(p)
 	s.items = slices.Insert(s.items, i, p)
+	s.idx.add(p)
 }
 
 // remove deletes p if present; a nil series holds nothing.
@@ -146,6 +149,16 @@ func (s *series[P]) remove(p P) {
 	}
 	if i, ok := s.position(p); ok {
 		s.items = slices.Delete(s.items, i, i+1)
+		s.idx.remove(p)
+	}
+}
+
+// touch tells the index that p's updated_at or amount changed; callers
+// hold the store's lock and call it after every such change. A nil series
+// holds nothing.
+func (s *series[P]) touch(p P) {
+	if s != nil {
+		s.idx.touch(p)
 	}
 }
 
@@ -159,94 +172,6 @@ func pageOf[P record, V any](s *series[P], q listQuery, view func(P) V) ([]V, in
 		out = append(out, view(s.items[i]))
 	}
 	return out, total
-}
-
-// sortRows holds the sort keys of a series' records, taken under the store
-// lock so that the selection can run without it.
-type sortRows[P record] struct {
-	items []P
-	keys  []sortKey
-	vals  []sortVal // len(items)*len(keys), row by row
-}
-
-// snapshotRows copies the records' sort values (O(n) reads). Callers hold
-// the store lock.
-func snapshotRows[P record](items []P, keys []sortKey) sortRows[P] {
-	rows := sortRows[P]{items: slices.Clone(items), keys: keys, vals: make([]sortVal, 0, len(items)*len(keys))}
-	for _, p := range items {
-		for _, k := range keys {
-			rows.vals = append(rows.vals, p.sortValue(k.field))
-		}
-	}
-	return rows
-}
-
-// compare orders rows i and j by the keys, then by creation order (the
-// series order), as a stable sort of the series would.
-func (r sortRows[P]) compare(i, j int) int {
-	n := len(r.keys)
-	for k, key := range r.keys {
-		c := r.vals[i*n+k].compare(r.vals[j*n+k])
-		if key.desc {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	return cmp.Compare(i, j)
-}
-
-// selectPage returns the records at [offset, offset+limit) of the sorted
-// order without sorting them all: a bounded max-heap keeps the best
-// offset+limit rows, O(n log(offset+limit)). It needs no lock.
-func (r sortRows[P]) selectPage(offset, limit int) []P {
-	n := len(r.items)
-	k := min(offset+limit, n)
-	if offset >= n {
-		return nil
-	}
-	heap := make([]int, 0, k) // row indices, the worst of the kept rows on top
-	worse := func(a, b int) bool { return r.compare(heap[a], heap[b]) > 0 }
-	down := func(i int) {
-		for {
-			l, m := 2*i+1, i
-			if l < len(heap) && worse(l, m) {
-				m = l
-			}
-			if l+1 < len(heap) && worse(l+1, m) {
-				m = l + 1
-			}
-			if m == i {
-				return
-			}
-			heap[i], heap[m] = heap[m], heap[i]
-			i = m
-		}
-	}
-	for i := range n {
-		switch {
-		case len(heap) < k:
-			heap = append(heap, i)
-			for c := len(heap) - 1; c > 0; {
-				parent := (c - 1) / 2
-				if !worse(c, parent) {
-					break
-				}
-				heap[c], heap[parent] = heap[parent], heap[c]
-				c = parent
-			}
-		case r.compare(i, heap[0]) < 0:
-			heap[0] = i
-			down(0)
-		}
-	}
-	slices.SortFunc(heap, r.compare)
-	out := make([]P, 0, len(heap)-offset)
-	for _, i := range heap[offset:] {
-		out = append(out, r.items[i])
-	}
-	return out
 }
 
 type page struct {

@@ -118,9 +118,10 @@ func getCopy[P interface {
 }
 
 // listCopy pages a series, copying each record. The default order is a
-// walk under the lock; any other order copies the sort values under the
-// lock, selects the page without it (no full sort, no lock held), and
-// copies the page's records under the lock again.
+// walk under the store's lock, O(limit); any other order is selected from
+// the series' index under the index's lock alone (O(log n + limit) for most
+// pages, see index.page), and only the page's records are copied under the
+// store's lock.
 func listCopy[P interface {
 	*T
 	record
@@ -131,20 +132,22 @@ func listCopy[P interface {
 		st.mu.Unlock()
 		return []T{}, 0
 	}
-	if q.isDefaultOrder() || q.offset >= len(ser.items) {
+	if q.isDefaultOrder() {
 		defer st.mu.Unlock()
 		return pageOf(ser, q, func(p P) T { return *p })
 	}
-	rows := snapshotRows(ser.items, q.sort)
 	st.mu.Unlock()
-	picked := rows.selectPage(q.offset, q.limit)
+	picked, total := ser.idx.page(q.sort, q.offset, q.limit)
+	out := make([]T, 0, len(picked))
+	if len(picked) == 0 {
+		return out, total
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	out := make([]T, 0, len(picked))
 	for _, p := range picked {
 		out = append(out, *p)
 	}
-	return out, len(rows.items)
+	return out, total
 }
 
 // user returns the user with this username; the caller compares the password

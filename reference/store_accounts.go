@@ -192,6 +192,8 @@ func (st *store) updateEnrollment(app, id string, in enrollmentBody, now time.Ti
 		e.Tags = in.Tags
 	}
 	e.UpdatedAt = jsonTime(now)
+	st.apps[e.app].enrollments.touch(e)
+	st.enrollmentsBySchedule[e.SubscriptionSchedule].touch(e)
 	return *e, nil
 }
 

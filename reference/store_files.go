@@ -145,6 +145,7 @@ func (st *store) putContent(f *file, up upload, now time.Time) (file, error) {
 	}
 	f.Status = filePending
 	f.UpdatedAt = jsonTime(now)
+	a.files.touch(f)
 	return *f, nil
 }
 
@@ -162,6 +163,7 @@ func (st *store) reviewFile(id string, now time.Time) (file, bool) {
 		f.Status = fileInvalid
 	}
 	f.UpdatedAt = jsonTime(now)
+	st.apps[f.app].files.touch(f)
 	return *f, true
 }
 
@@ -314,6 +316,7 @@ func (st *store) updateWebhook(app, id string, in webhookBody, now time.Time) (w
 	}
 	applyWebhookBody(w, in)
 	w.UpdatedAt = jsonTime(now)
+	st.apps[w.app].webhooks.touch(w)
 	return *w, nil
 }
 

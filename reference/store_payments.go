@@ -405,6 +405,7 @@ func (st *store) advanceDispute(id string, now time.Time) (d dispute, adj transf
 	}
 	p.State = "PENDING"
 	p.UpdatedAt = jsonTime(now)
+	st.apps[p.app].disputes.touch(p)
 	adj = st.addAdjustment(p, "MERCHANT_CREDIT", now)
 	return *p, adj, true
 }
