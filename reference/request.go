@@ -20,13 +20,15 @@ const (
 )
 
 // request is what a handler receives: the operation, the authenticated user,
-// the base URL for links, the validated body and the operation's time.
+// the base URL for links, the validated body (and, for a JSON body, the
+// document validation decoded from it) and the operation's time.
 type request struct {
 	r    *http.Request
 	op   validate.Operation
 	user user
 	base string
 	body []byte
+	doc  any
 	now  time.Time
 	// maxTags is Limits.Tags (0: no cap).
 	maxTags int
@@ -115,7 +117,7 @@ func (s *Server) admit(rq *request, g gate) error {
 		return err
 	}
 	rq.body = body
-	if err := s.v.Request(op.ID, body); err != nil {
+	if rq.doc, err = s.v.DecodeRequest(op.ID, body); err != nil {
 		return fmt.Errorf("%s: %w", op.ID, err)
 	}
 	return nil
@@ -153,9 +155,10 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, op validate.Ope
 	}
 }
 
-// decode reads the validated body into dst; tags beyond the cap are 429.
+// decode builds dst from the validated document (the body is not parsed
+// again); tags beyond the cap are 429.
 func (rq *request) decode(dst any) error {
-	if err := decodeBody(rq.body, dst); err != nil {
+	if err := decodeTree(rq.doc, dst); err != nil {
 		return fmt.Errorf("%s: %w", rq.op.ID, err)
 	}
 	if sz, ok := dst.(sized); ok {

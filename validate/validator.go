@@ -218,15 +218,36 @@ func (v *Validator) ValidateValue(schema string, doc any) error {
 // Request validates body against the request schema of the operation. It
 // returns nil for operations without a JSON body ("", multipart, binary).
 func (v *Validator) Request(operationID string, body []byte) error {
+	_, err := v.DecodeRequest(operationID, body)
+	return err
+}
+
+// DecodeRequest is Request that also hands back the document it decoded
+// (maps, slices, json.Number, strings, bools and nil, as json.Decoder with
+// UseNumber builds them), so a service builds its own types from the tree
+// instead of parsing the body a second time. The document is returned only
+// with a nil error, and is nil for operations without a JSON body. It
+// belongs to the caller, which may keep or change it.
+func (v *Validator) DecodeRequest(operationID string, body []byte) (any, error) {
 	i, ok := v.tab.byID[operationID]
 	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownOperation, operationID)
+		return nil, fmt.Errorf("%w %q", ErrUnknownOperation, operationID)
 	}
 	op := &v.tab.ops[i]
 	if !op.HasJSONBody() {
-		return nil
+		return nil, nil
 	}
-	return v.Validate(op.Request, body)
+	if _, ok := v.compiled[op.Request]; !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownSchema, op.Request)
+	}
+	doc, err := decode(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.ValidateValue(op.Request, doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
 }
 
 // Resource validates body against the resource schema called name (a
