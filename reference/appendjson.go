@@ -1,0 +1,284 @@
+package reference
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+)
+
+// Encoding the hot resources (transfers, payment instruments,
+// authorizations) without reflection: each view appends exactly the bytes
+// json.Marshal writes for it (fields in declaration order, map keys sorted,
+// strings escaped as encoding/json escapes them), which
+// TestAppendJSONMatchesMarshal checks on every shape of record.
+
+// jsonAppender is a view that appends its own JSON encoding.
+type jsonAppender interface {
+	appendJSON(b []byte) []byte
+}
+
+// objectWriter appends one JSON object, member by member.
+type objectWriter struct {
+	b       []byte
+	members int
+}
+
+func openObject(b []byte) objectWriter { return objectWriter{b: append(b, '{')} }
+
+func (w *objectWriter) close() []byte { return append(w.b, '}') }
+
+// key starts a member; names are the package's own field names, which need
+// no escaping.
+func (w *objectWriter) key(name string) {
+	if w.members > 0 {
+		w.b = append(w.b, ',')
+	}
+	w.members++
+	w.b = append(w.b, '"')
+	w.b = append(w.b, name...)
+	w.b = append(w.b, '"', ':')
+}
+
+func (w *objectWriter) str(name, v string) {
+	w.key(name)
+	w.b = appendJSONString(w.b, v)
+}
+
+func (w *objectWriter) strPtr(name string, v *string) {
+	if v == nil {
+		w.null(name)
+		return
+	}
+	w.str(name, *v)
+}
+
+func (w *objectWriter) int(name string, v int64) {
+	w.key(name)
+	w.b = strconv.AppendInt(w.b, v, 10)
+}
+
+func (w *objectWriter) bool(name string, v bool) {
+	w.key(name)
+	w.b = strconv.AppendBool(w.b, v)
+}
+
+func (w *objectWriter) null(name string) {
+	w.key(name)
+	w.b = append(w.b, "null"...)
+}
+
+func (w *objectWriter) time(name string, t jsonTime) {
+	w.key(name)
+	w.b = t.appendJSON(w.b)
+}
+
+func (w *objectWriter) timePtr(name string, t *jsonTime) {
+	if t == nil {
+		w.null(name)
+		return
+	}
+	w.time(name, *t)
+}
+
+func (w *objectWriter) strings(name string, v []string) {
+	w.key(name)
+	if v == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.b = append(w.b, '[')
+	for i, s := range v {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = appendJSONString(w.b, s)
+	}
+	w.b = append(w.b, ']')
+}
+
+// tags writes a string map with its keys sorted.
+func (w *objectWriter) tags(name string, v tags) {
+	w.key(name)
+	if v == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	w.b = append(w.b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = appendJSONString(w.b, k)
+		w.b = append(w.b, ':')
+		w.b = appendJSONString(w.b, v[k])
+	}
+	w.b = append(w.b, '}')
+}
+
+// rawOmitEmpty writes JSON the package encoded itself (compact, escaped as
+// json.Marshal escapes), nothing when it is empty.
+func (w *objectWriter) rawOmitEmpty(name string, v json.RawMessage) {
+	if len(v) == 0 {
+		return
+	}
+	w.key(name)
+	w.b = append(w.b, v...)
+}
+
+// links writes _links with its names sorted.
+func (w *objectWriter) links(l links) {
+	w.key("_links")
+	if l == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	var buf [12]string
+	names := buf[:0]
+	for k := range l {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	w.b = append(w.b, '{')
+	for i, k := range names {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = appendJSONString(w.b, k)
+		w.b = append(w.b, `:{"href":`...)
+		w.b = appendJSONString(w.b, l[k].Href)
+		w.b = append(w.b, '}')
+	}
+	w.b = append(w.b, '}')
+}
+
+func (w *objectWriter) meta(m *meta) {
+	w.str("id", m.ID)
+	w.time("created_at", m.CreatedAt)
+	w.time("updated_at", m.UpdatedAt)
+}
+
+// appendJSONString appends s as json.Marshal writes it: printable ASCII
+// other than the quote, the backslash and the HTML characters as it is,
+// anything else through encoding/json itself (escapes, invalid UTF-8).
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, err := json.Marshal(s)
+			if err != nil { // a string always encodes
+				panic(err)
+			}
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func (v transferView) appendJSON(b []byte) []byte {
+	t := &v.transfer
+	w := openObject(b)
+	w.meta(&t.meta)
+	w.int("amount", t.Amount)
+	w.tags("tags", t.Tags)
+	w.str("state", t.State)
+	w.str("trace_id", t.TraceID)
+	w.str("currency", t.Currency)
+	w.str("application", t.Application)
+	w.strPtr("source", t.Source)
+	w.strPtr("destination", t.Destination)
+	w.timePtr("ready_to_settle_at", t.ReadyToSettleAt)
+	w.str("externally_funded", t.ExternallyFunded)
+	w.int("fee", t.Fee)
+	w.strPtr("statement_descriptor", t.StatementDescriptor)
+	w.str("type", t.Type)
+	w.str("subtype", t.Subtype)
+	w.strings("messages", t.Messages)
+	w.null("raw")
+	w.strPtr("idempotency_id", t.IdempotencyID)
+	w.str("merchant_identity", t.MerchantIdentity)
+	w.rawOmitEmpty("additional_purchase_data", t.AdditionalPurchaseData)
+	if a := t.adjustment; a != nil {
+		w.int("amount_requested", a.AmountRequested)
+		w.null("additional_buyer_charges")
+		w.null("additional_healthcare_data")
+		w.null("address_verification")
+		w.null("failure_code")
+		w.null("failure_message")
+		w.null("security_code_verification")
+	}
+	w.links(v.Links)
+	return w.close()
+}
+
+// MarshalJSON encodes the view with appendJSON (webhook events embed it).
+func (v transferView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+
+func (v paymentInstrumentView) appendJSON(b []byte) []byte {
+	p := &v.paymentInstrument
+	w := openObject(b)
+	w.meta(&p.meta)
+	w.str("application", p.Application)
+	w.str("fingerprint", p.Fingerprint)
+	w.tags("tags", p.Tags)
+	w.int("expiration_month", int64(p.ExpirationMonth))
+	w.int("expiration_year", int64(p.ExpirationYear))
+	w.str("bin", p.Bin)
+	w.str("last_four", p.LastFour)
+	w.str("brand", p.Brand)
+	w.str("card_type", p.CardType)
+	w.str("name", p.Name)
+	w.key("address")
+	a := openObject(w.b)
+	a.strPtr("line1", p.Address.Line1)
+	a.strPtr("line2", p.Address.Line2)
+	a.strPtr("city", p.Address.City)
+	a.strPtr("region", p.Address.Region)
+	a.str("postal_code", p.Address.PostalCode)
+	a.strPtr("country", p.Address.Country)
+	w.b = a.close()
+	w.str("address_verification", p.AddressVerification)
+	w.str("security_code_verification", p.SecurityCodeVerification)
+	w.str("instrument_type", p.InstrumentType)
+	w.str("type", p.Type)
+	w.str("currency", p.Currency)
+	w.str("identity", p.Identity)
+	w.links(v.Links)
+	return w.close()
+}
+
+// MarshalJSON encodes the view with appendJSON (webhook events embed it).
+func (v paymentInstrumentView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+
+func (v authorizationView) appendJSON(b []byte) []byte {
+	a := &v.authorization
+	w := openObject(b)
+	w.meta(&a.meta)
+	w.str("application", a.Application)
+	w.int("amount", a.Amount)
+	w.tags("tags", a.Tags)
+	w.str("state", a.State)
+	w.str("currency", a.Currency)
+	w.strPtr("transfer", a.Transfer)
+	w.strings("messages", a.Messages)
+	w.null("raw")
+	w.str("trace_id", a.TraceID)
+	w.str("source", a.Source)
+	w.str("merchant_identity", a.MerchantIdentity)
+	w.strPtr("3ds_redirect_url", a.ThreeDSRedirectURL)
+	w.bool("is_void", a.IsVoid)
+	w.str("void_state", a.VoidState)
+	w.time("expires_at", a.ExpiresAt)
+	w.strPtr("idempotency_id", a.IdempotencyID)
+	w.rawOmitEmpty("additional_purchase_data", a.AdditionalPurchaseData)
+	w.links(v.Links)
+	return w.close()
+}
+
+// MarshalJSON encodes the view with appendJSON (webhook events embed it).
+func (v authorizationView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }

@@ -1,0 +1,103 @@
+package reference
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// Methodless copies of the views: json.Marshal encodes them by reflection,
+// the encoding appendJSON must reproduce byte for byte.
+type (
+	plainTransferView          transferView
+	plainPaymentInstrumentView paymentInstrumentView
+	plainAuthorizationView     authorizationView
+)
+
+// TestAppendJSONMatchesMarshal compares each hand-written encoding with
+// json.Marshal: on the records a server stores through its operations (sales,
+// a disputed sale and its adjustment, a Level 3 sale, a capture) and on
+// records holding every awkward value (escapes, HTML characters, invalid
+// UTF-8, U+2028, nil and empty maps and slices, null pointers).
+func TestAppendJSONMatchesMarshal(t *testing.T) {
+	h := newHarness(t)
+	card := h.card()
+	sale := map[string]any{"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": 1000, "currency": "USD", "tags": map[string]any{"b": "2", "a": "<&>"}}
+	h.expect(h.call(h.platform(), "POST", "/transfers", sale), 201, "transfer")
+	sale["amount"], sale["idempotency_id"] = 888888, "disputed"
+	h.expect(h.call(h.platform(), "POST", "/transfers", sale), 201, "transfer")
+	sale["amount"], sale["idempotency_id"], sale["additional_purchase_data"] = 2000, "l3", purchaseDataBody()
+	h.expect(h.call(h.platform(), "POST", "/transfers", sale), 201, "transfer")
+	authz := map[string]any{"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": 500, "currency": "USD", "additional_purchase_data": purchaseDataBody()}
+	a := h.expect(h.call(h.platform(), "POST", "/authorizations", authz), 201, "authorization").str(t, "id")
+	h.expect(h.call(h.platform(), "PUT", "/authorizations/"+a, map[string]any{"capture_amount": 400}), 200, "authorization")
+
+	odd := "a\"b\\c\n\t\x01<>&\u2028\u2029é\xff\x7f"
+	now := jsonTime(time.Date(2026, 1, 2, 3, 4, 5, 6000, time.FixedZone("x", 3600)))
+	var transfers []transfer
+	var cards []paymentInstrument
+	var auths []authorization
+	h.srv.st.mu.Lock()
+	for _, t := range h.srv.st.transfers {
+		transfers = append(transfers, *t)
+	}
+	for _, p := range h.srv.st.cards {
+		cards = append(cards, *p)
+	}
+	for _, a := range h.srv.st.auths {
+		auths = append(auths, *a)
+	}
+	h.srv.st.mu.Unlock()
+	transfers = append(transfers,
+		transfer{meta: meta{ID: odd, CreatedAt: now}, Tags: tags{odd: odd, "": ""}, Source: &odd, Destination: &odd, ReadyToSettleAt: &now,
+			StatementDescriptor: &odd, Messages: []string{odd, ""}, IdempotencyID: &odd, AdditionalPurchaseData: json.RawMessage(`{"a":"\u003c"}`),
+			adjustment: &adjustment{AmountRequested: -1}},
+		transfer{Amount: -9223372036854775808, Fee: 9223372036854775807},
+	)
+	cards = append(cards,
+		paymentInstrument{meta: meta{ID: odd}, Name: odd, Tags: tags{}, Address: address{Line1: &odd, Line2: &odd, City: &odd, Region: &odd, PostalCode: odd, Country: &odd}},
+		paymentInstrument{},
+	)
+	auths = append(auths,
+		authorization{meta: meta{ID: odd}, Transfer: &odd, ThreeDSRedirectURL: &odd, IsVoid: true, ExpiresAt: now, IdempotencyID: &odd, Messages: []string{}, Tags: tags{"k": odd}},
+		authorization{},
+	)
+	same := func(name string, got []byte, v any) {
+		t.Helper()
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s:\nappendJSON  %s\njson.Marshal %s", name, got, want)
+		}
+		var check any
+		if err := json.Unmarshal(got, &check); err != nil {
+			t.Errorf("%s: not JSON: %v", name, err)
+		}
+	}
+	for _, base := range []string{testBase, "http://h<&>:1"} {
+		for _, tr := range transfers {
+			v := viewTransfer(base, "FP1", tr)
+			same("transfer "+tr.ID, v.appendJSON(nil), plainTransferView(v))
+		}
+		for _, p := range cards {
+			v := viewPaymentInstrument(base, p)
+			same("card "+p.ID, v.appendJSON(nil), plainPaymentInstrumentView(v))
+		}
+		for _, a := range auths {
+			v := viewAuthorization(base, a)
+			same("authorization "+a.ID, v.appendJSON(nil), plainAuthorizationView(v))
+		}
+	}
+	if len(transfers) < 6 || len(cards) < 3 || len(auths) < 3 {
+		t.Errorf("%d transfers, %d cards, %d authorizations: the operations stored fewer records than expected", len(transfers), len(cards), len(auths))
+	}
+	var adjusted bool
+	for _, tr := range transfers {
+		adjusted = adjusted || (tr.adjustment != nil && tr.ID != odd)
+	}
+	if !adjusted {
+		t.Error("no dispute adjustment among the stored transfers")
+	}
+}
