@@ -2,15 +2,18 @@ package reference
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Encoding the hot resources (transfers, payment instruments,
 // authorizations) without reflection: each view appends exactly the bytes
-// json.Marshal writes for it (fields in declaration order, map keys sorted,
-// strings escaped as encoding/json escapes them), which
-// TestAppendJSONMatchesMarshal checks on every shape of record.
+// json.Marshal writes for the record with its _links as a map (fields in
+// declaration order, map keys sorted, strings escaped as encoding/json
+// escapes them), which TestAppendJSONMatchesMarshal checks on every shape of
+// record.
 
 // jsonAppender is a view that appends its own JSON encoding.
 type jsonAppender interface {
@@ -130,27 +133,18 @@ func (w *objectWriter) rawOmitEmpty(name string, v json.RawMessage) {
 	w.b = append(w.b, v...)
 }
 
-// links writes _links with its names sorted.
-func (w *objectWriter) links(l links) {
+// links writes _links with its names sorted (l is reordered).
+func (w *objectWriter) links(l []namedLink) {
+	slices.SortFunc(l, func(a, b namedLink) int { return strings.Compare(a.name, b.name) })
 	w.key("_links")
-	if l == nil {
-		w.b = append(w.b, "null"...)
-		return
-	}
-	var buf [12]string
-	names := buf[:0]
-	for k := range l {
-		names = append(names, k)
-	}
-	slices.Sort(names)
 	w.b = append(w.b, '{')
-	for i, k := range names {
+	for i, k := range l {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = appendJSONString(w.b, k)
+		w.b = appendJSONString(w.b, k.name)
 		w.b = append(w.b, `:{"href":`...)
-		w.b = appendJSONString(w.b, l[k].Href)
+		w.b = appendJSONString(w.b, k.href)
 		w.b = append(w.b, '}')
 	}
 	w.b = append(w.b, '}')
@@ -212,7 +206,8 @@ func (v transferView) appendJSON(b []byte) []byte {
 		w.null("failure_message")
 		w.null("security_code_verification")
 	}
-	w.links(v.Links)
+	var buf [12]namedLink
+	w.links(v.linkList(buf[:0]))
 	return w.close()
 }
 
@@ -248,7 +243,8 @@ func (v paymentInstrumentView) appendJSON(b []byte) []byte {
 	w.str("type", p.Type)
 	w.str("currency", p.Currency)
 	w.str("identity", p.Identity)
-	w.links(v.Links)
+	var buf [12]namedLink
+	w.links(v.linkList(buf[:0]))
 	return w.close()
 }
 
@@ -276,9 +272,65 @@ func (v authorizationView) appendJSON(b []byte) []byte {
 	w.time("expires_at", a.ExpiresAt)
 	w.strPtr("idempotency_id", a.IdempotencyID)
 	w.rawOmitEmpty("additional_purchase_data", a.AdditionalPurchaseData)
-	w.links(v.Links)
+	var buf [12]namedLink
+	w.links(v.linkList(buf[:0]))
 	return w.close()
 }
 
 // MarshalJSON encodes the view with appendJSON (webhook events embed it).
 func (v authorizationView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+
+// appendTree appends a decoded JSON document (maps, slices, json.Number,
+// strings, bools, nil) as json.Marshal writes it: object keys sorted,
+// numbers as written. Any other value goes through json.Marshal.
+func appendTree(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case string:
+		return appendJSONString(b, x), nil
+	case json.Number:
+		if x != "" && json.Valid([]byte(x)) {
+			return append(b, x...), nil
+		}
+	case []any:
+		b = append(b, '[')
+		for i, c := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendTree(b, c); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case map[string]any:
+		var buf [16]string
+		keys := buf[:0]
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = appendTree(b, x[k]); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	}
+	q, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %T: %w", v, err)
+	}
+	return append(b, q...), nil
+}

@@ -6,13 +6,40 @@ import (
 	"time"
 )
 
-// Methodless copies of the views: json.Marshal encodes them by reflection,
-// the encoding appendJSON must reproduce byte for byte.
-type (
-	plainTransferView          transferView
-	plainPaymentInstrumentView paymentInstrumentView
-	plainAuthorizationView     authorizationView
-)
+// reflected is a record with its _links as a map: json.Marshal encodes it
+// by reflection, the encoding appendJSON must reproduce byte for byte.
+type reflected[R any] struct {
+	Record R
+	Links  links `json:"_links"`
+}
+
+// MarshalJSON encodes the record's fields and _links as one object, as the
+// views embedding the record did.
+func (r reflected[R]) MarshalJSON() ([]byte, error) {
+	rec, err := json.Marshal(r.Record)
+	if err != nil {
+		return nil, err
+	}
+	l, err := json.Marshal(r.Links)
+	if err != nil {
+		return nil, err
+	}
+	if string(rec) == "{}" {
+		return []byte(`{"_links":` + string(l) + "}"), nil
+	}
+	return []byte(string(rec[:len(rec)-1]) + `,"_links":` + string(l) + "}"), nil
+}
+
+func linkMap(l []namedLink) links {
+	m := links{}
+	for _, n := range l {
+		if _, dup := m[n.name]; dup {
+			panic("link " + n.name + " twice")
+		}
+		m[n.name] = link{n.href}
+	}
+	return m
+}
 
 // TestAppendJSONMatchesMarshal compares each hand-written encoding with
 // json.Marshal: on the records a server stores through its operations (sales,
@@ -79,15 +106,15 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 	for _, base := range []string{testBase, "http://h<&>:1"} {
 		for _, tr := range transfers {
 			v := viewTransfer(base, "FP1", tr)
-			same("transfer "+tr.ID, v.appendJSON(nil), plainTransferView(v))
+			same("transfer "+tr.ID, v.appendJSON(nil), reflected[transfer]{tr, linkMap(v.linkList(nil))})
 		}
 		for _, p := range cards {
 			v := viewPaymentInstrument(base, p)
-			same("card "+p.ID, v.appendJSON(nil), plainPaymentInstrumentView(v))
+			same("card "+p.ID, v.appendJSON(nil), reflected[paymentInstrument]{p, linkMap(v.linkList(nil))})
 		}
 		for _, a := range auths {
 			v := viewAuthorization(base, a)
-			same("authorization "+a.ID, v.appendJSON(nil), plainAuthorizationView(v))
+			same("authorization "+a.ID, v.appendJSON(nil), reflected[authorization]{a, linkMap(v.linkList(nil))})
 		}
 	}
 	if len(transfers) < 6 || len(cards) < 3 || len(auths) < 3 {
@@ -99,5 +126,36 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 	}
 	if !adjusted {
 		t.Error("no dispute adjustment among the stored transfers")
+	}
+}
+
+// TestAppendTreeMatchesMarshal compares appendTree with json.Marshal on
+// decoded documents: purchase data, nesting, every scalar, awkward strings.
+func TestAppendTreeMatchesMarshal(t *testing.T) {
+	docs := []any{
+		purchaseDataBody(),
+		map[string]any{},
+		[]any{},
+		nil,
+		map[string]any{"z": []any{json.Number("1.50"), json.Number("-0"), json.Number("1e3"), true, false, nil}, "a\u2028<": map[string]any{"\xff": "x&y"}, "": ""},
+		[]any{map[string]any{"k": []any{[]any{}}}},
+		json.Number("12345678901234567890123"),
+		"plain",
+	}
+	for _, doc := range docs {
+		got, err := appendTree(nil, doc)
+		if err != nil {
+			t.Fatalf("appendTree(%v) = %v", doc, err)
+		}
+		want, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("appendTree %s\njson.Marshal %s", got, want)
+		}
+	}
+	if _, err := appendTree(nil, json.Number("1x")); err == nil {
+		t.Error("appendTree of an invalid json.Number: no error, want json.Marshal's")
 	}
 }

@@ -9,65 +9,90 @@ type links map[string]link
 
 // The views: a record copy plus its _links, built from the request's base URL.
 
+// namedLink is one _links entry of a view that encodes itself.
+type namedLink struct {
+	name, href string
+}
+
+// The views of the hot resources (authorizations, transfers, payment
+// instruments) keep the base URL and write their _links while encoding
+// (appendjson.go), without building a map per response.
+
 type authorizationView struct {
 	authorization
-	Links links `json:"_links"`
+	base string
 }
 
 func viewAuthorization(base string, a authorization) authorizationView {
-	l := links{
-		"self":              {base + "/authorizations/" + a.ID},
-		"application":       {base + "/applications/" + a.Application},
-		"merchant_identity": {base + "/identities/" + a.MerchantIdentity},
-	}
+	return authorizationView{a, base}
+}
+
+func (v *authorizationView) linkList(l []namedLink) []namedLink {
+	a, base := &v.authorization, v.base
+	l = append(l,
+		namedLink{"self", base + "/authorizations/" + a.ID},
+		namedLink{"application", base + "/applications/" + a.Application},
+		namedLink{"merchant_identity", base + "/identities/" + a.MerchantIdentity},
+	)
 	if a.Transfer != nil {
-		l["transfer"] = link{base + "/transfers/" + *a.Transfer}
+		l = append(l, namedLink{"transfer", base + "/transfers/" + *a.Transfer})
 	}
-	return authorizationView{a, l}
+	return l
 }
 
 type transferView struct {
 	transfer
-	Links links `json:"_links"`
+	base, feeProfile string
 }
 
 func viewTransfer(base, feeProfile string, t transfer) transferView {
-	l := links{
-		"application":         {base + "/applications/" + t.Application},
-		"merchant_identity":   {base + "/identities/" + t.MerchantIdentity},
-		"payment_instruments": {base + "/transfers/" + t.ID + "/payment_instruments"},
-		"fee_profile":         {base + "/fee_profiles/" + feeProfile},
-	}
+	return transferView{t, base, feeProfile}
+}
+
+func (v *transferView) linkList(l []namedLink) []namedLink {
+	t, base := &v.transfer, v.base
+	l = append(l,
+		namedLink{"application", base + "/applications/" + t.Application},
+		namedLink{"merchant_identity", base + "/identities/" + t.MerchantIdentity},
+		namedLink{"payment_instruments", base + "/transfers/" + t.ID + "/payment_instruments"},
+		namedLink{"fee_profile", base + "/fee_profiles/" + v.feeProfile},
+	)
 	if t.Source != nil {
-		l["source"] = link{base + "/payment_instruments/" + *t.Source}
+		l = append(l, namedLink{"source", base + "/payment_instruments/" + *t.Source})
 	}
 	if t.adjustment != nil {
-		l["disputed_transfer"] = link{base + "/transfers/" + t.adjustment.disputedTransfer}
-	} else {
-		l["self"] = link{base + "/transfers/" + t.ID}
-		l["reversals"] = link{base + "/transfers/" + t.ID + "/reversals"}
-		l["fees"] = link{base + "/transfers/" + t.ID + "/fees"}
-		l["disputes"] = link{base + "/transfers/" + t.ID + "/disputes"}
+		return append(l, namedLink{"disputed_transfer", base + "/transfers/" + t.adjustment.disputedTransfer})
 	}
-	return transferView{t, l}
+	self := base + "/transfers/" + t.ID
+	return append(l,
+		namedLink{"self", self},
+		namedLink{"reversals", self + "/reversals"},
+		namedLink{"fees", self + "/fees"},
+		namedLink{"disputes", self + "/disputes"},
+	)
 }
 
 type paymentInstrumentView struct {
 	paymentInstrument
-	Links links `json:"_links"`
+	base string
 }
 
 func viewPaymentInstrument(base string, p paymentInstrument) paymentInstrumentView {
+	return paymentInstrumentView{p, base}
+}
+
+func (v *paymentInstrumentView) linkList(l []namedLink) []namedLink {
+	p, base := &v.paymentInstrument, v.base
 	self := base + "/payment_instruments/" + p.ID
-	return paymentInstrumentView{p, links{
-		"self":           {self},
-		"authorizations": {self + "/authorizations"},
-		"transfers":      {self + "/transfers"},
-		"verifications":  {self + "/verifications"},
-		"application":    {base + "/applications/" + p.Application},
-		"identity":       {base + "/identities/" + p.Identity},
-		"updates":        {self + "/updates"},
-	}}
+	return append(l,
+		namedLink{"self", self},
+		namedLink{"authorizations", self + "/authorizations"},
+		namedLink{"transfers", self + "/transfers"},
+		namedLink{"verifications", self + "/verifications"},
+		namedLink{"application", base + "/applications/" + p.Application},
+		namedLink{"identity", base + "/identities/" + p.Identity},
+		namedLink{"updates", self + "/updates"},
+	)
 }
 
 type merchantView struct {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -112,11 +113,11 @@ func purchaseData(m *merchant, data map[string]any) (json.RawMessage, error) {
 			data["sales_tax"] = json.Number(strconv.FormatInt(tax, 10))
 		}
 	}
-	b, err := json.Marshal(data)
+	b, err := appendTree(make([]byte, 0, 1024), data)
 	if err != nil {
 		return nil, fmt.Errorf("encode purchase data: %w", err)
 	}
-	return b, nil
+	return slices.Clone(b), nil // kept: no spare capacity
 }
 
 // decodePurchaseData turns stored purchase data back into the map the
