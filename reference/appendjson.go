@@ -15,9 +15,19 @@ import (
 // escapes them), which TestAppendJSONMatchesMarshal checks on every shape of
 // record.
 
-// jsonAppender is a view that appends its own JSON encoding.
+// jsonAppender is a view that appends its own JSON encoding; given nil, it
+// allocates a buffer of about the size it needs.
 type jsonAppender interface {
 	appendJSON(b []byte) []byte
+}
+
+// viewBytes is the buffer a view of a record encodes into, given nil: the
+// record is about 1.5 KB besides its purchase data.
+func viewBytes(b []byte, purchaseData int) []byte {
+	if b == nil {
+		b = make([]byte, 0, 1536+purchaseData)
+	}
+	return b
 }
 
 // objectWriter appends one JSON object, member by member.
@@ -144,7 +154,7 @@ func (w *objectWriter) links(l []namedLink) {
 		}
 		w.b = appendJSONString(w.b, k.name)
 		w.b = append(w.b, `:{"href":`...)
-		w.b = appendJSONString(w.b, k.href)
+		w.b = appendJSONParts(w.b, &k.href)
 		w.b = append(w.b, '}')
 	}
 	w.b = append(w.b, '}')
@@ -160,23 +170,45 @@ func (w *objectWriter) meta(m *meta) {
 // other than the quote, the backslash and the HTML characters as it is,
 // anything else through encoding/json itself (escapes, invalid UTF-8).
 func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, err := json.Marshal(s)
-			if err != nil { // a string always encodes
-				panic(err)
-			}
-			return append(b, q...)
+	if !plainJSON(s) {
+		q, err := json.Marshal(s)
+		if err != nil { // a string always encodes
+			panic(err)
 		}
+		return append(b, q...)
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
 }
 
+// appendJSONParts appends the concatenation of parts as one JSON string.
+func appendJSONParts(b []byte, parts *[4]string) []byte {
+	for _, p := range parts {
+		if !plainJSON(p) {
+			return appendJSONString(b, parts[0]+parts[1]+parts[2]+parts[3])
+		}
+	}
+	b = append(b, '"')
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return append(b, '"')
+}
+
+// plainJSON reports whether s is written in JSON as it is, between quotes.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
 func (v transferView) appendJSON(b []byte) []byte {
 	t := &v.transfer
-	w := openObject(b)
+	w := openObject(viewBytes(b, len(t.AdditionalPurchaseData)))
 	w.meta(&t.meta)
 	w.int("amount", t.Amount)
 	w.tags("tags", t.Tags)
@@ -216,7 +248,7 @@ func (v transferView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), 
 
 func (v paymentInstrumentView) appendJSON(b []byte) []byte {
 	p := &v.paymentInstrument
-	w := openObject(b)
+	w := openObject(viewBytes(b, 0))
 	w.meta(&p.meta)
 	w.str("application", p.Application)
 	w.str("fingerprint", p.Fingerprint)
@@ -253,7 +285,7 @@ func (v paymentInstrumentView) MarshalJSON() ([]byte, error) { return v.appendJS
 
 func (v authorizationView) appendJSON(b []byte) []byte {
 	a := &v.authorization
-	w := openObject(b)
+	w := openObject(viewBytes(b, len(a.AdditionalPurchaseData)))
 	w.meta(&a.meta)
 	w.str("application", a.Application)
 	w.int("amount", a.Amount)

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 )
@@ -36,7 +37,7 @@ func linkMap(l []namedLink) links {
 		if _, dup := m[n.name]; dup {
 			panic("link " + n.name + " twice")
 		}
-		m[n.name] = link{n.href}
+		m[n.name] = link{strings.Join(n.href[:], "")}
 	}
 	return m
 }
@@ -103,7 +104,7 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 			t.Errorf("%s: not JSON: %v", name, err)
 		}
 	}
-	for _, base := range []string{testBase, "http://h<&>:1"} {
+	for _, base := range []string{testBase, "http://h<&>:1", "http://x\xe2\x80"} {
 		for _, tr := range transfers {
 			v := viewTransfer(base, "FP1", tr)
 			same("transfer "+tr.ID, v.appendJSON(nil), reflected[transfer]{tr, linkMap(v.linkList(nil))})

@@ -51,7 +51,7 @@ func (t jsonTime) time() time.Time { return time.Time(t) }
 // writeJSON encodes v as the response body with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
 	if a, ok := v.(jsonAppender); ok {
-		writeRaw(w, status, halJSON, a.appendJSON(make([]byte, 0, 4096)))
+		writeRaw(w, status, halJSON, a.appendJSON(nil))
 		return nil
 	}
 	b, err := json.Marshal(v)

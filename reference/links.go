@@ -9,9 +9,11 @@ type links map[string]link
 
 // The views: a record copy plus its _links, built from the request's base URL.
 
-// namedLink is one _links entry of a view that encodes itself.
+// namedLink is one _links entry of a view that encodes itself: its href is
+// the concatenation of its parts, written without building the string.
 type namedLink struct {
-	name, href string
+	name string
+	href [4]string
 }
 
 // The views of the hot resources (authorizations, transfers, payment
@@ -30,12 +32,12 @@ func viewAuthorization(base string, a authorization) authorizationView {
 func (v *authorizationView) linkList(l []namedLink) []namedLink {
 	a, base := &v.authorization, v.base
 	l = append(l,
-		namedLink{"self", base + "/authorizations/" + a.ID},
-		namedLink{"application", base + "/applications/" + a.Application},
-		namedLink{"merchant_identity", base + "/identities/" + a.MerchantIdentity},
+		namedLink{"self", [4]string{base, "/authorizations/", a.ID}},
+		namedLink{"application", [4]string{base, "/applications/", a.Application}},
+		namedLink{"merchant_identity", [4]string{base, "/identities/", a.MerchantIdentity}},
 	)
 	if a.Transfer != nil {
-		l = append(l, namedLink{"transfer", base + "/transfers/" + *a.Transfer})
+		l = append(l, namedLink{"transfer", [4]string{base, "/transfers/", *a.Transfer}})
 	}
 	return l
 }
@@ -52,23 +54,22 @@ func viewTransfer(base, feeProfile string, t transfer) transferView {
 func (v *transferView) linkList(l []namedLink) []namedLink {
 	t, base := &v.transfer, v.base
 	l = append(l,
-		namedLink{"application", base + "/applications/" + t.Application},
-		namedLink{"merchant_identity", base + "/identities/" + t.MerchantIdentity},
-		namedLink{"payment_instruments", base + "/transfers/" + t.ID + "/payment_instruments"},
-		namedLink{"fee_profile", base + "/fee_profiles/" + v.feeProfile},
+		namedLink{"application", [4]string{base, "/applications/", t.Application}},
+		namedLink{"merchant_identity", [4]string{base, "/identities/", t.MerchantIdentity}},
+		namedLink{"payment_instruments", [4]string{base, "/transfers/", t.ID, "/payment_instruments"}},
+		namedLink{"fee_profile", [4]string{base, "/fee_profiles/", v.feeProfile}},
 	)
 	if t.Source != nil {
-		l = append(l, namedLink{"source", base + "/payment_instruments/" + *t.Source})
+		l = append(l, namedLink{"source", [4]string{base, "/payment_instruments/", *t.Source}})
 	}
 	if t.adjustment != nil {
-		return append(l, namedLink{"disputed_transfer", base + "/transfers/" + t.adjustment.disputedTransfer})
+		return append(l, namedLink{"disputed_transfer", [4]string{base, "/transfers/", t.adjustment.disputedTransfer}})
 	}
-	self := base + "/transfers/" + t.ID
 	return append(l,
-		namedLink{"self", self},
-		namedLink{"reversals", self + "/reversals"},
-		namedLink{"fees", self + "/fees"},
-		namedLink{"disputes", self + "/disputes"},
+		namedLink{"self", [4]string{base, "/transfers/", t.ID}},
+		namedLink{"reversals", [4]string{base, "/transfers/", t.ID, "/reversals"}},
+		namedLink{"fees", [4]string{base, "/transfers/", t.ID, "/fees"}},
+		namedLink{"disputes", [4]string{base, "/transfers/", t.ID, "/disputes"}},
 	)
 }
 
@@ -83,15 +84,15 @@ func viewPaymentInstrument(base string, p paymentInstrument) paymentInstrumentVi
 
 func (v *paymentInstrumentView) linkList(l []namedLink) []namedLink {
 	p, base := &v.paymentInstrument, v.base
-	self := base + "/payment_instruments/" + p.ID
+	const self = "/payment_instruments/"
 	return append(l,
-		namedLink{"self", self},
-		namedLink{"authorizations", self + "/authorizations"},
-		namedLink{"transfers", self + "/transfers"},
-		namedLink{"verifications", self + "/verifications"},
-		namedLink{"application", base + "/applications/" + p.Application},
-		namedLink{"identity", base + "/identities/" + p.Identity},
-		namedLink{"updates", self + "/updates"},
+		namedLink{"self", [4]string{base, self, p.ID}},
+		namedLink{"authorizations", [4]string{base, self, p.ID, "/authorizations"}},
+		namedLink{"transfers", [4]string{base, self, p.ID, "/transfers"}},
+		namedLink{"verifications", [4]string{base, self, p.ID, "/verifications"}},
+		namedLink{"application", [4]string{base, "/applications/", p.Application}},
+		namedLink{"identity", [4]string{base, "/identities/", p.Identity}},
+		namedLink{"updates", [4]string{base, self, p.ID, "/updates"}},
 	)
 }
 
