@@ -70,6 +70,29 @@ func (w *objectWriter) int(name string, v int64) {
 	w.b = strconv.AppendInt(w.b, v, 10)
 }
 
+func (w *objectWriter) int64Ptr(name string, v *int64) {
+	if v == nil {
+		w.null(name)
+		return
+	}
+	w.int(name, *v)
+}
+
+// tree writes a decoded document (nil: null).
+func (w *objectWriter) tree(name string, v map[string]any) error {
+	w.key(name)
+	if v == nil {
+		w.b = append(w.b, "null"...)
+		return nil
+	}
+	b, err := appendTree(w.b, v)
+	if err != nil {
+		return err
+	}
+	w.b = b
+	return nil
+}
+
 func (w *objectWriter) bool(name string, v bool) {
 	w.key(name)
 	w.b = strconv.AppendBool(w.b, v)
