@@ -363,29 +363,50 @@ func appendTree(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	case map[string]any:
-		var buf [16]string
-		keys := buf[:0]
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, k)
-			b = append(b, ':')
-			var err error
-			if b, err = appendTree(b, x[k]); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, '}'), nil
+		return appendTreeObject(b, x, nil)
 	}
 	q, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encode %T: %w", v, err)
 	}
 	return append(b, q...), nil
+}
+
+// treeMember is a member appendTreeObject writes besides a map's.
+type treeMember struct {
+	name  string
+	value any
+}
+
+// appendTreeObject appends the object m as appendTree does, with the member
+// extra (if not nil) written as if m held it.
+func appendTreeObject(b []byte, m map[string]any, extra *treeMember) ([]byte, error) {
+	var buf [16]string
+	keys := buf[:0]
+	for k := range m {
+		if extra == nil || k != extra.name {
+			keys = append(keys, k)
+		}
+	}
+	if extra != nil {
+		keys = append(keys, extra.name)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		v := m[k]
+		if extra != nil && k == extra.name {
+			v = extra.value
+		}
+		var err error
+		if b, err = appendTree(b, v); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
 }

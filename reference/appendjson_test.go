@@ -2,6 +2,7 @@ package reference
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -154,6 +155,22 @@ func TestAppendTreeMatchesMarshal(t *testing.T) {
 		}
 		if string(got) != string(want) {
 			t.Errorf("appendTree %s\njson.Marshal %s", got, want)
+		}
+	}
+	for _, extra := range []string{"sales_tax", "a", "zz", "item_data", ""} {
+		m := purchaseDataBody()
+		got, err := appendTreeObject(nil, m, &treeMember{extra, json.Number("7")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		with := maps.Clone(m)
+		with[extra] = json.Number("7")
+		want, _ := json.Marshal(with)
+		if string(got) != string(want) {
+			t.Errorf("with %s: appendTreeObject %s\njson.Marshal %s", extra, got, want)
+		}
+		if _, changed := m[extra]; changed && extra != "item_data" {
+			t.Errorf("appendTreeObject added %s to the map", extra)
 		}
 	}
 	if _, err := appendTree(nil, json.Number("1x")); err == nil {

@@ -123,9 +123,16 @@ func (s *Server) admit(rq *request, g gate) error {
 	return nil
 }
 
-// readBody reads at most limit bytes; more is 413.
+// readBody reads at most limit bytes; more is 413. A declared length within
+// the limit sizes the buffer (the body is read to its end either way).
 func readBody(r *http.Request, limit int64) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+	var body []byte
+	var err error
+	if n := r.ContentLength; n > 0 && n <= limit && n < 1<<16 {
+		body, err = readAllInto(make([]byte, 0, n+1), http.MaxBytesReader(nil, r.Body, limit))
+	} else {
+		body, err = io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+	}
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
@@ -134,6 +141,23 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 		return nil, &domainError{kind: kindBadRequest, message: "request body could not be read"}
 	}
 	return body, nil
+}
+
+// readAllInto is io.ReadAll appending to b.
+func readAllInto(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			return b, nil
+		}
+		if err != nil {
+			return b, fmt.Errorf("read body: %w", err)
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // respond writes a handler's result with the operation's success status.
