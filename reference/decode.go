@@ -31,12 +31,13 @@ import (
 // rules it out). doc may be changed.
 func decodeTree(doc any, dst any) error {
 	rv := reflect.ValueOf(dst).Elem()
-	d := treeDecoder{}
-	d.value(doc, rv, "")
+	var path [8]string
+	d := treeDecoder{path: path[:0]}
+	d.value(doc, rv)
 	if d.inexact && !d.mismatch && d.outOfRange == "" {
 		rv.SetZero()
-		d = treeDecoder{}
-		d.value(integralize(doc), rv, "")
+		d = treeDecoder{path: path[:0]}
+		d.value(integralize(doc), rv)
 	}
 	switch {
 	case d.mismatch:
@@ -50,9 +51,25 @@ func decodeTree(doc any, dst any) error {
 // treeDecoder is one pass of decodeTree: it records what went wrong and
 // carries on, as encoding/json does.
 type treeDecoder struct {
-	mismatch   bool   // a value of the wrong JSON type
-	outOfRange string // pointer of the first integer no int64 holds
-	inexact    bool   // an integer written as 1.0 or 1e3
+	mismatch   bool     // a value of the wrong JSON type
+	outOfRange string   // pointer of the first integer no int64 holds
+	inexact    bool     // an integer written as 1.0 or 1e3
+	path       []string // the keys and indexes down to the value at hand
+}
+
+// pointer is the JSON pointer of the value at hand.
+func (d *treeDecoder) pointer() string {
+	if len(d.path) == 0 {
+		return ""
+	}
+	return "/" + strings.Join(d.path, "/")
+}
+
+// at decodes v into dst one key or index further down.
+func (d *treeDecoder) at(step string, v any, dst reflect.Value) {
+	d.path = append(d.path, step)
+	d.value(v, dst)
+	d.path = d.path[:len(d.path)-1]
 }
 
 var (
@@ -61,7 +78,7 @@ var (
 	unmarshaler = reflect.TypeFor[json.Unmarshaler]()
 )
 
-func (d *treeDecoder) value(v any, dst reflect.Value, at string) {
+func (d *treeDecoder) value(v any, dst reflect.Value) {
 	if dst.CanAddr() && dst.Kind() != reflect.Pointer && dst.Addr().Type().Implements(unmarshaler) {
 		d.custom(v, dst.Addr().Interface().(json.Unmarshaler))
 		return
@@ -76,7 +93,7 @@ func (d *treeDecoder) value(v any, dst reflect.Value, at string) {
 	switch dst.Kind() {
 	case reflect.Pointer:
 		p := reflect.New(dst.Type().Elem())
-		d.value(v, p.Elem(), at)
+		d.value(v, p.Elem())
 		dst.Set(p)
 	case reflect.Interface:
 		if dst.NumMethod() != 0 {
@@ -99,7 +116,7 @@ func (d *treeDecoder) value(v any, dst reflect.Value, at string) {
 		}
 		dst.SetBool(b)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		d.integer(v, dst, at)
+		d.integer(v, dst)
 	case reflect.Float32, reflect.Float64:
 		n, ok := v.(json.Number)
 		f, err := strconv.ParseFloat(string(n), dst.Type().Bits())
@@ -109,23 +126,23 @@ func (d *treeDecoder) value(v any, dst reflect.Value, at string) {
 		}
 		dst.SetFloat(f)
 	case reflect.Map:
-		d.object(v, dst, at)
+		d.object(v, dst)
 	case reflect.Slice:
-		d.list(v, dst, at)
+		d.list(v, dst)
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
 			d.mismatch = true
 			return
 		}
-		d.fields(m, dst, at)
+		d.fields(m, dst)
 	default:
 		d.mismatch = true
 	}
 }
 
 // integer sets an integer field from a json.Number.
-func (d *treeDecoder) integer(v any, dst reflect.Value, at string) {
+func (d *treeDecoder) integer(v any, dst reflect.Value) {
 	n, ok := v.(json.Number)
 	if !ok {
 		d.mismatch = true
@@ -136,7 +153,7 @@ func (d *treeDecoder) integer(v any, dst reflect.Value, at string) {
 		var exact bool
 		if i, exact = integralValue(n); !exact {
 			if d.outOfRange == "" {
-				d.outOfRange = at
+				d.outOfRange = d.pointer()
 			}
 			return
 		}
@@ -144,7 +161,7 @@ func (d *treeDecoder) integer(v any, dst reflect.Value, at string) {
 	}
 	if dst.OverflowInt(i) {
 		if d.outOfRange == "" {
-			d.outOfRange = at
+			d.outOfRange = d.pointer()
 		}
 		return
 	}
@@ -162,7 +179,7 @@ func integralValue(n json.Number) (int64, bool) {
 	return i, acc == big.Exact
 }
 
-func (d *treeDecoder) object(v any, dst reflect.Value, at string) {
+func (d *treeDecoder) object(v any, dst reflect.Value) {
 	m, ok := v.(map[string]any)
 	if !ok || dst.Type().Key().Kind() != reflect.String {
 		d.mismatch = true
@@ -176,13 +193,13 @@ func (d *treeDecoder) object(v any, dst reflect.Value, at string) {
 	elem := reflect.New(dst.Type().Elem()).Elem()
 	for k, c := range m {
 		elem.SetZero()
-		d.value(c, elem, at+"/"+k)
+		d.at(k, c, elem)
 		out.SetMapIndex(reflect.ValueOf(k).Convert(dst.Type().Key()), elem)
 	}
 	dst.Set(out)
 }
 
-func (d *treeDecoder) list(v any, dst reflect.Value, at string) {
+func (d *treeDecoder) list(v any, dst reflect.Value) {
 	a, ok := v.([]any)
 	if !ok {
 		d.mismatch = true
@@ -194,19 +211,19 @@ func (d *treeDecoder) list(v any, dst reflect.Value, at string) {
 	}
 	out := reflect.MakeSlice(dst.Type(), len(a), len(a))
 	for i, c := range a {
-		d.value(c, out.Index(i), at+"/"+strconv.Itoa(i))
+		d.at(strconv.Itoa(i), c, out.Index(i))
 	}
 	dst.Set(out)
 }
 
 // fields fills a struct's tagged fields, and those of the structs it embeds.
-func (d *treeDecoder) fields(m map[string]any, dst reflect.Value, at string) {
+func (d *treeDecoder) fields(m map[string]any, dst reflect.Value) {
 	t := dst.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
 		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
-			d.fields(m, dst.Field(i), at)
+			d.fields(m, dst.Field(i))
 			continue
 		}
 		if !f.IsExported() || tag == "-" {
@@ -222,7 +239,7 @@ func (d *treeDecoder) fields(m map[string]any, dst reflect.Value, at string) {
 				continue
 			}
 		}
-		d.value(v, dst.Field(i), at+"/"+name)
+		d.at(name, v, dst.Field(i))
 	}
 }
 
