@@ -9,7 +9,7 @@ import (
 )
 
 // Encoding the hot resources (transfers, payment instruments,
-// authorizations) without reflection: each view appends exactly the bytes
+// authorizations, disputes) without reflection: each view appends exactly the bytes
 // json.Marshal writes for the record with its _links as a map (fields in
 // declaration order, map keys sorted, strings escaped as encoding/json
 // escapes them), which TestAppendJSONMatchesMarshal checks on every shape of
@@ -410,3 +410,31 @@ func appendTreeObject(b []byte, m map[string]any, extra *treeMember) ([]byte, er
 	}
 	return append(b, '}'), nil
 }
+
+func (v disputeView) appendJSON(b []byte) []byte {
+	d := &v.dispute
+	w := openObject(viewBytes(b, 0))
+	w.meta(&d.meta)
+	w.str("application", d.Application)
+	w.tags("tags", d.Tags)
+	w.int("amount", d.Amount)
+	w.str("state", d.State)
+	w.str("transfer", d.Transfer)
+	w.str("reason", d.Reason)
+	w.strPtr("message", d.Message)
+	w.strPtr("action", d.Action)
+	w.str("identity", d.Identity)
+	w.time("occurred_at", d.OccurredAt)
+	w.time("respond_by", d.RespondBy)
+	w.key("dispute_details")
+	details := openObject(w.b)
+	details.str("arn", d.DisputeDetails.ARN)
+	w.b = details.close()
+	var buf [12]namedLink
+	w.links(v.linkList(buf[:0]))
+	return w.close()
+}
+
+// MarshalJSON encodes the view with appendJSON (lists and webhook events
+// embed it).
+func (v disputeView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }

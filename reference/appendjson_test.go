@@ -45,7 +45,8 @@ func linkMap(l []namedLink) links {
 
 // TestAppendJSONMatchesMarshal compares each hand-written encoding with
 // json.Marshal: on the records a server stores through its operations (sales,
-// a disputed sale and its adjustment, a Level 3 sale, a capture) and on
+// a disputed sale, its dispute and adjustment, a Level 3 sale, a capture,
+// the seeded dispute) and on
 // records holding every awkward value (escapes, HTML characters, invalid
 // UTF-8, U+2028, nil and empty maps and slices, null pointers).
 func TestAppendJSONMatchesMarshal(t *testing.T) {
@@ -66,7 +67,11 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 	var transfers []transfer
 	var cards []paymentInstrument
 	var auths []authorization
+	var disputes []dispute
 	h.srv.st.mu.Lock()
+	for _, d := range h.srv.st.disputes {
+		disputes = append(disputes, *d)
+	}
 	for _, t := range h.srv.st.transfers {
 		transfers = append(transfers, *t)
 	}
@@ -91,6 +96,10 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 		authorization{meta: meta{ID: odd}, Transfer: &odd, ThreeDSRedirectURL: &odd, IsVoid: true, ExpiresAt: now, IdempotencyID: &odd, Messages: []string{}, Tags: tags{"k": odd}},
 		authorization{},
 	)
+	disputes = append(disputes,
+		dispute{meta: meta{ID: odd}, Tags: tags{odd: ""}, Message: &odd, Action: &odd, Reason: odd, DisputeDetails: disputeDetails{ARN: odd}},
+		dispute{},
+	)
 	same := func(name string, got []byte, v any) {
 		t.Helper()
 		want, err := json.Marshal(v)
@@ -114,13 +123,17 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 			v := viewPaymentInstrument(base, p)
 			same("card "+p.ID, v.appendJSON(nil), reflected[paymentInstrument]{p, linkMap(v.linkList(nil))})
 		}
+		for _, d := range disputes {
+			v := viewDispute(base, d)
+			same("dispute "+d.ID, v.appendJSON(nil), reflected[dispute]{d, linkMap(v.linkList(nil))})
+		}
 		for _, a := range auths {
 			v := viewAuthorization(base, a)
 			same("authorization "+a.ID, v.appendJSON(nil), reflected[authorization]{a, linkMap(v.linkList(nil))})
 		}
 	}
-	if len(transfers) < 6 || len(cards) < 3 || len(auths) < 3 {
-		t.Errorf("%d transfers, %d cards, %d authorizations: the operations stored fewer records than expected", len(transfers), len(cards), len(auths))
+	if len(transfers) < 6 || len(cards) < 3 || len(auths) < 3 || len(disputes) < 4 {
+		t.Errorf("%d transfers, %d cards, %d authorizations, %d disputes: the operations stored fewer records than expected", len(transfers), len(cards), len(auths), len(disputes))
 	}
 	var adjusted bool
 	for _, tr := range transfers {

@@ -17,7 +17,7 @@ type namedLink struct {
 }
 
 // The views of the hot resources (authorizations, transfers, payment
-// instruments) keep the base URL and write their _links while encoding
+// instruments, disputes) keep the base URL and write their _links while encoding
 // (appendjson.go), without building a map per response.
 
 type authorizationView struct {
@@ -159,18 +159,22 @@ func viewEnrollment(base string, e subscriptionEnrollment) enrollmentView {
 
 type disputeView struct {
 	dispute
-	Links links `json:"_links"`
+	base string
 }
 
 func viewDispute(base string, d dispute) disputeView {
-	self := base + "/disputes/" + d.ID
-	return disputeView{d, links{
-		"self":                 {self},
-		"application":          {base + "/applications/" + d.Application},
-		"transfer":             {base + "/transfers/" + d.Transfer},
-		"evidence":             {self + "/evidence"},
-		"adjustment_transfers": {self + "/adjustment_transfers"},
-	}}
+	return disputeView{d, base}
+}
+
+func (v *disputeView) linkList(l []namedLink) []namedLink {
+	d, base := &v.dispute, v.base
+	return append(l,
+		namedLink{"self", [4]string{base, "/disputes/", d.ID}},
+		namedLink{"application", [4]string{base, "/applications/", d.Application}},
+		namedLink{"transfer", [4]string{base, "/transfers/", d.Transfer}},
+		namedLink{"evidence", [4]string{base, "/disputes/", d.ID, "/evidence"}},
+		namedLink{"adjustment_transfers", [4]string{base, "/disputes/", d.ID, "/adjustment_transfers"}},
+	)
 }
 
 type evidenceView struct {
