@@ -75,14 +75,11 @@ func (d *treeDecoder) at(step string, v any, dst reflect.Value) {
 var (
 	anyMapType  = reflect.TypeFor[map[string]any]()
 	anyListType = reflect.TypeFor[[]any]()
-	unmarshaler = reflect.TypeFor[json.Unmarshaler]()
 )
 
+// value fills dst from v. The input types are plain data: none has an
+// UnmarshalJSON or UnmarshalText of its own (TestInputsArePlainData).
 func (d *treeDecoder) value(v any, dst reflect.Value) {
-	if dst.CanAddr() && dst.Kind() != reflect.Pointer && dst.Addr().Type().Implements(unmarshaler) {
-		d.custom(v, dst.Addr().Interface().(json.Unmarshaler))
-		return
-	}
 	if v == nil {
 		switch dst.Kind() {
 		case reflect.Interface, reflect.Pointer, reflect.Map, reflect.Slice:
@@ -252,17 +249,6 @@ func foldedKey(m map[string]any, name string) (any, bool) {
 		}
 	}
 	return nil, false
-}
-
-// custom hands a value to a type's own UnmarshalJSON.
-func (d *treeDecoder) custom(v any, u json.Unmarshaler) {
-	b, err := json.Marshal(v)
-	if err == nil {
-		err = u.UnmarshalJSON(b)
-	}
-	if err != nil {
-		d.mismatch = true
-	}
 }
 
 // integralize writes every number of v that is an integer in int64 range in

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"math"
@@ -117,5 +118,38 @@ func TestDecodeTreeMatchesEncodingJSON(t *testing.T) {
 				t.Errorf("decodeTree built\n%#v\nencoding/json\n%#v", got, want)
 			}
 		})
+	}
+}
+
+// TestInputsArePlainData: decodeTree fills fields by their JSON type and
+// knows no UnmarshalJSON or UnmarshalText, so no input type may have one,
+// down to its innermost field.
+func TestInputsArePlainData(t *testing.T) {
+	jsonU, textU := reflect.TypeFor[json.Unmarshaler](), reflect.TypeFor[encoding.TextUnmarshaler]()
+	seen := map[reflect.Type]bool{}
+	var walk func(path string, typ reflect.Type)
+	walk = func(path string, typ reflect.Type) {
+		if seen[typ] {
+			return
+		}
+		seen[typ] = true
+		if reflect.PointerTo(typ).Implements(jsonU) || reflect.PointerTo(typ).Implements(textU) {
+			t.Errorf("%s (%s) unmarshals itself", path, typ)
+		}
+		switch typ.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			walk(path+"[]", typ.Elem())
+		case reflect.Map:
+			walk(path+"{key}", typ.Key())
+			walk(path+"{}", typ.Elem())
+		case reflect.Struct:
+			for f := range typ.Fields() {
+				walk(path+"."+f.Name, f.Type)
+			}
+		}
+	}
+	for _, in := range []any{cardCreate{}, authorizationCreate{}, captureRequest{}, transferCreate{}, merchantUpdate{},
+		scheduleCreate{}, amountBody{}, enrollmentBody{}, balanceTransferCreate{}, fileCreate{}, externalLinkCreate{}, webhookBody{}} {
+		walk(reflect.TypeOf(in).Name(), reflect.TypeOf(in))
 	}
 }
