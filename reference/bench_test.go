@@ -3,11 +3,15 @@ package reference
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // The benchmarks compare a request through the whole reference handler with
@@ -67,13 +71,19 @@ func BenchmarkLevel3Sale(b *testing.B) {
 	b.Run("floor", func(b *testing.B) { runBench(b, floor(body, 201), "POST", "/transfers", sale, h, 201) })
 }
 
-// BenchmarkHTTP puts the reference and a plain net/http handler writing the
-// same bytes (the floor: a map from path to a pre-encoded answer, reading
-// the request body as the reference must) each behind a loopback
-// httptest.Server, called by one keep-alive client: a GET of a card and a
-// Level 3 sale. The ratio of floor to reference ns/op is the reference's
-// share of the floor's throughput.
-func BenchmarkHTTP(b *testing.B) {
+// httpCase is one request BenchmarkHTTP and BenchmarkHTTPRatios send.
+type httpCase struct {
+	name, method, path string
+	body               []byte
+	status             int
+}
+
+// httpTargets puts the reference and a plain net/http handler writing the
+// same bytes (the floor: a map from path to a pre-encoded answer, reading the
+// request body as the reference must) each behind a loopback
+// httptest.Server, and returns them with the requests to send: a GET of a
+// card and a Level 3 sale.
+func httpTargets(b *testing.B) (ref, floor *httptest.Server, cases []httpCase, send func(*httptest.Server, httpCase) error) {
 	h := newHarness(b, func(c *Config) { c.Limits = Limits{CreatesPerMinute: -1, MaxRetained: -1, MaxBytes: -1} })
 	card := h.card()
 	sale, err := json.Marshal(map[string]any{
@@ -83,11 +93,7 @@ func BenchmarkHTTP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cases := []struct {
-		name, method, path string
-		body               []byte
-		status             int
-	}{
+	cases = []httpCase{
 		{"get-card", "GET", "/payment_instruments/" + card, nil, 200},
 		{"level3-sale", "POST", "/transfers", sale, 201},
 	}
@@ -95,7 +101,7 @@ func BenchmarkHTTP(b *testing.B) {
 	for _, c := range cases {
 		answers[c.method+" "+c.path] = h.call(h.platform(), c.method, c.path, c.body).body
 	}
-	floorSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	floor = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		body, ok := answers[r.Method+" "+r.URL.Path]
 		if !ok {
@@ -111,35 +117,100 @@ func BenchmarkHTTP(b *testing.B) {
 		w.WriteHeader(status)
 		_, _ = w.Write(body)
 	}))
-	b.Cleanup(floorSrv.Close)
-	refSrv := httptest.NewServer(h.srv)
-	b.Cleanup(refSrv.Close)
+	b.Cleanup(floor.Close)
+	ref = httptest.NewServer(h.srv)
+	b.Cleanup(ref.Close)
+	cred := h.platform()
+	send = func(srv *httptest.Server, c httpCase) error {
+		req, err := http.NewRequest(c.method, srv.URL+c.path, bytes.NewReader(c.body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/vnd.json+api")
+		req.SetBasicAuth(cred.Username, cred.Password)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status {
+			return fmt.Errorf("%s %s: status %d, want %d", c.method, c.path, resp.StatusCode, c.status)
+		}
+		return nil
+	}
+	return ref, floor, cases, send
+}
+
+// BenchmarkHTTP times each request against the reference and the floor
+// (httpTargets) as ordinary sub-benchmarks: the ratio of floor to reference
+// ns/op is the reference's share of the floor's throughput. The two run one
+// after the other, so on a busy machine prefer BenchmarkHTTPRatios.
+func BenchmarkHTTP(b *testing.B) {
+	ref, floor, cases, send := httpTargets(b)
 	for _, c := range cases {
 		for _, target := range []struct {
 			name string
 			srv  *httptest.Server
-		}{{"reference", refSrv}, {"floor", floorSrv}} {
+		}{{"reference", ref}, {"floor", floor}} {
 			b.Run(c.name+"/"+target.name, func(b *testing.B) {
-				client := target.srv.Client()
 				b.ReportAllocs()
 				for b.Loop() {
-					req, err := http.NewRequest(c.method, target.srv.URL+c.path, bytes.NewReader(c.body))
-					if err != nil {
+					if err := send(target.srv, c); err != nil {
 						b.Fatal(err)
-					}
-					req.Header.Set("Content-Type", "application/vnd.json+api")
-					req.SetBasicAuth(h.platform().Username, h.platform().Password)
-					resp, err := client.Do(req)
-					if err != nil {
-						b.Fatal(err)
-					}
-					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					if resp.StatusCode != c.status {
-						b.Fatalf("status %d", resp.StatusCode)
 					}
 				}
 			})
 		}
 	}
+}
+
+// BenchmarkHTTPRatios measures the reference's share of the floor's
+// throughput (floor ns/op ÷ reference ns/op, 1 is the floor's speed) in one
+// run: every round times a batch of requests to each, interleaved, the one
+// leading alternating, and the metric is the median over rounds of each
+// round's ratio. Run it with -benchtime 1x; it times its own loops.
+func BenchmarkHTTPRatios(b *testing.B) {
+	ref, floor, cases, send := httpTargets(b)
+	const rounds = 31
+	var table strings.Builder
+	table.WriteString("\n| request | reference | floor | floor ÷ reference (median of rounds) |\n|---|---|---|---|\n")
+	for _, c := range cases {
+		batch := func(srv *httptest.Server, n int) time.Duration {
+			start := time.Now()
+			for range n {
+				if err := send(srv, c); err != nil {
+					b.Fatal(err)
+				}
+			}
+			return time.Since(start)
+		}
+		n := 1
+		for batch(floor, n) < 10*time.Millisecond && n < 1<<16 {
+			n *= 2
+		}
+		var refNs, floorNs, ratios []float64
+		for r := range rounds {
+			var rd, fd time.Duration
+			if r%2 == 0 {
+				rd, fd = batch(ref, n), batch(floor, n)
+			} else {
+				fd, rd = batch(floor, n), batch(ref, n)
+			}
+			refNs = append(refNs, float64(rd.Nanoseconds())/float64(n))
+			floorNs = append(floorNs, float64(fd.Nanoseconds())/float64(n))
+			ratios = append(ratios, float64(fd)/float64(rd))
+		}
+		ratio := median(ratios)
+		fmt.Fprintf(&table, "| %s | %.1f µs | %.1f µs | %.2f× |\n", c.name, median(refNs)/1000, median(floorNs)/1000, ratio)
+		b.ReportMetric(ratio, "floor/reference/"+c.name)
+	}
+	b.Log(table.String())
+}
+
+// median is the middle value of xs (the upper one of an even count).
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

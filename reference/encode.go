@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -17,10 +18,13 @@ type jsonTime time.Time
 
 // MarshalJSON renders the timestamp in timeLayout.
 func (t jsonTime) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(timeLayout)+2)
+	return t.appendJSON(make([]byte, 0, len(timeLayout)+2)), nil
+}
+
+func (t jsonTime) appendJSON(b []byte) []byte {
 	b = append(b, '"')
 	b = time.Time(t).UTC().AppendFormat(b, timeLayout)
-	return append(b, '"'), nil
+	return append(b, '"')
 }
 
 // UnmarshalJSON reads an RFC 3339 timestamp.
@@ -46,6 +50,10 @@ func (t jsonTime) time() time.Time { return time.Time(t) }
 
 // writeJSON encodes v as the response body with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) error {
+	if a, ok := v.(jsonAppender); ok {
+		writeRaw(w, status, halJSON, a.appendJSON(nil))
+		return nil
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode response: %w", err)
@@ -57,7 +65,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 func writeRaw(w http.ResponseWriter, status int, contentType string, b []byte) {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", fmt.Sprint(len(b)))
+	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }

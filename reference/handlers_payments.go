@@ -74,8 +74,9 @@ func (s *Server) createTransfer(rq *request) (any, error) {
 		app := rq.user.app
 		res, err := s.st.createSale(app, in, rq.now)
 		fp := s.feeProfile(app)
+		v := viewTransfer(rq.base, fp, res.transfer)
 		if res.transfer.ID != "" {
-			s.publish(rq.base, app, "transfer", "created", viewTransfer(rq.base, fp, res.transfer))
+			s.publish(rq.base, app, "transfer", "created", v)
 		}
 		if err != nil {
 			return nil, err
@@ -85,7 +86,7 @@ func (s *Server) createTransfer(rq *request) (any, error) {
 			s.publish(rq.base, app, "transfer", "created", viewTransfer(rq.base, fp, *res.adjustment))
 			s.scheduleDisputeStep(rq.base, app, res.dispute.ID)
 		}
-		return viewTransfer(rq.base, fp, res.transfer), nil
+		return v, nil
 	})
 }
 

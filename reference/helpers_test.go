@@ -245,3 +245,23 @@ func loopbackOnly() *http.Client {
 }
 
 func urlQuery(s string) (url.Values, error) { return url.ParseQuery(s) }
+
+// containsToken reports whether text holds token as a token of its own: not
+// inside a longer run of letters and digits. A security code is a few
+// digits, which a random hex value (a logref, a request id) or a logged
+// duration holds now and then; a leaked one stands apart ("9731",
+// security_code=9731).
+func containsToken(text, token string) bool {
+	alnum := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+	for from := 0; ; {
+		i := strings.Index(text[from:], token)
+		if i < 0 {
+			return false
+		}
+		start, end := from+i, from+i+len(token)
+		if (start == 0 || !alnum(text[start-1])) && (end == len(text) || !alnum(text[end])) {
+			return true
+		}
+		from = start + 1
+	}
+}

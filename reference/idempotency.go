@@ -2,7 +2,6 @@ package reference
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 )
 
@@ -11,7 +10,7 @@ import (
 // original status and body, another body is 422 UNPROCESSABLE_ENTITY, and
 // concurrent duplicates wait for the first to finish. in is the decoded
 // body, whose encoding is the canonical form the retry is compared by.
-func (s *Server) idempotent(rq *request, id *string, in any, h handler) (any, error) {
+func (s *Server) idempotent(rq *request, id *string, in canonical, h handler) (any, error) {
 	if id == nil || *id == "" {
 		return h(rq)
 	}
@@ -64,14 +63,52 @@ func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler
 	return r
 }
 
-// canonicalHash hashes a decoded request body: its encoding does not depend
-// on the key order or spacing the client sent (struct fields in declaration
-// order, map keys sorted), so an idempotent retry matches even when a client
-// re-serialises it, and the body is not decoded a second time for it.
-func canonicalHash(in any) ([sha256.Size]byte, error) {
-	b, err := json.Marshal(in)
+// canonical is a decoded request body that writes its canonical encoding:
+// the bytes json.Marshal writes for it (struct fields in declaration order,
+// map keys sorted), which do not depend on the key order or spacing the
+// client sent (TestCanonicalIsMarshal).
+type canonical interface {
+	appendCanonical(b []byte) ([]byte, error)
+}
+
+// canonicalHash hashes a decoded request body by its canonical encoding, so
+// an idempotent retry matches even when a client re-serialises it, and the
+// body is not decoded a second time for it.
+func canonicalHash(in canonical) ([sha256.Size]byte, error) {
+	b, err := in.appendCanonical(make([]byte, 0, 1024))
 	if err != nil {
 		return [sha256.Size]byte{}, fmt.Errorf("idempotency hash: %w", err)
 	}
 	return sha256.Sum256(b), nil
+}
+
+func (in *transferCreate) appendCanonical(b []byte) ([]byte, error) {
+	w := openObject(b)
+	w.str("source", in.Source)
+	w.str("merchant", in.Merchant)
+	w.int("amount", in.Amount)
+	w.int64Ptr("fee", in.Fee)
+	w.str("currency", in.Currency)
+	w.strPtr("idempotency_id", in.IdempotencyID)
+	w.tags("tags", in.Tags)
+	if err := w.tree("additional_purchase_data", in.AdditionalPurchaseData); err != nil {
+		return nil, err
+	}
+	return w.close(), nil
+}
+
+func (in *authorizationCreate) appendCanonical(b []byte) ([]byte, error) {
+	w := openObject(b)
+	w.str("source", in.Source)
+	w.str("merchant_identity", in.MerchantIdentity)
+	w.str("merchant", in.Merchant)
+	w.int("amount", in.Amount)
+	w.str("currency", in.Currency)
+	w.strPtr("processor", in.Processor)
+	w.tags("tags", in.Tags)
+	w.strPtr("idempotency_id", in.IdempotencyID)
+	if err := w.tree("additional_purchase_data", in.AdditionalPurchaseData); err != nil {
+		return nil, err
+	}
+	return w.close(), nil
 }

@@ -2,6 +2,8 @@ package reference
 
 import (
 	"bytes"
+	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -105,5 +107,42 @@ func TestConcurrentCaptures(t *testing.T) {
 	}
 	if counts[200] != 1 || counts[422] != n-1 {
 		t.Errorf("statuses %v, want one 200 and %d 422", counts, n-1)
+	}
+}
+
+// TestCanonicalIsMarshal compares the canonical encodings the idempotency
+// hash reads with json.Marshal of the same decoded bodies (the encoding the
+// hash was defined by), zero values included, so a field added to an input
+// type without its canonical encoding fails here.
+func TestCanonicalIsMarshal(t *testing.T) {
+	bodies := []string{
+		`{}`,
+		`{"source":"PI1","merchant":"MU1","amount":1000,"fee":3,"currency":"USD","idempotency_id":"k<&>","tags":{"b":"1","a":"é"},"additional_purchase_data":{"z":1.50,"a":[{"q":2}],"s":"\u2028"}}`,
+		`{"source":"PI1","merchant_identity":"ID1","amount":1e3,"currency":"USD","processor":"DUMMY_V1","idempotency_id":"k","additional_purchase_data":{}}`,
+		`{"tags":{},"fee":null,"idempotency_id":null,"additional_purchase_data":null}`,
+	}
+	for _, body := range bodies {
+		for _, in := range []canonical{&transferCreate{}, &authorizationCreate{}} {
+			dec := json.NewDecoder(strings.NewReader(body))
+			dec.UseNumber()
+			var doc any
+			if err := dec.Decode(&doc); err != nil {
+				t.Fatal(err)
+			}
+			if err := decodeTree(doc, in); err != nil {
+				t.Fatalf("%s: %v", body, err)
+			}
+			got, err := in.appendCanonical(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := json.Marshal(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("%T from %s:\ncanonical    %s\njson.Marshal %s", in, body, got, want)
+			}
+		}
 	}
 }

@@ -9,65 +9,91 @@ type links map[string]link
 
 // The views: a record copy plus its _links, built from the request's base URL.
 
+// namedLink is one _links entry of a view that encodes itself: its href is
+// the concatenation of its parts, written without building the string.
+type namedLink struct {
+	name string
+	href [4]string
+}
+
+// The views of the hot resources (authorizations, transfers, payment
+// instruments, disputes) keep the base URL and write their _links while encoding
+// (appendjson.go), without building a map per response.
+
 type authorizationView struct {
 	authorization
-	Links links `json:"_links"`
+	base string
 }
 
 func viewAuthorization(base string, a authorization) authorizationView {
-	l := links{
-		"self":              {base + "/authorizations/" + a.ID},
-		"application":       {base + "/applications/" + a.Application},
-		"merchant_identity": {base + "/identities/" + a.MerchantIdentity},
-	}
+	return authorizationView{a, base}
+}
+
+func (v *authorizationView) linkList(l []namedLink) []namedLink {
+	a, base := &v.authorization, v.base
+	l = append(l,
+		namedLink{"self", [4]string{base, "/authorizations/", a.ID}},
+		namedLink{"application", [4]string{base, "/applications/", a.Application}},
+		namedLink{"merchant_identity", [4]string{base, "/identities/", a.MerchantIdentity}},
+	)
 	if a.Transfer != nil {
-		l["transfer"] = link{base + "/transfers/" + *a.Transfer}
+		l = append(l, namedLink{"transfer", [4]string{base, "/transfers/", *a.Transfer}})
 	}
-	return authorizationView{a, l}
+	return l
 }
 
 type transferView struct {
 	transfer
-	Links links `json:"_links"`
+	base, feeProfile string
 }
 
 func viewTransfer(base, feeProfile string, t transfer) transferView {
-	l := links{
-		"application":         {base + "/applications/" + t.Application},
-		"merchant_identity":   {base + "/identities/" + t.MerchantIdentity},
-		"payment_instruments": {base + "/transfers/" + t.ID + "/payment_instruments"},
-		"fee_profile":         {base + "/fee_profiles/" + feeProfile},
-	}
+	return transferView{t, base, feeProfile}
+}
+
+func (v *transferView) linkList(l []namedLink) []namedLink {
+	t, base := &v.transfer, v.base
+	l = append(l,
+		namedLink{"application", [4]string{base, "/applications/", t.Application}},
+		namedLink{"merchant_identity", [4]string{base, "/identities/", t.MerchantIdentity}},
+		namedLink{"payment_instruments", [4]string{base, "/transfers/", t.ID, "/payment_instruments"}},
+		namedLink{"fee_profile", [4]string{base, "/fee_profiles/", v.feeProfile}},
+	)
 	if t.Source != nil {
-		l["source"] = link{base + "/payment_instruments/" + *t.Source}
+		l = append(l, namedLink{"source", [4]string{base, "/payment_instruments/", *t.Source}})
 	}
 	if t.adjustment != nil {
-		l["disputed_transfer"] = link{base + "/transfers/" + t.adjustment.disputedTransfer}
-	} else {
-		l["self"] = link{base + "/transfers/" + t.ID}
-		l["reversals"] = link{base + "/transfers/" + t.ID + "/reversals"}
-		l["fees"] = link{base + "/transfers/" + t.ID + "/fees"}
-		l["disputes"] = link{base + "/transfers/" + t.ID + "/disputes"}
+		return append(l, namedLink{"disputed_transfer", [4]string{base, "/transfers/", t.adjustment.disputedTransfer}})
 	}
-	return transferView{t, l}
+	return append(l,
+		namedLink{"self", [4]string{base, "/transfers/", t.ID}},
+		namedLink{"reversals", [4]string{base, "/transfers/", t.ID, "/reversals"}},
+		namedLink{"fees", [4]string{base, "/transfers/", t.ID, "/fees"}},
+		namedLink{"disputes", [4]string{base, "/transfers/", t.ID, "/disputes"}},
+	)
 }
 
 type paymentInstrumentView struct {
 	paymentInstrument
-	Links links `json:"_links"`
+	base string
 }
 
 func viewPaymentInstrument(base string, p paymentInstrument) paymentInstrumentView {
-	self := base + "/payment_instruments/" + p.ID
-	return paymentInstrumentView{p, links{
-		"self":           {self},
-		"authorizations": {self + "/authorizations"},
-		"transfers":      {self + "/transfers"},
-		"verifications":  {self + "/verifications"},
-		"application":    {base + "/applications/" + p.Application},
-		"identity":       {base + "/identities/" + p.Identity},
-		"updates":        {self + "/updates"},
-	}}
+	return paymentInstrumentView{p, base}
+}
+
+func (v *paymentInstrumentView) linkList(l []namedLink) []namedLink {
+	p, base := &v.paymentInstrument, v.base
+	const self = "/payment_instruments/"
+	return append(l,
+		namedLink{"self", [4]string{base, self, p.ID}},
+		namedLink{"authorizations", [4]string{base, self, p.ID, "/authorizations"}},
+		namedLink{"transfers", [4]string{base, self, p.ID, "/transfers"}},
+		namedLink{"verifications", [4]string{base, self, p.ID, "/verifications"}},
+		namedLink{"application", [4]string{base, "/applications/", p.Application}},
+		namedLink{"identity", [4]string{base, "/identities/", p.Identity}},
+		namedLink{"updates", [4]string{base, self, p.ID, "/updates"}},
+	)
 }
 
 type merchantView struct {
@@ -133,18 +159,22 @@ func viewEnrollment(base string, e subscriptionEnrollment) enrollmentView {
 
 type disputeView struct {
 	dispute
-	Links links `json:"_links"`
+	base string
 }
 
 func viewDispute(base string, d dispute) disputeView {
-	self := base + "/disputes/" + d.ID
-	return disputeView{d, links{
-		"self":                 {self},
-		"application":          {base + "/applications/" + d.Application},
-		"transfer":             {base + "/transfers/" + d.Transfer},
-		"evidence":             {self + "/evidence"},
-		"adjustment_transfers": {self + "/adjustment_transfers"},
-	}}
+	return disputeView{d, base}
+}
+
+func (v *disputeView) linkList(l []namedLink) []namedLink {
+	d, base := &v.dispute, v.base
+	return append(l,
+		namedLink{"self", [4]string{base, "/disputes/", d.ID}},
+		namedLink{"application", [4]string{base, "/applications/", d.Application}},
+		namedLink{"transfer", [4]string{base, "/transfers/", d.Transfer}},
+		namedLink{"evidence", [4]string{base, "/disputes/", d.ID, "/evidence"}},
+		namedLink{"adjustment_transfers", [4]string{base, "/disputes/", d.ID, "/adjustment_transfers"}},
+	)
 }
 
 type evidenceView struct {

@@ -20,13 +20,15 @@ const (
 )
 
 // request is what a handler receives: the operation, the authenticated user,
-// the base URL for links, the validated body and the operation's time.
+// the base URL for links, the validated body (and, for a JSON body, the
+// document validation decoded from it) and the operation's time.
 type request struct {
 	r    *http.Request
 	op   validate.Operation
 	user user
 	base string
 	body []byte
+	doc  any
 	now  time.Time
 	// maxTags is Limits.Tags (0: no cap).
 	maxTags int
@@ -115,15 +117,22 @@ func (s *Server) admit(rq *request, g gate) error {
 		return err
 	}
 	rq.body = body
-	if err := s.v.Request(op.ID, body); err != nil {
+	if rq.doc, err = s.v.DecodeRequest(op.ID, body); err != nil {
 		return fmt.Errorf("%s: %w", op.ID, err)
 	}
 	return nil
 }
 
-// readBody reads at most limit bytes; more is 413.
+// readBody reads at most limit bytes; more is 413. A declared length within
+// the limit sizes the buffer (the body is read to its end either way).
 func readBody(r *http.Request, limit int64) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+	var body []byte
+	var err error
+	if n := r.ContentLength; n > 0 && n <= limit && n < 1<<16 {
+		body, err = readAllInto(make([]byte, 0, n+1), http.MaxBytesReader(nil, r.Body, limit))
+	} else {
+		body, err = io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+	}
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
@@ -132,6 +141,23 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 		return nil, &domainError{kind: kindBadRequest, message: "request body could not be read"}
 	}
 	return body, nil
+}
+
+// readAllInto is io.ReadAll appending to b.
+func readAllInto(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			return b, nil
+		}
+		if err != nil {
+			return b, fmt.Errorf("read body: %w", err)
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // respond writes a handler's result with the operation's success status.
@@ -153,9 +179,10 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, op validate.Ope
 	}
 }
 
-// decode reads the validated body into dst; tags beyond the cap are 429.
+// decode builds dst from the validated document (the body is not parsed
+// again); tags beyond the cap are 429.
 func (rq *request) decode(dst any) error {
-	if err := decodeBody(rq.body, dst); err != nil {
+	if err := decodeTree(rq.doc, dst); err != nil {
 		return fmt.Errorf("%s: %w", rq.op.ID, err)
 	}
 	if sz, ok := dst.(sized); ok {

@@ -55,12 +55,17 @@ func TestNoSecretsInResponses(t *testing.T) {
 		h.expect(h.call(h.platform(), "GET", path, nil), 200, "")
 	}
 	creds := h.fx.Credentials
-	forbidden := append([]string{securityCode, creds.Platform.Password, creds.Merchant.Password, creds.OtherApplication.Password, hookPassword, hookToken}, numbers...)
+	forbidden := append([]string{creds.Platform.Password, creds.Merchant.Password, creds.OtherApplication.Password, hookPassword, hookToken}, numbers...)
 	check := func(where string, body []byte) {
 		t.Helper()
 		for _, s := range forbidden {
 			if strings.Contains(string(body), s) {
 				t.Errorf("%s contains a secret (%d chars): %s", where, len(s), truncate(body))
+			}
+		}
+		for _, code := range []string{securityCode, securityCode + "99"} {
+			if containsToken(string(body), code) {
+				t.Errorf("%s contains the security code: %s", where, truncate(body))
 			}
 		}
 		var doc any
@@ -104,6 +109,23 @@ func walkKeys(t *testing.T, where string, doc any) {
 	case []any:
 		for _, child := range v {
 			walkKeys(t, where, child)
+		}
+	}
+}
+
+// TestContainsToken: a security code counts as leaked standing apart, not
+// inside a hex value or a duration.
+func TestContainsToken(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{`{"security_code":"9731"}`, true}, {"code=9731 x", true}, {"9731", true}, {"a 9731", true},
+		{"logref ab9731cd", false}, {"duration=1.239731ms", false}, {"97319", false}, {"x9731", false}, {"", false},
+		{"ab9731cd 9731", true},
+	} {
+		if got := containsToken(c.text, "9731"); got != c.want {
+			t.Errorf("containsToken(%q) = %v, want %v", c.text, got, c.want)
 		}
 	}
 }

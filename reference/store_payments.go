@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -106,17 +107,17 @@ func purchaseData(m *merchant, data map[string]any) (json.RawMessage, error) {
 	if err := validate.CheckTaxExempt(data); err != nil {
 		return nil, err
 	}
+	var salesTax *treeMember
 	if _, ok := data["sales_tax"]; !ok {
 		if tax, ok := validate.SalesTax(data); ok {
-			data = maps.Clone(data)
-			data["sales_tax"] = json.Number(strconv.FormatInt(tax, 10))
+			salesTax = &treeMember{"sales_tax", json.Number(strconv.FormatInt(tax, 10))}
 		}
 	}
-	b, err := json.Marshal(data)
+	b, err := appendTreeObject(make([]byte, 0, 1024), data, salesTax)
 	if err != nil {
 		return nil, fmt.Errorf("encode purchase data: %w", err)
 	}
-	return b, nil
+	return slices.Clone(b), nil // kept: no spare capacity
 }
 
 // decodePurchaseData turns stored purchase data back into the map the

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -13,8 +14,12 @@ import (
 // allows. The caller then decodes with encoding/json, which reports the
 // error or builds the tree. decode_internal_test.go and FuzzDecode check
 // that both agree.
-func fastDecode(data []byte) (any, bool) {
-	d := decoder{data: data}
+func fastDecode(data []byte) (any, bool) { return fastDecodeKeys(data, nil) }
+
+// fastDecodeKeys is fastDecode taking the object keys found in keys (the
+// contract's property names) from there instead of allocating each again.
+func fastDecodeKeys(data []byte, keys map[string]string) (any, bool) {
+	d := decoder{data: data, keys: keys}
 	d.space()
 	v, ok := d.value(0)
 	if !ok {
@@ -30,6 +35,7 @@ const maxDepth = 10000
 type decoder struct {
 	data []byte
 	pos  int
+	keys map[string]string // interned object keys; may be nil
 }
 
 func (d *decoder) space() {
@@ -87,7 +93,7 @@ func (d *decoder) object(depth int) (any, bool) {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return nil, false
 		}
-		key, ok := d.str()
+		key, ok := d.key()
 		if !ok {
 			return nil, false
 		}
@@ -191,6 +197,21 @@ func (d *decoder) digits() int {
 		d.pos++
 	}
 	return d.pos - start
+}
+
+// key reads an object key: a known one without escapes is taken from
+// d.keys, anything else is read by str.
+func (d *decoder) key() (string, bool) {
+	if d.keys != nil {
+		start := d.pos + 1
+		if end := bytes.IndexByte(d.data[start:], '"'); end >= 0 {
+			if k, ok := d.keys[string(d.data[start:start+end])]; ok {
+				d.pos = start + end + 1
+				return k, true
+			}
+		}
+	}
+	return d.str()
 }
 
 // str reads a string. Plain ASCII and valid UTF-8 are copied as they are;

@@ -42,7 +42,8 @@ type Validator struct {
 	objects  map[string]bool
 	fast     map[string]*fnode // nil entry: no fast path for that schema
 	names    []string
-	requests map[string]bool // schemas named as an operation's request body
+	keys     map[string]string // every property name, shared by decoded documents
+	requests map[string]bool   // schemas named as an operation's request body
 	tab      table
 	judging  Judging
 	profile  Profile          // the default profile, built from judging
@@ -109,6 +110,7 @@ func New() (*Validator, error) {
 		v.names = append(v.names, name)
 	}
 	slices.Sort(v.names)
+	v.keys = propertyNames(v.docs)
 	for _, name := range v.names {
 		s, err := c.Compile(baseURL + name + ".json")
 		if err != nil {
@@ -170,7 +172,7 @@ func (v *Validator) Validate(schema string, doc []byte) error {
 	if _, ok := v.compiled[schema]; !ok {
 		return fmt.Errorf("%w %q", ErrUnknownSchema, schema)
 	}
-	val, err := decode(doc)
+	val, err := decodeKeys(doc, v.keys)
 	if err != nil {
 		return err
 	}
@@ -218,15 +220,36 @@ func (v *Validator) ValidateValue(schema string, doc any) error {
 // Request validates body against the request schema of the operation. It
 // returns nil for operations without a JSON body ("", multipart, binary).
 func (v *Validator) Request(operationID string, body []byte) error {
+	_, err := v.DecodeRequest(operationID, body)
+	return err
+}
+
+// DecodeRequest is Request that also hands back the document it decoded
+// (maps, slices, json.Number, strings, bools and nil, as json.Decoder with
+// UseNumber builds them), so a service builds its own types from the tree
+// instead of parsing the body a second time. The document is returned only
+// with a nil error, and is nil for operations without a JSON body. It
+// belongs to the caller, which may keep or change it.
+func (v *Validator) DecodeRequest(operationID string, body []byte) (any, error) {
 	i, ok := v.tab.byID[operationID]
 	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownOperation, operationID)
+		return nil, fmt.Errorf("%w %q", ErrUnknownOperation, operationID)
 	}
 	op := &v.tab.ops[i]
 	if !op.HasJSONBody() {
-		return nil
+		return nil, nil
 	}
-	return v.Validate(op.Request, body)
+	if _, ok := v.compiled[op.Request]; !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownSchema, op.Request)
+	}
+	doc, err := decodeKeys(body, v.keys)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.ValidateValue(op.Request, doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
 }
 
 // Resource validates body against the resource schema called name (a
@@ -261,11 +284,47 @@ func publicMessage(err error) string {
 }
 
 // decode parses one JSON value with UseNumber and rejects trailing data.
-func decode(data []byte) (any, error) {
-	if val, ok := fastDecode(data); ok {
+func decode(data []byte) (any, error) { return decodeKeys(data, nil) }
+
+// decodeKeys is decode taking known object keys from keys (see
+// fastDecodeKeys).
+func decodeKeys(data []byte, keys map[string]string) (any, error) {
+	if val, ok := fastDecodeKeys(data, keys); ok {
 		return val, nil
 	}
 	return slowDecode(data)
+}
+
+// propertyNames collects the property names of every schema, the keys a
+// valid document holds, each as one string the decoder hands out again.
+// Names a JSON string writes other than as they are (quotes, backslashes,
+// control characters) are left out: the decoder matches raw bytes.
+func propertyNames(docs map[string]any) map[string]string {
+	keys := map[string]string{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if props, ok := x["properties"].(map[string]any); ok {
+				for k := range props {
+					if !strings.ContainsAny(k, "\\\"") && strings.IndexFunc(k, func(r rune) bool { return r < 0x20 }) < 0 {
+						keys[k] = k
+					}
+				}
+			}
+			for _, c := range x {
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	for _, doc := range docs {
+		walk(doc)
+	}
+	return keys
 }
 
 // slowDecode is decode with encoding/json alone: the reference for

@@ -1,0 +1,440 @@
+package reference
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Encoding the hot resources (transfers, payment instruments,
+// authorizations, disputes) without reflection: each view appends exactly the bytes
+// json.Marshal writes for the record with its _links as a map (fields in
+// declaration order, map keys sorted, strings escaped as encoding/json
+// escapes them), which TestAppendJSONMatchesMarshal checks on every shape of
+// record.
+
+// jsonAppender is a view that appends its own JSON encoding; given nil, it
+// allocates a buffer of about the size it needs.
+type jsonAppender interface {
+	appendJSON(b []byte) []byte
+}
+
+// viewBytes is the buffer a view of a record encodes into, given nil: the
+// record is about 1.5 KB besides its purchase data.
+func viewBytes(b []byte, purchaseData int) []byte {
+	if b == nil {
+		b = make([]byte, 0, 1536+purchaseData)
+	}
+	return b
+}
+
+// objectWriter appends one JSON object, member by member.
+type objectWriter struct {
+	b       []byte
+	members int
+}
+
+func openObject(b []byte) objectWriter { return objectWriter{b: append(b, '{')} }
+
+func (w *objectWriter) close() []byte { return append(w.b, '}') }
+
+// key starts a member; names are the package's own field names, which need
+// no escaping.
+func (w *objectWriter) key(name string) {
+	if w.members > 0 {
+		w.b = append(w.b, ',')
+	}
+	w.members++
+	w.b = append(w.b, '"')
+	w.b = append(w.b, name...)
+	w.b = append(w.b, '"', ':')
+}
+
+func (w *objectWriter) str(name, v string) {
+	w.key(name)
+	w.b = appendJSONString(w.b, v)
+}
+
+func (w *objectWriter) strPtr(name string, v *string) {
+	if v == nil {
+		w.null(name)
+		return
+	}
+	w.str(name, *v)
+}
+
+func (w *objectWriter) int(name string, v int64) {
+	w.key(name)
+	w.b = strconv.AppendInt(w.b, v, 10)
+}
+
+func (w *objectWriter) int64Ptr(name string, v *int64) {
+	if v == nil {
+		w.null(name)
+		return
+	}
+	w.int(name, *v)
+}
+
+// tree writes a decoded document (nil: null).
+func (w *objectWriter) tree(name string, v map[string]any) error {
+	w.key(name)
+	if v == nil {
+		w.b = append(w.b, "null"...)
+		return nil
+	}
+	b, err := appendTree(w.b, v)
+	if err != nil {
+		return err
+	}
+	w.b = b
+	return nil
+}
+
+func (w *objectWriter) bool(name string, v bool) {
+	w.key(name)
+	w.b = strconv.AppendBool(w.b, v)
+}
+
+func (w *objectWriter) null(name string) {
+	w.key(name)
+	w.b = append(w.b, "null"...)
+}
+
+func (w *objectWriter) time(name string, t jsonTime) {
+	w.key(name)
+	w.b = t.appendJSON(w.b)
+}
+
+func (w *objectWriter) timePtr(name string, t *jsonTime) {
+	if t == nil {
+		w.null(name)
+		return
+	}
+	w.time(name, *t)
+}
+
+func (w *objectWriter) strings(name string, v []string) {
+	w.key(name)
+	if v == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.b = append(w.b, '[')
+	for i, s := range v {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = appendJSONString(w.b, s)
+	}
+	w.b = append(w.b, ']')
+}
+
+// tags writes a string map with its keys sorted.
+func (w *objectWriter) tags(name string, v tags) {
+	w.key(name)
+	if v == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	w.b = append(w.b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = appendJSONString(w.b, k)
+		w.b = append(w.b, ':')
+		w.b = appendJSONString(w.b, v[k])
+	}
+	w.b = append(w.b, '}')
+}
+
+// rawOmitEmpty writes JSON the package encoded itself (compact, escaped as
+// json.Marshal escapes), nothing when it is empty.
+func (w *objectWriter) rawOmitEmpty(name string, v json.RawMessage) {
+	if len(v) == 0 {
+		return
+	}
+	w.key(name)
+	w.b = append(w.b, v...)
+}
+
+// links writes _links with its names sorted (l is reordered).
+func (w *objectWriter) links(l []namedLink) {
+	slices.SortFunc(l, func(a, b namedLink) int { return strings.Compare(a.name, b.name) })
+	w.key("_links")
+	w.b = append(w.b, '{')
+	for i, k := range l {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = appendJSONString(w.b, k.name)
+		w.b = append(w.b, `:{"href":`...)
+		w.b = appendJSONParts(w.b, &k.href)
+		w.b = append(w.b, '}')
+	}
+	w.b = append(w.b, '}')
+}
+
+func (w *objectWriter) meta(m *meta) {
+	w.str("id", m.ID)
+	w.time("created_at", m.CreatedAt)
+	w.time("updated_at", m.UpdatedAt)
+}
+
+// appendJSONString appends s as json.Marshal writes it: printable ASCII
+// other than the quote, the backslash and the HTML characters as it is,
+// anything else through encoding/json itself (escapes, invalid UTF-8).
+func appendJSONString(b []byte, s string) []byte {
+	if !plainJSON(s) {
+		q, err := json.Marshal(s)
+		if err != nil { // a string always encodes
+			panic(err)
+		}
+		return append(b, q...)
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendJSONParts appends the concatenation of parts as one JSON string.
+func appendJSONParts(b []byte, parts *[4]string) []byte {
+	for _, p := range parts {
+		if !plainJSON(p) {
+			return appendJSONString(b, parts[0]+parts[1]+parts[2]+parts[3])
+		}
+	}
+	b = append(b, '"')
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return append(b, '"')
+}
+
+// plainJSON reports whether s is written in JSON as it is, between quotes.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+func (v transferView) appendJSON(b []byte) []byte {
+	t := &v.transfer
+	w := openObject(viewBytes(b, len(t.AdditionalPurchaseData)))
+	w.meta(&t.meta)
+	w.int("amount", t.Amount)
+	w.tags("tags", t.Tags)
+	w.str("state", t.State)
+	w.str("trace_id", t.TraceID)
+	w.str("currency", t.Currency)
+	w.str("application", t.Application)
+	w.strPtr("source", t.Source)
+	w.strPtr("destination", t.Destination)
+	w.timePtr("ready_to_settle_at", t.ReadyToSettleAt)
+	w.str("externally_funded", t.ExternallyFunded)
+	w.int("fee", t.Fee)
+	w.strPtr("statement_descriptor", t.StatementDescriptor)
+	w.str("type", t.Type)
+	w.str("subtype", t.Subtype)
+	w.strings("messages", t.Messages)
+	w.null("raw")
+	w.strPtr("idempotency_id", t.IdempotencyID)
+	w.str("merchant_identity", t.MerchantIdentity)
+	w.rawOmitEmpty("additional_purchase_data", t.AdditionalPurchaseData)
+	if a := t.adjustment; a != nil {
+		w.int("amount_requested", a.AmountRequested)
+		w.null("additional_buyer_charges")
+		w.null("additional_healthcare_data")
+		w.null("address_verification")
+		w.null("failure_code")
+		w.null("failure_message")
+		w.null("security_code_verification")
+	}
+	var buf [12]namedLink
+	w.links(v.linkList(buf[:0]))
+	return w.close()
+}
+
+// MarshalJSON encodes the view with appendJSON (webhook events embed it).
+func (v transferView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+
+func (v paymentInstrumentView) appendJSON(b []byte) []byte {
+	p := &v.paymentInstrument
+	w := openObject(viewBytes(b, 0))
+	w.meta(&p.meta)
+	w.str("application", p.Application)
+	w.str("fingerprint", p.Fingerprint)
+	w.tags("tags", p.Tags)
+	w.int("expiration_month", int64(p.ExpirationMonth))
+	w.int("expiration_year", int64(p.ExpirationYear))
+	w.str("bin", p.Bin)
+	w.str("last_four", p.LastFour)
+	w.str("brand", p.Brand)
+	w.str("card_type", p.CardType)
+	w.str("name", p.Name)
+	w.key("address")
+	a := openObject(w.b)
+	a.strPtr("line1", p.Address.Line1)
+	a.strPtr("line2", p.Address.Line2)
+	a.strPtr("city", p.Address.City)
+	a.strPtr("region", p.Address.Region)
+	a.str("postal_code", p.Address.PostalCode)
+	a.strPtr("country", p.Address.Country)
+	w.b = a.close()
+	w.str("address_verification", p.AddressVerification)
+	w.str("security_code_verification", p.SecurityCodeVerification)
+	w.str("instrument_type", p.InstrumentType)
+	w.str("type", p.Type)
+	w.str("currency", p.Currency)
+	w.str("identity", p.Identity)
+	var buf [12]namedLink
+	w.links(v.linkList(buf[:0]))
+	return w.close()
+}
+
+// MarshalJSON encodes the view with appendJSON (webhook events embed it).
+func (v paymentInstrumentView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+
+func (v authorizationView) appendJSON(b []byte) []byte {
+	a := &v.authorization
+	w := openObject(viewBytes(b, len(a.AdditionalPurchaseData)))
+	w.meta(&a.meta)
+	w.str("application", a.Application)
+	w.int("amount", a.Amount)
+	w.tags("tags", a.Tags)
+	w.str("state", a.State)
+	w.str("currency", a.Currency)
+	w.strPtr("transfer", a.Transfer)
+	w.strings("messages", a.Messages)
+	w.null("raw")
+	w.str("trace_id", a.TraceID)
+	w.str("source", a.Source)
+	w.str("merchant_identity", a.MerchantIdentity)
+	w.strPtr("3ds_redirect_url", a.ThreeDSRedirectURL)
+	w.bool("is_void", a.IsVoid)
+	w.str("void_state", a.VoidState)
+	w.time("expires_at", a.ExpiresAt)
+	w.strPtr("idempotency_id", a.IdempotencyID)
+	w.rawOmitEmpty("additional_purchase_data", a.AdditionalPurchaseData)
+	var buf [12]namedLink
+	w.links(v.linkList(buf[:0]))
+	return w.close()
+}
+
+// MarshalJSON encodes the view with appendJSON (webhook events embed it).
+func (v authorizationView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+
+// appendTree appends a decoded JSON document (maps, slices, json.Number,
+// strings, bools, nil) as json.Marshal writes it: object keys sorted,
+// numbers as written. Any other value goes through json.Marshal.
+func appendTree(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case string:
+		return appendJSONString(b, x), nil
+	case json.Number:
+		if x != "" && json.Valid([]byte(x)) {
+			return append(b, x...), nil
+		}
+	case []any:
+		b = append(b, '[')
+		for i, c := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendTree(b, c); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case map[string]any:
+		return appendTreeObject(b, x, nil)
+	}
+	q, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %T: %w", v, err)
+	}
+	return append(b, q...), nil
+}
+
+// treeMember is a member appendTreeObject writes besides a map's.
+type treeMember struct {
+	name  string
+	value any
+}
+
+// appendTreeObject appends the object m as appendTree does, with the member
+// extra (if not nil) written as if m held it.
+func appendTreeObject(b []byte, m map[string]any, extra *treeMember) ([]byte, error) {
+	var buf [16]string
+	keys := buf[:0]
+	for k := range m {
+		if extra == nil || k != extra.name {
+			keys = append(keys, k)
+		}
+	}
+	if extra != nil {
+		keys = append(keys, extra.name)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		v := m[k]
+		if extra != nil && k == extra.name {
+			v = extra.value
+		}
+		var err error
+		if b, err = appendTree(b, v); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func (v disputeView) appendJSON(b []byte) []byte {
+	d := &v.dispute
+	w := openObject(viewBytes(b, 0))
+	w.meta(&d.meta)
+	w.str("application", d.Application)
+	w.tags("tags", d.Tags)
+	w.int("amount", d.Amount)
+	w.str("state", d.State)
+	w.str("transfer", d.Transfer)
+	w.str("reason", d.Reason)
+	w.strPtr("message", d.Message)
+	w.strPtr("action", d.Action)
+	w.str("identity", d.Identity)
+	w.time("occurred_at", d.OccurredAt)
+	w.time("respond_by", d.RespondBy)
+	w.key("dispute_details")
+	details := openObject(w.b)
+	details.str("arn", d.DisputeDetails.ARN)
+	w.b = details.close()
+	var buf [12]namedLink
+	w.links(v.linkList(buf[:0]))
+	return w.close()
+}
+
+// MarshalJSON encodes the view with appendJSON (lists and webhook events
+// embed it).
+func (v disputeView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }

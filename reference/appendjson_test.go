@@ -1,0 +1,192 @@
+package reference
+
+import (
+	"encoding/json"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+)
+
+// reflected is a record with its _links as a map: json.Marshal encodes it
+// by reflection, the encoding appendJSON must reproduce byte for byte.
+type reflected[R any] struct {
+	Record R
+	Links  links `json:"_links"`
+}
+
+// MarshalJSON encodes the record's fields and _links as one object, as the
+// views embedding the record did.
+func (r reflected[R]) MarshalJSON() ([]byte, error) {
+	rec, err := json.Marshal(r.Record)
+	if err != nil {
+		return nil, err
+	}
+	l, err := json.Marshal(r.Links)
+	if err != nil {
+		return nil, err
+	}
+	if string(rec) == "{}" {
+		return []byte(`{"_links":` + string(l) + "}"), nil
+	}
+	return []byte(string(rec[:len(rec)-1]) + `,"_links":` + string(l) + "}"), nil
+}
+
+func linkMap(l []namedLink) links {
+	m := links{}
+	for _, n := range l {
+		if _, dup := m[n.name]; dup {
+			panic("link " + n.name + " twice")
+		}
+		m[n.name] = link{strings.Join(n.href[:], "")}
+	}
+	return m
+}
+
+// TestAppendJSONMatchesMarshal compares each hand-written encoding with
+// json.Marshal: on the records a server stores through its operations (sales,
+// a disputed sale, its dispute and adjustment, a Level 3 sale, a capture,
+// the seeded dispute) and on
+// records holding every awkward value (escapes, HTML characters, invalid
+// UTF-8, U+2028, nil and empty maps and slices, null pointers).
+func TestAppendJSONMatchesMarshal(t *testing.T) {
+	h := newHarness(t)
+	card := h.card()
+	sale := map[string]any{"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": 1000, "currency": "USD", "tags": map[string]any{"b": "2", "a": "<&>"}}
+	h.expect(h.call(h.platform(), "POST", "/transfers", sale), 201, "transfer")
+	sale["amount"], sale["idempotency_id"] = 888888, "disputed"
+	h.expect(h.call(h.platform(), "POST", "/transfers", sale), 201, "transfer")
+	sale["amount"], sale["idempotency_id"], sale["additional_purchase_data"] = 2000, "l3", purchaseDataBody()
+	h.expect(h.call(h.platform(), "POST", "/transfers", sale), 201, "transfer")
+	authz := map[string]any{"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": 500, "currency": "USD", "additional_purchase_data": purchaseDataBody()}
+	a := h.expect(h.call(h.platform(), "POST", "/authorizations", authz), 201, "authorization").str(t, "id")
+	h.expect(h.call(h.platform(), "PUT", "/authorizations/"+a, map[string]any{"capture_amount": 400}), 200, "authorization")
+
+	odd := "a\"b\\c\n\t\x01<>&\u2028\u2029é\xff\x7f"
+	now := jsonTime(time.Date(2026, 1, 2, 3, 4, 5, 6000, time.FixedZone("x", 3600)))
+	var transfers []transfer
+	var cards []paymentInstrument
+	var auths []authorization
+	var disputes []dispute
+	h.srv.st.mu.Lock()
+	for _, d := range h.srv.st.disputes {
+		disputes = append(disputes, *d)
+	}
+	for _, t := range h.srv.st.transfers {
+		transfers = append(transfers, *t)
+	}
+	for _, p := range h.srv.st.cards {
+		cards = append(cards, *p)
+	}
+	for _, a := range h.srv.st.auths {
+		auths = append(auths, *a)
+	}
+	h.srv.st.mu.Unlock()
+	transfers = append(transfers,
+		transfer{meta: meta{ID: odd, CreatedAt: now}, Tags: tags{odd: odd, "": ""}, Source: &odd, Destination: &odd, ReadyToSettleAt: &now,
+			StatementDescriptor: &odd, Messages: []string{odd, ""}, IdempotencyID: &odd, AdditionalPurchaseData: json.RawMessage(`{"a":"\u003c"}`),
+			adjustment: &adjustment{AmountRequested: -1}},
+		transfer{Amount: -9223372036854775808, Fee: 9223372036854775807},
+	)
+	cards = append(cards,
+		paymentInstrument{meta: meta{ID: odd}, Name: odd, Tags: tags{}, Address: address{Line1: &odd, Line2: &odd, City: &odd, Region: &odd, PostalCode: odd, Country: &odd}},
+		paymentInstrument{},
+	)
+	auths = append(auths,
+		authorization{meta: meta{ID: odd}, Transfer: &odd, ThreeDSRedirectURL: &odd, IsVoid: true, ExpiresAt: now, IdempotencyID: &odd, Messages: []string{}, Tags: tags{"k": odd}},
+		authorization{},
+	)
+	disputes = append(disputes,
+		dispute{meta: meta{ID: odd}, Tags: tags{odd: ""}, Message: &odd, Action: &odd, Reason: odd, DisputeDetails: disputeDetails{ARN: odd}},
+		dispute{},
+	)
+	same := func(name string, got []byte, v any) {
+		t.Helper()
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s:\nappendJSON  %s\njson.Marshal %s", name, got, want)
+		}
+		var check any
+		if err := json.Unmarshal(got, &check); err != nil {
+			t.Errorf("%s: not JSON: %v", name, err)
+		}
+	}
+	for _, base := range []string{testBase, "http://h<&>:1", "http://x\xe2\x80"} {
+		for _, tr := range transfers {
+			v := viewTransfer(base, "FP1", tr)
+			same("transfer "+tr.ID, v.appendJSON(nil), reflected[transfer]{tr, linkMap(v.linkList(nil))})
+		}
+		for _, p := range cards {
+			v := viewPaymentInstrument(base, p)
+			same("card "+p.ID, v.appendJSON(nil), reflected[paymentInstrument]{p, linkMap(v.linkList(nil))})
+		}
+		for _, d := range disputes {
+			v := viewDispute(base, d)
+			same("dispute "+d.ID, v.appendJSON(nil), reflected[dispute]{d, linkMap(v.linkList(nil))})
+		}
+		for _, a := range auths {
+			v := viewAuthorization(base, a)
+			same("authorization "+a.ID, v.appendJSON(nil), reflected[authorization]{a, linkMap(v.linkList(nil))})
+		}
+	}
+	if len(transfers) < 6 || len(cards) < 3 || len(auths) < 3 || len(disputes) < 4 {
+		t.Errorf("%d transfers, %d cards, %d authorizations, %d disputes: the operations stored fewer records than expected", len(transfers), len(cards), len(auths), len(disputes))
+	}
+	var adjusted bool
+	for _, tr := range transfers {
+		adjusted = adjusted || (tr.adjustment != nil && tr.ID != odd)
+	}
+	if !adjusted {
+		t.Error("no dispute adjustment among the stored transfers")
+	}
+}
+
+// TestAppendTreeMatchesMarshal compares appendTree with json.Marshal on
+// decoded documents: purchase data, nesting, every scalar, awkward strings.
+func TestAppendTreeMatchesMarshal(t *testing.T) {
+	docs := []any{
+		purchaseDataBody(),
+		map[string]any{},
+		[]any{},
+		nil,
+		map[string]any{"z": []any{json.Number("1.50"), json.Number("-0"), json.Number("1e3"), true, false, nil}, "a\u2028<": map[string]any{"\xff": "x&y"}, "": ""},
+		[]any{map[string]any{"k": []any{[]any{}}}},
+		json.Number("12345678901234567890123"),
+		"plain",
+	}
+	for _, doc := range docs {
+		got, err := appendTree(nil, doc)
+		if err != nil {
+			t.Fatalf("appendTree(%v) = %v", doc, err)
+		}
+		want, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("appendTree %s\njson.Marshal %s", got, want)
+		}
+	}
+	for _, extra := range []string{"sales_tax", "a", "zz", "item_data", ""} {
+		m := purchaseDataBody()
+		got, err := appendTreeObject(nil, m, &treeMember{extra, json.Number("7")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		with := maps.Clone(m)
+		with[extra] = json.Number("7")
+		want, _ := json.Marshal(with)
+		if string(got) != string(want) {
+			t.Errorf("with %s: appendTreeObject %s\njson.Marshal %s", extra, got, want)
+		}
+		if _, changed := m[extra]; changed && extra != "item_data" {
+			t.Errorf("appendTreeObject added %s to the map", extra)
+		}
+	}
+	if _, err := appendTree(nil, json.Number("1x")); err == nil {
+		t.Error("appendTree of an invalid json.Number: no error, want json.Marshal's")
+	}
+}
