@@ -384,3 +384,24 @@ func TestFeatureMarkersNameTheirBasis(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalClauses: a failed refusal cites the scenario's sections the
+// kind of refusal is normative by, not every section of the kind's row.
+func TestRefusalClauses(t *testing.T) {
+	invalidField := []string{"4.1", "4.2", "4.3", "4.9", "7", "8"}
+	for _, c := range []struct {
+		name           string
+		kind, scenario []string
+		want           []string
+	}{
+		{"the scenario's sections the kind shares", invalidField, []string{"4.1", "2.1"}, []string{"4.1"}},
+		{"the scenario's sections when it shares none", invalidField, []string{"2.1"}, []string{"2.1"}},
+		{"the kind's when the scenario names none", invalidField, nil, invalidField},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := refusalClauses(c.kind, c.scenario); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("refusalClauses(%v, %v) = %v, want %v", c.kind, c.scenario, got, c.want)
+			}
+		})
+	}
+}
