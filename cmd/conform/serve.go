@@ -27,7 +27,7 @@ type serveOptions struct {
 	reviewDelay time.Duration // simulated file review
 	verbose     bool          // log requests to standard error
 	faults      []string      // named faults of the catalog, to test a conformance suite
-	variant     string        // a conformant variant of the catalog: other choices where the spec is silent
+	variants    []string      // conformant variants of the catalog, composed: other choices where the spec is silent
 	seed        int64         // seeds the deterministic credentials and fixtures
 	grace       time.Duration // how long in-flight requests may run on at shutdown
 	webhookNets []string      // CIDRs webhook deliveries may reach besides public addresses
@@ -72,7 +72,7 @@ The reference is a model of the contract, not of the real service. Stop it with 
 	cmd.Flags().DurationVar(&opts.grace, "shutdown-grace", 5*time.Second, "how long in-flight requests may run on after SIGINT or SIGTERM")
 	cmd.Flags().StringSliceVar(&opts.webhookNets, "webhook-allow", nil, "a CIDR (repeatable) of private addresses webhooks may reach when not bound to loopback, e.g. 10.1.0.0/16")
 	opts.limits.register(cmd)
-	cmd.Flags().StringVar(&opts.variant, "variant", "", "serve a conformant variant of the reference: another choice where the spec is silent (see conform faults --variants)")
+	cmd.Flags().StringSliceVar(&opts.variants, "variant", nil, "serve a conformant variant of the reference: another choice where the spec is silent (see conform faults --variants); repeat it or separate names with commas to serve several choices at once")
 	cmd.Flags().StringSliceVar(&opts.faults, "fault", nil, "break the reference on purpose with these named faults of its catalog (to test a suite; never for a sandbox)")
 	return cmd
 }
@@ -111,10 +111,10 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	var handler http.Handler
 	var seeded reference.Seeded
 	switch {
-	case opts.variant != "" && len(opts.faults) > 0:
+	case len(opts.variants) > 0 && len(opts.faults) > 0:
 		err = fmt.Errorf("%w: --variant and --fault exclude each other", faults.ErrUnknown)
-	case opts.variant != "":
-		ref, handler, seeded, err = faults.ServeVariant(refCfg, opts.variant)
+	case len(opts.variants) > 0:
+		ref, handler, seeded, err = faults.ServeVariants(refCfg, opts.variants...)
 	default:
 		ref, handler, err = faults.Serve(refCfg, opts.faults)
 		if err == nil {

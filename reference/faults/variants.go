@@ -240,26 +240,46 @@ func VariantByName(name string) (Variant, bool) {
 // returned handler; the Seeded is what a client of the variant sees (its
 // ids). Close the server when done.
 func ServeVariant(cfg reference.Config, name string) (*reference.Server, http.Handler, reference.Seeded, error) {
-	v, ok := VariantByName(name)
-	if !ok {
-		return nil, nil, reference.Seeded{}, fmt.Errorf("%w variant %q", ErrUnknown, name)
+	return ServeVariants(cfg, name)
+}
+
+// ServeVariants builds a reference from cfg with the choices of every named
+// variant at once, as a server differing from the reference in many assumed
+// decisions would. The first name's wrapper is nearest the reference, the
+// last one's meets the client. A name twice is refused: the choices would
+// be applied twice. Close the server when done.
+func ServeVariants(cfg reference.Config, names ...string) (*reference.Server, http.Handler, reference.Seeded, error) {
+	if len(names) == 0 {
+		return nil, nil, reference.Seeded{}, fmt.Errorf("%w variant: none named", ErrUnknown)
 	}
-	p := v.build()
-	if p.config != nil {
-		p.config(&cfg)
+	var all []variantParts
+	for i, name := range names {
+		v, ok := VariantByName(name)
+		if !ok {
+			return nil, nil, reference.Seeded{}, fmt.Errorf("%w variant %q", ErrUnknown, name)
+		}
+		if slices.Contains(names[:i], name) {
+			return nil, nil, reference.Seeded{}, fmt.Errorf("%w variant %q: named twice", ErrUnknown, name)
+		}
+		all = append(all, v.build())
 	}
-	if p.transport != nil {
-		c := cfg.WebhookClient
-		if c == nil {
-			c = &http.Client{Timeout: 10 * time.Second}
+	for _, p := range all {
+		if p.config != nil {
+			p.config(&cfg)
 		}
-		cp := *c
-		base := cp.Transport
-		if base == nil {
-			base = http.DefaultTransport
+		if p.transport != nil {
+			c := cfg.WebhookClient
+			if c == nil {
+				c = &http.Client{Timeout: 10 * time.Second}
+			}
+			cp := *c
+			base := cp.Transport
+			if base == nil {
+				base = http.DefaultTransport
+			}
+			cp.Transport = p.transport(base)
+			cfg.WebhookClient = &cp
 		}
-		cp.Transport = p.transport(base)
-		cfg.WebhookClient = &cp
 	}
 	srv, err := reference.New(cfg)
 	if err != nil {
@@ -267,11 +287,15 @@ func ServeVariant(cfg reference.Config, name string) (*reference.Server, http.Ha
 	}
 	seeded := srv.Seeded()
 	var h http.Handler = srv
-	if p.wrap != nil {
-		h = p.wrap(srv, faultDeps{fx: seeded})
+	for _, p := range all {
+		if p.wrap != nil {
+			h = p.wrap(h, faultDeps{fx: seeded})
+		}
 	}
-	if p.seeded != nil {
-		seeded = p.seeded(seeded)
+	for _, p := range all {
+		if p.seeded != nil {
+			seeded = p.seeded(seeded)
+		}
 	}
 	return srv, h, seeded, nil
 }
