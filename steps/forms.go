@@ -143,34 +143,43 @@ func (s *scenario) sendForms(send func(over map[string]string) (*exchange, error
 	opID := first.op.ID
 	sent, judged := []*exchange{first}, first
 	over := map[string]string{}
-	for _, c := range formChoices() {
-		if judged.status < 400 || judged.status > 499 {
-			break
+	// A server checks the forms in an order of its own (the body's field
+	// before the media type, say): after each form taken the choices are
+	// read again, each tried at most once.
+	tried := map[string]bool{}
+	for again := true; again; {
+		again = false
+		for _, c := range formChoices() {
+			if tried[c.key] || judged.status < 400 || judged.status > 499 {
+				continue
+			}
+			value, ok := judged.usedForm(c.key)
+			if !ok || !c.refusedFor(s, judged, value) {
+				continue
+			}
+			other := c.other(value)
+			next := map[string]string{c.key: other}
+			for k, v := range over {
+				next[k] = v
+			}
+			if _, _, uses := s.writeForms(opID, body, next); !hasForm(uses, c.key, other) {
+				continue // the request cannot be written in the other form
+			}
+			tried[c.key] = true
+			alt, err := send(next)
+			if err != nil {
+				return nil, err
+			}
+			sent = append(sent, alt)
+			if alt.status >= 400 && alt.status <= 499 && c.refusedFor(s, alt, other) {
+				continue // refused in both forms: the declared one is judged
+			}
+			if err := s.noteForm(c.key, value, other, judged, alt); err != nil {
+				return nil, err
+			}
+			over, judged = next, alt
+			again = true
 		}
-		value, ok := judged.usedForm(c.key)
-		if !ok || !c.refusedFor(s, judged, value) {
-			continue
-		}
-		other := c.other(value)
-		next := map[string]string{c.key: other}
-		for k, v := range over {
-			next[k] = v
-		}
-		if _, _, uses := s.writeForms(opID, body, next); !hasForm(uses, c.key, other) {
-			continue // the request cannot be written in the other form
-		}
-		alt, err := send(next)
-		if err != nil {
-			return nil, err
-		}
-		sent = append(sent, alt)
-		if alt.status >= 400 && alt.status <= 499 && c.refusedFor(s, alt, other) {
-			continue // refused in both forms: the declared one is judged
-		}
-		if err := s.noteForm(c.key, value, other, judged, alt); err != nil {
-			return nil, err
-		}
-		over, judged = next, alt
 	}
 	// The judged exchange is recorded last, as the scenario's last response.
 	out := make([]*exchange, 0, len(sent))

@@ -138,27 +138,35 @@ Feature: Authorization forms
 
   Background:
     Given I am the platform user
-    And a card for the buyer
 
   @created
   Scenario: an authorization is created
+    Given a card for the buyer
     When I authorize 1000 cents
     Then the request succeeds
 
   @no-merchant
   Scenario: an authorization that names no merchant is refused
+    Given a card for the buyer
     When I authorize 1000 cents naming no merchant
     Then the request is refused as an invalid field naming the merchant
 
   @no-amount
   Scenario: an authorization without an amount is refused
+    Given a card for the buyer
     When I authorize 1000 cents without the field "amount"
     Then the request is refused as an invalid field "/amount"
 
   @by-merchant @assumed @profile-authorization_merchant_field
   Scenario: an authorization may name the merchant by its merchant id
+    Given a card for the buyer
     When I authorize 1000 cents naming the merchant by its merchant id
     Then the request succeeds
+
+  @unauthenticated @spec-7
+  Scenario: an authorization without credentials is refused
+    When I call "authorizations.create" without credentials
+    Then the request is refused as unauthenticated
 `
 
 // refuseMerchantForms refuses an authorization create naming its merchant
@@ -191,7 +199,7 @@ func refuseMerchantForms(next http.Handler, fields ...string) http.Handler {
 // skipped when the target refuses it for the form.
 func TestRefusedFormIsSentOnceInTheOther(t *testing.T) {
 	cases := []struct {
-		target    string // variant name, "refuse-both" or "identity-only"
+		target    string // variant names (comma-separated, the last one nearest the client), "refuse-both" or "identity-only"
 		tag       string
 		want      steps.Outcome
 		requests  int    // authorization creates sent in the run
@@ -205,6 +213,9 @@ func TestRefusedFormIsSentOnceInTheOther(t *testing.T) {
 		{"identity-only", "@by-merchant", steps.Skip, 2, "authorization_merchant_field merchant_identity (whether it takes merchant too is its choice)", ""},
 		{"authorization-merchant-field", "@by-merchant", steps.Pass, 1, "", ""},
 		{"refuse-both", "@no-amount", steps.Warn, 2, "no error item names field /amount (fields: [/merchant_identity])", ""},
+		// The body's field is checked before the media type: the merchant
+		// taken, the media type is refused next and tried in the other too.
+		{"vnd-api-json-only,authorization-merchant-field", "@unauthenticated", steps.Warn, 3, "request_content_type (expected application/vnd.json+api, observed application/vnd.api+json)", "refusals.unauthenticated"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.target+tc.tag, func(t *testing.T) {
@@ -220,7 +231,7 @@ func TestRefusedFormIsSentOnceInTheOther(t *testing.T) {
 				}
 				h, seeded, closer = refuseMerchantForms(inner, refused...), ref.Seeded(), ref.Close
 			} else {
-				ref, inner, s, err := faults.ServeVariant(reference.Config{}, tc.target)
+				ref, inner, s, err := faults.ServeVariants(reference.Config{}, strings.Split(tc.target, ",")...)
 				if err != nil {
 					t.Fatal(err)
 				}
