@@ -405,3 +405,34 @@ func TestRefusalClauses(t *testing.T) {
 		})
 	}
 }
+
+// TestListOrderedTiesAtShownPrecision: items shown at different times must
+// be in order; items shown at the same time are not judged by id, as the
+// target may order them by a finer time than it shows.
+func TestListOrderedTiesAtShownPrecision(t *testing.T) {
+	v, err := validate.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	item := func(id, at string) any { return map[string]any{"id": id, "created_at": at} }
+	for _, c := range []struct {
+		name    string
+		which   string
+		items   []any
+		wantErr bool
+	}{
+		{"newest first", "newest", []any{item("TRb", "2026-01-01T00:00:02.000Z"), item("TRa", "2026-01-01T00:00:01.000Z")}, false},
+		{"oldest first out of order", "oldest", []any{item("TRb", "2026-01-01T00:00:02.000Z"), item("TRa", "2026-01-01T00:00:01.000Z")}, true},
+		{"newest first out of order", "newest", []any{item("TRa", "2026-01-01T00:00:01.000Z"), item("TRb", "2026-01-01T00:00:02.000Z")}, true},
+		{"a tie as shown in either id order", "newest", []any{item("TRa", "2026-01-01T00:00:01.000Z"), item("TRb", "2026-01-01T00:00:01.000Z")}, false},
+		{"a tie as shown, oldest first", "oldest", []any{item("TRb", "2026-01-01T00:00:01.000Z"), item("TRa", "2026-01-01T00:00:01.000Z")}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &scenario{suite: &suite{v: v, profile: v.DefaultProfile()}, clauses: []string{"2.12"},
+				last: &exchange{method: "GET", path: "/transfers", status: 200, doc: map[string]any{"_embedded": map[string]any{"transfers": c.items}}}}
+			if err := s.listOrdered(c.which); (err != nil) != c.wantErr {
+				t.Errorf("listOrdered(%s) = %v, want an error: %v", c.which, err, c.wantErr)
+			}
+		})
+	}
+}
