@@ -17,13 +17,13 @@ import (
 	"github.com/conform-kit/conform/steps"
 )
 
-// startVariant serves the named conformant variant of the reference and
-// returns the suite config for it (the ids its client sees).
-func startVariant(t *testing.T, name string) steps.Config {
+// startVariant serves the named conformant variants of the reference, all
+// at once, and returns the suite config for them (the ids its client sees).
+func startVariant(t *testing.T, names ...string) steps.Config {
 	t.Helper()
-	ref, h, seeded, err := faults.ServeVariant(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001}, name)
+	ref, h, seeded, err := faults.ServeVariants(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001}, names...)
 	if err != nil {
-		t.Fatalf("faults.ServeVariant(%s): %v", name, err)
+		t.Fatalf("faults.ServeVariants(%v): %v", names, err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
@@ -66,72 +66,132 @@ func TestVariantsNeverFail(t *testing.T) {
 	for _, v := range faults.Variants() {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
-			cfg := startVariant(t, v.Name)
-			opts := steps.Options{Concurrency: 4}
+			tags := ""
 			if raceDetector {
-				opts.Tags = v.Tags // the race detector slows every run: the features where the choice shows
+				tags = v.Tags // the race detector slows every run: the features where the choice shows
 			}
-			plain, err := steps.Run(context.Background(), cfg, opts)
-			if err != nil {
-				t.Fatalf("Run: %v", err)
-			}
-			if plain.Counts[steps.Fail]+plain.Counts[steps.Error] > 0 {
-				t.Errorf("%s (%s), no profile: %s; not passing: %s", v.Name, v.Choice, plain.Line(), faultReport(plain))
-			}
-			if plain.Counts[steps.Warn] == 0 {
-				t.Errorf("%s (%s), no profile: no WARN; the variant changes no assumed choice the suite checks", v.Name, v.Choice)
-			}
-			var declares map[string]json.RawMessage
-			if err := json.Unmarshal([]byte(v.Profile), &declares); err != nil {
-				t.Fatalf("%s: profile %s: %v", v.Name, v.Profile, err)
-			}
-			underDeclared := false
-			for _, d := range plain.Differences {
-				if d.Key == "" || d.Observed == "" {
-					t.Errorf("%s: a difference names no key or observed value: %+v", v.Name, d)
-				}
-				top, _, _ := strings.Cut(d.Key, ".")
-				underDeclared = underDeclared || declares[top] != nil
-			}
-			if !underDeclared {
-				t.Errorf("%s: no difference under a key the variant declares (%s): %+v", v.Name, v.Profile, plain.Differences)
-			}
-			for _, r := range plain.Results {
-				for _, c := range r.Judged {
-					if r.Outcome == steps.Warn && (c.Basis.Normative() || c.Key == "") {
-						t.Errorf("%s: WARN %q has a check that names no profile key: %+v", v.Name, r.Name, c)
-					}
-				}
-			}
-			// The profile changes the verdicts of the features that warned:
-			// the runs with a profile judge those.
-			opts.FS = warnedFeatures(t, plain)
-			declared := cfg
-			declared.Profile = json.RawMessage(v.Profile)
-			withProfile, err := steps.Run(context.Background(), declared, opts)
-			if err != nil {
-				t.Fatalf("Run with profile %s: %v", v.Profile, err)
-			}
-			if withProfile.Counts[steps.Fail]+withProfile.Counts[steps.Warn]+withProfile.Counts[steps.Error] > 0 {
-				t.Errorf("%s with profile %s: %s; not passing: %s", v.Name, v.Profile, withProfile.Line(), faultReport(withProfile))
-			}
-			if raceDetector {
-				return
-			}
-			var written bytes.Buffer
-			if err := steps.WriteProfile(&written, plain); err != nil {
-				t.Fatalf("WriteProfile: %v", err)
-			}
-			observed := cfg
-			observed.Profile = written.Bytes()
-			again, err := steps.Run(context.Background(), observed, opts)
-			if err != nil {
-				t.Fatalf("Run with the written profile %s: %v", written.String(), err)
-			}
-			if again.Counts[steps.Fail]+again.Counts[steps.Warn]+again.Counts[steps.Error] > 0 {
-				t.Errorf("%s with the written profile %s: %s; not passing: %s", v.Name, strings.TrimSpace(written.String()), again.Line(), faultReport(again))
-			}
-			t.Logf("%s: no profile %s; declared %s; written %s", v.Name, plain.Line(), withProfile.Line(), again.Line())
+			neverFails(t, v.Name, v.Choice, v.Profile, tags, startVariant(t, v.Name))
 		})
 	}
+}
+
+// neverFails runs the whole suite (the features of tags, when given)
+// against a conformant server not strict: 0 FAIL and 0 ERROR, at least one
+// WARN, every WARN naming its profile key and one of them a key of profile;
+// then, on the features that warned, with profile declared and with the
+// profile the run wrote (not under the race detector): 0 WARN.
+func neverFails(t *testing.T, name, choice, profile, tags string, cfg steps.Config) {
+	t.Helper()
+	opts := steps.Options{Concurrency: 4, Tags: tags}
+	plain, err := steps.Run(context.Background(), cfg, opts)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if plain.Counts[steps.Fail]+plain.Counts[steps.Error] > 0 {
+		t.Errorf("%s (%s), no profile: %s; not passing: %s", name, choice, plain.Line(), faultReport(plain))
+	}
+	if plain.Counts[steps.Warn] == 0 {
+		t.Errorf("%s (%s), no profile: no WARN; the variant changes no assumed choice the suite checks", name, choice)
+	}
+	var declares map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(profile), &declares); err != nil {
+		t.Fatalf("%s: profile %s: %v", name, profile, err)
+	}
+	underDeclared := false
+	for _, d := range plain.Differences {
+		if d.Key == "" || d.Observed == "" {
+			t.Errorf("%s: a difference names no key or observed value: %+v", name, d)
+		}
+		top, _, _ := strings.Cut(d.Key, ".")
+		underDeclared = underDeclared || declares[top] != nil
+	}
+	if !underDeclared {
+		t.Errorf("%s: no difference under a key the variant declares (%s): %+v", name, profile, plain.Differences)
+	}
+	for _, r := range plain.Results {
+		for _, c := range r.Judged {
+			if r.Outcome == steps.Warn && (c.Basis.Normative() || c.Key == "") {
+				t.Errorf("%s: WARN %q has a check that names no profile key: %+v", name, r.Name, c)
+			}
+		}
+	}
+	// The profile changes the verdicts of the features that warned: the
+	// runs with a profile judge those.
+	opts.FS = warnedFeatures(t, plain)
+	declared := cfg
+	declared.Profile = json.RawMessage(profile)
+	withProfile, err := steps.Run(context.Background(), declared, opts)
+	if err != nil {
+		t.Fatalf("Run with profile %s: %v", profile, err)
+	}
+	if withProfile.Counts[steps.Fail]+withProfile.Counts[steps.Warn]+withProfile.Counts[steps.Error] > 0 {
+		t.Errorf("%s with profile %s: %s; not passing: %s", name, profile, withProfile.Line(), faultReport(withProfile))
+	}
+	if raceDetector {
+		return
+	}
+	var written bytes.Buffer
+	if err := steps.WriteProfile(&written, plain); err != nil {
+		t.Fatalf("WriteProfile: %v", err)
+	}
+	observed := cfg
+	observed.Profile = written.Bytes()
+	again, err := steps.Run(context.Background(), observed, opts)
+	if err != nil {
+		t.Fatalf("Run with the written profile %s: %v", written.String(), err)
+	}
+	if again.Counts[steps.Fail]+again.Counts[steps.Warn]+again.Counts[steps.Error] > 0 {
+		t.Errorf("%s with the written profile %s: %s; not passing: %s", name, strings.TrimSpace(written.String()), again.Line(), faultReport(again))
+	}
+	t.Logf("%s: no profile %s; declared %s; written %s", name, plain.Line(), withProfile.Line(), again.Line())
+}
+
+// combined is a server that differs from the reference in many assumed
+// choices at once, as a real implementation does: each variant's choice,
+// the first nearest the reference, the last (ids) nearest the client.
+var combined = []string{
+	"create-200", "validation-400", "timestamps-ms", "plain-json", "event-layout-and-signature",
+	"no-sandbox-triggers", "multi-capture", "list-max-50-clamped", "api-key-redacted", "capture-202",
+	"signing-key-whsec", "webhook-update-patch", "vnd-api-json-only", "authorization-merchant-field",
+	"amount-update-top-level", "no-extensions", "ids-base58-21",
+}
+
+// TestCombinedVariantsNeverFail: choices interact (a field checked before
+// the media type, ties at a coarser time, a refusal on a route the target
+// does not take), so the variants also run together: the whole suite not
+// strict gives 0 FAIL and 0 ERROR, and their profiles declared together,
+// 0 WARN.
+func TestCombinedVariantsNeverFail(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite three times")
+	}
+	t.Parallel() // most of its time is waits for events, which overlap the other variants' runs
+	profile := map[string]json.RawMessage{}
+	var choices []string
+	for _, name := range combined {
+		v, ok := faults.VariantByName(name)
+		if !ok {
+			t.Fatalf("no variant %s", name)
+		}
+		var declares map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(v.Profile), &declares); err != nil {
+			t.Fatalf("%s: profile %s: %v", name, v.Profile, err)
+		}
+		for k, val := range declares {
+			if _, twice := profile[k]; twice {
+				t.Fatalf("%s declares %s, which another variant of the combination declares too", name, k)
+			}
+			profile[k] = val
+		}
+		choices = append(choices, v.Choice)
+	}
+	data, err := json.Marshal(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags := ""
+	if raceDetector {
+		tags = "@authorizations,@transfers,@webhooks,@lists,@authentication" // where the choices meet
+	}
+	neverFails(t, strings.Join(combined, "+"), strings.Join(choices, "; "), string(data), tags, startVariant(t, combined...))
 }
