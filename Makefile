@@ -12,12 +12,13 @@ run:
 
 ## test: every package's tests, race detector on. openapi runs without it:
 ## its one test is single-threaded, and instrumenting its large test-only
-## OpenAPI library costs minutes of build on a cold cache. The hostile-client
-## test runs once more without it, at its full 3,000 requests per class.
+## OpenAPI library costs minutes of build on a cold cache. Two tests run
+## (again) without it: the hostile clients at their full 3,000 requests per
+## class, and the suite against 17 conformant variants served at once.
 test:
 	$(GO) test -race -count=1 -timeout 20m $$($(GO) list $(PKGS) | grep -v '/openapi$$')
 	$(GO) test -count=1 ./openapi/
-	$(GO) test -count=1 -run '^TestHostileClients$$' ./reference/
+	$(GO) test -count=1 -run '^(TestHostileClients|TestCombinedVariantsNeverFail)$$' ./reference/ ./steps/
 
 ## bench: the validator's ratio table and the proxy's added latency (one run each, interleaved rounds, medians), then every benchmark with allocations.
 bench:

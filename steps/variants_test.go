@@ -165,6 +165,12 @@ func TestCombinedVariantsNeverFail(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the suite three times")
 	}
+	if raceDetector {
+		// Under the race detector the three runs take a minute and a half;
+		// make test runs this test again without it, beside the hostile
+		// clients of the reference.
+		t.Skip("make test runs it without the race detector")
+	}
 	t.Parallel() // most of its time is waits for events, which overlap the other variants' runs
 	profile := map[string]json.RawMessage{}
 	var choices []string
@@ -189,9 +195,5 @@ func TestCombinedVariantsNeverFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tags := ""
-	if raceDetector {
-		tags = "@authorizations,@transfers,@webhooks,@lists,@authentication" // where the choices meet
-	}
-	neverFails(t, strings.Join(combined, "+"), strings.Join(choices, "; "), string(data), tags, startVariant(t, combined...))
+	neverFails(t, strings.Join(combined, "+"), strings.Join(choices, "; "), string(data), "", startVariant(t, combined...))
 }
