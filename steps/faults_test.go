@@ -62,6 +62,14 @@ func faultReport(sum steps.Summary) string {
 			out = append(out, fmt.Sprintf("%s %q", r.Outcome, r.Name))
 		}
 	}
+	if len(out) <= 3 { // few: with what they said
+		out = out[:0]
+		for _, r := range sum.Results {
+			if r.Outcome != steps.Pass && r.Outcome != steps.Skip {
+				out = append(out, fmt.Sprintf("%s %q: %s", r.Outcome, r.Name, strings.Join(r.Messages, " | ")))
+			}
+		}
+	}
 	if len(out) == 0 {
 		return "nothing"
 	}

@@ -147,13 +147,18 @@ func neverFails(t *testing.T, name, choice, profile, tags string, cfg steps.Conf
 }
 
 // combined is a server that differs from the reference in many assumed
-// choices at once, as a real implementation does: each variant's choice,
-// the first nearest the reference, the last (ids) nearest the client.
+// choices at once, as a real implementation does. The first variant is
+// nearest the reference: those that change what the server decides come
+// first, then those that change how it answers (statuses, codes), then the
+// request forms it takes, then how its answers look (ids last, nearest the
+// client), so that each variant's wrapper sees the answers it rewrites.
 var combined = []string{
-	"create-200", "validation-400", "timestamps-ms", "plain-json", "event-layout-and-signature",
-	"no-sandbox-triggers", "multi-capture", "list-max-50-clamped", "api-key-redacted", "capture-202",
-	"signing-key-whsec", "webhook-update-patch", "vnd-api-json-only", "authorization-merchant-field",
-	"amount-update-top-level", "no-extensions", "ids-base58-21",
+	"multi-capture", "capture-fee-authorization-bound", "cards-any-length", "no-reference-rules",
+	"idempotency-replay-409", "expiry-24h", "merchant-role-no-charges", "no-sandbox-triggers",
+	"create-200", "capture-202", "validation-400",
+	"vnd-api-json-only", "authorization-merchant-field", "amount-update-top-level", "webhook-update-patch", "no-extensions",
+	"plain-json", "event-layout-and-signature", "api-key-redacted", "signing-key-whsec", "list-max-50-clamped",
+	"timestamps-ms", "ids-base58-21",
 }
 
 // TestCombinedVariantsNeverFail: choices interact (a field checked before
