@@ -24,7 +24,10 @@ select the scenarios exercising it and the names of the scenarios expected to ca
   conform serve --fault capture-over-amount-accepted`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if variants {
+			switch {
+			case variants && asJSON:
+				return listVariantsJSON(cmd.OutOrStdout(), faults.Variants())
+			case variants:
 				return listVariants(cmd.OutOrStdout(), faults.Variants())
 			}
 			if asJSON {
@@ -33,7 +36,7 @@ select the scenarios exercising it and the names of the scenarios expected to ca
 			return listFaults(cmd.OutOrStdout(), faults.Catalog())
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as a JSON array, with tags and catching scenarios")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as a JSON array, with tags and catching scenarios (with --variants: each variant's choice, profile object and tags)")
 	cmd.Flags().BoolVar(&variants, "variants", false, "list the conformant variants instead (for conform serve --variant): each choice and the profile declaring it")
 	return cmd
 }
@@ -64,6 +67,24 @@ func listVariants(w io.Writer, catalog []faults.Variant) error {
 	}
 	_, err := fmt.Fprintf(w, "%d variants\n", len(catalog))
 	return err
+}
+
+// listVariantsJSON writes the variants as a JSON array, each profile as the
+// object it declares (to merge into a profile for several variants at once).
+func listVariantsJSON(w io.Writer, catalog []faults.Variant) error {
+	type row struct {
+		Name    string          `json:"name"`
+		Choice  string          `json:"choice"`
+		Profile json.RawMessage `json:"profile"`
+		Tags    string          `json:"tags"`
+	}
+	rows := make([]row, 0, len(catalog))
+	for _, v := range catalog {
+		rows = append(rows, row{Name: v.Name, Choice: v.Choice, Profile: json.RawMessage(v.Profile), Tags: v.Tags})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rows)
 }
 
 // listFaultsJSON writes the catalog as a JSON array.

@@ -306,6 +306,33 @@ func TestFaultsListsTheCatalog(t *testing.T) {
 	}
 }
 
+// TestFaultsListsTheVariantsAsJSON: conform faults --variants --json prints
+// every conformant variant with its profile as an object, ready to merge.
+func TestFaultsListsTheVariantsAsJSON(t *testing.T) {
+	catalog := faults.Variants()
+	code, out, errOut := run(t, "", "faults", "--variants", "--json")
+	if code != exitOK {
+		t.Fatalf("conform faults --variants --json: exit %d; stderr %s", code, errOut)
+	}
+	var entries []struct {
+		Name    string                     `json:"name"`
+		Choice  string                     `json:"choice"`
+		Profile map[string]json.RawMessage `json:"profile"`
+		Tags    string                     `json:"tags"`
+	}
+	if err := json.Unmarshal([]byte(out), &entries); err != nil {
+		t.Fatalf("conform faults --variants --json is not a JSON array of objects: %v\n%s", err, out)
+	}
+	if len(entries) != len(catalog) {
+		t.Fatalf("conform faults --variants --json: %d entries, want %d", len(entries), len(catalog))
+	}
+	for i, v := range catalog {
+		if e := entries[i]; e.Name != v.Name || e.Choice != v.Choice || e.Tags != v.Tags || len(e.Profile) == 0 {
+			t.Errorf("entry %d = %+v, want %s %q %q with a profile", i, e, v.Name, v.Choice, v.Tags)
+		}
+	}
+}
+
 // TestServeWithFaultServesItBroken: serve --fault puts the named fault in front
 // of the reference: GET /webhooks without credentials, refused 401 by the
 // reference, is answered 200.
