@@ -29,7 +29,7 @@ Feature: Errors
       """
     Then the request is refused as not acceptable
 
-  @spec-1 @assumed @profile-request_content_type
+  @spec-1 @assumed @profile-request_media_types
   Scenario Outline: a JSON body is accepted as <media type>
     Given a card for the buyer
     When I POST "/transfers" with content type "<media type>" and the body:

@@ -164,8 +164,8 @@ func observedPatches(results []ScenarioResult) [][]byte {
 				if old, ok := merged[k]; ok && bytes.HasPrefix(bytes.TrimSpace(old), []byte("{")) {
 					v = mergeObjects(old, v)
 				}
-				if old, ok := merged[k]; ok && k == keyExtensions {
-					v = intersectExtensions(old, v)
+				if old, ok := merged[k]; ok && (k == keyExtensions || k == keyRequestMediaTypes) {
+					v = intersectLists(old, v)
 				}
 				if _, ok := merged[k]; !ok {
 					order = append(order, k)

@@ -2,7 +2,11 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"mime"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -52,21 +56,36 @@ func (s *scenario) requestWithType(ctx context.Context, method, path, ctype stri
 	return s.skipUndeclaredType(ex, ctype)
 }
 
-// skipUndeclaredType skips a scenario whose request, sent with a JSON media
-// type other than the one the target's profile declares, was refused for
-// its media type: a target that declares its own request_content_type
-// (not the reference's default, under which the reference's four types are
-// expected) takes that one, and whether it takes others is its choice.
+// skipUndeclaredType judges a request sent on purpose with a JSON media type
+// other than the declared request_content_type that the target refused for
+// its media type. Which other types a target takes is its choice: a type the
+// profile's request_media_types leaves out (or any, when the target declares
+// its own request_content_type) is not asked about, and the scenario is
+// skipped; a listed one warns under request_media_types, observing the list
+// without it, and stops the scenario.
 func (s *scenario) skipUndeclaredType(ex *exchange, ctype string) error {
-	declared := s.suite.profile.RequestContentType
+	p := &s.suite.profile
+	declared := p.RequestContentType
 	mt, _, err := mime.ParseMediaType(ctype)
-	if err != nil || !validate.JSONMediaType(mt) || sameMediaType(mt, declared) || declared == s.suite.v.DefaultProfile().RequestContentType {
+	if err != nil || !validate.JSONMediaType(mt) || sameMediaType(mt, declared) {
 		return nil
 	}
 	if ex.status < 400 || ex.status > 499 || !refusedForMediaType(s, ex, declared) {
 		return nil
 	}
-	return &skipDeclared{key: keyRequestContentType, value: declared + " (whether it takes " + mt + " too is its choice)"}
+	listed := slices.ContainsFunc(p.RequestMediaTypes, func(t string) bool { return sameMediaType(mt, t) })
+	if !listed || declared != s.suite.v.DefaultProfile().RequestContentType {
+		return &skipDeclared{key: keyRequestMediaTypes, value: strings.Join(p.RequestMediaTypes, ", ") + " and " + declared + " (whether it takes " + mt + " too is its choice)"}
+	}
+	taken := slices.DeleteFunc(slices.Clone(p.RequestMediaTypes), func(t string) bool { return sameMediaType(mt, t) })
+	c := Check{Basis: validate.Basis{Assumed: keyRequestMediaTypes, Clauses: slices.Clone(s.clauses)}, Key: keyRequestMediaTypes,
+		Expected: mt + " taken", Observed: strconv.Itoa(ex.status),
+		Message: s.failf(ex, "a JSON body sent as %s was refused for its media type (%d)", mt, ex.status).Error()}
+	c.Patch, _ = json.Marshal(map[string][]string{keyRequestMediaTypes: nonNil(taken)})
+	if err := s.judgeCheck(c); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: the rest of the scenario needs a body the target took", godog.ErrSkip)
 }
 
 // sameMediaType compares a media type with a header value, parameters ignored.

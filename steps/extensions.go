@@ -53,9 +53,9 @@ func errNotOffered(opID string) error {
 	return &skipDeclared{key: keyExtensions, value: "without " + opID}
 }
 
-// intersectExtensions merges two observed extensions lists: an operation is
-// offered only if no observation found it missing.
-func intersectExtensions(a, b json.RawMessage) json.RawMessage {
+// intersectLists merges two observed lists (extensions offered, media types
+// taken): a member stays only if no observation found it missing.
+func intersectLists(a, b json.RawMessage) json.RawMessage {
 	var la, lb []string
 	if json.Unmarshal(a, &la) != nil || json.Unmarshal(b, &lb) != nil {
 		return b

@@ -25,6 +25,7 @@ import (
 // Profile keys of the request forms.
 const (
 	keyRequestContentType = "request_content_type"
+	keyRequestMediaTypes  = "request_media_types"
 	keyMerchantField      = "authorization_merchant_field"
 	keyAmountUpdateForm   = "subscription_amount_update_form"
 )

@@ -203,8 +203,8 @@ func TestIntersectExtensions(t *testing.T) {
 		{`["transfers.get"]`, `["transfers.get"]`, `["transfers.get"]`},
 	}
 	for _, tt := range tests {
-		if got := string(intersectExtensions(json.RawMessage(tt.a), json.RawMessage(tt.b))); got != tt.want {
-			t.Errorf("intersectExtensions(%s, %s) = %s, want %s", tt.a, tt.b, got, tt.want)
+		if got := string(intersectLists(json.RawMessage(tt.a), json.RawMessage(tt.b))); got != tt.want {
+			t.Errorf("intersectLists(%s, %s) = %s, want %s", tt.a, tt.b, got, tt.want)
 		}
 	}
 }

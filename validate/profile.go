@@ -35,6 +35,7 @@ type Profile struct {
 	TimestampPrecision           int                    `json:"timestamp_precision"`
 	ResponseContentType          string                 `json:"response_content_type"`
 	RequestContentType           string                 `json:"request_content_type"`
+	RequestMediaTypes            []string               `json:"request_media_types"`
 	ListMaxLimit                 int                    `json:"list_max_limit"`
 	ListOverMax                  string                 `json:"list_over_max"`
 	EventLayout                  string                 `json:"event_layout"`
@@ -226,6 +227,7 @@ func (p Profile) Clone() Profile {
 	p.OperationRoles = roles
 	p.WebhookRoutes = maps.Clone(p.WebhookRoutes)
 	p.Extensions = slices.Clone(p.Extensions)
+	p.RequestMediaTypes = slices.Clone(p.RequestMediaTypes)
 	return p
 }
 
@@ -572,6 +574,12 @@ func (v *Validator) checkProfileKey(p *Profile, key string) error {
 		}
 		if mt, _, err := mime.ParseMediaType(val); err != nil || !strings.Contains(mt, "/") {
 			return fmt.Errorf("%q is not a media type (type/subtype)", val)
+		}
+	case "request_media_types":
+		for _, t := range p.RequestMediaTypes {
+			if mt, _, err := mime.ParseMediaType(t); err != nil || !strings.Contains(mt, "/") {
+				return fmt.Errorf("%q is not a media type (type/subtype)", t)
+			}
 		}
 	case "list_max_limit":
 		if p.ListMaxLimit < 20 {

@@ -197,6 +197,11 @@ func Variants() []Variant {
 			build:   parts(wrapOnly(amountUpdateTopLevelOnly)),
 		},
 		{
+			Name: "vnd-json-api-only", Tags: "@errors", Choice: "takes JSON request bodies only as application/vnd.json+api, the default (406 for the other types)",
+			Profile: `{"request_media_types": ["application/vnd.json+api"]}`,
+			build:   parts(wrapOnly(onlyRequestType("application/vnd.json+api"))),
+		},
+		{
 			Name: "signature-header-renamed", Tags: "@files,@webhooks", Choice: "signs deliveries in the same scheme under X-Payments-Signature",
 			Profile: `{"signature_header": "X-Payments-Signature"}`,
 			build:   func() variantParts { return variantParts{transport: renamedSignature} },
