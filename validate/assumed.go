@@ -394,37 +394,17 @@ func (s *overlaySet) tagAt(loc string) (string, map[string]any) {
 // shape summarises a string as its length and character classes, so that
 // ids and keys of one form group together and none is shown.
 func shape(s string) string {
-	var digit, upper, lower bool
+	var set charClasses
 	var other []rune
 	n := 0
 	for _, r := range s {
 		n++
-		switch {
-		case '0' <= r && r <= '9':
-			digit = true
-		case 'A' <= r && r <= 'Z':
-			upper = true
-		case 'a' <= r && r <= 'z':
-			lower = true
-		default:
-			if !slices.Contains(other, r) {
-				other = append(other, r)
-			}
+		if !set.add(r) && !slices.Contains(other, r) {
+			other = append(other, r)
 		}
 	}
-	var set strings.Builder
-	if digit {
-		set.WriteString("0-9")
-	}
-	if upper {
-		set.WriteString("A-Z")
-	}
-	if lower {
-		set.WriteString("a-z")
-	}
 	slices.Sort(other)
-	set.WriteString(regexp.QuoteMeta(string(other)))
-	return fmt.Sprintf("%d characters of [%s]", n, set.String())
+	return fmt.Sprintf("%d characters of [%s%s]", n, set, regexp.QuoteMeta(string(other)))
 }
 
 // precisionOf describes the fractional seconds of a timestamp.

@@ -14,21 +14,14 @@ import (
 // returns "" for no remainders or any character outside [0-9A-Za-z] (which
 // the spec does not allow).
 func IDFormOf(rests ...string) string {
-	var digit, upper, lower bool
+	var set charClasses
 	minLen, maxLen := -1, 0
 	for _, r := range rests {
 		if r == "" {
 			return ""
 		}
 		for _, c := range r {
-			switch {
-			case '0' <= c && c <= '9':
-				digit = true
-			case 'A' <= c && c <= 'Z':
-				upper = true
-			case 'a' <= c && c <= 'z':
-				lower = true
-			default:
+			if !set.add(c) {
 				return ""
 			}
 		}
@@ -41,22 +34,44 @@ func IDFormOf(rests ...string) string {
 	if minLen < 0 {
 		return ""
 	}
-	var set strings.Builder
-	set.WriteString("[")
-	if digit {
-		set.WriteString("0-9")
-	}
-	if upper {
-		set.WriteString("A-Z")
-	}
-	if lower {
-		set.WriteString("a-z")
-	}
-	set.WriteString("]")
 	if minLen == maxLen {
-		return fmt.Sprintf("%s{%d}", set.String(), minLen)
+		return fmt.Sprintf("[%s]{%d}", set, minLen)
 	}
-	return fmt.Sprintf("%s{%d,%d}", set.String(), minLen, maxLen)
+	return fmt.Sprintf("[%s]{%d,%d}", set, minLen, maxLen)
+}
+
+// charClasses records which of the classes digits, upper and lower case
+// letters a string holds, as a regular expression's set writes them.
+type charClasses struct{ digit, upper, lower bool }
+
+// add records r's class; false when r is none of the three.
+func (c *charClasses) add(r rune) bool {
+	switch {
+	case '0' <= r && r <= '9':
+		c.digit = true
+	case 'A' <= r && r <= 'Z':
+		c.upper = true
+	case 'a' <= r && r <= 'z':
+		c.lower = true
+	default:
+		return false
+	}
+	return true
+}
+
+// String writes the classes seen in set order: "0-9A-Za-z".
+func (c charClasses) String() string {
+	var b strings.Builder
+	if c.digit {
+		b.WriteString("0-9")
+	}
+	if c.upper {
+		b.WriteString("A-Z")
+	}
+	if c.lower {
+		b.WriteString("a-z")
+	}
+	return b.String()
 }
 
 // TimestampPrecisionOf returns the timestamp_precision of the given
