@@ -2,9 +2,6 @@ package reference
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/conform-kit/conform/validate"
 )
 
 // retryBackoff is the wait before each of the 5 retries of a failed delivery,
@@ -113,11 +112,7 @@ func eventEnabled(filters []any, entity, typ string) bool {
 
 // signature is the Finix-Signature header value for body at time ts.
 func signature(secret string, ts int64, body []byte) string {
-	mac := hmac.New(sha256.New, []byte(secret))
-	stamp := strconv.FormatInt(ts, 10)
-	mac.Write([]byte(stamp + ":"))
-	mac.Write(body)
-	return "timestamp=" + stamp + ", sig=" + hex.EncodeToString(mac.Sum(nil))
+	return validate.SignatureValue(secret, strconv.FormatInt(ts, 10), body)
 }
 
 // deliver POSTs body to w.URL, retrying 5 times with backoff until a 2xx or

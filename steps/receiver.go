@@ -1,9 +1,7 @@
 package steps
 
 import (
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -15,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/conform-kit/conform/validate"
 )
 
 // delivery is one webhook POST the receiver accepted.
@@ -193,24 +193,10 @@ func verifySignature(name, header, secret string, body []byte) error {
 	if header == "" {
 		return fmt.Errorf("no %s header", name)
 	}
-	var ts, sig string
-	for _, part := range strings.Split(header, ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		switch k {
-		case "timestamp":
-			ts = v
-		case "sig":
-			sig = v
-		}
-	}
-	if ts == "" || sig == "" {
+	switch err := validate.VerifySignature(header, secret, body); {
+	case errors.Is(err, validate.ErrSignatureIncomplete):
 		return fmt.Errorf("%s %q lacks timestamp or sig", name, header)
-	}
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write([]byte(ts + ":"))
-	mac.Write(body)
-	want := hex.EncodeToString(mac.Sum(nil))
-	if !hmac.Equal([]byte(strings.ToLower(sig)), []byte(want)) {
+	case err != nil:
 		return fmt.Errorf("%s sig does not match HMAC-SHA256 of the body with the webhook's secret", name)
 	}
 	return nil

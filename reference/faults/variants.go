@@ -2,7 +2,6 @@ package faults
 
 import (
 	"bytes"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -762,11 +761,12 @@ func whsecSecrets() variantParts {
 				if err != nil {
 					return nil, err
 				}
-				ts, sig := parseSignature(req.Header.Get("Finix-Signature"))
+				signed := req.Header.Get("Finix-Signature")
+				ts, _ := validate.ParseSignature(signed)
 				mu.Lock()
 				for orig, out := range shown {
-					if hmac.Equal([]byte(sig), []byte(hmacHex(orig, ts, body))) {
-						req.Header.Set("Finix-Signature", "timestamp="+ts+", sig="+hmacHex(out, ts, body))
+					if validate.VerifySignature(signed, orig, body) == nil {
+						req.Header.Set("Finix-Signature", validate.SignatureValue(out, ts, body))
 						break
 					}
 				}
@@ -801,37 +801,16 @@ func (rs *resigner) note(body []byte) {
 
 // resign signs out with the secret whose signature req carries for in.
 func (rs *resigner) resign(req *http.Request, in, out []byte) {
-	ts, sig := parseSignature(req.Header.Get("Finix-Signature"))
+	signed := req.Header.Get("Finix-Signature")
+	ts, _ := validate.ParseSignature(signed)
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	for secret := range rs.secrets {
-		if hmac.Equal([]byte(sig), []byte(hmacHex(secret, ts, in))) {
-			req.Header.Set("Finix-Signature", "timestamp="+ts+", sig="+hmacHex(secret, ts, out))
+		if validate.VerifySignature(signed, secret, in) == nil {
+			req.Header.Set("Finix-Signature", validate.SignatureValue(secret, ts, out))
 			return
 		}
 	}
-}
-
-// parseSignature reads the timestamp and sig of a Finix-Signature header.
-func parseSignature(header string) (ts, sig string) {
-	for _, part := range strings.Split(header, ",") {
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		switch k {
-		case "timestamp":
-			ts = v
-		case "sig":
-			sig = v
-		}
-	}
-	return ts, sig
-}
-
-// hmacHex is the hex HMAC-SHA256 of "ts:body" under secret.
-func hmacHex(secret, ts string, body []byte) string {
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write([]byte(ts + ":"))
-	mac.Write(body)
-	return hex.EncodeToString(mac.Sum(nil))
 }
 
 // ---- files ----
@@ -967,11 +946,7 @@ func base58IDs() variantParts {
 				}
 				out := m.replace(m.orig, body, m.forth)
 				if secret := m.secret(req.URL.String()); secret != "" {
-					ts := strconv.FormatInt(time.Now().Unix(), 10)
-					mac := hmac.New(sha256.New, []byte(secret))
-					mac.Write([]byte(ts + ":"))
-					mac.Write(out)
-					req.Header.Set("Finix-Signature", "timestamp="+ts+", sig="+hex.EncodeToString(mac.Sum(nil)))
+					req.Header.Set("Finix-Signature", validate.SignatureValue(secret, strconv.FormatInt(time.Now().Unix(), 10), out))
 				}
 				req.Body = io.NopCloser(bytes.NewReader(out))
 				req.ContentLength = int64(len(out))
