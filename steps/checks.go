@@ -132,8 +132,8 @@ func userRole(user string) string {
 
 // rolesWithout is the profile object declaring that role may not call the operation.
 func rolesWithout(roles []string, opID, role string) json.RawMessage {
-	kept := slices.DeleteFunc(slices.Clone(roles), func(r string) bool { return r == role })
-	b, _ := json.Marshal(map[string]any{"operation_roles": map[string][]string{opID: nonNil(kept)}})
+	kept := without(roles, func(r string) bool { return r == role })
+	b, _ := json.Marshal(map[string]any{"operation_roles": map[string][]string{opID: kept}})
 	return b
 }
 
@@ -268,6 +268,12 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 			s.failf(ex, "refused with %s, want %s (%s)", observed, form, kind))
 	}
 	return nil
+}
+
+// without is a copy of list less the members drop picks, never nil (a
+// profile list observed empty is written [], not null).
+func without(list []string, drop func(string) bool) []string {
+	return nonNil(slices.DeleteFunc(slices.Clone(list), drop))
 }
 
 func nonNil(list []string) []string {
