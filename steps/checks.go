@@ -41,6 +41,20 @@ func union(a, b []string) []string {
 	return out
 }
 
+// onUndeclaredRoute reports whether a webhook create or update was answered
+// 405 on the route the profile declares: the target uses another one.
+func onUndeclaredRoute(ex *exchange) bool {
+	return ex.hasOp && ex.op.Basis().Assumed == "webhook_routes" && ex.status == http.StatusMethodNotAllowed
+}
+
+// refusalNotAsked reports whether a refusal says the target does not take
+// the request's route at all (an extension it does not offer, a webhook
+// route it does not use): the refusal the step expects was never asked, and
+// checkRefused has judged it so.
+func refusalNotAsked(ex *exchange, kind string) bool {
+	return notOffered(ex, kind) || onUndeclaredRoute(ex)
+}
+
 // refusalClauses are the spec sections a failed refusal check cites: the
 // scenario's own sections that the kind of refusal is normative by (a
 // capture over the amount cites §4.1, not every section with a field
@@ -253,7 +267,7 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 	if err := s.checkEnvelope(ex); err != nil || kind == "" {
 		return err
 	}
-	if ex.hasOp && ex.op.Basis().Assumed == "webhook_routes" && ex.status == http.StatusMethodNotAllowed {
+	if onUndeclaredRoute(ex) {
 		// The declared route is not the target's: the refusal was never asked.
 		c := Check{Basis: validate.Basis{Assumed: "webhook_routes", Clauses: slices.Clone(s.clauses)},
 			Message: s.failf(ex, "status 405 on the declared route of %s, want a refusal: %s", ex.op.ID, kind).Error()}

@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"net/http"
 	"strings"
 
 	"github.com/conform-kit/conform/validate"
@@ -72,7 +71,7 @@ func (s *scenario) refusedInvalidFieldOf(pointers ...string) error {
 	if err := s.checkRefused(ex, validate.RefusalInvalidField); err != nil || ex.status < 400 || ex.status > 499 {
 		return err
 	}
-	if ex.status == http.StatusMethodNotAllowed || notOffered(ex, validate.RefusalInvalidField) {
+	if refusalNotAsked(ex, validate.RefusalInvalidField) {
 		return nil // the route is not the target's (judged above): no field was read
 	}
 	for _, pointer := range pointers {
