@@ -17,13 +17,13 @@ run:
 ## class, and the suite against 17 conformant variants served at once.
 test:
 	$(GO) test -race -count=1 -timeout 20m $$($(GO) list $(PKGS) | grep -v '/openapi$$')
-	$(GO) test -count=1 ./openapi/
+	$(GO) test -count=1 ./validate/openapi/
 	$(GO) test -count=1 -run '^(TestHostileClients|TestCombinedVariantsNeverFail)$$' ./reference/ ./steps/
 
 ## bench: the validator's ratio table and the proxy's added latency (one run each, interleaved rounds, medians), then every benchmark with allocations.
 bench:
 	$(GO) test -run '^$$' -bench '^BenchmarkRatios$$' -benchtime 1x ./validate/
-	$(GO) test -run '^$$' -bench '^BenchmarkOverhead$$' -benchtime 1x ./proxy/
+	$(GO) test -run '^$$' -bench '^BenchmarkOverhead$$' -benchtime 1x ./validate/proxy/
 	$(GO) test -run '^$$' -bench . -skip '^BenchmarkRatios$$' -benchmem ./validate/ ./reference/
 
 lint: fmt-check vet

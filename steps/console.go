@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/conform-kit/conform/report"
+	"github.com/conform-kit/conform/steps/report"
 )
 
 // console prints each verdict as it arrives: a character per scenario

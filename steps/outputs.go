@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/conform-kit/conform/report"
+	"github.com/conform-kit/conform/steps/report"
 )
 
 // outputs are the parsed formats: console styles and report files.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/conform-kit/conform/report"
+	"github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/steps"
 )
 

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/conform-kit/conform/report"
+	"github.com/conform-kit/conform/steps/report"
 )
 
 // evidenceMark starts the evidence a failure message carries after its text

@@ -14,7 +14,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/conform-kit/conform/features"
-	"github.com/conform-kit/conform/report"
+	"github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/validate"
 )
 

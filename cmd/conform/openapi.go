@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/conform-kit/conform/openapi"
+	"github.com/conform-kit/conform/validate/openapi"
 	"github.com/conform-kit/conform/validate"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/conform-kit/conform/proxy"
+	"github.com/conform-kit/conform/validate/proxy"
 	"github.com/conform-kit/conform/validate"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/conform-kit/conform/reference"
-	results "github.com/conform-kit/conform/report"
+	results "github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/steps"
 )
 

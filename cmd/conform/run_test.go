@@ -15,7 +15,7 @@ import (
 
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/reference/faults"
-	results "github.com/conform-kit/conform/report"
+	results "github.com/conform-kit/conform/steps/report"
 )
 
 // serveReference serves the reference (with faults) over HTTP and writes a

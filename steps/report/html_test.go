@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/conform-kit/conform/report"
+	"github.com/conform-kit/conform/steps/report"
 )
 
 func writeHTML(t *testing.T, run report.Run) []byte {

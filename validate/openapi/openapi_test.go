@@ -14,7 +14,7 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/conform-kit/conform/openapi"
+	"github.com/conform-kit/conform/validate/openapi"
 	"github.com/conform-kit/conform/validate"
 )
 

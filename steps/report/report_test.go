@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/conform-kit/conform/report"
+	"github.com/conform-kit/conform/steps/report"
 )
 
 // sampleRun has every outcome, text that needs escaping in XML and HTML, a

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/conform-kit/conform/proxy"
+	"github.com/conform-kit/conform/validate/proxy"
 	"github.com/conform-kit/conform/validate"
 )
 
