@@ -56,6 +56,8 @@ type Options struct {
 	MaxSteps int
 	// ShrinkRuns bounds the replays spent shrinking one finding; default 300.
 	ShrinkRuns int
+	// FirstFinding stops the exploration at its first finding (a self-test).
+	FirstFinding bool
 	// Log receives a line per finding as it is found (nil: none).
 	Log io.Writer
 }
@@ -197,6 +199,7 @@ type runner struct {
 	client   *http.Client
 	start    time.Time
 	requests int
+	replays  int
 	coverage map[string]*OpCoverage
 	limits   map[string]*LimitCoverage
 	deadline time.Time
@@ -321,6 +324,9 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 			fmt.Fprintf(r.opts.Log, "explore: %s %s [%s] %s (%d → %d requests)\n", shrunk.Outcome, shrunk.Check, shrunk.Clause(), shrunk.Op, shrunk.Original, shrunk.Shrunk)
 		}
 		res.Findings = append(res.Findings, shrunk)
+		if r.opts.FirstFinding {
+			break
+		}
 	}
 	res.Requests, res.Duration = r.requests, time.Since(r.start)
 	res.Coverage, res.Limits = r.coverageRows()
@@ -458,7 +464,14 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, count bool
 	ctype := r.profile.RequestContentType
 	model := &side{do: handlerDo(h), base: modelBase, cfg: mcfg, ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, ctype: ctype}
 	target := &side{do: r.client.Do, base: strings.TrimRight(r.opts.Target.Target, "/"), cfg: r.opts.Target, ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, ctype: ctype, isTarget: true}
-	g := &generator{c: c, seq: fmt.Sprintf("%d-%d", r.opts.Seed, index), profile: r.profile, offers: r.offers,
+	tag := fmt.Sprintf("%d-%d", r.opts.Seed, index)
+	if !count {
+		// A replay while shrinking: idempotency ids of its own, so the
+		// target does not answer it with the first run's resources.
+		r.replays++
+		tag += fmt.Sprintf("-r%d", r.replays)
+	}
+	g := &generator{c: c, seq: tag, profile: r.profile, offers: r.offers,
 		roles: map[string][]string{}, auths: map[string]*authState{}, amounts: map[string]*amountState{}, deleted: map[string]bool{}, linkFile: map[string]string{}}
 	g.declineTrigger, _ = r.profile.DeclineTrigger()
 	g.disputeTrigger, _ = r.profile.DisputeTrigger()

@@ -19,13 +19,13 @@ type generator struct {
 
 	declineTrigger, disputeTrigger int64
 
-	roles   map[string][]string // kind → roles, in creation order
-	auths   map[string]*authState
-	amounts map[string]*amountState
-	deleted map[string]bool
+	roles    map[string][]string // kind → roles, in creation order
+	auths    map[string]*authState
+	amounts  map[string]*amountState
+	deleted  map[string]bool
 	linkFile map[string]string // external link role → its file's role
-	refused string // the role a refused request named: read it next
-	n       int    // idempotency ids drawn
+	refused  string            // the role a refused request named: read it next
+	n        int               // idempotency ids drawn
 }
 
 type authState struct {

@@ -1,0 +1,78 @@
+package explore_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/reference/faults"
+	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/report"
+)
+
+// TestExploreCatchesEachFault: every fault of the explore catalog, served
+// alone, is found by an exploration (a FAIL for a FAIL fault, a WARN at
+// least for a WARN fault), shrunk, with its scenario and replay script.
+func TestExploreCatchesEachFault(t *testing.T) {
+	catalog := faults.ExploreCatalog()
+	require.GreaterOrEqual(t, len(catalog), 15, "explore faults")
+	var mu sync.Mutex
+	var rows []string
+	var lengths []int
+	t.Run("faults", func(t *testing.T) {
+		for _, f := range catalog {
+			t.Run(f.Name, func(t *testing.T) {
+				t.Parallel()
+				cfg := serveFaults(t, f.Name)
+				res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 7, Budget: 6000, ShrinkRuns: 120, FirstFinding: true})
+				require.NoError(t, err)
+				require.NotEmpty(t, res.Findings, "fault %s (%s) not found in %d requests", f.Name, f.Breaks, res.Requests)
+				got := res.Findings[0]
+				want := report.Fail
+				if f.Expect == faults.ExpectWarn {
+					want = report.Warn
+				}
+				assert.Equal(t, want, got.Outcome, "fault %s: %s [%s] %s", f.Name, got.Check, got.Clause(), got.Message)
+				assert.Contains(t, got.Gherkin, "Scenario:", "fault %s", f.Name)
+				assert.Contains(t, got.Curl, "$CONFORM_PASSWORD", "fault %s", f.Name)
+				assert.LessOrEqual(t, got.Shrunk, got.Original, "fault %s", f.Name)
+				mu.Lock()
+				rows = append(rows, fmt.Sprintf("%-40s %-4s %-36s %2d → %2d requests", f.Name, got.Outcome, got.Check, got.Original, got.Shrunk))
+				lengths = append(lengths, got.Shrunk)
+				mu.Unlock()
+			})
+		}
+	})
+	sort.Strings(rows)
+	slices.Sort(lengths)
+	if len(lengths) > 0 {
+		t.Logf("explore faults:\n%s\nmedian shrunk length %d requests", strings.Join(rows, "\n"), lengths[len(lengths)/2])
+	}
+}
+
+// TestSeedReplaysAndShrinkKeepsVerdict: the same seed finds the same
+// finding with the same shrunk recipe and byte-identical scenario (the
+// requests as the suite writes them), and the shrunk recipe, replayed,
+// fails the same check on the same basis.
+func TestSeedReplaysAndShrinkKeepsVerdict(t *testing.T) {
+	run := func() explore.Finding {
+		cfg := serveFaults(t, "card-line1-counted-in-bytes")
+		res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 11, Budget: 4000, ShrinkRuns: 120, FirstFinding: true})
+		require.NoError(t, err)
+		require.NotEmpty(t, res.Findings, "fault not found")
+		return res.Findings[0]
+	}
+	a, b := run(), run()
+	assert.Equal(t, a.Recipe, b.Recipe, "recipes of the same seed")
+	assert.Equal(t, a.Gherkin, b.Gherkin, "scenarios of the same seed")
+	assert.Equal(t, a.Key(), b.Key(), "findings of the same seed")
+	assert.Equal(t, report.Fail, a.Outcome)
+	assert.Contains(t, a.Clause(), "§8", "the shrunk finding keeps its basis")
+}
