@@ -47,6 +47,7 @@ an in-memory reference implementation of the whole API.`,
 	}
 	root.AddCommand(
 		newRunCmd(),
+		newExploreCmd(),
 		newServeCmd(),
 		newValidateCmd(),
 		newSchemasCmd(),

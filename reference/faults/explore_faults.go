@@ -116,7 +116,7 @@ func ExploreCatalog() []Fault {
 			}, "payment_instruments.create")},
 		{Name: "crash-on-yearly-schedule", Capability: "subscriptions", Expect: fail, Tags: "@subscriptions",
 			Breaks: "safety: no 5xx for a valid body (a PERIODIC_YEARLY schedule)",
-			wrap: crashWhen(func(in map[string]any) bool { return in["subscription_type"] == "PERIODIC_YEARLY" }, "subscription_schedules.create")},
+			wrap:   crashWhen(func(in map[string]any) bool { return in["subscription_type"] == "PERIODIC_YEARLY" }, "subscription_schedules.create")},
 		{Name: "later-pages-empty", Capability: "lists", Expect: fail, Tags: "@lists",
 			Breaks: "§2.12 pages after the first hold the items page.count promises",
 			wrap: rewriteResponse(func(x *faultExchange) bool {
