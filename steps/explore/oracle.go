@@ -339,7 +339,7 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 		want := min(int64(w.Limit), max(count-int64(offset), 0))
 		if int64(len(list)) != want {
 			return r.finding(checkListWalk, st, basisList, fmt.Sprintf("the page at offset %d of %s holds %d items; with page.count %d and limit %d it holds %d", offset, st.Path, len(list), count, w.Limit, want),
-				fmt.Sprintf("%d items", want), fmt.Sprintf("%d items", len(list)), fmt.Sprintf("the list holds %d items", want)), exs, nil
+				fmt.Sprintf("%d items", want), fmt.Sprintf("%d items", len(list)), "the list holds as many items as its page allows"), exs, nil
 		}
 		for _, it := range list {
 			m, _ := it.(map[string]any)
