@@ -427,7 +427,7 @@ func (g *generator) updateMerchant() Step {
 
 // webhookURL draws a url at, under or over the 120-character limit of §8.
 func (g *generator) webhookURL(st *Step) string {
-	base := "http://127.0.0.1:9/explore/"
+	base := g.hookBase + "/explore/"
 	n := pick(g.c, 40, 120, 121, 1)
 	u := base
 	for len(u) < n {

@@ -17,9 +17,11 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,8 +43,11 @@ type Options struct {
 	Model Model
 	// Client sends the target's requests; default a client with a 10s timeout.
 	Client *http.Client
-	// Seed decides every request; the same seed sends the same requests.
+	// Seed decides every request; the same seed and RunID send the same requests.
 	Seed uint64
+	// RunID makes the run's idempotency ids its own, so a run does not
+	// replay an earlier run's answers; default derived from the clock.
+	RunID string
 	// Budget bounds the requests sent to the target (0: none).
 	Budget int
 	// Time bounds the exploration (0: none). With neither bound, DefaultTime.
@@ -71,6 +76,7 @@ var ErrOptions = errors.New("explore: options")
 // Result is what an exploration found and covered.
 type Result struct {
 	Seed      uint64
+	RunID     string
 	Requests  int // sent to the target, shrinking included
 	Sequences int
 	Duration  time.Duration
@@ -200,6 +206,7 @@ type runner struct {
 	start    time.Time
 	requests int
 	replays  int
+	hookBase string // the explorer's own webhook receiver, answering 200 to every delivery
 	coverage map[string]*OpCoverage
 	limits   map[string]*LimitCoverage
 	deadline time.Time
@@ -230,6 +237,9 @@ func newRunner(opts Options) (*runner, error) {
 	}
 	if opts.ShrinkRuns <= 0 {
 		opts.ShrinkRuns = 300
+	}
+	if opts.RunID == "" {
+		opts.RunID = strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 	}
 	if opts.Budget == 0 && opts.Time == 0 {
 		opts.Time = DefaultTime
@@ -297,10 +307,15 @@ func sequenceSeed(seed uint64, i int) uint64 {
 
 func (r *runner) run(ctx context.Context) (Result, error) {
 	r.start = time.Now()
+	stop, err := r.startReceiver()
+	if err != nil {
+		return Result{}, err
+	}
+	defer stop()
 	if r.opts.Time > 0 {
 		r.deadline = r.start.Add(r.opts.Time)
 	}
-	res := Result{Seed: r.opts.Seed}
+	res := Result{Seed: r.opts.Seed, RunID: r.opts.RunID}
 	byKey := map[string]int{}
 	for i := 0; !r.spent(ctx); i++ {
 		res.Sequences++
@@ -464,7 +479,7 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, count bool
 	ctype := r.profile.RequestContentType
 	model := &side{do: handlerDo(h), base: modelBase, cfg: mcfg, ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, ctype: ctype}
 	target := &side{do: r.client.Do, base: strings.TrimRight(r.opts.Target.Target, "/"), cfg: r.opts.Target, ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, ctype: ctype, isTarget: true}
-	tag := fmt.Sprintf("%d-%d", r.opts.Seed, index)
+	tag := fmt.Sprintf("%s-%d-%d", r.opts.RunID, r.opts.Seed, index)
 	if !count {
 		// A replay while shrinking: idempotency ids of its own, so the
 		// target does not answer it with the first run's resources.
@@ -473,6 +488,7 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, count bool
 	}
 	g := &generator{c: c, seq: tag, profile: r.profile, offers: r.offers,
 		roles: map[string][]string{}, auths: map[string]*authState{}, amounts: map[string]*amountState{}, deleted: map[string]bool{}, linkFile: map[string]string{}}
+	g.hookBase = r.hookBase
 	g.declineTrigger, _ = r.profile.DeclineTrigger()
 	g.disputeTrigger, _ = r.profile.DisputeTrigger()
 	var out outcome
@@ -680,4 +696,27 @@ func (r *runner) coverageRows() ([]OpCoverage, []LimitCoverage) {
 	}
 	sortLimits(limits)
 	return ops, limits
+}
+
+// startReceiver listens where the config's webhook receiver says (default
+// a loopback port) and answers every delivery 200, so the webhooks a run
+// makes point somewhere that takes their events without retries.
+func (r *runner) startReceiver() (func(), error) {
+	listen := r.opts.Target.WebhookReceiver.Listen
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, fmt.Errorf("%w: webhook receiver: %w", ErrOptions, err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln) //nolint:errcheck // ErrServerClosed after stop
+	r.hookBase = strings.TrimRight(r.opts.Target.WebhookReceiver.PublicURL, "/")
+	if r.hookBase == "" {
+		r.hookBase = "http://" + ln.Addr().String()
+	}
+	return func() { _ = srv.Close() }, nil
 }

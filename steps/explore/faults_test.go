@@ -64,7 +64,7 @@ func TestExploreCatchesEachFault(t *testing.T) {
 func TestSeedReplaysAndShrinkKeepsVerdict(t *testing.T) {
 	run := func() explore.Finding {
 		cfg := serveFaults(t, "card-line1-counted-in-bytes")
-		res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 11, Budget: 4000, ShrinkRuns: 120, FirstFinding: true})
+		res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 11, RunID: "replay", Budget: 4000, ShrinkRuns: 120, FirstFinding: true})
 		require.NoError(t, err)
 		require.NotEmpty(t, res.Findings, "fault not found")
 		return res.Findings[0]

@@ -12,10 +12,11 @@ import (
 // following the resource graph: it knows which roles exist (as the model
 // answered) and what each holds.
 type generator struct {
-	c       *choices
-	seq     string // sequence tag: idempotency ids and names unique per run and sequence
-	profile validate.Profile
-	offers  func(op string) bool
+	c        *choices
+	hookBase string // where webhooks point
+	seq      string // sequence tag: idempotency ids and names unique per run and sequence
+	profile  validate.Profile
+	offers   func(op string) bool
 
 	declineTrigger, disputeTrigger int64
 

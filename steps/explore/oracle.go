@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 	"strconv"
@@ -81,6 +82,9 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		}
 		if st.User == userMerchant && st.Op != "merchants.update" {
 			b = assumed("operation_roles")
+		}
+		if tex.Status == http.StatusNotAcceptable || tex.Status == http.StatusUnsupportedMediaType {
+			b = assumed("request_content_type")
 		}
 		if r.declaredOtherwise(b.Assumed) || (op.Assumed != "" && r.declaredOtherwise(op.Assumed)) {
 			return nil, false

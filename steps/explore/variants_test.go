@@ -1,0 +1,48 @@
+package explore_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/reference/faults"
+	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/report"
+)
+
+// TestVariantsNeverFailExplored: every conformant variant, explored not
+// strict, gives 0 FAIL; with its profile declared, 0 WARN too.
+func TestVariantsNeverFailExplored(t *testing.T) {
+	for _, v := range faults.Variants() {
+		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
+			ref, h, seeded, err := faults.ServeVariants(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001}, v.Name)
+			require.NoError(t, err)
+			srv := httptest.NewServer(h)
+			t.Cleanup(func() {
+				srv.Close()
+				_ = ref.Close()
+			})
+			cfg := configOf(srv.URL, seeded)
+			for _, declared := range []bool{false, true} {
+				c := cfg
+				if declared {
+					c.Profile = []byte(v.Profile)
+				}
+				res, err := explore.Run(context.Background(), explore.Options{Target: c, Model: model, Seed: 5, Budget: 250, ShrinkRuns: 40})
+				require.NoError(t, err)
+				for _, f := range res.Findings {
+					if f.Outcome == report.Fail || declared {
+						t.Errorf("variant %s (%s), profile declared %t: %s %s [%s] %s\n%s", v.Name, v.Choice, declared, f.Outcome, f.Check, f.Clause(), f.Message, f.Gherkin)
+					}
+				}
+				assert.Zero(t, res.Count(report.Fail), "variant %s FAIL", v.Name)
+			}
+		})
+	}
+}
