@@ -46,6 +46,10 @@ type Options struct {
 	ErrOut io.Writer
 	// FS holds the features; default features.FS.
 	FS fs.FS
+	// After, when set, runs once the scenarios have run and before the
+	// reports are written, and may add to the run (conform run --explore
+	// adds an exploration's findings, coverage and notes).
+	After func(ctx context.Context, run *report.Run) error
 }
 
 // Summary is the outcome of a run.
@@ -159,6 +163,11 @@ func Run(ctx context.Context, cfg Config, opts Options) (Summary, error) {
 	sum.Notes = st.recv.diagnose()
 	sum.Profile, sum.Differences = st.profile, differences(sum.Results)
 	run := sum.Report()
+	if opts.After != nil {
+		if err := opts.After(ctx, &run); err != nil {
+			return sum, err
+		}
+	}
 	if err := outs.write(run, opts.Out); err != nil {
 		return sum, err
 	}

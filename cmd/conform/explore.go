@@ -24,6 +24,7 @@ type exploreOptions struct {
 	budget int
 	time   time.Duration
 	ops    string
+	runID  string
 }
 
 func newExploreCmd() *cobra.Command {
@@ -57,6 +58,7 @@ Exit codes as conform run: 0 no FAIL, 1 any FAIL (WARN too with --strict), 2 usa
 	f.Uint64Var(&opts.seed, "seed", 0, "seed of every request; 0 picks one (printed); the same seed sends the same requests")
 	f.IntVar(&opts.budget, "budget", 0, "requests to send to the target (shrinking included)")
 	f.DurationVar(&opts.time, "time", 0, "how long to explore (default 20s when no --budget)")
+	f.StringVar(&opts.runID, "run-id", "", "the run's tag in idempotency ids (default from the clock; printed); the same seed and run id send byte-identical requests")
 	f.StringVar(&opts.ops, "ops", "", "operations to explore: comma-separated patterns of operation ids, e.g. 'authorizations.*'")
 	return cmd
 }
@@ -93,7 +95,7 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		seed = uint64(time.Now().UnixNano()) & (1<<53 - 1)
 	}
 	res, err := explore.Run(ctx, explore.Options{Target: cfg, Model: referenceModel, Seed: seed, Budget: opts.budget, Time: opts.time,
-		Ops: opts.ops, Strict: strict, Log: opts.run.errOut})
+		Ops: opts.ops, Strict: strict, RunID: opts.runID, Log: opts.run.errOut})
 	if errors.Is(err, explore.ErrOptions) {
 		return usageError(fmt.Errorf("explore: %w", err))
 	}
@@ -121,7 +123,7 @@ func printExplore(w interface{ Write([]byte) (int, error) }, res explore.Result)
 			fmt.Fprintln(w, n)
 		}
 	}
-	fmt.Fprintf(w, "%d FAIL, %d WARN (replay: --seed %d)\n", res.Count(results.Fail), res.Count(results.Warn), res.Seed)
+	fmt.Fprintf(w, "%d FAIL, %d WARN (replay: --seed %d --run-id %s)\n", res.Count(results.Fail), res.Count(results.Warn), res.Seed, res.RunID)
 }
 
 // writeExploreReports writes the findings as a conform results file, JUnit, cucumber or HTML.

@@ -15,8 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/conform-kit/conform/reference"
-	results "github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/steps"
+	"github.com/conform-kit/conform/steps/explore"
+	results "github.com/conform-kit/conform/steps/report"
 )
 
 // runOptions holds the flags of conform run.
@@ -33,8 +34,9 @@ type runOptions struct {
 	list        bool
 	timeout     time.Duration
 	rerunFailed string
-	profile     string // --profile FILE: the target's declared choices
-	writeProf   string // --write-profile FILE: the choices observed
+	profile     string        // --profile FILE: the target's declared choices
+	writeProf   string        // --write-profile FILE: the choices observed
+	explore     time.Duration // --explore DURATION: an exploration after the suite, in the same report
 	out         io.Writer
 	errOut      io.Writer
 	lookupEnv   func(string) (string, bool)
@@ -92,6 +94,7 @@ credentials refused), the selection is empty, or every selected scenario was ski
 	f.StringVar(&opts.rerunFailed, "rerun-failed", "", "run again only the FAIL, WARN and ERROR scenarios of a results file (--format json:FILE)")
 	f.StringVar(&opts.profile, "profile", "", "profile file: the target's choices where the spec is silent (wins over the config file's profile)")
 	f.StringVar(&opts.writeProf, "write-profile", "", "write the choices the run observed as a profile file to review and pass back with --profile")
+	f.DurationVar(&opts.explore, "explore", 0, "after the suite, explore the target for this long (conform explore) and add its findings to the same reports")
 	return cmd
 }
 
@@ -194,7 +197,24 @@ func runRun(ctx context.Context, opts runOptions) error {
 		cfg, runOpts.Strict = bundled, true
 		fmt.Fprintf(opts.errOut, "conform run: bundled reference at %s (strict)\n", cfg.Target)
 	}
+	var explored *explore.Result
+	if opts.explore > 0 {
+		runOpts.After = func(ctx context.Context, run *results.Run) error {
+			res, err := explore.Run(ctx, explore.Options{Target: cfg, Model: referenceModel, Seed: uint64(time.Now().UnixNano()) & (1<<53 - 1),
+				Time: opts.explore, Strict: runOpts.Strict, Log: opts.errOut})
+			if err != nil {
+				return err
+			}
+			printExplore(opts.errOut, res)
+			res.AddTo(run)
+			explored = &res
+			return nil
+		}
+	}
 	sum, err := steps.Run(ctx, cfg, runOpts)
+	if err == nil && explored != nil && explored.Failed() {
+		return &exitError{code: exitFailed}
+	}
 	if err == nil && opts.writeProf != "" {
 		if err := writeProfileFile(opts.writeProf, sum); err != nil {
 			return fmt.Errorf("run: %w", err)
