@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/reference/faults"
+	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/explore"
 	"github.com/conform-kit/conform/steps/report"
 )
@@ -43,8 +44,17 @@ func TestExploreCatchesEachFault(t *testing.T) {
 				assert.Contains(t, got.Gherkin, "Scenario:", "fault %s", f.Name)
 				assert.Contains(t, got.Curl, "$CONFORM_PASSWORD", "fault %s", f.Name)
 				assert.LessOrEqual(t, got.Shrunk, got.Original, "fault %s", f.Name)
+				// Whether the fixed suite sees it: the features of its tags, not strict.
+				sum, err := steps.Run(context.Background(), serveFaults(t, f.Name), steps.Options{Tags: f.Tags, Concurrency: 2})
+				require.NoError(t, err, "suite against %s", f.Name)
+				suite := "missed"
+				if sum.Counts[steps.Fail] > 0 {
+					suite = "FAIL"
+				} else if sum.Counts[steps.Warn] > 0 {
+					suite = "WARN"
+				}
 				mu.Lock()
-				rows = append(rows, fmt.Sprintf("%-40s %-4s %-36s %2d → %2d requests", f.Name, got.Outcome, got.Check, got.Original, got.Shrunk))
+				rows = append(rows, fmt.Sprintf("%-40s explore %-4s %-36s %2d → %2d requests; suite %s", f.Name, got.Outcome, got.Check, got.Original, got.Shrunk, suite))
 				lengths = append(lengths, got.Shrunk)
 				mu.Unlock()
 			})
