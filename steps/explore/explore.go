@@ -720,3 +720,25 @@ func (r *runner) startReceiver() (func(), error) {
 	}
 	return func() { _ = srv.Close() }, nil
 }
+
+// Replay runs one recipe (a finding's shrunk draws) of a sequence against
+// the target once and returns what it finds, judged anew: nil when the
+// sequence passes.
+func Replay(ctx context.Context, opts Options, sequence int, recipe []uint32) (*Finding, error) {
+	r, err := newRunner(opts)
+	if err != nil {
+		return nil, err
+	}
+	stop, err := r.startReceiver()
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	out, err := r.sequence(ctx, replay(recipe), sequence, false)
+	if err != nil || out.finding == nil {
+		return nil, err
+	}
+	f := r.render(*out.finding, out.trace)
+	f.Sequence, f.Seed, f.Recipe = sequence, opts.Seed, recipe
+	return &f, nil
+}

@@ -1,17 +1,23 @@
 package explore_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/explore"
@@ -80,9 +86,65 @@ func TestSeedReplaysAndShrinkKeepsVerdict(t *testing.T) {
 		return res.Findings[0]
 	}
 	a, b := run(), run()
+	// The shrunk recipe, replayed on a fresh faulted server, fails the same
+	// check on the same basis, in as many requests.
+	again, err := explore.Replay(context.Background(), explore.Options{Target: serveFaults(t, "card-line1-counted-in-bytes"), Model: model, Seed: 11, RunID: "replay"}, a.Sequence, a.Recipe)
+	require.NoError(t, err)
+	require.NotNil(t, again, "the shrunk recipe no longer fails")
+	assert.Equal(t, a.Key(), again.Key(), "verdict and basis of the replayed shrunk recipe")
+	assert.Equal(t, a.Shrunk, again.Shrunk, "requests of the replayed shrunk recipe")
 	assert.Equal(t, a.Recipe, b.Recipe, "recipes of the same seed")
 	assert.Equal(t, a.Gherkin, b.Gherkin, "scenarios of the same seed")
 	assert.Equal(t, a.Key(), b.Key(), "findings of the same seed")
 	assert.Equal(t, report.Fail, a.Outcome)
 	assert.Contains(t, a.Clause(), "§8", "the shrunk finding keeps its basis")
+}
+
+// recorder keeps every request a client sends, as bytes.
+type recorder struct {
+	mu   sync.Mutex
+	reqs []string
+	base http.RoundTripper
+}
+
+func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	user, _, _ := req.BasicAuth()
+	r.mu.Lock()
+	r.reqs = append(r.reqs, fmt.Sprintf("%s %s %s %s\n%s", req.Method, req.URL.RequestURI(), req.Header.Get("Content-Type"), user, body))
+	r.mu.Unlock()
+	return r.base.RoundTrip(req)
+}
+
+// TestSeedSendsByteIdenticalRequests: two runs of one seed and run id
+// against two identical fresh targets send the same requests, byte for byte.
+func TestSeedSendsByteIdenticalRequests(t *testing.T) {
+	send := func() []string {
+		n := 0
+		ref, err := reference.New(reference.Config{Seed: 3, ReviewDelay: time.Hour, RetryScale: 0.0001,
+			NewID: func(prefix string) string { n++; return fmt.Sprintf("%s%022d", prefix, n) }})
+		require.NoError(t, err)
+		srv := httptest.NewServer(ref)
+		t.Cleanup(func() {
+			srv.Close()
+			_ = ref.Close()
+		})
+		cfg := configOf(srv.URL, ref.Seeded())
+		cfg.WebhookReceiver.PublicURL = "http://127.0.0.1:9"
+		rec := &recorder{base: http.DefaultTransport}
+		_, err = explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 99, RunID: "same", Budget: 400,
+			Client: &http.Client{Transport: rec, Timeout: 10 * time.Second}})
+		require.NoError(t, err)
+		return rec.reqs
+	}
+	a, b := send(), send()
+	require.NotEmpty(t, a)
+	require.Equal(t, len(a), len(b), "the two runs sent different numbers of requests")
+	for i := range a {
+		require.Equal(t, a[i], b[i], "request %d differs", i)
+	}
 }
