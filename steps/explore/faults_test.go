@@ -30,6 +30,11 @@ import (
 func TestExploreCatchesEachFault(t *testing.T) {
 	catalog := faults.ExploreCatalog()
 	require.GreaterOrEqual(t, len(catalog), 15, "explore faults")
+	if raceDetector {
+		// Under the race detector every request costs several times more:
+		// three faults here; make test runs all of them again without it.
+		catalog = []faults.Fault{catalog[0], catalog[8], catalog[14]}
+	}
 	var mu sync.Mutex
 	var rows []string
 	var lengths []int
