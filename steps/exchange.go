@@ -310,7 +310,8 @@ func (s *scenario) failf(ex *exchange, format string, args ...any) error {
 	if ex == nil {
 		return fmt.Errorf(format, args...)
 	}
-	return &failure{text: fmt.Sprintf("%s %s as %s: %s", ex.method, ex.path, s.who(ex), fmt.Sprintf(format, args...)), ex: ex, evidence: s.evidence(ex)}
+	detail := fmt.Sprintf(format, args...)
+	return &failure{text: fmt.Sprintf("%s %s as %s: %s", ex.method, ex.path, s.who(ex), detail), detail: detail, ex: ex, evidence: s.evidence(ex)}
 }
 
 // failCause is failf for a check whose failure is an error of its own (a
@@ -329,7 +330,8 @@ func (s *scenario) failCause(ex *exchange, cause error, format string, args ...a
 // followed by the evidence (the response and a curl); the reports take each
 // part from its field.
 type failure struct {
-	text     string
+	text     string // the request and the detail
+	detail   string // what failed
 	ex       *exchange
 	cause    error
 	evidence string

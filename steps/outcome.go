@@ -270,7 +270,7 @@ func (s *scenario) reportCheck(c Check) report.Check {
 	}
 	var f *failure
 	if errors.As(c.Err, &f) {
-		rc.Message = f.text
+		rc.Message, rc.Detail = f.text, f.detail
 		rc.Exchange = s.exchangeReport(f.ex)
 		rc.Curl = s.curl(f.ex)
 	}

@@ -92,6 +92,9 @@ type Check struct {
 	Expected   string `json:"expected,omitempty"`
 	Observed   string `json:"observed,omitempty"`
 	Message    string `json:"message"`
+	// Detail is what failed without the request it failed on ("status 200,
+	// want 4xx"); checks with the same detail on other resources are one cause.
+	Detail string `json:"detail,omitempty"`
 	// Pointers are the JSON pointers of schema violations, when the check is a schema check.
 	Pointers []string  `json:"pointers,omitempty"`
 	Exchange *Exchange `json:"exchange,omitempty"`
