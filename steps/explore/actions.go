@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // The actions of the resource graph. Each builds one request from the
@@ -289,7 +289,7 @@ func (g *generator) authorize() Step {
 	st := Step{Op: "authorizations.create", Method: "POST", Path: "/authorizations", Save: g.newRole("authorization"), Of: card}
 	plain := g.merchantFor()
 	fields := []string{`"source":"{` + card + `}"`}
-	if g.profile.AuthorizationMerchantField == validate.MerchantFieldMerchant {
+	if g.profile.AuthorizationMerchantField == judging.MerchantFieldMerchant {
 		fields = append(fields, `"merchant":"{fixture:`+map[bool]string{true: "plain_merchant", false: "merchant"}[plain]+`}"`)
 	} else {
 		fields = append(fields, `"merchant_identity":"{fixture:`+map[bool]string{true: "plain_merchant_identity", false: "merchant_identity"}[plain]+`}"`)
@@ -354,7 +354,7 @@ func (g *generator) capture() Step {
 	switch {
 	case amt > a.amount || total > a.amount:
 		st.Refuse, st.Rule = true, "the total captured never exceeds the authorization amount"
-		st.Basis = validate.Basis{Clauses: []string{"4.1", "7"}, Invariants: []string{"capture_total"}}
+		st.Basis = judging.Basis{Clauses: []string{"4.1", "7"}, Invariants: []string{"capture_total"}}
 	case fee > a.amount:
 		st.Refuse, st.Rule, st.Basis = true, "a fee above the authorization amount is refused", basisOf("4.1", "7")
 	case a.captures > 0:
@@ -514,7 +514,7 @@ func (g *generator) amountBody(st *Step, update bool) (string, int64) {
 	}
 	nick := pick(g.c, "explore amount", g.text(20, true))
 	a := strconv.FormatInt(amount, 10)
-	if g.profile.SubscriptionAmountUpdateForm == validate.AmountUpdateTopLevel {
+	if g.profile.SubscriptionAmountUpdateForm == judging.AmountUpdateTopLevel {
 		return `{"amount_type":"FEE","amount":` + a + `,"fee_amount_data":{"currency":"USD","label":"explore"},"nickname":` + quote(nick) + `}`, amount
 	}
 	return `{"amount_type":"FEE","fee_amount_data":{"amount":` + a + `,"currency":"USD","label":"explore"},"nickname":` + quote(nick) + `}`, amount
@@ -627,7 +627,7 @@ func (g *generator) createLink() Step {
 // otherApplication reads or lists what this application made as the other
 // application's user: never found (tenancy).
 func (g *generator) otherApplication() Step {
-	tenancy := validate.Basis{Clauses: []string{"7"}, Invariants: []string{"tenancy"}}
+	tenancy := judging.Basis{Clauses: []string{"7"}, Invariants: []string{"tenancy"}}
 	if g.has("webhook") && (!g.has("card") || g.c.draw(2) == 0) {
 		if g.c.draw(2) == 0 {
 			st := g.walkOf("webhooks.list", "/webhooks", "webhook", "webhooks")

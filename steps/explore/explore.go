@@ -28,6 +28,7 @@ import (
 	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Model gives a fresh conformant server for each sequence: its handler, the
@@ -125,7 +126,7 @@ type Finding struct {
 	Check    string // checkShape, checkEnvelope, ...
 	Op       string
 	Outcome  report.Outcome
-	Basis    validate.Basis
+	Basis    judging.Basis
 	Message  string
 	Expected string
 	Observed string
@@ -199,8 +200,9 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 type runner struct {
 	opts     Options
 	v        *validate.Validator
-	profile  validate.Profile
-	defaults validate.Profile
+	j        *judging.Judge
+	profile  judging.Profile
+	defaults judging.Profile
 	actions  []action
 	client   *http.Client
 	start    time.Time
@@ -222,13 +224,14 @@ func newRunner(opts Options) (*runner, error) {
 	if opts.Budget < 0 || opts.Time < 0 {
 		return nil, fmt.Errorf("%w: budget and time must not be negative", ErrOptions)
 	}
-	v, err := validate.Default()
+	j, err := judging.Default()
 	if err != nil {
 		return nil, err
 	}
-	prof := v.DefaultProfile()
+	v := j.Validator()
+	prof := j.DefaultProfile()
 	if len(opts.Target.Profile) > 0 {
-		if prof, err = v.MergeProfile(prof, opts.Target.Profile); err != nil {
+		if prof, err = j.MergeProfile(prof, opts.Target.Profile); err != nil {
 			return nil, fmt.Errorf("%w: profile: %w", ErrOptions, err)
 		}
 	}
@@ -248,7 +251,7 @@ func newRunner(opts Options) (*runner, error) {
 	if client == nil {
 		client = &http.Client{Timeout: 10 * time.Second}
 	}
-	r := &runner{opts: opts, v: v, profile: prof, defaults: v.DefaultProfile(), client: client,
+	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client,
 		coverage: map[string]*OpCoverage{}, limits: map[string]*LimitCoverage{}}
 	var patterns []string
 	for p := range strings.SplitSeq(opts.Ops, ",") {
@@ -634,7 +637,7 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 		before, _ := lookupInt(probe.doc, "page.count")
 		now, _ := lookupInt(after.doc, "page.count")
 		if now != before {
-			return r.finding(checkChangesNone, st, validate.Basis{Clauses: []string{"7"}, Invariants: []string{"refusal_changes_nothing"}},
+			return r.finding(checkChangesNone, st, judging.Basis{Clauses: []string{"7"}, Invariants: []string{"refusal_changes_nothing"}},
 				fmt.Sprintf("a refused %s left a trace: page.count %d before, %d after", st.Op, before, now),
 				fmt.Sprintf("page.count = %d", before), fmt.Sprintf("%d", now), fmt.Sprintf(`the page count is %d`, before)), exs, true, nil
 		}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // generator draws the steps of one sequence from the choice stream,
@@ -15,7 +15,7 @@ type generator struct {
 	c        *choices
 	hookBase string // where webhooks point
 	seq      string // sequence tag: idempotency ids and names unique per run and sequence
-	profile  validate.Profile
+	profile  judging.Profile
 	offers   func(op string) bool
 
 	declineTrigger, disputeTrigger int64
@@ -199,7 +199,7 @@ func fixtureOfMerchant(role string) string {
 }
 
 // tags draws a tags object: absent, empty, or one entry (ASCII or multi-byte).
-func (g *generator) tags(fields *[]string, expect *[]expectField, basis validate.Basis) {
+func (g *generator) tags(fields *[]string, expect *[]expectField, basis judging.Basis) {
 	switch g.c.draw(4) {
 	case 1:
 		*fields = append(*fields, `"tags":{}`)
@@ -226,11 +226,11 @@ func intField(body, name string) int64 {
 }
 
 // basisOf builds a basis of clauses.
-func basisOf(clauses ...string) validate.Basis { return validate.Basis{Clauses: clauses} }
+func basisOf(clauses ...string) judging.Basis { return judging.Basis{Clauses: clauses} }
 
 // assumed builds an assumed basis.
-func assumed(key string, clauses ...string) validate.Basis {
-	return validate.Basis{Assumed: key, Clauses: clauses}
+func assumed(key string, clauses ...string) judging.Basis {
+	return judging.Basis{Assumed: key, Clauses: clauses}
 }
 
 // actionsFor lists every action whose operation the target offers and

@@ -13,22 +13,22 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/steps/report"
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // The oracle: every answer of the target judged by the judging law, with
 // the model's answer to the same request as what a conformant server does.
 
 var (
-	basisServerError = validate.Basis{Clauses: []string{"7"}, Invariants: []string{"no_server_error"}}
+	basisServerError = judging.Basis{Clauses: []string{"7"}, Invariants: []string{"no_server_error"}}
 	basisEnvelope    = basisOf("7")
-	basisSecrets     = validate.Basis{Invariants: []string{"secrets"}}
+	basisSecrets     = judging.Basis{Invariants: []string{"secrets"}}
 	basisList        = basisOf("2.12", "4.10")
-	basisUnchanged   = validate.Basis{Clauses: []string{"7"}, Invariants: []string{"refusal_changes_nothing"}}
+	basisUnchanged   = judging.Basis{Clauses: []string{"7"}, Invariants: []string{"refusal_changes_nothing"}}
 )
 
 // finding builds a finding with its outcome under the profile and strictness.
-func (r *runner) finding(check string, st Step, b validate.Basis, msg, want, got, assert string) *Finding {
+func (r *runner) finding(check string, st Step, b judging.Basis, msg, want, got, assert string) *Finding {
 	o := report.Fail
 	if !b.Normative() {
 		o = report.Warn
@@ -65,7 +65,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		return f, true
 	}
 	if is4xx(tex.Status) {
-		if err := r.v.ValidateNormative("error", []byte(tex.Response)); err != nil {
+		if err := r.j.ValidateNormative("error", []byte(tex.Response)); err != nil {
 			return r.finding(checkEnvelope, st, basisEnvelope, fmt.Sprintf("the %d refusal is not the §7 error envelope: %v", tex.Status, err),
 				"the §7 envelope", firstLine(tex.Response), "the request is refused"), true
 		}
@@ -109,8 +109,8 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	}
 	// Both succeeded.
 	if op.Response != "" {
-		if err := r.v.ValidateNormative(op.Response, []byte(tex.Response)); err != nil {
-			b, _ := r.v.SchemaBasis(op.Response)
+		if err := r.j.ValidateNormative(op.Response, []byte(tex.Response)); err != nil {
+			b, _ := r.j.SchemaBasis(op.Response)
 			if !r.declaredOtherwise(b.Assumed) {
 				return r.finding(checkShape, st, b, fmt.Sprintf("the %s answer breaks the %s schema: %v", st.Op, op.Response, err),
 					"the "+op.Response+" schema", firstLine(tex.Response), "the request succeeds"), true
@@ -323,8 +323,8 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 			return r.finding(checkAllowed, st, assumed("reference_rules"), fmt.Sprintf("GET %s was refused with %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
 		}
 		op, _ := r.v.Operation(st.Op)
-		if err := r.v.ValidateNormative(op.Response, []byte(ex.Response)); err != nil {
-			b, _ := r.v.SchemaBasis(op.Response)
+		if err := r.j.ValidateNormative(op.Response, []byte(ex.Response)); err != nil {
+			b, _ := r.j.SchemaBasis(op.Response)
 			if !r.declaredOtherwise(b.Assumed) {
 				return r.finding(checkShape, st, b, fmt.Sprintf("the page of %s breaks the %s schema: %v", st.Op, op.Response, err), op.Response, firstLine(ex.Response), "the request succeeds"), exs, nil
 			}
@@ -374,7 +374,7 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 			continue
 		}
 		if w.Other && seen[id] {
-			return r.finding(checkTenancy, st, validate.Basis{Clauses: []string{"2.12"}, Invariants: []string{"tenancy"}}, fmt.Sprintf("another application's list %s shows the %s %s", st.Path, role, id),
+			return r.finding(checkTenancy, st, judging.Basis{Clauses: []string{"2.12"}, Invariants: []string{"tenancy"}}, fmt.Sprintf("another application's list %s shows the %s %s", st.Path, role, id),
 				"absent", "listed", "the list does not contain the "+role), exs, nil
 		}
 		if !w.Other && !seen[id] {

@@ -1,6 +1,6 @@
 package explore
 
-import "github.com/conform-kit/conform/validate"
+import "github.com/conform-kit/conform/validate/judging"
 
 // Users a step acts as, named as the suite's "I am the ... user" step names them.
 const (
@@ -33,7 +33,7 @@ type Step struct {
 	// and Basis whether that is a spec sentence (FAIL) or assumed (WARN).
 	Refuse bool
 	Rule   string
-	Basis  validate.Basis
+	Basis  judging.Basis
 	// Limit is the limit the request exercised and Side which side of it.
 	Limit, Side string
 	// Expect are fields the response must show (read-back and computed).
@@ -52,7 +52,7 @@ type expectField struct {
 	Path  string // dotted, as the suite's response field steps take it
 	Value any    // string, int64, bool or nil
 	Check string // checkReadBack or checkComputed
-	Basis validate.Basis
+	Basis judging.Basis
 }
 
 // walk is a list walked page by page: every page of limit items to
