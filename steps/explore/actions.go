@@ -141,6 +141,24 @@ func allActions() []action {
 			r := g.any("external link")
 			return Step{Op: "files.external_links.get", Method: "GET", Path: "/files/{" + g.linkFile[r] + "}/external_links/{" + r + "}", Of: r}
 		}},
+		{name: "upload through a link", op: "files.external_upload", ready: func(g *generator) bool {
+			for _, r := range g.alive("external link") {
+				if g.linkType[r] == "UPLOAD" {
+					return true
+				}
+			}
+			return false
+		}, make: func(g *generator) Step {
+			var links []string
+			for _, r := range g.alive("external link") {
+				if g.linkType[r] == "UPLOAD" {
+					links = append(links, r)
+				}
+			}
+			r := links[g.c.draw(len(links))]
+			return Step{Op: "files.external_upload", Method: "PUT", Path: "/external_links/{" + r + "}/upload", ContentType: "application/pdf",
+				Body: "%PDF-1.4 explore upload through a link", Of: g.linkFile[r]}
+		}},
 		{name: "read as another application", op: "webhooks.get", ready: func(g *generator) bool { return g.has("webhook") || g.has("card") }, make: (*generator).otherApplication},
 	}
 }
@@ -609,8 +627,10 @@ func (g *generator) uploadFile() Step {
 func (g *generator) createLink() Step {
 	r := g.any("file")
 	d := pick(g.c, 10, 1, 10080, 10081, 0)
+	typ := pick(g.c, "UPLOAD", "DOWNLOAD", "VIEW")
 	st := Step{Op: "files.external_links.create", Method: "POST", Path: "/files/{" + r + "}/external_links", Of: r, Save: g.newRole("external link"),
-		Body: `{"type":` + quote(pick(g.c, "UPLOAD", "DOWNLOAD", "VIEW")) + `,"duration":` + strconv.Itoa(d) + `}`}
+		Body: `{"type":` + quote(typ) + `,"duration":` + strconv.Itoa(d) + `}`}
+	g.linkType[st.Save] = typ
 	switch d {
 	case 10080:
 		st.Limit, st.Side = "link duration ≤ 10080", sideAt

@@ -25,6 +25,7 @@ type generator struct {
 	amounts  map[string]*amountState
 	deleted  map[string]bool
 	linkFile map[string]string // external link role → its file's role
+	linkType map[string]string // external link role → its type
 	refused  string            // the role a refused request named: read it next
 	n        int               // idempotency ids drawn
 }
@@ -54,6 +55,8 @@ func weight(op string) int {
 		return 6
 	case "subscription_enrollments.create", "subscription_schedules.create", "files.external_links.create", "files.external_links.get":
 		return 5
+	case "files.external_upload":
+		return 4
 	case "authorizations.get", "subscription_amounts.update", "subscription_amounts.create", "webhooks.create",
 		"subscription_enrollments.get", "subscription_enrollments.update", "subscription_enrollments.delete":
 		return 3

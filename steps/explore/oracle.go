@@ -72,6 +72,10 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	}
 	op, _ := r.v.Operation(st.Op)
 	switch {
+	case is2xx(mex.Status) && tex.Status == http.StatusTooManyRequests:
+		// A quota the target reached (the model is fresh each sequence, the
+		// target is not): its limits are its own; the states part here.
+		return nil, false
 	case is2xx(mex.Status) && is4xx(tex.Status):
 		if st.Refuse {
 			return nil, false // the kit and its model disagree on this value: judge nothing more
