@@ -301,8 +301,9 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 	count := int64(-1)
 	const maxPages = 8
 	complete := false
+	limit := w.Limit // the page size the target answers with: a target may clamp a limit (page.limit says so)
+	offset := 0
 	for page := 0; page < maxPages; page++ {
-		offset := page * w.Limit
 		q := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, offset, w.Query)
 		ex, err := target.send(ctx, st, q)
 		r.requests++
@@ -342,11 +343,14 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 				fmt.Sprintf("page.count = %d", count), strconv.FormatInt(c, 10), fmt.Sprintf("the page count is %d", count)), exs, nil
 		}
 		count = c
+		if l, ok := lookupInt(ex.doc, "page.limit"); ok && l > 0 && l < int64(limit) {
+			limit = int(l)
+		}
 		items, _ := lookup(ex.doc, "_embedded."+w.Items)
 		list, _ := items.([]any)
-		want := min(int64(w.Limit), max(count-int64(offset), 0))
+		want := min(int64(limit), max(count-int64(offset), 0))
 		if int64(len(list)) != want {
-			return r.finding(checkListWalk, st, basisList, fmt.Sprintf("the page at offset %d of %s holds %d items; with page.count %d and limit %d it holds %d", offset, st.Path, len(list), count, w.Limit, want),
+			return r.finding(checkListWalk, st, basisList, fmt.Sprintf("the page at offset %d of %s holds %d items; with page.count %d and limit %d it holds %d", offset, st.Path, len(list), count, limit, want),
 				fmt.Sprintf("%d items", want), fmt.Sprintf("%d items", len(list)), "the list holds as many items as its page allows"), exs, nil
 		}
 		for _, it := range list {
@@ -364,7 +368,8 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 			}
 			times = append(times, t)
 		}
-		if int64(offset+w.Limit) >= count {
+		offset += limit
+		if int64(offset) >= count {
 			complete = true
 			break
 		}
