@@ -204,7 +204,8 @@ func (res Result) Notes() []string {
 	return notes
 }
 
-// AddTo adds the findings, the operations' coverage and the notes to a run report.
+// AddTo adds the findings, the operations' coverage, the summary note and
+// the exploration's coverage tables to a run report.
 func (res Result) AddTo(run *report.Run) {
 	run.Scenarios = append(run.Scenarios, res.Scenarios()...)
 	for _, c := range res.Coverage {
@@ -216,6 +217,14 @@ func (res Result) AddTo(run *report.Run) {
 		run.Operations[i].Successes += c.Accepted
 		run.Operations[i].Refusals += c.Refused
 	}
-	run.Notes = append(run.Notes, res.Notes()...)
+	run.Notes = append(run.Notes, res.Notes()[0])
+	x := &report.Exploration{Seed: res.Seed, RunID: res.RunID, Sequences: res.Sequences, Requests: res.Requests, Duration: report.MillisOf(res.Duration)}
+	for _, c := range res.Coverage {
+		x.Operations = append(x.Operations, report.ExploredOp{ID: c.Op, Accepted: c.Accepted, Refused: c.Refused, Errored: c.Errored})
+	}
+	for _, l := range res.Limits {
+		x.Limits = append(x.Limits, report.ExploredLimit{Limit: l.Limit, At: l.At, Over: l.Over})
+	}
+	run.Exploration = x
 	run.Recount()
 }
