@@ -678,7 +678,10 @@ func (r *runner) cover(st Step, status int) {
 // operation the explorer can reach, in the operations table's order.
 func (r *runner) coverageRows() ([]OpCoverage, []LimitCoverage) {
 	var ops []OpCoverage
-	reach := opsOf()
+	var reach []string
+	for _, a := range r.actions {
+		reach = append(reach, a.op)
+	}
 	for _, op := range r.v.Operations() {
 		c, ok := r.coverage[op.ID]
 		if !ok {

@@ -2,7 +2,6 @@ package explore
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/conform-kit/conform/validate/judging"
@@ -243,17 +242,6 @@ func actionsFor(offers func(string) bool, selected func(string) bool) []action {
 	for _, a := range allActions() {
 		if offers(a.op) && selected(a.op) {
 			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// opsOf is every operation some action exercises.
-func opsOf() []string {
-	var out []string
-	for _, a := range allActions() {
-		if !slices.Contains(out, a.op) {
-			out = append(out, a.op)
 		}
 	}
 	return out

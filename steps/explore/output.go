@@ -116,10 +116,11 @@ func (r *runner) curl(f Finding) string {
 	fmt.Fprintf(&b, "#!/bin/sh\n# conform explore: %s %s on %s [%s]; seed %d, sequence %d\n", f.Outcome, f.Check, f.Op, f.Clause(), f.Seed, f.Sequence)
 	b.WriteString("# CONFORM_USER/CONFORM_PASSWORD: the platform user; CONFORM_MERCHANT_USER/_PASSWORD and\n# CONFORM_OTHER_USER/_PASSWORD when a request acts as them.\nset -eu\n")
 	fmt.Fprintf(&b, "T=\"${CONFORM_TARGET:-%s}\"\n", strings.TrimRight(r.opts.Target.Target, "/"))
-	b.WriteString("id() { sed -n 's/^{\"id\":\"\\([^\"]*\\)\".*/\\1/p;s/.*\"id\":\"\\([^\"]*\\)\".*/\\1/p' | head -n 1; }\n")
+	b.WriteString("id() { jq -r .id; } # needs jq, as the suite's replay scripts do\n")
 	target := &side{cfg: r.opts.Target, ids: map[string]string{}}
 	vars := map[string]string{}
-	for _, ex := range requestsOf(f.Trace) {
+	reqs := requestsOf(f.Trace)
+	for i, ex := range reqs {
 		cred := `"$CONFORM_USER:$CONFORM_PASSWORD"`
 		switch ex.User {
 		case userMerchant:
@@ -139,11 +140,14 @@ func (r *runner) curl(f Finding) string {
 			ct := ex.ContentType
 			line += fmt.Sprintf(" -H 'Content-Type: %s' --data-binary '%s'", ct, strings.ReplaceAll(sub(ex.Step.Body), "\r\n", "'\"$(printf '\\r\\n')\"'"))
 		}
-		if ex.Step.Save != "" && ex.Step.Walk == nil && !ex.Page {
+		if ex.Step.Save != "" && ex.Step.Walk == nil && !ex.Page && i < len(reqs)-1 {
 			v := strings.ReplaceAll(ex.Step.Save, " ", "_")
 			vars[ex.Step.Save] = v
 			fmt.Fprintf(&b, "%s=$(%s | id)\n", v, line)
 			continue
+		}
+		if i == len(reqs)-1 {
+			fmt.Fprintf(&b, "# the failing request: %s\n", f.Message)
 		}
 		b.WriteString(line + " -w '\\n%{http_code}\\n'\n")
 	}
