@@ -626,7 +626,10 @@ func (g *generator) uploadFile() Step {
 
 func (g *generator) createLink() Step {
 	r := g.any("file")
-	d := pick(g.c, 10, 1, 10080, 10081, 0)
+	d := pick(g.c, 10, 1, 10080)
+	if g.c.bias(3, 70) != 0 {
+		d = pick(g.c, 10081, 0)
+	}
 	typ := pick(g.c, "UPLOAD", "DOWNLOAD", "VIEW")
 	st := Step{Op: "files.external_links.create", Method: "POST", Path: "/files/{" + r + "}/external_links", Of: r, Save: g.newRole("external link"),
 		Body: `{"type":` + quote(typ) + `,"duration":` + strconv.Itoa(d) + `}`}
@@ -669,7 +672,8 @@ func (g *generator) walkOf(op, path, kind, items string) Step {
 	if kind != "" {
 		roles = g.alive(kind)
 	}
-	st := Step{Op: op, Method: "GET", Path: path, Walk: &walk{Kind: kind, Roles: roles, Limit: limit, Items: items}}
+	query := pick(g.c, "", "&sort=created_at,asc", "&sort=created_at,desc")
+	st := Step{Op: op, Method: "GET", Path: path, Walk: &walk{Kind: kind, Roles: roles, Limit: limit, Items: items, Query: query}}
 	if limit == 100 {
 		st.Limit, st.Side = "list limit ≤ 100", sideAt
 	}

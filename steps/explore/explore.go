@@ -609,7 +609,7 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	if err != nil {
 		return nil, nil, false, err
 	}
-	tex, err := target.send(ctx, st, st.Path)
+	tex, err := target.send(ctx, r.routed(st), r.routed(st).Path)
 	r.requests++
 	if err != nil {
 		return nil, nil, false, err
@@ -747,4 +747,35 @@ func Replay(ctx context.Context, opts Options, sequence int, recipe []uint32) (*
 	f := r.render(*out.finding, out.trace)
 	f.Sequence, f.Seed, f.Recipe = sequence, opts.Seed, recipe
 	return &f, nil
+}
+
+// routed is the step as the target takes it: the method and path its
+// profile declares for the operation (webhook_routes), the ids kept.
+func (r *runner) routed(st Step) Step {
+	op, ok := r.v.Operation(st.Op)
+	if !ok {
+		return st
+	}
+	method, pattern := r.profile.Route(op)
+	if method == op.Method && pattern == op.Path {
+		return st
+	}
+	// The table's pattern and the step's path have the same segments: the
+	// step's placeholders fill the declared pattern's parameters in order.
+	var fills []string
+	tmpl, concrete := strings.Split(op.Path, "/"), strings.Split(st.Path, "/")
+	for i, seg := range tmpl {
+		if strings.HasPrefix(seg, "{") && i < len(concrete) {
+			fills = append(fills, concrete[i])
+		}
+	}
+	var out []string
+	for _, seg := range strings.Split(pattern, "/") {
+		if strings.HasPrefix(seg, "{") && len(fills) > 0 {
+			seg, fills = fills[0], fills[1:]
+		}
+		out = append(out, seg)
+	}
+	st.Method, st.Path = method, strings.Join(out, "/")
+	return st
 }

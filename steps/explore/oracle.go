@@ -81,7 +81,8 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 			return nil, false // the kit and its model disagree on this value: judge nothing more
 		}
 		b := assumed("reference_rules")
-		if st.Side == sideAt && op.Assumed == "" {
+		if st.Side == sideAt && op.Assumed == "" && refusalNames(tex.doc, limitField(st.Limit)) {
+			// Refused for the value at its stated limit: the error names it.
 			b = basisOf(append([]string{"8"}, op.Clauses...)...)
 		}
 		if st.User == userMerchant && st.Op != "merchants.update" {
@@ -362,9 +363,14 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 			seen[id] = true
 			ts, _ := m["created_at"].(string)
 			t, _ := time.Parse(time.RFC3339Nano, ts)
-			if n := len(times); n > 0 && t.After(times[n-1]) && w.Query == "" {
-				return r.finding(checkListWalk, st, basisList, fmt.Sprintf("items of %s are not newest first: %s after %s", st.Path, ts, times[n-1].Format(time.RFC3339Nano)),
-					"created_at descending", ts, "the items are ordered by created_at then id, newest first"), exs, nil
+			asc := strings.Contains(w.Query, "created_at,asc")
+			if n := len(times); n > 0 && ((!asc && t.After(times[n-1])) || (asc && t.Before(times[n-1]))) {
+				order, which := "descending", "newest"
+				if asc {
+					order, which = "ascending", "oldest"
+				}
+				return r.finding(checkListWalk, st, basisList, fmt.Sprintf("items of %s are not in created_at %s order: %s after %s", st.Path+"?"+strings.TrimPrefix(w.Query, "&"), order, ts, times[n-1].Format(time.RFC3339Nano)),
+					"created_at "+order, ts, "the items are ordered by created_at then id, "+which+" first"), exs, nil
 			}
 			times = append(times, t)
 		}
@@ -376,6 +382,25 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 	}
 	if !complete {
 		return nil, exs, nil
+	}
+	// One page past the end: no items, the same page.count.
+	past := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, int(count)+w.Limit, w.Query)
+	ex, err := target.send(ctx, st, past)
+	r.requests++
+	if err != nil {
+		return nil, exs, err
+	}
+	ex.Page = true
+	exs = append(exs, ex)
+	if ex.Status >= 500 {
+		return r.finding(checkServerError, st, basisServerError, fmt.Sprintf("GET %s answered %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
+	}
+	if is2xx(ex.Status) {
+		items, _ := lookup(ex.doc, "_embedded."+w.Items)
+		if list, _ := items.([]any); len(list) > 0 {
+			return r.finding(checkListWalk, st, basisList, fmt.Sprintf("the page past the end of %s (offset %d, page.count %d) holds %d items", st.Path, int(count)+w.Limit, count, len(list)),
+				"0 items", fmt.Sprintf("%d items", len(list)), "the list holds as many items as its page allows"), exs, nil
+		}
 	}
 	for _, role := range w.Roles {
 		id := target.ids[role]
@@ -516,3 +541,28 @@ func sortLimits(ls []LimitCoverage) {
 }
 
 var _ = errors.New
+
+// limitField is the field a limit is about: "card address.city ≤ 20" → "city".
+func limitField(limit string) string {
+	name, _, _ := strings.Cut(limit, " ≤")
+	if i := strings.LastIndexAny(name, " ."); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}
+
+// refusalNames reports whether an error envelope's items name the field
+// (in a field member, a pointer, a dotted path or the message).
+func refusalNames(doc any, field string) bool {
+	if field == "" {
+		return false
+	}
+	errs, _ := lookup(doc, "_embedded.errors")
+	named := false
+	walkValues(errs, "", func(_ string, v any) {
+		if s, ok := v.(string); ok && strings.Contains(s, field) {
+			named = true
+		}
+	})
+	return named
+}
