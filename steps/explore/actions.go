@@ -674,8 +674,15 @@ func (g *generator) walkOf(op, path, kind, items string) Step {
 	}
 	query := pick(g.c, "", "&sort=created_at,asc", "&sort=created_at,desc")
 	st := Step{Op: op, Method: "GET", Path: path, Walk: &walk{Kind: kind, Roles: roles, Limit: limit, Items: items, Query: query}}
-	if limit == 100 {
-		st.Limit, st.Side = "list limit ≤ 100", sideAt
+	if max := g.profile.ListMaxLimit; max > 0 && g.c.bias(8, 90) == 7 {
+		limit = max + 1 // over the declared maximum: refused or clamped, as the profile says
+		st.Walk.Limit = limit
+	}
+	switch max := g.profile.ListMaxLimit; {
+	case max > 0 && limit == max:
+		st.Limit, st.Side = "list limit ≤ "+strconv.Itoa(max), sideAt
+	case max > 0 && limit > max:
+		st.Limit, st.Side = "list limit ≤ "+strconv.Itoa(max), sideOver
 	}
 	return st
 }

@@ -322,8 +322,16 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 		if f := r.secretsIn(st, ex, secrets); f != nil {
 			return f, exs, nil
 		}
+		over := r.profile.ListMaxLimit > 0 && w.Limit > r.profile.ListMaxLimit
+		if over && r.profile.ListOverMax == judging.ListOverMaxRefuse && !r.declaredOtherwise("list_over_max") && !r.declaredOtherwise("list_max_limit") {
+			if is2xx(ex.Status) {
+				return r.finding(checkForbidden, st, assumed("list_over_max", "4.10"), fmt.Sprintf("GET %s was answered %d; a limit over the maximum %d is refused", ex.Path, ex.Status, r.profile.ListMaxLimit),
+					"a 4xx refusal", strconv.Itoa(ex.Status), "the request is refused"), exs, nil
+			}
+			return nil, exs, nil
+		}
 		if !is2xx(ex.Status) {
-			if w.Other {
+			if w.Other || over {
 				return nil, exs, nil
 			}
 			return r.finding(checkAllowed, st, assumed("reference_rules"), fmt.Sprintf("GET %s was refused with %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
