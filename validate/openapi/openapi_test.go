@@ -14,8 +14,8 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/conform-kit/conform/validate/openapi"
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/openapi"
 )
 
 func document(t *testing.T) []byte {
@@ -24,7 +24,7 @@ func document(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := openapi.Document(v, "Payments Service API", "test")
+	doc, err := openapi.Document(v, "Payments Service API", "test", openapi.OAS31)
 	if err != nil {
 		t.Fatal(err)
 	}
