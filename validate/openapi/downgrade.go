@@ -198,6 +198,7 @@ func downSchema(s any) any {
 				branches[i] = b
 			}
 			extra = append(extra, map[string]any{"anyOf": branches})
+			nullable = false // said in each branch
 		}
 	}
 	if nullable {
