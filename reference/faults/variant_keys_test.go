@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // TestEveryProfileKeyHasAVariant holds the kit to its promise that no
@@ -23,12 +23,12 @@ func TestEveryProfileKeyHasAVariant(t *testing.T) {
 			declared[k] = append(declared[k], v.Name)
 		}
 	}
-	v, err := validate.Default()
+	v, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var keys []string
-	for _, p := range v.Judging().Profile {
+	for _, p := range v.Table().Profile {
 		keys = append(keys, p.Key)
 		if len(declared[p.Key]) == 0 {
 			t.Errorf("profile key %s: no variant declares it", p.Key)

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/reference"
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Variant is the reference with another choice where the spec is silent:
@@ -762,11 +762,11 @@ func whsecSecrets() variantParts {
 					return nil, err
 				}
 				signed := req.Header.Get("Finix-Signature")
-				ts, _ := validate.ParseSignature(signed)
+				ts, _ := judging.ParseSignature(signed)
 				mu.Lock()
 				for orig, out := range shown {
-					if validate.VerifySignature(signed, orig, body) == nil {
-						req.Header.Set("Finix-Signature", validate.SignatureValue(out, ts, body))
+					if judging.VerifySignature(signed, orig, body) == nil {
+						req.Header.Set("Finix-Signature", judging.SignatureValue(out, ts, body))
 						break
 					}
 				}
@@ -802,12 +802,12 @@ func (rs *resigner) note(body []byte) {
 // resign signs out with the secret whose signature req carries for in.
 func (rs *resigner) resign(req *http.Request, in, out []byte) {
 	signed := req.Header.Get("Finix-Signature")
-	ts, _ := validate.ParseSignature(signed)
+	ts, _ := judging.ParseSignature(signed)
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	for secret := range rs.secrets {
-		if validate.VerifySignature(signed, secret, in) == nil {
-			req.Header.Set("Finix-Signature", validate.SignatureValue(secret, ts, out))
+		if judging.VerifySignature(signed, secret, in) == nil {
+			req.Header.Set("Finix-Signature", judging.SignatureValue(secret, ts, out))
 			return
 		}
 	}
@@ -905,9 +905,9 @@ func dropCreatedEvents(base http.RoundTripper) http.RoundTripper {
 // Deliveries are signed again with the webhook's secret.
 func base58IDs() variantParts {
 	m := &idMap{out: map[string]string{}, in: map[string]string{}, secrets: map[string]string{}}
-	v, err := validate.New()
+	j, err := judging.Default()
 	if err == nil {
-		for _, p := range v.Judging().IDPrefixes {
+		for _, p := range j.Table().IDPrefixes {
 			m.prefixes = append(m.prefixes, p.Prefix)
 		}
 	}
@@ -946,7 +946,7 @@ func base58IDs() variantParts {
 				}
 				out := m.replace(m.orig, body, m.forth)
 				if secret := m.secret(req.URL.String()); secret != "" {
-					req.Header.Set("Finix-Signature", validate.SignatureValue(secret, strconv.FormatInt(time.Now().Unix(), 10), out))
+					req.Header.Set("Finix-Signature", judging.SignatureValue(secret, strconv.FormatInt(time.Now().Unix(), 10), out))
 				}
 				req.Body = io.NopCloser(bytes.NewReader(out))
 				req.ContentLength = int64(len(out))
