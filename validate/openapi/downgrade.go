@@ -307,10 +307,18 @@ func downSchema(s any) any {
 	switch {
 	case hasEncoding && strings.EqualFold(encoding, "base64") && !hasFormat:
 		m["format"] = "byte"
+		if hasMediaType {
+			dropped = append(dropped, "contentMediaType")
+		}
 	case !hasEncoding && hasMediaType && !textual(mediaType) && !hasFormat:
 		m["format"] = "binary"
-	case hasEncoding || hasMediaType:
-		dropped = append(dropped, "contentMediaType")
+	default:
+		if hasEncoding {
+			dropped = append(dropped, "contentEncoding")
+		}
+		if hasMediaType {
+			dropped = append(dropped, "contentMediaType")
+		}
 	}
 	delete(m, "contentEncoding")
 	delete(m, "contentMediaType")
@@ -376,9 +384,10 @@ func typeNullable(m map[string]any, components map[string]any) map[string]any {
 		return m
 	}
 	if all, ok := m["allOf"].([]any); ok && len(all) == 1 {
-		r, _ := all[0].(map[string]any)["$ref"].(string)
+		member, _ := all[0].(map[string]any)
+		r, _ := member["$ref"].(string)
 		target, ok := components[strings.TrimPrefix(r, "#/components/schemas/")].(map[string]any)
-		simple := ok && r != "" && len(all[0].(map[string]any)) == 1 && target["type"] != nil
+		simple := ok && r != "" && len(member) == 1 && target["type"] != nil
 		for k := range target {
 			simple = simple && (nullSafe[k] || strings.HasPrefix(k, "x-"))
 		}

@@ -25,7 +25,7 @@ func export(t *testing.T, spec Spec) []byte {
 }
 
 func TestExportHasNoRefBesideKeywords(t *testing.T) {
-	for _, spec := range Specs {
+	for _, spec := range Specs() {
 		t.Run(string(spec), func(t *testing.T) {
 			var doc any
 			require.NoError(t, json.Unmarshal(export(t, spec), &doc))
@@ -109,7 +109,7 @@ func TestExportsKeepTheContract(t *testing.T) {
 		raw, err := os.ReadFile(file)
 		require.NoError(t, err)
 		inst := decode(t, string(raw))
-		for _, spec := range Specs {
+		for _, spec := range Specs() {
 			s, err := compile[spec](name)
 			require.NoError(t, err, "%s: component %s", spec, name)
 			err = s.Validate(inst)

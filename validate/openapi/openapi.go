@@ -34,7 +34,7 @@ const (
 )
 
 // Specs lists the versions Document writes, the default first.
-var Specs = []Spec{OAS31, OAS30}
+func Specs() []Spec { return []Spec{OAS31, OAS30} }
 
 // jsonMediaTypes are the request media types the API accepts for JSON bodies.
 var jsonMediaTypes = []string{"application/json", "application/vnd.json+api", "application/vnd.api+json", "application/hal+json"}
