@@ -104,60 +104,91 @@ func downSchema(s any) any {
 	default:
 		return s
 	}
-	m := s.(map[string]any)
-	applicators := hasAny(m, "$ref", "allOf", "anyOf", "oneOf", "if", "dependentSchemas", "$dynamicRef")
-	original := map[string]any{}
+	c := &conversion{m: s.(map[string]any), original: map[string]any{}}
+	c.applicators = hasAny(c.m, "$ref", "allOf", "anyOf", "oneOf", "if", "dependentSchemas", "$dynamicRef")
 	for _, k := range []string{"additionalProperties", "items", "unevaluatedProperties", "unevaluatedItems"} {
-		if v, ok := m[k]; ok {
-			original[k] = v
+		if v, ok := c.m[k]; ok {
+			c.original[k] = v
 		}
 	}
-	nullable := dropNullBranches(m)
-	eachSubschema(m, downSchema)
-	if b, ok := original["additionalProperties"].(bool); ok {
-		m["additionalProperties"] = b
+	nullable := dropNullBranches(c.m)
+	eachSubschema(c.m, downSchema)
+	if b, ok := c.original["additionalProperties"].(bool); ok {
+		c.m["additionalProperties"] = b
 	}
+	c.unevaluated()
+	c.patternProperties()
+	c.types(nullable)
+	c.values()
+	c.conditionals()
+	c.arrays()
+	c.content()
+	return c.finish()
+}
 
-	var dropped []string
-	var extra []any // allOf members the conversion adds
+// conversion is one schema being converted: what it adds as allOf members
+// and the names of what it drops.
+type conversion struct {
+	m           map[string]any
+	original    map[string]any // the keywords whose 2020-12 value matters after the subschemas are converted
+	applicators bool           // whether the 2020-12 schema has in-place applicators (for unevaluated*)
+	extra       []any
+	dropped     []string
+}
 
-	if u, ok := original["unevaluatedProperties"]; ok {
+// unevaluated turns unevaluatedProperties and unevaluatedItems into
+// additionalProperties and items where nothing else evaluates.
+func (c *conversion) unevaluated() {
+	m := c.m
+	if u, ok := c.original["unevaluatedProperties"]; ok {
 		converted := m["unevaluatedProperties"]
 		delete(m, "unevaluatedProperties")
 		switch {
 		case u == true:
-		case !applicators && !hasAny(m, "additionalProperties", "patternProperties"):
+		case !c.applicators && !hasAny(m, "additionalProperties", "patternProperties"):
 			if b, isBool := u.(bool); isBool {
 				m["additionalProperties"] = b
 			} else {
 				m["additionalProperties"] = converted
 			}
 		default:
-			dropped = append(dropped, "unevaluatedProperties")
+			c.dropped = append(c.dropped, "unevaluatedProperties")
 		}
 	}
-	if u, ok := original["unevaluatedItems"]; ok {
+	if u, ok := c.original["unevaluatedItems"]; ok {
 		converted := m["unevaluatedItems"]
 		delete(m, "unevaluatedItems")
 		switch {
 		case u == true:
-		case !applicators && !hasAny(m, "items", "prefixItems", "contains"):
+		case !c.applicators && !hasAny(m, "items", "prefixItems", "contains"):
 			m["items"] = converted
 		default:
-			dropped = append(dropped, "unevaluatedItems")
+			c.dropped = append(c.dropped, "unevaluatedItems")
 		}
 	}
-	if pp, ok := m["patternProperties"].(map[string]any); ok {
-		delete(m, "patternProperties")
-		if len(pp) > 0 {
-			dropped = append(dropped, "patternProperties")
-			if ap, ok := m["additionalProperties"]; ok && ap != true {
-				delete(m, "additionalProperties")
-				dropped = append(dropped, "additionalProperties")
-			}
-		}
-	}
+}
 
+// patternProperties drops patternProperties, and the additionalProperties
+// that would then refuse the names it matched.
+func (c *conversion) patternProperties() {
+	pp, ok := c.m["patternProperties"].(map[string]any)
+	if !ok {
+		return
+	}
+	delete(c.m, "patternProperties")
+	if len(pp) > 0 {
+		c.dropped = append(c.dropped, "patternProperties")
+		if ap, ok := c.m["additionalProperties"]; ok && ap != true {
+			delete(c.m, "additionalProperties")
+			c.dropped = append(c.dropped, "additionalProperties")
+		}
+	}
+}
+
+// types says a type list and null in 3.0: one type with nullable, or an
+// anyOf of types. nullable says whether a null branch was already removed.
+func (c *conversion) types(nullable bool) {
+	m := c.m
 	switch t := m["type"].(type) {
 	case string:
 		if t == "null" {
@@ -197,22 +228,26 @@ func downSchema(s any) any {
 				}
 				branches[i] = b
 			}
-			extra = append(extra, map[string]any{"anyOf": branches})
+			c.extra = append(c.extra, map[string]any{"anyOf": branches})
 			nullable = false // said in each branch
 		}
 	}
 	if nullable {
 		m["nullable"] = true
 	}
+}
 
-	if c, ok := m["const"]; ok {
+// values converts const, the exclusive bounds and examples.
+func (c *conversion) values() {
+	m := c.m
+	if v, ok := m["const"]; ok {
 		delete(m, "const")
 		if _, hasEnum := m["enum"]; hasEnum {
-			extra = append(extra, map[string]any{"enum": []any{c}})
+			c.extra = append(c.extra, map[string]any{"enum": []any{v}})
 		} else {
-			m["enum"] = []any{c}
+			m["enum"] = []any{v}
 		}
-		if c == nil {
+		if v == nil {
 			m["nullable"] = true
 		}
 	}
@@ -224,20 +259,25 @@ func downSchema(s any) any {
 			m["example"] = ex[0]
 		}
 	}
+}
 
+// conditionals says if/then/else, dependentSchemas and dependentRequired
+// with anyOf, allOf and not.
+func (c *conversion) conditionals() {
+	m := c.m
 	if cond, ok := m["if"]; ok {
 		then, hasThen := m["then"]
 		els, hasElse := m["else"]
 		switch {
 		case hasThen && hasElse:
-			extra = append(extra, map[string]any{"anyOf": []any{
+			c.extra = append(c.extra, map[string]any{"anyOf": []any{
 				map[string]any{"allOf": []any{cond, then}},
 				map[string]any{"allOf": []any{map[string]any{"not": clone(cond)}, els}},
 			}})
 		case hasThen:
-			extra = append(extra, map[string]any{"anyOf": []any{map[string]any{"not": cond}, then}})
+			c.extra = append(c.extra, map[string]any{"anyOf": []any{map[string]any{"not": cond}, then}})
 		case hasElse:
-			extra = append(extra, map[string]any{"anyOf": []any{cond, els}})
+			c.extra = append(c.extra, map[string]any{"anyOf": []any{cond, els}})
 		}
 	}
 	delete(m, "if")
@@ -246,61 +286,70 @@ func downSchema(s any) any {
 	if ds, ok := m["dependentSchemas"].(map[string]any); ok {
 		delete(m, "dependentSchemas")
 		for _, name := range sortedKeys(ds) {
-			extra = append(extra, map[string]any{"anyOf": []any{absent(name), ds[name]}})
+			c.extra = append(c.extra, map[string]any{"anyOf": []any{absent(name), ds[name]}})
 		}
 	}
 	if dr, ok := m["dependentRequired"].(map[string]any); ok {
 		delete(m, "dependentRequired")
 		for _, name := range sortedKeys(dr) {
 			if req, ok := dr[name].([]any); ok && len(req) > 0 {
-				extra = append(extra, map[string]any{"anyOf": []any{absent(name), map[string]any{"required": req}}})
+				c.extra = append(c.extra, map[string]any{"anyOf": []any{absent(name), map[string]any{"required": req}}})
 			}
 		}
 	}
+}
 
+// arrays converts prefixItems (weakened) and contains.
+func (c *conversion) arrays() {
+	m := c.m
 	if prefix, ok := m["prefixItems"].([]any); ok {
 		delete(m, "prefixItems")
 		items, hasItems := m["items"]
 		switch {
 		case len(prefix) == 0:
-		case original["items"] == false:
+		case c.original["items"] == false:
 			m["items"] = map[string]any{"anyOf": prefix}
 			if maxItems, ok := num(m["maxItems"]); !ok || maxItems.Cmp(big.NewRat(int64(len(prefix)), 1)) > 0 {
 				m["maxItems"] = len(prefix)
 			}
-			dropped = append(dropped, "prefixItems")
+			c.dropped = append(c.dropped, "prefixItems")
 		case hasItems:
 			m["items"] = map[string]any{"anyOf": append(slices.Clone(prefix), items)}
-			dropped = append(dropped, "prefixItems")
+			c.dropped = append(c.dropped, "prefixItems")
 		default:
-			dropped = append(dropped, "prefixItems")
+			c.dropped = append(c.dropped, "prefixItems")
 		}
 	}
-	if c, ok := m["contains"]; ok {
+	if contained, ok := m["contains"]; ok {
 		delete(m, "contains")
 		minContains, hasMin := num(m["minContains"])
 		_, hasMax := m["maxContains"]
 		delete(m, "minContains")
 		delete(m, "maxContains")
 		if !hasMin || minContains.Sign() > 0 {
-			some := map[string]any{"not": map[string]any{"items": map[string]any{"not": c}}}
+			some := map[string]any{"not": map[string]any{"items": map[string]any{"not": contained}}}
 			if m["type"] == "array" {
-				extra = append(extra, some)
+				c.extra = append(c.extra, some)
 			} else {
 				some["type"] = "array"
 				some["items"] = map[string]any{}
-				extra = append(extra, map[string]any{"anyOf": []any{
+				c.extra = append(c.extra, map[string]any{"anyOf": []any{
 					map[string]any{"not": map[string]any{"type": "array", "items": map[string]any{}}}, some}})
 			}
 			if hasMin && minContains.Cmp(big.NewRat(1, 1)) != 0 {
-				dropped = append(dropped, "minContains")
+				c.dropped = append(c.dropped, "minContains")
 			}
 		}
 		if hasMax {
-			dropped = append(dropped, "maxContains")
+			c.dropped = append(c.dropped, "maxContains")
 		}
 	}
+}
 
+// content converts contentEncoding and contentMediaType to 3.0 formats,
+// and $comment to its extension.
+func (c *conversion) content() {
+	m := c.m
 	encoding, hasEncoding := m["contentEncoding"].(string)
 	mediaType, hasMediaType := m["contentMediaType"].(string)
 	_, hasFormat := m["format"]
@@ -308,24 +357,30 @@ func downSchema(s any) any {
 	case hasEncoding && strings.EqualFold(encoding, "base64") && !hasFormat:
 		m["format"] = "byte"
 		if hasMediaType {
-			dropped = append(dropped, "contentMediaType")
+			c.dropped = append(c.dropped, "contentMediaType")
 		}
 	case !hasEncoding && hasMediaType && !textual(mediaType) && !hasFormat:
 		m["format"] = "binary"
 	default:
 		if hasEncoding {
-			dropped = append(dropped, "contentEncoding")
+			c.dropped = append(c.dropped, "contentEncoding")
 		}
 		if hasMediaType {
-			dropped = append(dropped, "contentMediaType")
+			c.dropped = append(c.dropped, "contentMediaType")
 		}
 	}
 	delete(m, "contentEncoding")
 	delete(m, "contentMediaType")
-	if c, ok := m["$comment"]; ok {
+	if comment, ok := m["$comment"]; ok {
 		delete(m, "$comment")
-		m[CommentExtension] = c
+		m[CommentExtension] = comment
 	}
+}
+
+// finish drops what 3.0 has no keyword for, adds the allOf members and
+// names what was dropped.
+func (c *conversion) finish() map[string]any {
+	m := c.m
 	if req, ok := m["required"].([]any); ok && len(req) == 0 {
 		delete(m, "required")
 	}
@@ -337,18 +392,17 @@ func downSchema(s any) any {
 	for k := range m {
 		if !oas30Keywords[k] && !strings.HasPrefix(k, "x-") {
 			delete(m, k)
-			dropped = append(dropped, k)
+			c.dropped = append(c.dropped, k)
 		}
 	}
-
-	if len(extra) > 0 {
+	if len(c.extra) > 0 {
 		all, _ := m["allOf"].([]any)
-		m["allOf"] = append(all, extra...)
+		m["allOf"] = append(all, c.extra...)
 	}
-	if len(dropped) > 0 {
-		sort.Strings(dropped)
-		names := make([]any, 0, len(dropped))
-		for _, d := range slices.Compact(dropped) {
+	if len(c.dropped) > 0 {
+		sort.Strings(c.dropped)
+		names := make([]any, 0, len(c.dropped))
+		for _, d := range slices.Compact(c.dropped) {
 			names = append(names, d)
 		}
 		m[DroppedExtension] = names
