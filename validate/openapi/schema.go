@@ -77,7 +77,9 @@ func eachSchema(doc map[string]any, f func(any) any) {
 //   - a boolean schema becomes an object: true is {}, false is
 //     {"not": {}} (Go OpenAPI libraries cannot decode a boolean where they
 //     expect a schema); additionalProperties, which OpenAPI allows to be a
-//     boolean, keeps it.
+//     boolean, keeps it;
+//   - an array schema without items or prefixItems gets items: {} (linters
+//     require it, and OpenAPI 3.0 too).
 func plain(s any) any {
 	switch b := s.(type) {
 	case bool:
@@ -94,6 +96,9 @@ func plain(s any) any {
 	eachSubschema(m, plain)
 	if apBool {
 		m["additionalProperties"] = ap
+	}
+	if m["type"] == "array" && !hasAny(m, "items", "prefixItems") {
+		m["items"] = map[string]any{}
 	}
 	r, ok := m["$ref"]
 	if !ok || len(m) == 1 {

@@ -39,6 +39,8 @@ func TestPlain(t *testing.T) {
 			`{"anyOf":[{"allOf":[{"$ref":"#/c"}],"required":["z"]}],"items":{"allOf":[{"$ref":"#/b"}],"minLength":1},"properties":{"p":{"allOf":[{"$ref":"#/a"}],"title":"p"}}}`},
 		{"false property is not-anything", `{"properties":{"number":false,"x":true}}`, `{"properties":{"number":{"not":{}},"x":{}}}`},
 		{"additionalProperties keeps its boolean", `{"additionalProperties":false,"items":false}`, `{"additionalProperties":false,"items":{"not":{}}}`},
+		{"an array gets items", `{"type":"array","maxItems":3}`, `{"type":"array","maxItems":3,"items":{}}`},
+		{"an array with prefixItems keeps them alone", `{"type":"array","prefixItems":[{}]}`, `{"type":"array","prefixItems":[{}]}`},
 		{"a $ref named as a property is a property", `{"properties":{"$ref":{"type":"string"}}}`, `{"properties":{"$ref":{"type":"string"}}}`},
 	}
 	for _, tt := range tests {
