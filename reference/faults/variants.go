@@ -402,12 +402,12 @@ func anyCardNumber(next http.Handler, _ faultDeps) http.Handler {
 		in := peekJSON(r)
 		number, _ := in["number"].(string)
 		if !matchAny(r, "payment_instruments.create") || len(number) < 11 || len(number) > 20 || strings.Trim(number, "0123456789") != "" ||
-			len(number) >= 12 && len(number) <= 19 && luhnValid(number) {
+			len(number) >= 12 && len(number) <= 19 && validate.LuhnValid(number) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		for d := '0'; d <= '9'; d++ {
-			if n := number[:6] + "00000" + string(d) + number[len(number)-4:]; luhnValid(n) {
+			if n := number[:6] + "00000" + string(d) + number[len(number)-4:]; validate.LuhnValid(n) {
 				in["number"] = n
 				break
 			}
@@ -415,21 +415,6 @@ func anyCardNumber(next http.Handler, _ faultDeps) http.Handler {
 		replaceBody(r, in)
 		next.ServeHTTP(w, r)
 	})
-}
-
-// luhnValid reports whether a string of digits passes the Luhn check.
-func luhnValid(number string) bool {
-	sum := 0
-	for i := range len(number) {
-		d := int(number[len(number)-1-i] - '0')
-		if i%2 == 1 {
-			if d *= 2; d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-	}
-	return sum%10 == 0
 }
 
 // replayRefused answers 409 CONFLICT where the reference replays a create
