@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Credential is one HTTP Basic user of the target.
@@ -245,13 +245,13 @@ func (c Config) Check() error {
 }
 
 // decodeProfile reads the config's profile over the reference's defaults.
-func (c Config) decodeProfile(v *validate.Validator) (validate.Profile, error) {
+func (c Config) decodeProfile(v *judging.Judge) (judging.Profile, error) {
 	if len(c.Profile) == 0 {
 		return v.DefaultProfile(), nil
 	}
 	p, err := v.DecodeProfile(c.Profile)
 	if err != nil {
-		return validate.Profile{}, fmt.Errorf("%w: profile: %w", ErrConfig, err)
+		return judging.Profile{}, fmt.Errorf("%w: profile: %w", ErrConfig, err)
 	}
 	return p, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/go-resty/resty/v2"
 
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // wrongPassword is sent by the "wrong password" steps.
@@ -130,7 +131,7 @@ func (s *scenario) roundTripForms(ctx context.Context, method, path string, body
 
 // declaredRoute is the method and path the target declares for an
 // operation (webhook_routes), with the path parameters of the table's path.
-func declaredRoute(p validate.Profile, op validate.Operation, method, path, query string) (string, string) {
+func declaredRoute(p judging.Profile, op validate.Operation, method, path, query string) (string, string) {
 	m, pattern := p.Route(op)
 	if m == op.Method && pattern == op.Path {
 		return method, withRawQuery(path, query)

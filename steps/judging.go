@@ -9,7 +9,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Check is one failed check of a scenario with the basis it judged by
@@ -18,7 +18,7 @@ import (
 // key of the choice it checked and WARNs.
 type Check struct {
 	// Basis is what the check enforces; Basis.Normative() decides FAIL or WARN.
-	Basis validate.Basis
+	Basis judging.Basis
 	// Key names the assumed choice: the profile key, with the entry of a
 	// map-valued key ("refusals.not_found", "success_status.transfers.create");
 	// "" for a normative check.
@@ -53,14 +53,14 @@ var (
 // stepBasis is the basis of the generic checks of the current step: the
 // step's key, else the scenario's key when it is @assumed, else the spec
 // sections the scenario's tags name.
-func (s *scenario) stepBasis() validate.Basis {
+func (s *scenario) stepBasis() judging.Basis {
 	switch {
 	case s.stepKey != "":
-		return validate.Basis{Assumed: s.stepKey, Clauses: slices.Clone(s.clauses)}
+		return judging.Basis{Assumed: s.stepKey, Clauses: slices.Clone(s.clauses)}
 	case s.allAssumed:
-		return validate.Basis{Assumed: s.profileKey, Clauses: slices.Clone(s.clauses)}
+		return judging.Basis{Assumed: s.profileKey, Clauses: slices.Clone(s.clauses)}
 	}
-	return validate.Basis{Clauses: slices.Clone(s.clauses)}
+	return judging.Basis{Clauses: slices.Clone(s.clauses)}
 }
 
 // stepAssumed reports whether the current step's generic checks are assumed.
@@ -85,7 +85,7 @@ func (s *scenario) judgeCheck(c Check) error {
 	if !c.Basis.Normative() && c.Patch == nil && s.offersUnchecked(c.Basis.Assumed) {
 		// The observed choice is not the reference's: a key that may be
 		// unchecked is written so.
-		c.Patch, _ = json.Marshal(map[string]string{c.Basis.Assumed: validate.Unchecked})
+		c.Patch, _ = json.Marshal(map[string]string{c.Basis.Assumed: judging.Unchecked})
 	}
 	s.checks = append(s.checks, c)
 	if c.Basis.Normative() {
@@ -118,15 +118,15 @@ func (s *scenario) fail(ex *exchange, format string, args ...any) error {
 // normative judges a failed check by the spec sections of its own, whatever
 // the step or scenario is marked (a FAIL).
 func (s *scenario) normative(clauses []string, err error) error {
-	return s.judgeCheck(Check{Basis: validate.Basis{Clauses: clauses}, Message: err.Error()})
+	return s.judgeCheck(Check{Basis: judging.Basis{Clauses: clauses}, Message: err.Error()})
 }
 
 // invariant judges a failed check of a safety invariant: always a FAIL.
 func (s *scenario) invariant(name string, err error) error {
-	if _, ok := s.suite.v.Judging().Invariants[name]; !ok {
+	if _, ok := s.suite.j.Table().Invariants[name]; !ok {
 		return &kitError{fmt.Errorf("unknown invariant %q", name)}
 	}
-	return s.judgeCheck(Check{Basis: validate.Basis{Invariants: []string{name}, Clauses: slices.Clone(s.clauses)}, Message: err.Error()})
+	return s.judgeCheck(Check{Basis: judging.Basis{Invariants: []string{name}, Clauses: slices.Clone(s.clauses)}, Message: err.Error()})
 }
 
 // assume judges a failed assumed check under a profile key (key may carry a
@@ -135,7 +135,7 @@ func (s *scenario) invariant(name string, err error) error {
 // that declares the observed choice (for --write-profile).
 func (s *scenario) assume(key, expected, observed string, patch any, err error) error {
 	top, _, _ := strings.Cut(key, ".")
-	c := Check{Basis: validate.Basis{Assumed: top, Clauses: slices.Clone(s.clauses)}, Key: key, Expected: expected, Observed: observed, Message: err.Error()}
+	c := Check{Basis: judging.Basis{Assumed: top, Clauses: slices.Clone(s.clauses)}, Key: key, Expected: expected, Observed: observed, Message: err.Error()}
 	if patch != nil {
 		b, merr := json.Marshal(patch)
 		if merr != nil {
@@ -151,14 +151,14 @@ func (s *scenario) assume(key, expected, observed string, patch any, err error) 
 // kit does not check it.
 func (s *scenario) declaresUnchecked(key string) bool {
 	v, ok := s.suite.profile.Value(key)
-	return ok && string(v) == `"`+validate.Unchecked+`"`
+	return ok && string(v) == `"`+judging.Unchecked+`"`
 }
 
 // offersUnchecked reports whether key may take the value "unchecked".
 func (s *scenario) offersUnchecked(key string) bool {
-	for _, k := range s.suite.v.Judging().Profile {
+	for _, k := range s.suite.j.Table().Profile {
 		if k.Key == key {
-			return slices.Contains(k.Values, validate.Unchecked)
+			return slices.Contains(k.Values, judging.Unchecked)
 		}
 	}
 	return false
@@ -177,7 +177,7 @@ func (e *skipDeclared) Unwrap() error { return godog.ErrSkip }
 // requireKey skips the scenario when the profile declares key unchecked.
 func (s *scenario) requireKey(key string) error {
 	if s.declaresUnchecked(key) {
-		return &skipDeclared{key: key, value: validate.Unchecked}
+		return &skipDeclared{key: key, value: judging.Unchecked}
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/conform-kit/conform/features"
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 func TestApplyEnvOverridesFile(t *testing.T) {
@@ -226,9 +227,9 @@ func TestNotOffered(t *testing.T) {
 		want   bool
 	}{
 		{"extension 405", ext, 405, "", true},
-		{"extension 404", ext, 404, validate.RefusalUnauthenticated, true},
-		{"extension 404 asked for", ext, 404, validate.RefusalNotFound, false},
-		{"extension 401", ext, 401, validate.RefusalUnauthenticated, false},
+		{"extension 404", ext, 404, judging.RefusalUnauthenticated, true},
+		{"extension 404 asked for", ext, 404, judging.RefusalNotFound, false},
+		{"extension 401", ext, 401, judging.RefusalUnauthenticated, false},
 		{"spec operation 405", spec, 405, "", false},
 	}
 	for _, tt := range tests {
@@ -331,11 +332,11 @@ func TestCheckMessageParts(t *testing.T) {
 // scenario names exactly one profile key with @profile-<key>, and every step
 // marked "(assumed: <key>)" names a profile key.
 func TestFeatureMarkersNameTheirBasis(t *testing.T) {
-	v, err := validate.New()
+	v, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := v.Judging()
+	j := v.Table()
 	keys := map[string]bool{}
 	for _, k := range j.Profile {
 		keys[k.Key] = true
@@ -410,7 +411,7 @@ func TestRefusalClauses(t *testing.T) {
 // be in order; items shown at the same time are not judged by id, as the
 // target may order them by a finer time than it shows.
 func TestListOrderedTiesAtShownPrecision(t *testing.T) {
-	v, err := validate.Default()
+	jd, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +429,7 @@ func TestListOrderedTiesAtShownPrecision(t *testing.T) {
 		{"a tie as shown, oldest first", "oldest", []any{item("TRb", "2026-01-01T00:00:01.000Z"), item("TRa", "2026-01-01T00:00:01.000Z")}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := &scenario{suite: &suite{v: v, profile: v.DefaultProfile()}, clauses: []string{"2.12"},
+			s := &scenario{suite: &suite{v: jd.Validator(), j: jd, profile: jd.DefaultProfile()}, clauses: []string{"2.12"},
 				last: &exchange{method: "GET", path: "/transfers", status: 200, doc: map[string]any{"_embedded": map[string]any{"transfers": c.items}}}}
 			if err := s.listOrdered(c.which); (err != nil) != c.wantErr {
 				t.Errorf("listOrdered(%s) = %v, want an error: %v", c.which, err, c.wantErr)

@@ -17,7 +17,7 @@ import (
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps"
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -408,12 +408,12 @@ func TestREADMEProfileTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := validate.New()
+	v, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want strings.Builder
-	for _, k := range v.Judging().Profile {
+	for _, k := range v.Table().Profile {
 		def := "`" + readableJSON(k.Default) + "`"
 		switch k.Key {
 		case "refusals":

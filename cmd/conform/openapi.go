@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/conform-kit/conform/validate/openapi"
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/openapi"
 )
 
 // newOpenAPICmd prints the contract as an OpenAPI 3.1 document.

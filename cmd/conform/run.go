@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/conform-kit/conform/reference"
-	results "github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/steps"
+	results "github.com/conform-kit/conform/steps/report"
 )
 
 // runOptions holds the flags of conform run.

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // TestEveryProfileKeyHasAVariant holds the kit to its promise that no
@@ -23,10 +23,10 @@ func TestEveryProfileKeyHasAVariant(t *testing.T) {
 			declared[k] = append(declared[k], v.Name)
 		}
 	}
-	v, err := validate.Default()
-	require.NoError(t, err, "validate.Default")
+	v, err := judging.Default()
+	require.NoError(t, err, "judging.Default")
 	var keys []string
-	for _, p := range v.Judging().Profile {
+	for _, p := range v.Table().Profile {
 		keys = append(keys, p.Key)
 		assert.NotEmpty(t, declared[p.Key], "profile key %s: no variant declares it", p.Key)
 	}

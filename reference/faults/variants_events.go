@@ -11,7 +11,7 @@ import (
 	"regexp"
 	"sync"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Variants whose choice is how webhook deliveries look: the event layout,
@@ -127,11 +127,11 @@ func whsecSecrets() variantParts {
 					return nil, err
 				}
 				signed := req.Header.Get("Finix-Signature")
-				ts, _ := validate.ParseSignature(signed)
+				ts, _ := judging.ParseSignature(signed)
 				mu.Lock()
 				for orig, out := range shown {
-					if validate.VerifySignature(signed, orig, body) == nil {
-						req.Header.Set("Finix-Signature", validate.SignatureValue(out, ts, body))
+					if judging.VerifySignature(signed, orig, body) == nil {
+						req.Header.Set("Finix-Signature", judging.SignatureValue(out, ts, body))
 						break
 					}
 				}
@@ -182,12 +182,12 @@ func (rs *resigner) note(body []byte) {
 // resign signs out with the secret whose signature req carries for in.
 func (rs *resigner) resign(req *http.Request, in, out []byte) {
 	signed := req.Header.Get("Finix-Signature")
-	ts, _ := validate.ParseSignature(signed)
+	ts, _ := judging.ParseSignature(signed)
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	for secret := range rs.secrets {
-		if validate.VerifySignature(signed, secret, in) == nil {
-			req.Header.Set("Finix-Signature", validate.SignatureValue(secret, ts, out))
+		if judging.VerifySignature(signed, secret, in) == nil {
+			req.Header.Set("Finix-Signature", judging.SignatureValue(secret, ts, out))
 			return
 		}
 	}

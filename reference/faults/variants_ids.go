@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/reference"
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Variants whose choice is the form of resource ids: the spec shows a prefix
@@ -39,9 +39,9 @@ func idVariants() []Variant {
 // Deliveries are signed again with the webhook's secret.
 func base58IDs() variantParts {
 	m := &idMap{out: map[string]string{}, in: map[string]string{}, secrets: map[string]string{}}
-	v, err := validate.New()
+	j, err := judging.Default()
 	if err == nil {
-		for _, p := range v.Judging().IDPrefixes {
+		for _, p := range j.Table().IDPrefixes {
 			m.prefixes = append(m.prefixes, p.Prefix)
 		}
 	}
@@ -80,7 +80,7 @@ func base58IDs() variantParts {
 				}
 				out := m.replace(m.orig, body, m.forth)
 				if secret := m.secret(req.URL.String()); secret != "" {
-					req.Header.Set("Finix-Signature", validate.SignatureValue(secret, strconv.FormatInt(time.Now().Unix(), 10), out))
+					req.Header.Set("Finix-Signature", judging.SignatureValue(secret, strconv.FormatInt(time.Now().Unix(), 10), out))
 				}
 				req.Body = io.NopCloser(bytes.NewReader(out))
 				req.ContentLength = int64(len(out))

@@ -14,8 +14,8 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/conform-kit/conform/validate/openapi"
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/openapi"
 )
 
 func document(t *testing.T) []byte {
