@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/validate"
 )
 
 // TestVariantCatalog checks the variant catalog is well formed: unique
@@ -109,6 +110,28 @@ func TestServeVariantsComposes(t *testing.T) {
 			id, _ := auth["id"].(string)
 			status, captured := call("PUT", "/authorizations/"+id, map[string]any{"capture_amount": 1000})
 			assert.Equal(t, tc.capWant, status, "%v: capture status; body %v", tc.variants, captured)
+		})
+	}
+}
+
+// TestServeVariantsRefusesOversizedBodies: a JSON body over
+// validate.MaxBodyBytes is refused 413 REQUEST_TOO_LARGE through the variants
+// that read request bodies (ids-base58-21 leaves such a body unscanned), as
+// by the reference.
+func TestServeVariantsRefusesOversizedBodies(t *testing.T) {
+	body := `{"tags":{"pad":"` + strings.Repeat("x", validate.MaxBodyBytes) + `"}}`
+	for _, names := range [][]string{{"plain-json"}, {"ids-base58-21"}, {"cards-any-length", "no-reference-rules", "ids-base58-21"}} {
+		t.Run(strings.Join(names, "+"), func(t *testing.T) {
+			srv, h, seeded, err := ServeVariants(reference.Config{BaseURL: probeBase}, names...)
+			require.NoError(t, err, "ServeVariants(%v)", names)
+			t.Cleanup(func() { _ = srv.Close() })
+			req := httptest.NewRequest("POST", probeBase+"/webhooks", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/vnd.json+api")
+			req.SetBasicAuth(seeded.Credentials.Platform.Username, seeded.Credentials.Platform.Password)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code, "%v: status of a body over the limit", names)
+			assert.Contains(t, rec.Body.String(), "REQUEST_TOO_LARGE", "%v: error code", names)
 		})
 	}
 }
