@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/reference/faults"
 )
 
 // TestExploreExitCodes: conform explore exits 0 on the bundled reference,
@@ -32,4 +35,16 @@ func TestExploreExitCodes(t *testing.T) {
 
 	code, _, _ = run(t, "", "explore", "--ops", "[", "--budget", "10")
 	assert.Equal(t, exitUsage, code, "a bad --ops pattern")
+}
+
+// TestFaultsListsTheExploreFaults: conform faults --explore lists the
+// explore catalog, one line per fault and a count.
+func TestFaultsListsTheExploreFaults(t *testing.T) {
+	code, out, errOut := run(t, "", "faults", "--explore")
+	require.Equal(t, exitOK, code, "conform faults --explore: %s", errOut)
+	catalog := faults.ExploreCatalog()
+	assert.Contains(t, out, fmt.Sprintf("%d faults", len(catalog)))
+	for _, f := range catalog {
+		assert.Contains(t, out, f.Name)
+	}
 }
