@@ -70,7 +70,7 @@ func allActions() []action {
 			st, _ := g.readBack(g.any("amount"))
 			return st
 		}},
-		{name: "enroll", op: "subscription_enrollments.create", ready: needs("schedule"), make: (*generator).enroll},
+		{name: "enroll", op: "subscription_enrollments.create", ready: func(g *generator) bool { return len(g.unenrolled()) > 0 }, make: (*generator).enroll},
 		{name: "fetch an enrollment", op: "subscription_enrollments.get", ready: needs("enrollment"), make: func(g *generator) Step {
 			st, _ := g.readBack(g.any("enrollment"))
 			return st
@@ -217,6 +217,9 @@ func (g *generator) createCard() Step {
 		if side != "" && st.Limit == "" {
 			st.Limit, st.Side = "card address."+name+" ≤ "+strconv.Itoa(limit), side
 		}
+		if side == sideAt {
+			st.AtLimit = append(st.AtLimit, name)
+		}
 		if over && !st.Refuse {
 			st.Refuse, st.Rule, st.Basis = true, "address."+name+" is at most "+strconv.Itoa(limit)+" characters", basisLimit
 		}
@@ -280,6 +283,9 @@ func (g *generator) level3(st *Step, amount int64) string {
 	ref, over, side := g.limited(17)
 	if side != "" {
 		st.Limit, st.Side = "customer_reference_number ≤ 17", side
+	}
+	if side == sideAt {
+		st.AtLimit = append(st.AtLimit, "customer_reference_number")
 	}
 	if over && !st.Refuse {
 		st.Refuse, st.Rule, st.Basis = true, "customer_reference_number is at most 17 characters", basisLimit
@@ -459,6 +465,7 @@ func (g *generator) webhookURL(st *Step) string {
 	switch n {
 	case 120:
 		st.Limit, st.Side = "webhook url ≤ 120", sideAt
+		st.AtLimit = append(st.AtLimit, "url")
 	case 121:
 		st.Limit, st.Side = "webhook url ≤ 120", sideOver
 		st.Refuse, st.Rule, st.Basis = true, "the url is at most 120 characters", basisLimit
@@ -556,8 +563,20 @@ func (g *generator) updateAmount() Step {
 	return st
 }
 
+// unenrolled are the schedules the merchant is not enrolled in yet.
+func (g *generator) unenrolled() []string {
+	var out []string
+	for _, s := range g.alive("schedule") {
+		if !g.enrolled[s] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 func (g *generator) enroll() Step {
-	s := g.any("schedule")
+	free := g.unenrolled()
+	s := free[g.c.draw(len(free))]
 	st := Step{Op: "subscription_enrollments.create", Method: "POST", Path: "/subscription/subscription_schedules/{" + s + "}/subscription_enrollments", Save: g.newRole("enrollment"), Of: s}
 	nick := pick(g.c, "explore enrollment", g.text(40, true), "")
 	fields := []string{`"merchant":"{fixture:merchant}"`, `"nickname":` + quote(nick)}
@@ -637,6 +656,7 @@ func (g *generator) createLink() Step {
 	switch d {
 	case 10080:
 		st.Limit, st.Side = "link duration ≤ 10080", sideAt
+		st.AtLimit = append(st.AtLimit, "duration")
 	case 10081:
 		st.Limit, st.Side = "link duration ≤ 10080", sideOver
 		st.Refuse, st.Rule, st.Basis = true, "duration is at most 10080 minutes", assumed("file_payloads", "4.8")

@@ -490,7 +490,7 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, count bool
 		tag += fmt.Sprintf("-r%d", r.replays)
 	}
 	g := &generator{c: c, seq: tag, profile: r.profile, offers: r.offers,
-		roles: map[string][]string{}, auths: map[string]*authState{}, amounts: map[string]*amountState{}, deleted: map[string]bool{}, linkFile: map[string]string{}, linkType: map[string]string{}}
+		roles: map[string][]string{}, auths: map[string]*authState{}, amounts: map[string]*amountState{}, deleted: map[string]bool{}, linkFile: map[string]string{}, linkType: map[string]string{}, enrolled: map[string]bool{}}
 	g.hookBase = r.hookBase
 	g.declineTrigger, _ = r.profile.DeclineTrigger()
 	g.disputeTrigger, _ = r.profile.DisputeTrigger()

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/conform-kit/conform/validate/judging"
@@ -26,6 +27,8 @@ type generator struct {
 	linkFile map[string]string // external link role → its file's role
 	linkType map[string]string // external link role → its type
 	refused  string            // the role a refused request named: read it next
+	updated  string            // the role an update changed: read it next
+	enrolled map[string]bool   // schedules the merchant is enrolled in
 	n        int               // idempotency ids drawn
 }
 
@@ -105,6 +108,9 @@ func (g *generator) observe(st Step, ok bool) {
 	if !ok {
 		return
 	}
+	if st.Of != "" && st.Save == "" && (st.Method == "PUT" || st.Method == "PATCH") {
+		g.updated = st.Of
+	}
 	if st.Save != "" {
 		kind := kindOf(st.Save)
 		g.roles[kind] = append(g.roles[kind], st.Save)
@@ -130,6 +136,8 @@ func (g *generator) observe(st Step, ok bool) {
 		}
 	case "subscription_enrollments.delete":
 		g.deleted[st.Of] = true
+	case "subscription_enrollments.create":
+		g.enrolled[st.Of] = true
 	}
 }
 
@@ -147,25 +155,72 @@ func (g *generator) idempotencyID() string {
 	return fmt.Sprintf("explore-%s-%d", g.seq, g.n)
 }
 
-// next draws one step (or the steps of a compound action).
+// next draws one step (or the steps of a compound action). Its draws do
+// not depend on the state: the read-back draw is always made, and the
+// action is drawn from every action (weighted), moving on to the next ready
+// one when it is not ready. So deleting an earlier action while shrinking
+// leaves the later draws meaning what they meant.
 func (g *generator) next(actions []action) []Step {
-	if g.refused != "" && !g.deleted[g.refused] && g.c.draw(4) != 3 {
+	readBack := g.c.draw(4) != 3
+	if g.refused != "" && !g.deleted[g.refused] && readBack {
 		if st, ok := g.readBack(g.refused); ok {
 			g.refused = ""
 			st.SameState = true
 			return []Step{st}
 		}
 	}
-	var ready []action
-	for _, a := range actions {
-		if a.ready(g) {
-			for range weight(a.op) {
-				ready = append(ready, a)
-			}
+	if g.updated != "" && !g.deleted[g.updated] && readBack {
+		role := g.updated
+		g.updated = ""
+		if st, ok := g.readBack(role); ok {
+			return []Step{st}
 		}
 	}
-	a := ready[g.c.draw(len(ready))]
-	return []Step{a.make(g)}
+	var all []action
+	for _, a := range actions {
+		for range weight(a.op) {
+			all = append(all, a)
+		}
+	}
+	a := all[g.c.draw(len(all))]
+	// An action not ready yet makes what it needs instead (a capture with no
+	// authorization authorizes; one with no card makes a card).
+	for range 4 {
+		if a.ready(g) {
+			return []Step{a.make(g)}
+		}
+		need, ok := prerequisite[a.op]
+		if !ok {
+			break
+		}
+		i := slices.IndexFunc(actions, func(x action) bool { return x.op == need })
+		if i < 0 {
+			break
+		}
+		a = actions[i]
+	}
+	for _, x := range actions {
+		if x.ready(g) {
+			return []Step{x.make(g)}
+		}
+	}
+	return nil
+}
+
+// prerequisite is the operation that makes what an operation needs.
+var prerequisite = map[string]string{
+	"authorizations.capture": "authorizations.create", "authorizations.get": "authorizations.create",
+	"authorizations.create": "payment_instruments.create", "transfers.create": "payment_instruments.create",
+	"payment_instruments.get": "payment_instruments.create", "transfers.get": "transfers.create",
+	"webhooks.update": "webhooks.create", "webhooks.get": "webhooks.create",
+	"subscription_schedules.get": "subscription_schedules.create", "subscription_amounts.create": "subscription_schedules.create",
+	"subscription_enrollments.create": "subscription_schedules.create", "subscription_enrollments.list_by_schedule": "subscription_schedules.create",
+	"subscription_amounts.update": "subscription_amounts.create", "subscription_amounts.get": "subscription_amounts.create",
+	"subscription_enrollments.get": "subscription_enrollments.create", "subscription_enrollments.update": "subscription_enrollments.create",
+	"subscription_enrollments.delete": "subscription_enrollments.create", "dispute_evidence.get": "dispute_evidence.create",
+	"files.get": "files.create", "files.upload": "files.create", "files.download": "files.create",
+	"files.external_links.create": "files.create", "files.external_links.list": "files.create",
+	"files.external_links.get": "files.external_links.create", "files.external_upload": "files.external_links.create",
 }
 
 // readBack is the GET of a role, when the target offers one.

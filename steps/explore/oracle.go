@@ -81,7 +81,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 			return nil, false // the kit and its model disagree on this value: judge nothing more
 		}
 		b := assumed("reference_rules")
-		if st.Side == sideAt && op.Assumed == "" && refusalNames(tex.doc, limitField(st.Limit)) {
+		if op.Assumed == "" && slices.ContainsFunc(st.AtLimit, func(f string) bool { return refusalNames(tex.doc, f) }) {
 			// Refused for the value at its stated limit: the error names it.
 			b = basisOf(append([]string{"8"}, op.Clauses...)...)
 		}
@@ -211,8 +211,8 @@ func roleOr(role, op string) string {
 }
 
 func allowedWhy(st Step) string {
-	if st.Side == sideAt {
-		return st.Limit + ", at the limit"
+	if len(st.AtLimit) > 0 {
+		return strings.Join(st.AtLimit, ", ") + " at the stated limit"
 	}
 	return "every field within the contract"
 }
@@ -549,15 +549,6 @@ func sortLimits(ls []LimitCoverage) {
 }
 
 var _ = errors.New
-
-// limitField is the field a limit is about: "card address.city ≤ 20" → "city".
-func limitField(limit string) string {
-	name, _, _ := strings.Cut(limit, " ≤")
-	if i := strings.LastIndexAny(name, " ."); i >= 0 {
-		name = name[i+1:]
-	}
-	return name
-}
 
 // refusalNames reports whether an error envelope's items name the field
 // (in a field member, a pointer, a dotted path or the message).

@@ -36,6 +36,9 @@ type Step struct {
 	Basis  judging.Basis
 	// Limit is the limit the request exercised and Side which side of it.
 	Limit, Side string
+	// AtLimit are the fields the request sends at their stated limit (the
+	// largest value allowed): a refusal naming one of them FAILs.
+	AtLimit []string
 	// Expect are fields the response must show (read-back and computed).
 	Expect []expectField
 	// Walk makes the step the first page of a list walk.
