@@ -92,8 +92,12 @@ func clip(s string) string {
 
 // WriteProfile writes, as a profile file, the choices the run observed: the
 // declared profile with every observed assumed choice applied over it, only
-// the keys that differ from the reference's defaults. Fed back with
-// --profile, the same target passes the checks the run warned about.
+// the keys that differ from the reference's defaults. A refusal kind of
+// which some refusal differed from its declared form is written as every
+// refusal of the kind showed it (Summary.Observed): all its statuses and
+// codes, an operation answering otherwise with its own form. observed_once
+// lists what rests on a single observation. Fed back with --profile, the
+// same target passes the checks the run warned about.
 func WriteProfile(w io.Writer, sum Summary) error {
 	v, err := judging.Default()
 	if err != nil {
@@ -103,12 +107,19 @@ func WriteProfile(w io.Writer, sum Summary) error {
 	if p.Refusals == nil {
 		p = v.DefaultProfile()
 	}
-	for _, patch := range observedPatches(sum.Results) {
+	patches, once := observedPatches(sum.Results)
+	for _, patch := range patches {
 		if p, err = v.MergeProfile(p, patch); err != nil {
 			return fmt.Errorf("steps: an observed choice is not a valid profile value: %w", err)
 		}
 	}
+	p = p.Clone()
+	once = append(once, observedRefusals(&p, sum.Observed.Refusals)...)
 	collapseCreateStatus(v, &p)
+	p.ObservedOnce = slices.Compact(slices.Sorted(slices.Values(append(p.ObservedOnce, once...))))
+	if len(p.ObservedOnce) == 0 {
+		p.ObservedOnce = []string{}
+	}
 	if err := v.EncodeProfile(w, p, false); err != nil {
 		return fmt.Errorf("steps: %w", err)
 	}
@@ -143,11 +154,13 @@ func collapseCreateStatus(v *judging.Judge, p *judging.Profile) {
 // observedPatches returns the profile objects of the failed assumed checks,
 // merged key by key: map-valued keys entry by entry; timestamp precisions
 // that disagree become 0 (any); extensions offer only what no observation
-// found missing; for any other key the last observation wins.
-func observedPatches(results []ScenarioResult) [][]byte {
+// found missing; for any other key the last observation wins. once lists
+// the keys (with the entry of a map-valued key) only one check observed.
+func observedPatches(results []ScenarioResult) (patches [][]byte, once []string) {
 	merged := map[string]json.RawMessage{}
 	var order []string
 	precisions := map[string]bool{}
+	seen := map[string]int{}
 	for _, r := range results {
 		for _, c := range r.Judged {
 			if c.Basis.Normative() || c.Patch == nil {
@@ -158,6 +171,7 @@ func observedPatches(results []ScenarioResult) [][]byte {
 				continue
 			}
 			for k, v := range obj {
+				countEntries(seen, k, v)
 				if k == "timestamp_precision" {
 					precisions[string(v)] = true
 				}
@@ -182,7 +196,25 @@ func observedPatches(results []ScenarioResult) [][]byte {
 		b, _ := json.Marshal(map[string]json.RawMessage{k: merged[k]})
 		out = append(out, b)
 	}
-	return out
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
+		if seen[k] == 1 {
+			once = append(once, k)
+		}
+	}
+	return out, once
+}
+
+// countEntries counts an observation of key: of each entry when the value
+// is an object (success_status.transfers.create), else of the key.
+func countEntries(seen map[string]int, key string, v json.RawMessage) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(v, &obj) == nil && obj != nil {
+		for e := range obj {
+			seen[key+"."+e]++
+		}
+		return
+	}
+	seen[key]++
 }
 
 // mergeObjects merges two JSON objects, entries of b over a's.

@@ -342,7 +342,7 @@ func refusedForMediaType(s *scenario, ex *exchange, _ string) bool {
 func refusedForFields(fields ...string) func(*scenario, *exchange, string) bool {
 	return func(s *scenario, ex *exchange, _ string) bool {
 		p := &s.suite.profile
-		named := errorField(ex.doc, "field")
+		named := s.namedFields(ex)
 		if len(named) == 0 {
 			codes := errorField(ex.doc, "code")
 			if !p.Refusal(judging.RefusalInvalidField).StatusMatches(ex.status) && ex.status != http.StatusBadRequest && ex.status != http.StatusUnprocessableEntity {
@@ -356,7 +356,6 @@ func refusedForFields(fields ...string) func(*scenario, *exchange, string) bool 
 			return true
 		}
 		for _, n := range named {
-			n = strings.ReplaceAll(strings.Trim(n, "/"), "/", ".")
 			for _, f := range fields {
 				if n == f || strings.HasPrefix(n, f+".") || strings.HasPrefix(f, n+".") {
 					return true
