@@ -171,7 +171,15 @@ func observedPatches(results []ScenarioResult) (patches [][]byte, once []string)
 				continue
 			}
 			for k, v := range obj {
-				countEntries(seen, k, v)
+				if k == keyObservedOnce {
+					var keys []string
+					_ = json.Unmarshal(v, &keys)
+					once = append(once, keys...)
+					continue
+				}
+				if k != "list_max_limit" { // searched, not read from one probe
+					countEntries(seen, k, v)
+				}
 				if k == "timestamp_precision" {
 					precisions[string(v)] = true
 				}
@@ -180,6 +188,11 @@ func observedPatches(results []ScenarioResult) (patches [][]byte, once []string)
 				}
 				if old, ok := merged[k]; ok && (k == keyExtensions || k == keyRequestMediaTypes) {
 					v = intersectLists(old, v)
+				}
+				if old, ok := merged[k]; ok && k == keyErrorFieldForm && string(v) == `"`+judging.FieldFormBare+`"` {
+					// A bare name is a dotted or pointer name of one
+					// segment: the longer form read elsewhere covers it.
+					v = old
 				}
 				if _, ok := merged[k]; !ok {
 					order = append(order, k)
@@ -203,6 +216,9 @@ func observedPatches(results []ScenarioResult) (patches [][]byte, once []string)
 	}
 	return out, once
 }
+
+// keyObservedOnce is the profile key listing what rests on one observation.
+const keyObservedOnce = "observed_once"
 
 // countEntries counts an observation of key: of each entry when the value
 // is an object (success_status.transfers.create), else of the key.

@@ -3,6 +3,7 @@ package steps
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/conform-kit/conform/validate/judging"
@@ -331,8 +332,20 @@ func copyObject(m map[string]any) map[string]any {
 
 // refusedForMediaType: a JSON body refused as the declared kind for an
 // unsupported media type (not_acceptable), or 415 Unsupported Media Type.
+// A refusal it recognises is recorded as a not_acceptable refusal of the
+// run (Summary.Observed): the writer covers it with the kind's statuses.
 func refusedForMediaType(s *scenario, ex *exchange, _ string) bool {
-	return ex.status == http.StatusUnsupportedMediaType || s.suite.profile.Refusal(judging.RefusalNotAcceptable).StatusMatches(ex.status)
+	opID := ""
+	if ex.hasOp {
+		opID = ex.op.ID
+	}
+	form := s.suite.profile.RefusalFor(judging.RefusalNotAcceptable, opID)
+	if ex.status != http.StatusUnsupportedMediaType && !form.StatusMatches(ex.status) {
+		return false
+	}
+	codes := slices.Compact(slices.Sorted(slices.Values(errorField(ex.doc, "code"))))
+	s.suite.observed.refusal(RefusalSeen{Kind: judging.RefusalNotAcceptable, Operation: opID, Status: ex.status, Codes: codes})
+	return true
 }
 
 // refusedForFields: a refusal of the body whose items name one of the

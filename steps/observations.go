@@ -34,12 +34,18 @@ type observer struct {
 }
 
 func (o *observer) refusal(r RefusalSeen) {
+	if o == nil { // a suite built for a unit of the steps
+		return
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.refusals = append(o.refusals, r)
 }
 
 func (o *observer) snapshot() Observed {
+	if o == nil {
+		return Observed{}
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return Observed{Refusals: slices.Clone(o.refusals)}

@@ -55,7 +55,7 @@ type variantParts struct {
 // Variants returns the catalog of conformant variants, one or a few profile
 // keys each.
 func Variants() []Variant {
-	return []Variant{
+	return append([]Variant{
 		{
 			Name: "create-200", Tags: "@transfers", Choice: "answers every create with 200 instead of 201",
 			Profile: `{"create_status": 200}`,
@@ -217,7 +217,7 @@ func Variants() []Variant {
 			Profile: `{"extensions": []}`,
 			build:   parts(wrapOnly(withoutExtensions)),
 		},
-	}
+	}, realisticVariants()...)
 }
 
 // parts makes a build of a handler-only variant.

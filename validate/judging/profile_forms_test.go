@@ -107,3 +107,19 @@ func TestRefusalFormMergesOverTheKind(t *testing.T) {
 	assert.Equal(t, "401 UNAUTHORIZED", p.RefusalFor(judging.RefusalNotFound, "files.external_upload").String(), "an earlier operation's form kept")
 	assert.Equal(t, "404 any code", p.RefusalFor(judging.RefusalNotFound, "files.get").String(), "an operation's [] accepts any code")
 }
+
+// TestEveryProfileKeyHasAnExample: every key of the table shows an example
+// (conform profile show prints it) that is a valid value of the key and
+// not its default.
+func TestEveryProfileKeyHasAnExample(t *testing.T) {
+	j := newJudge(t)
+	def := j.DefaultProfile()
+	for _, k := range j.Table().Profile {
+		require.NotEmpty(t, k.Example, "%s has no example", k.Key)
+		p, err := j.DecodeProfile([]byte(`{"` + k.Key + `": ` + string(k.Example) + `}`))
+		require.NoError(t, err, "the example of %s", k.Key)
+		got, _ := p.Value(k.Key)
+		was, _ := def.Value(k.Key)
+		assert.NotEqual(t, string(was), string(got), "the example of %s is its default", k.Key)
+	}
+}
