@@ -50,7 +50,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestHelpText(t *testing.T) {
-	for _, cmd := range []string{"", "run", "serve", "validate", "schemas", "faults", "version"} {
+	for _, cmd := range []string{"", "run", "serve", "validate", "schemas", "faults", "version", "profile"} {
 		name := cmd
 		if name == "" {
 			name = "root"
