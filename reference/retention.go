@@ -7,7 +7,7 @@ import (
 
 // Limits bounds what clients may store, so a sandbox left running for days
 // stays bounded in memory and one application cannot crowd out another
-// (README "The sandbox"). A zero field takes its default; a negative one
+// (reference/README.md, "The sandbox"). A zero field takes its default; a negative one
 // turns that bound off. Seeded fixtures never count and never expire.
 type Limits struct {
 	// MaxAge is how long a resource a client created is kept; default 1h.

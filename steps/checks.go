@@ -90,7 +90,7 @@ func (s *scenario) checkSuccess(ex *exchange) error {
 			return fmt.Errorf("%w: the rest of the scenario depends on %s", godog.ErrSkip, ex.op.ID)
 		}
 		b := s.opBasis(ex)
-		c := Check{Basis: b, Key: b.Assumed, Expected: "2xx", Observed: strconv.Itoa(ex.status), Message: s.failf(ex, "status %d, want 2xx", ex.status).Error()}
+		c := Check{Basis: b, Key: b.Assumed, Expected: "2xx", Observed: strconv.Itoa(ex.status), Err: s.failf(ex, "status %d, want 2xx", ex.status)}
 		if b.Assumed == "operation_roles" && ex.hasOp && ex.status == http.StatusForbidden {
 			c.Key, c.Expected, c.Observed = "operation_roles."+ex.op.ID, "the "+ex.user+" user may call it", "403"
 			c.Patch = rolesWithout(s.suite.profile.Roles(ex.op), ex.op.ID, userRole(ex.user))
@@ -168,12 +168,12 @@ func (s *scenario) checkSchema(ex *exchange) error {
 	b, _ := s.suite.j.SchemaBasis(ex.op.Response)
 	if b.Normative() {
 		if err := s.suite.v.Validate(ex.op.Response, ex.body); err != nil {
-			msg := s.failf(ex, "response does not match schema %q: %s", ex.op.Response, violations(err))
+			msg := s.failCause(ex, err, "response does not match schema %q: %s", ex.op.Response, violations(err))
 			if ob := judging.OperationBasis(ex.op); !ob.Normative() {
 				if err := s.assume(ob.Assumed, "schema "+ex.op.Response, "violations", nil, msg); err != nil {
 					return err
 				}
-			} else if err := s.judgeCheck(Check{Basis: b, Message: msg.Error()}); err != nil {
+			} else if err := s.judgeCheck(Check{Basis: b, Err: msg}); err != nil {
 				return err
 			}
 		}
@@ -255,7 +255,7 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 			want = "4xx (" + kind + ", declared " + form.String() + ")"
 		}
 		c := Check{Basis: b, Key: b.Assumed, Expected: want, Observed: strconv.Itoa(ex.status),
-			Message: s.failf(ex, "status %d, want a refusal: %s", ex.status, want).Error()}
+			Err: s.failf(ex, "status %d, want a refusal: %s", ex.status, want)}
 		if kind == judging.RefusalDeclined && b.Assumed == "decline_trigger_amount" && ex.status >= 200 && ex.status <= 299 {
 			c.Expected, c.Observed, c.Patch = "a decline", "accepted", json.RawMessage(`{"decline_trigger_amount": 0}`)
 		}
@@ -271,7 +271,7 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 	if onUndeclaredRoute(ex) {
 		// The declared route is not the target's: the refusal was never asked.
 		c := Check{Basis: judging.Basis{Assumed: "webhook_routes", Clauses: slices.Clone(s.clauses)},
-			Message: s.failf(ex, "status 405 on the declared route of %s, want a refusal: %s", ex.op.ID, kind).Error()}
+			Err: s.failf(ex, "status 405 on the declared route of %s, want a refusal: %s", ex.op.ID, kind)}
 		routeByAllow(&c, s.suite.profile, ex)
 		return s.judgeCheck(c)
 	}
@@ -312,7 +312,8 @@ const errorSchema = "error"
 func (s *scenario) checkEnvelope(ex *exchange) error {
 	if err := s.suite.v.Resource(errorSchema, ex.body); err != nil {
 		b, _ := s.suite.j.SchemaBasis(errorSchema)
-		return s.judgeCheck(Check{Basis: b, Message: s.failf(ex, "error body is not the §7 envelope: %s", violations(err)).Error()})
+		fe := s.failCause(ex, err, "error body is not the §7 envelope: %s", violations(err))
+		return s.judgeCheck(Check{Basis: b, Err: fe})
 	}
 	if s.declaresUnchecked(keyResourceValues) {
 		return nil

@@ -96,7 +96,7 @@ func LoadConfigFile(path string) (Config, error) {
 
 // Setting is one CONFORM_* environment variable of the suite's config: the
 // single table that ApplyEnv reads, "conform run --help" prints and the
-// README's settings table shows.
+// settings table of steps/README.md shows.
 type Setting struct {
 	// Env is the variable, e.g. "CONFORM_TARGET".
 	Env string

@@ -82,7 +82,7 @@ func (s *scenario) skipUndeclaredType(ex *exchange, ctype string) error {
 	taken := without(p.RequestMediaTypes, func(t string) bool { return sameMediaType(mt, t) })
 	c := Check{Basis: judging.Basis{Assumed: keyRequestMediaTypes, Clauses: slices.Clone(s.clauses)}, Key: keyRequestMediaTypes,
 		Expected: mt + " taken", Observed: strconv.Itoa(ex.status),
-		Message: s.failf(ex, "a JSON body sent as %s was refused for its media type (%d)", mt, ex.status).Error()}
+		Err: s.failf(ex, "a JSON body sent as %s was refused for its media type (%d)", mt, ex.status)}
 	c.Patch, _ = json.Marshal(map[string][]string{keyRequestMediaTypes: taken})
 	if err := s.judgeCheck(c); err != nil {
 		return err

@@ -34,7 +34,7 @@ func notOffered(ex *exchange, kind string) bool {
 func (s *scenario) notOfferedCheck(ex *exchange, want string) Check {
 	c := Check{Basis: judging.Basis{Assumed: keyExtensions, Clauses: slices.Clone(s.clauses)}, Key: keyExtensions,
 		Expected: ex.op.ID + " offered", Observed: strconv.Itoa(ex.status),
-		Message: s.failf(ex, "status %d on %s, an operation the spec does not name, want %s: the target does not offer it", ex.status, ex.op.ID, want).Error()}
+		Err: s.failf(ex, "status %d on %s, an operation the spec does not name, want %s: the target does not offer it", ex.status, ex.op.ID, want)}
 	offered := without(s.suite.profile.Extensions, func(id string) bool { return id == ex.op.ID })
 	c.Patch, _ = json.Marshal(map[string][]string{keyExtensions: offered})
 	return c

@@ -25,8 +25,12 @@ type Check struct {
 	Key string
 	// Expected is what the target's profile (or the spec) says; Observed what the target did.
 	Expected, Observed string
-	// Message describes the failure with its evidence (request, response, curl).
+	// Message describes the failure with its evidence (request, response,
+	// curl): Err's message, when Err is set.
 	Message string
+	// Err is the failure: a report reads the exchange it names and the
+	// violations of a *validate.Error behind it with errors.As.
+	Err error
 	// Patch is a profile object declaring the observed choice
 	// ({"create_status": 200}); nil when the observation declares nothing.
 	Patch json.RawMessage
@@ -70,6 +74,9 @@ func (s *scenario) stepAssumed() bool { return !s.stepBasis().Normative() }
 // step's error (FAIL); an assumed one becomes a warning naming its key and
 // the value observed (WARN) and nil is returned, so the scenario goes on.
 func (s *scenario) judgeCheck(c Check) error {
+	if c.Err != nil && c.Message == "" {
+		c.Message = c.Err.Error()
+	}
 	if c.Basis.Assumed != "" && !s.suite.profileKeys[c.Basis.Assumed] {
 		return &kitError{fmt.Errorf("a check is assumed under %q, which is not a profile key of judging.json", c.Basis.Assumed)}
 	}
@@ -88,12 +95,19 @@ func (s *scenario) judgeCheck(c Check) error {
 		c.Patch, _ = json.Marshal(map[string]string{c.Basis.Assumed: judging.Unchecked})
 	}
 	s.checks = append(s.checks, c)
+	s.recordCheck(s.reportCheck(c))
 	if c.Basis.Normative() {
-		return fmt.Errorf("(%s) %s", c.Basis.Cites(), c.Message)
+		return &judgedError{msg: fmt.Sprintf("(%s) %s", c.Basis.Cites(), c.Message)}
 	}
 	s.warnings = append(s.warnings, fmt.Sprintf("assumed %s (expected %s, observed %s): %s", c.Key, orNone(c.Expected), orNone(c.Observed), c.Message))
 	return nil
 }
+
+// judgedError is the step error of a failed normative check already
+// recorded with its basis: the scenario FAILs, no second check is recorded.
+type judgedError struct{ msg string }
+
+func (e *judgedError) Error() string { return e.msg }
 
 func orNone(v string) string {
 	if v == "" {
@@ -107,7 +121,7 @@ func (s *scenario) judge(err error) error {
 	if err == nil {
 		return nil
 	}
-	return s.judgeCheck(Check{Basis: s.stepBasis(), Message: err.Error()})
+	return s.judgeCheck(Check{Basis: s.stepBasis(), Err: err})
 }
 
 // fail judges a failed generic check of an exchange by the current step's basis.
@@ -118,7 +132,7 @@ func (s *scenario) fail(ex *exchange, format string, args ...any) error {
 // normative judges a failed check by the spec sections of its own, whatever
 // the step or scenario is marked (a FAIL).
 func (s *scenario) normative(clauses []string, err error) error {
-	return s.judgeCheck(Check{Basis: judging.Basis{Clauses: clauses}, Message: err.Error()})
+	return s.judgeCheck(Check{Basis: judging.Basis{Clauses: clauses}, Err: err})
 }
 
 // invariant judges a failed check of a safety invariant: always a FAIL.
@@ -126,7 +140,7 @@ func (s *scenario) invariant(name string, err error) error {
 	if _, ok := s.suite.j.Table().Invariants[name]; !ok {
 		return &kitError{fmt.Errorf("unknown invariant %q", name)}
 	}
-	return s.judgeCheck(Check{Basis: judging.Basis{Invariants: []string{name}, Clauses: slices.Clone(s.clauses)}, Message: err.Error()})
+	return s.judgeCheck(Check{Basis: judging.Basis{Invariants: []string{name}, Clauses: slices.Clone(s.clauses)}, Err: err})
 }
 
 // assume judges a failed assumed check under a profile key (key may carry a
@@ -135,7 +149,7 @@ func (s *scenario) invariant(name string, err error) error {
 // that declares the observed choice (for --write-profile).
 func (s *scenario) assume(key, expected, observed string, patch any, err error) error {
 	top, _, _ := strings.Cut(key, ".")
-	c := Check{Basis: judging.Basis{Assumed: top, Clauses: slices.Clone(s.clauses)}, Key: key, Expected: expected, Observed: observed, Message: err.Error()}
+	c := Check{Basis: judging.Basis{Assumed: top, Clauses: slices.Clone(s.clauses)}, Key: key, Expected: expected, Observed: observed, Err: err}
 	if patch != nil {
 		b, merr := json.Marshal(patch)
 		if merr != nil {

@@ -15,8 +15,11 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/features"
+	"github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
 )
@@ -314,16 +317,65 @@ func TestReceiverDiagnosis(t *testing.T) {
 	}
 }
 
-func TestCheckMessageParts(t *testing.T) {
-	msg := `GET /transfers/TR1 as platform: response does not match schema "transfer": /amount (minimum): must be >= 0; /currency (pattern): does not match`
-	if got := strings.Join(pointersOf(msg), " "); got != "/amount /currency" {
-		t.Errorf("pointersOf = %q, want /amount /currency", got)
+// TestReportCheckReadsTheTypedCheck: a report check is filled from the
+// check the kit judged (its basis, key, expected and observed values, the
+// exchange of its failure and the violations of the error behind it), never
+// from the wording of its message.
+func TestReportCheckReadsTheTypedCheck(t *testing.T) {
+	ex := &exchange{method: "GET", path: "/transfers/TR1", url: "http://target/transfers/TR1", user: "platform", status: 200, body: []byte(`{"amount": -1}`)}
+	cause := &validate.Error{Code: validate.CodeInvalidResponse, Violations: []validate.Violation{
+		{Pointer: "/amount", Rule: "minimum", Message: "must be >= 0"},
+		{Pointer: "/currency", Rule: "pattern", Message: "does not match"},
+	}}
+	tests := []struct {
+		name          string
+		check         func(s *scenario) Check
+		kind, clause  string
+		clauses       []string
+		key, expected string
+		message       string
+		pointers      []string
+		wantsExchange bool
+	}{
+		{"schema check: pointers from the *validate.Error, text without evidence",
+			func(s *scenario) Check {
+				return Check{Basis: judging.Basis{Clauses: []string{"4.3", "2.1"}}, Err: s.failCause(ex, cause, "worded any way at all")}
+			}, report.KindNormative, "4.3", []string{"4.3", "2.1"}, "", "", "GET /transfers/TR1 as platform: worded any way at all", []string{"/amount", "/currency"}, true},
+		{"assumed check: key, expected and observed from the check",
+			func(s *scenario) Check {
+				return Check{Basis: judging.Basis{Assumed: "refusals", Clauses: []string{"7"}}, Key: "refusals.not_found", Expected: "404 NOT_FOUND", Observed: "410",
+					Err: s.failf(ex, "no § in this text")}
+			}, report.KindAssumed, "7", []string{"7"}, "refusals.not_found", "404 NOT_FOUND", "GET /transfers/TR1 as platform: no § in this text", nil, true},
+		{"a message naming another section does not change the clause",
+			func(*scenario) Check {
+				return Check{Basis: judging.Basis{Clauses: []string{"2.12"}}, Err: errors.New("see §7 and /amount (minimum): x")}
+			}, report.KindNormative, "2.12", []string{"2.12"}, "", "", "see §7 and /amount (minimum): x", nil, false},
+		{"invariant named from the basis",
+			func(*scenario) Check {
+				return Check{Basis: judging.Basis{Invariants: []string{"secrets"}}, Err: errors.New("card number in the answer")}
+			}, report.KindNormative, "", nil, "", "", "invariant secrets: card number in the answer", nil, false},
 	}
-	if got := pointersOf("status 200, want 4xx"); got != nil {
-		t.Errorf("pointersOf(no violations) = %q, want none", got)
-	}
-	if got := clauseOf("error body is not the §7 envelope: /total (required): missing"); got != "7" {
-		t.Errorf("clauseOf = %q, want 7", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &scenario{suite: &suite{}}
+			c := tt.check(s)
+			c.Message = c.Err.Error()
+			rc := s.reportCheck(c)
+			assert.Equal(t, tt.kind, rc.Kind, "kind")
+			assert.Equal(t, tt.clause, rc.Clause, "clause")
+			assert.Equal(t, tt.clauses, rc.Clauses, "clauses")
+			assert.Equal(t, tt.key, rc.ProfileKey, "profile key")
+			assert.Equal(t, tt.expected, rc.Expected, "expected")
+			assert.Equal(t, tt.message, rc.Message, "message")
+			assert.Equal(t, tt.pointers, rc.Pointers, "pointers")
+			if tt.wantsExchange {
+				require.NotNil(t, rc.Exchange, "exchange")
+				assert.Equal(t, 200, rc.Exchange.Status, "exchange status")
+				assert.Contains(t, rc.Curl, "http://target/transfers/TR1", "curl")
+			} else {
+				assert.Nil(t, rc.Exchange, "exchange")
+			}
+		})
 	}
 }
 

@@ -125,8 +125,9 @@ func settingsHelp() string {
 	return b.String()
 }
 
-// settingsTable renders the same settings as the rows of README.md's settings
-// table (flag, environment, config file, default); a test keeps the README in step.
+// settingsTable renders the same settings as the rows of steps/README.md's
+// settings table (flag, environment, config file, default); a test keeps that
+// README in step.
 func settingsTable() string {
 	var b strings.Builder
 	code := func(s string) string {

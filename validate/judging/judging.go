@@ -112,6 +112,26 @@ type Basis struct {
 // Normative reports whether a failure of the check is a FAIL.
 func (b Basis) Normative() bool { return b.Assumed == "" }
 
+// Kind says what a failed check means: a normative one breaks what the spec
+// states (FAIL), an assumed one a choice the spec leaves open (WARN, or
+// what the target's profile declares). The suite's reports and the proxy's
+// violations name their checks by these kinds.
+type Kind string
+
+// The kinds of a check.
+const (
+	Normative Kind = "normative"
+	Assumed   Kind = "assumed"
+)
+
+// Kind is Normative or Assumed.
+func (b Basis) Kind() Kind {
+	if b.Normative() {
+		return Normative
+	}
+	return Assumed
+}
+
 // Cites renders the basis for a report: "§4.1, §2.1", "invariant tenancy",
 // or "assumed: webhook_routes (§4.9)".
 func (b Basis) Cites() string {

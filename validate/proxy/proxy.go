@@ -37,22 +37,23 @@ const (
 	DefaultMaxBody = 1 << 20
 )
 
-// Severities: normative breaks what the spec says; assumed breaks a choice
-// DESIGN.md made where the spec is silent (a profile key of judging.json,
-// named by Violation.Key). Which one a violation is comes from the data of
-// the contract (judging.json, operations.json), not from the proxy.
+// Severities are the kinds of package judging: normative breaks what the
+// spec says; assumed breaks a choice DESIGN.md made where the spec is silent
+// (a profile key of judging.json, named by Violation.Key). Which one a
+// violation is comes from the data of the contract (judging.json,
+// operations.json), not from the proxy.
 const (
-	Normative = "normative"
-	Assumed   = "assumed"
+	Normative = judging.Normative
+	Assumed   = judging.Assumed
 )
 
 // Violation is one entry of the Conform-Violations header and of the log.
 type Violation struct {
-	Severity string `json:"severity"` // Normative or Assumed
-	Where    string `json:"where"`    // "request" or "response"
-	Pointer  string `json:"pointer"`  // JSON pointer, parameter or header name
-	Message  string `json:"message"`
-	Key      string `json:"key,omitempty"` // the profile key of an assumed violation
+	Severity judging.Kind `json:"severity"` // Normative or Assumed
+	Where    string       `json:"where"`    // "request" or "response"
+	Pointer  string       `json:"pointer"`  // JSON pointer, parameter or header name
+	Message  string       `json:"message"`
+	Key      string       `json:"key,omitempty"` // the profile key of an assumed violation
 }
 
 // Config configures a Proxy.

@@ -133,7 +133,7 @@ func TestProxyRoundTrip(t *testing.T) {
 			}
 			sev := map[string]int{}
 			for _, v := range vs {
-				sev[v.Severity]++
+				sev[string(v.Severity)]++
 				if v.Where != "request" && v.Where != "response" || v.Message == "" || (v.Severity == proxy.Assumed) != (v.Key != "") {
 					t.Errorf("malformed violation %+v", v)
 				}
@@ -288,7 +288,7 @@ func TestSeverityFromJudging(t *testing.T) {
 			}
 			var got []string
 			for _, v := range vs {
-				got = append(got, v.Where+" "+v.Severity+" "+v.Key)
+				got = append(got, v.Where+" "+string(v.Severity)+" "+v.Key)
 			}
 			slices.Sort(got)
 			got = slices.Compact(got)
