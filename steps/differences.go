@@ -116,14 +116,41 @@ func WriteProfile(w io.Writer, sum Summary) error {
 	p = p.Clone()
 	once = append(once, observedRefusals(&p, sum.Observed.Refusals)...)
 	collapseCreateStatus(v, &p)
-	p.ObservedOnce = slices.Compact(slices.Sorted(slices.Values(append(p.ObservedOnce, once...))))
-	if len(p.ObservedOnce) == 0 {
-		p.ObservedOnce = []string{}
-	}
+	p.ObservedOnce = writtenOnly(v, p, slices.Compact(slices.Sorted(slices.Values(append(p.ObservedOnce, once...)))))
 	if err := v.EncodeProfile(w, p, false); err != nil {
 		return fmt.Errorf("steps: %w", err)
 	}
 	return nil
+}
+
+// writtenOnly keeps the entries of once ("list_max_limit",
+// "refusals.unprocessable") whose key the profile writes: a value that
+// differs from the reference's default (never nil).
+func writtenOnly(v *judging.Judge, p judging.Profile, once []string) []string {
+	def := v.DefaultProfile()
+	out := []string{}
+	for _, k := range once {
+		top, entry, _ := strings.Cut(k, ".")
+		got, ok := p.Value(top)
+		was, _ := def.Value(top)
+		if !ok {
+			continue
+		}
+		if entry != "" {
+			var g, w map[string]json.RawMessage
+			if json.Unmarshal(got, &g) == nil && json.Unmarshal(was, &w) == nil {
+				name := entry // an operation id holds dots
+				if _, whole := g[name]; !whole {
+					name, _, _ = strings.Cut(entry, ".")
+				}
+				got, was = g[name], w[name]
+			}
+		}
+		if !bytes.Equal(got, was) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // collapseCreateStatus turns per-operation success statuses of the 201

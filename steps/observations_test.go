@@ -85,3 +85,16 @@ func TestFieldNamedInEveryForm(t *testing.T) {
 	_, _, ok = fieldFormOf(doc, "/amount")
 	assert.False(t, ok, "an item naming another field names no form of this one")
 }
+
+// TestObservedOnceNamesOnlyWrittenKeys: a key observed once but written at
+// its default is not marked; an entry of a map-valued key is marked by its
+// whole name.
+func TestObservedOnceNamesOnlyWrittenKeys(t *testing.T) {
+	jd, err := judging.Default()
+	require.NoError(t, err)
+	p := jd.DefaultProfile()
+	p.ListMaxLimit = 250
+	p.OperationRoles = map[string][]string{"payment_instruments.create": {"ROLE_PLATFORM"}}
+	got := writtenOnly(jd, p, []string{"list_max_limit", "list_over_max", "operation_roles.payment_instruments.create", "refusals.not_found"})
+	assert.Equal(t, []string{"list_max_limit", "operation_roles.payment_instruments.create"}, got)
+}
