@@ -14,7 +14,7 @@ run:
 ## its one test is single-threaded, and instrumenting its large test-only
 ## OpenAPI library costs minutes of build on a cold cache. Two tests run
 ## (again) without it: the hostile clients at their full 3,000 requests per
-## class, and the suite against 17 conformant variants served at once.
+## class, and the suite against 28 conformant variants served at once.
 test:
 	$(GO) test -race -count=1 -timeout 20m $$($(GO) list $(PKGS) | grep -v '/openapi$$')
 	$(GO) test -count=1 ./validate/openapi/

@@ -110,6 +110,11 @@ func refusalFormOf(obs []RefusalSeen) (judging.RefusalForm, bool) {
 			own[op] = !shared
 		}
 	}
+	if !slices.ContainsFunc(obs, func(r RefusalSeen) bool { return !own[r.Operation] }) {
+		// Every operation answered otherwise: the kind has no form of
+		// its own to set them apart from, so one form covers them all.
+		clear(own)
+	}
 	var kindObs []RefusalSeen
 	opObs := map[string][]RefusalSeen{}
 	for _, r := range obs {

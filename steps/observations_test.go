@@ -31,15 +31,21 @@ func TestWrittenRefusalsCoverEveryObservation(t *testing.T) {
 		{Kind: "not_found", Operation: "files.external_upload", Status: 401, Codes: []string{"UNKNOWN"}},
 		{Kind: "forbidden", Operation: "merchants.update", Status: 403, Codes: []string{"FORBIDDEN"}},
 	}
+	seen = append(seen,
+		RefusalSeen{Kind: "not_acceptable", Operation: "webhooks.create", Status: 415, Codes: []string{"UNSUPPORTED_MEDIA_TYPE"}},
+		RefusalSeen{Kind: "not_acceptable", Operation: "webhooks.list", Status: 406, Codes: []string{"NOT_ACCEPTABLE"}})
 	p := jd.DefaultProfile()
 	once := observedRefusals(&p, seen)
+	assert.Equal(t, "406|415 NOT_ACCEPTABLE|UNSUPPORTED_MEDIA_TYPE", p.Refusal("not_acceptable").String(),
+		"operations that all differ from each other share one form of the kind")
+	assert.Empty(t, p.Refusal("not_acceptable").Operations)
 
 	assert.Equal(t, "409 ALREADY_CAPTURED|IDEMPOTENCY_REUSED", p.Refusal("unprocessable").String(), "every code of the kind")
 	assert.Equal(t, "400|422 INVALID_AMOUNT|VALIDATION_ERROR", p.Refusal("invalid_field").String(), "every status, the most seen first")
 	assert.Equal(t, "404 NOT_FOUND", p.RefusalFor("not_found", "files.get").String(), "the kind keeps the status the other operations use")
 	assert.Equal(t, "401 UNKNOWN", p.RefusalFor("not_found", "files.external_upload").String(), "the upload link answers 401 before 404")
 	assert.Equal(t, jd.DefaultProfile().Refusal("forbidden"), p.Refusal("forbidden"), "a kind that kept its form is not rewritten")
-	assert.Equal(t, []string{"refusals.invalid_field", "refusals.not_found", "refusals.unprocessable"}, once, "what a single refusal shows is marked")
+	assert.Equal(t, []string{"refusals.invalid_field", "refusals.not_acceptable", "refusals.not_found", "refusals.unprocessable"}, once, "what a single refusal shows is marked")
 
 	var out bytes.Buffer
 	require.NoError(t, WriteProfile(&out, Summary{Profile: jd.DefaultProfile(), Observed: Observed{Refusals: seen}}))
