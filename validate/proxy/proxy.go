@@ -34,7 +34,8 @@ const (
 	MaxHeaderBytes = 8 << 10
 	// DefaultMaxBody is the largest body, each way, buffered to be checked;
 	// larger bodies are streamed through unchecked (an assumed violation says so).
-	DefaultMaxBody = 1 << 20
+	// It is the middleware's limit, validate.MaxBodyBytes (1 MiB).
+	DefaultMaxBody = validate.MaxBodyBytes
 )
 
 // Severities are the kinds of package judging: normative breaks what the
