@@ -160,7 +160,7 @@ func (s *scenario) neverSecurityCode() error {
 		return err
 	}
 	if _, ok := lookup(ex.doc, "security_code"); ok || strings.Contains(string(ex.body), `"`+testSecurityCode+`"`) {
-		return s.fail(ex, "the response carries the security code that was sent")
+		return s.invariant("secrets", s.failf(ex, "the response carries the security code that was sent"))
 	}
 	return nil
 }
