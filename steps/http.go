@@ -102,7 +102,7 @@ func (s *scenario) refusedInvalidFieldOf(pointers ...string) error {
 		key = keyReferenceRules
 	}
 	return s.assume(key, "an item naming "+named, "fields "+render(names), nil,
-		s.failf(ex, "no error item names field %s (%s: %v)", named, p.ErrorFieldMember, names))
+		s.failf(ex, "no error item names field %s (fields: %v)", named, names))
 }
 
 // Profile keys of how an error item names its field (schemas/judging.json).
