@@ -20,7 +20,7 @@ run:
 ## OpenAPI library costs minutes of build on a cold cache; they feed both
 ## exports to the consumers openapi-tools installs (and to oapi-codegen,
 ## through go run). Six tests run (again) without it: the hostile clients at
-## their full 3,000 requests per class, the suite against 17 conformant
+## their full 3,000 requests per class, the suite against 28 conformant
 ## variants served at once, and the explorer against the reference, every
 ## explore fault and every conformant variant.
 test: openapi-tools

@@ -78,6 +78,8 @@ type Summary struct {
 	Profile judging.Profile
 	// Differences groups the failed assumed checks by key, expected and observed.
 	Differences []Difference
+	// Observed is every observation of a declared choice (WriteProfile reads it).
+	Observed Observed
 }
 
 // CoverageLine counts the operations exercised with both a success and a refusal, per source.
@@ -162,7 +164,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (Summary, error) {
 	sum.Order = st.results.order()
 	sum.Target, sum.Strict, sum.Tags, sum.Concurrency, sum.Started = st.cfg.Target, opts.Strict, opts.Tags, opts.Concurrency, start
 	sum.Notes = st.recv.diagnose()
-	sum.Profile, sum.Differences = st.profile, differences(sum.Results)
+	sum.Profile, sum.Differences, sum.Observed = st.profile, differences(sum.Results), st.observed.snapshot()
 	run := sum.Report()
 	if opts.After != nil {
 		if err := opts.After(ctx, &run); err != nil {
