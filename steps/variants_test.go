@@ -155,14 +155,7 @@ func neverFails(t *testing.T, name, choice, profile, tags string, cfg steps.Conf
 // first, then those that change how it answers (statuses, codes), then the
 // request forms it takes, then how its answers look (ids last, nearest the
 // client), so that each variant's wrapper sees the answers it rewrites.
-var combined = []string{
-	"multi-capture", "capture-fee-authorization-bound", "cards-any-length", "no-reference-rules",
-	"idempotency-replay-409", "expiry-24h", "merchant-role-no-charges", "no-sandbox-triggers",
-	"create-200", "capture-202", "state-rules-409", "validation-400-dotted", "too-large-400", "upload-401-first",
-	"vnd-api-json-only", "media-type-415", "accept-ignored", "authorization-merchant-field", "amount-update-top-level", "webhook-update-patch", "no-extensions",
-	"plain-json", "event-layout-and-signature", "api-key-redacted", "signing-key-whsec", "list-max-50-clamped",
-	"timestamps-ms", "ids-base58-21",
-}
+var combined = faults.Combined()
 
 // TestCombinedVariantsNeverFail: choices interact (a field checked before
 // the media type, ties at a coarser time, a refusal on a route the target

@@ -54,17 +54,8 @@ func TestVariantsNeverFailExplored(t *testing.T) {
 	}
 }
 
-// combinedVariants is steps' combination of conformant variants (a server
-// differing from the reference in many assumed choices at once), in the
-// order whose wrappers compose.
-var combinedVariants = []string{
-	"multi-capture", "capture-fee-authorization-bound", "cards-any-length", "no-reference-rules",
-	"idempotency-replay-409", "expiry-24h", "merchant-role-no-charges", "no-sandbox-triggers",
-	"create-200", "capture-202", "validation-400",
-	"vnd-api-json-only", "authorization-merchant-field", "amount-update-top-level", "webhook-update-patch", "no-extensions",
-	"plain-json", "event-layout-and-signature", "api-key-redacted", "signing-key-whsec", "list-max-50-clamped",
-	"timestamps-ms", "ids-base58-21",
-}
+// combinedVariants is the conformant variants served as one server.
+var combinedVariants = faults.Combined()
 
 // TestCombinedVariantsNeverFailExplored: the variants served together,
 // explored not strict, give 0 FAIL; with their profiles declared together, 0 WARN.
