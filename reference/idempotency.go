@@ -20,7 +20,10 @@ func (s *Server) idempotent(rq *request, id *string, in canonical, h handler) (a
 		return nil, err
 	}
 	for {
-		e, owner := s.st.idempotencyBegin(key, hash, rq.now)
+		e, owner, err := s.st.idempotencyBegin(key, hash, rq.now)
+		if err != nil {
+			return nil, err
+		}
 		if owner {
 			return s.runIdempotent(rq, key, e, h), nil
 		}

@@ -27,7 +27,7 @@ type upload struct {
 func (st *store) createEvidence(app, disputeID string, up upload, now time.Time) (evidence, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(app, now); err != nil {
+	if err := st.admit(app, now, len(up.name)+len(up.contentType)); err != nil {
 		return evidence{}, err
 	}
 	if _, err := lookup(st.disputes, app, disputeID); err != nil {
@@ -73,7 +73,7 @@ func (st *store) disputeExists(app, id string) error {
 func (st *store) createFile(u user, in fileCreate, now time.Time) (file, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(u.app, now); err != nil {
+	if err := st.admit(u.app, now, in.size); err != nil {
 		return file{}, err
 	}
 	if _, err := lookup(st.merchants, u.app, in.LinkedTo); err != nil {
@@ -185,7 +185,7 @@ func (st *store) download(app, id string) (file, []byte, error) {
 func (st *store) createLink(u user, fileID string, in externalLinkCreate, url func(id string) string, now time.Time) (externalLink, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(u.app, now); err != nil {
+	if err := st.admit(u.app, now, in.size); err != nil {
 		return externalLink{}, err
 	}
 	if _, err := lookup(st.files, u.app, fileID); err != nil {
@@ -264,7 +264,7 @@ func (st *store) uploadLink(linkID string, now time.Time) (*externalLink, error)
 func (st *store) createWebhook(app string, in webhookBody, secret string, now time.Time) (webhook, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(app, now); err != nil {
+	if err := st.admit(app, now, in.size); err != nil {
 		return webhook{}, err
 	}
 	if rt := st.retention; rt != nil && rt.lim.Webhooks > 0 && st.enabledCount(app) >= rt.lim.Webhooks {

@@ -28,7 +28,7 @@ const authorizationLifetime = 7 * 24 * time.Hour
 func (st *store) createCard(app string, in cardCreate, now time.Time) (paymentInstrument, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(app, now); err != nil {
+	if err := st.admit(app, now, in.size); err != nil {
 		return paymentInstrument{}, err
 	}
 	if _, err := lookup(st.identities, app, in.Identity); err != nil {
@@ -148,7 +148,7 @@ func (st *store) card(app, id string) (*paymentInstrument, error) {
 func (st *store) createAuthorization(app string, in authorizationCreate, now time.Time) (authorization, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(app, now); err != nil {
+	if err := st.admit(app, now, in.size); err != nil {
 		return authorization{}, err
 	}
 	src, err := st.card(app, in.Source)
@@ -193,7 +193,7 @@ func (st *store) createAuthorization(app string, in authorizationCreate, now tim
 func (st *store) capture(app, id string, in captureRequest, now time.Time) (authorization, transfer, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(app, now); err != nil {
+	if err := st.admit(app, now, in.size); err != nil {
 		return authorization{}, transfer{}, err
 	}
 	a, err := lookup(st.auths, app, id)
@@ -266,7 +266,7 @@ type saleResult struct {
 func (st *store) createSale(app string, in transferCreate, now time.Time) (saleResult, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(app, now); err != nil {
+	if err := st.admit(app, now, in.size); err != nil {
 		return saleResult{}, err
 	}
 	src, err := st.card(app, in.Source)

@@ -245,8 +245,8 @@ type limitFlags struct {
 func (l *limitFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.DurationVar(&l.maxAge, "retention", reference.DefaultMaxAge, "client-created resources expire this long after creation (0: never)")
-	f.IntVar(&l.retain, "retain", reference.DefaultMaxRetained, "client-created resources kept per application, its oldest dropped first (0: no bound)")
-	f.IntVar(&l.retainMiB, "retain-mib", reference.DefaultMaxBytes>>20, "estimated MiB of client-created resources kept per application, its oldest dropped first (0: no bound)")
+	f.IntVar(&l.retain, "retain", reference.DefaultMaxRetained, "client-created resources (and idempotency keys) one application may hold; one more is 429 QUOTA_EXCEEDED (0: no bound)")
+	f.IntVar(&l.retainMiB, "retain-mib", reference.DefaultMaxBytes>>20, "estimated MiB of client-created resources one application may hold; a create past it is 429 QUOTA_EXCEEDED (0: no bound)")
 	f.IntVar(&l.creates, "quota-creates", reference.DefaultCreatesPerMinute, "resources one application may create per minute before 429 (0: no quota)")
 	f.IntVar(&l.webhooks, "quota-webhooks", reference.DefaultWebhooks, "enabled webhooks one application may hold before 429 (0: no quota)")
 	f.IntVar(&l.uploadMiB, "quota-upload-mib", reference.DefaultUploadBytes>>20, "MiB of uploaded file content one application may hold before 429 (0: no quota)")
