@@ -129,7 +129,7 @@ func errQuota(format string, args ...any) error {
 // lock; a store without retention (while seeding) admits everything.
 func (st *store) admit(app string, now time.Time, bodyBytes int) error {
 	rt := st.retention
-	if rt == nil {
+	if rt == nil || st.seeding[app] {
 		return nil
 	}
 	st.expire(now)
@@ -169,7 +169,7 @@ func (st *store) admitTags(t tags) error {
 // bodyBytes; drop undoes it. Callers hold the lock.
 func (st *store) keep(app string, now time.Time, bodyBytes int, drop func()) {
 	rt := st.retention
-	if rt == nil {
+	if rt == nil || st.seeding[app] {
 		return
 	}
 	a := rt.app(app)

@@ -213,7 +213,7 @@ func TestRetentionBoundsMemory(t *testing.T) {
 // app returns the application id of a seeded user.
 func (c Credential) app(t *testing.T, h *harness) string {
 	t.Helper()
-	u, ok := h.srv.st.user(c.Username)
+	u, ok := h.srv.st.user(c.Username, h.srv.now())
 	if !ok {
 		t.Fatalf("no user %s", c.Username)
 	}

@@ -52,6 +52,12 @@ type Config struct {
 	// Limits bounds what clients may store; the zero value takes the
 	// defaults (see Limits).
 	Limits Limits
+	// NamespaceIdleTTL is how long a namespace (see CreateNamespace) is
+	// kept after the last request authenticated into it; default 1h, <0 keeps
+	// namespaces until dropped.
+	NamespaceIdleTTL time.Duration
+	// MaxNamespaces bounds the namespaces held at once; default 64, <0 no bound.
+	MaxNamespaces int
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
 }
@@ -93,6 +99,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RetryScale <= 0 {
 		cfg.RetryScale = 1
 	}
+	cfg.NamespaceIdleTTL = pick(cfg.NamespaceIdleTTL, DefaultNamespaceIdleTTL)
+	cfg.MaxNamespaces = pick(cfg.MaxNamespaces, DefaultMaxNamespaces)
 	policy := newWebhookPolicy(cfg.WebhookAllow)
 	if cfg.WebhookClient == nil {
 		cfg.WebhookClient = policy.webhookClient()
@@ -298,6 +306,7 @@ func (s *Server) sweepEveryMinute() {
 				return
 			case <-t.C:
 				s.st.expireNow(s.now())
+				s.st.dropIdleNamespaces(s.now(), s.cfg.NamespaceIdleTTL)
 			}
 		}
 	}()

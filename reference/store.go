@@ -42,6 +42,13 @@ type store struct {
 
 	// retention tracks client-created resources; nil while seeding.
 	retention *retention
+
+	// namespaces minted on request, by id and by application; seeding
+	// marks the applications of a namespace being seeded (their fixtures
+	// are not client-created).
+	namespaces map[string]*namespace
+	nsOfApp    map[string]*namespace
+	seeding    map[string]bool
 }
 
 // idemAt is an idempotency key with its entry and creation time.
@@ -89,6 +96,9 @@ func newStore(newID func(string) string) *store {
 		enrollmentsBySchedule: map[string]*series[*subscriptionEnrollment]{},
 		linksByFile:           map[string]*series[*externalLink]{},
 		idem:                  map[idemKey]*idemEntry{},
+		namespaces:            map[string]*namespace{},
+		nsOfApp:               map[string]*namespace{},
+		seeding:               map[string]bool{},
 	}
 }
 
@@ -151,13 +161,17 @@ func listCopy[P interface {
 }
 
 // user returns the user with this username; the caller compares the password
-// in constant time.
-func (st *store) user(username string) (user, bool) {
+// in constant time. A user of a namespace marks it used at now (its idle
+// time counts from the last request).
+func (st *store) user(username string, now time.Time) (user, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	u, ok := st.users[username]
 	if !ok {
 		return user{}, false
+	}
+	if len(st.nsOfApp) > 0 {
+		st.touchApp(u.app, now)
 	}
 	return *u, true
 }
