@@ -58,6 +58,10 @@ type Config struct {
 	NamespaceIdleTTL time.Duration
 	// MaxNamespaces bounds the namespaces held at once; default 64, <0 no bound.
 	MaxNamespaces int
+	// Postgres, when set, decides idempotency keys in PostgreSQL, shared by
+	// every Server (replica) on the same database; nil keeps them in memory.
+	// The Server does not close it.
+	Postgres *PostgresStore
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
 }
@@ -73,6 +77,7 @@ type Server struct {
 	fixtures Seeded
 	policy   webhookPolicy
 	limits   Limits // cfg.Limits with defaults
+	ledger   ledger // idempotency keys: st, or cfg.Postgres
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -127,6 +132,10 @@ func New(cfg Config) (*Server, error) {
 		ctx:    ctx,
 		cancel: cancel,
 		timers: map[*time.Timer]struct{}{},
+	}
+	s.ledger = s.st
+	if cfg.Postgres != nil {
+		s.ledger = cfg.Postgres
 	}
 	s.fixtures = seed(s.st, cfg.Seed, stamp(cfg.Now))
 	s.st.retention = newRetention(cfg.Limits)
@@ -307,6 +316,11 @@ func (s *Server) sweepEveryMinute() {
 			case <-t.C:
 				s.st.expireNow(s.now())
 				s.st.dropIdleNamespaces(s.now(), s.cfg.NamespaceIdleTTL)
+				if p := s.cfg.Postgres; p != nil && s.limits.MaxAge > 0 {
+					if err := p.expireIdempotency(s.ctx, s.now().Add(-s.limits.MaxAge)); err != nil {
+						s.log.Error("expire idempotency keys", "error", err)
+					}
+				}
 			}
 		}
 	}()
