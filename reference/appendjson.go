@@ -438,3 +438,75 @@ func (v disputeView) appendJSON(b []byte) []byte {
 // MarshalJSON encodes the view with appendJSON (lists and webhook events
 // embed it).
 func (v disputeView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+
+func (v balanceTransferView) appendJSON(b []byte) []byte {
+	t := &v.balanceTransfer
+	if b == nil {
+		b = make([]byte, 0, 640)
+	}
+	w := openObject(b)
+	w.meta(&t.meta)
+	w.int("amount", t.Amount)
+	w.str("currency", t.Currency)
+	w.str("description", t.Description)
+	w.str("source", t.Source)
+	w.str("destination", t.Destination)
+	w.str("external_reference_id", t.ExternalReferenceID)
+	w.str("reference_id", t.ReferenceID)
+	w.str("processor_type", t.ProcessorType)
+	w.str("state", t.State)
+	w.tags("tags", t.Tags)
+	w.linkMap(v.Links)
+	return w.close()
+}
+
+// MarshalJSON encodes the view with appendJSON (webhook events embed it).
+func (v balanceTransferView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+
+// linkMap writes _links from a links map, names sorted.
+func (w *objectWriter) linkMap(l links) {
+	var buf [8]namedLink
+	named := buf[:0]
+	for name, k := range l {
+		named = append(named, namedLink{name: name, href: [4]string{k.Href}})
+	}
+	w.links(named)
+}
+
+// appendJSON writes the list envelope as json.Marshal does (_embedded,
+// _links, page), each item through its own appendJSON; ok is false when an
+// item has none, and the caller encodes by reflection instead.
+func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
+	if len(l.Embedded) != 1 {
+		return nil, false
+	}
+	var plural string
+	var items []jsonAppender
+	for k, v := range l.Embedded {
+		plural = k
+		var ok bool
+		if items, ok = v.([]jsonAppender); !ok {
+			return nil, false
+		}
+	}
+	w := openObject(b)
+	w.key("_embedded")
+	w.b = append(w.b, '{')
+	w.b = appendJSONString(w.b, plural)
+	w.b = append(w.b, ':', '[')
+	for i, it := range items {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = it.appendJSON(w.b)
+	}
+	w.b = append(w.b, ']', '}')
+	w.linkMap(l.Links)
+	w.key("page")
+	p := openObject(w.b)
+	p.int("offset", int64(l.Page.Offset))
+	p.int("limit", int64(l.Page.Limit))
+	p.int("count", int64(l.Page.Count))
+	w.b = p.close()
+	return w.close(), true
+}

@@ -197,9 +197,27 @@ func newList[V any](rq *request, plural string, q listQuery, items []V, total in
 	if q.offset > 0 {
 		l["prev"] = link{self + q.encode(max(q.offset-q.limit, 0))}
 	}
+	var embedded any = items
+	if fast, ok := appenders(items); ok {
+		embedded = fast // the same JSON, written without reflection
+	}
 	return listEnvelope{
-		Embedded: map[string]any{plural: items},
+		Embedded: map[string]any{plural: embedded},
 		Links:    l,
 		Page:     page{Offset: q.offset, Limit: q.limit, Count: total},
 	}
+}
+
+// appenders is items as jsonAppenders when V writes its own JSON; an empty
+// page is one too.
+func appenders[V any](items []V) ([]jsonAppender, bool) {
+	out := make([]jsonAppender, len(items))
+	for i, it := range items {
+		a, ok := any(it).(jsonAppender)
+		if !ok {
+			return nil, false
+		}
+		out[i] = a
+	}
+	return out, true
 }
