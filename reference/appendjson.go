@@ -456,7 +456,8 @@ func (v balanceTransferView) appendJSON(b []byte) []byte {
 	w.str("processor_type", t.ProcessorType)
 	w.str("state", t.State)
 	w.tags("tags", t.Tags)
-	w.linkMap(v.Links)
+	var buf [1]namedLink
+	w.links(v.linkList(buf[:0]))
 	return w.close()
 }
 
@@ -474,33 +475,19 @@ func (w *objectWriter) linkMap(l links) {
 }
 
 // appendJSON writes the list envelope as json.Marshal does (_embedded,
-// _links, page), each item through its own appendJSON; ok is false when an
-// item has none, and the caller encodes by reflection instead.
+// _links, page), the items through their own appendJSON; ok is false when
+// they have none, and the caller encodes by reflection instead.
 func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
-	if len(l.Embedded) != 1 {
+	if l.appendItems == nil {
 		return nil, false
-	}
-	var plural string
-	var items []jsonAppender
-	for k, v := range l.Embedded {
-		plural = k
-		var ok bool
-		if items, ok = v.([]jsonAppender); !ok {
-			return nil, false
-		}
 	}
 	w := openObject(b)
 	w.key("_embedded")
 	w.b = append(w.b, '{')
-	w.b = appendJSONString(w.b, plural)
-	w.b = append(w.b, ':', '[')
-	for i, it := range items {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.b = it.appendJSON(w.b)
-	}
-	w.b = append(w.b, ']', '}')
+	w.b = appendJSONString(w.b, l.plural)
+	w.b = append(w.b, ':')
+	w.b = l.appendItems(w.b)
+	w.b = append(w.b, '}')
 	w.linkMap(l.Links)
 	w.key("page")
 	p := openObject(w.b)
@@ -509,4 +496,26 @@ func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
 	p.int("count", int64(l.Page.Count))
 	w.b = p.close()
 	return w.close(), true
+}
+
+// itemsAppender writes items as a JSON array through their own appendJSON,
+// or is nil when V has none.
+func itemsAppender[V any](items []V) func(b []byte) []byte {
+	var zero V
+	if _, ok := any(&zero).(jsonAppender); !ok {
+		return nil
+	}
+	return func(b []byte) []byte {
+		if items == nil {
+			return append(b, "null"...)
+		}
+		b = append(b, '[')
+		for i := range items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = any(&items[i]).(jsonAppender).appendJSON(b)
+		}
+		return append(b, ']')
+	}
 }

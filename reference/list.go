@@ -181,6 +181,12 @@ type page struct {
 }
 
 type listEnvelope struct {
+	// plural and appendItems write the page without reflection (see
+	// listEnvelope.appendJSON); appendItems is nil when the items have no
+	// encoder of their own.
+	plural      string
+	appendItems func(b []byte) []byte
+
 	Embedded map[string]any `json:"_embedded"`
 	Links    links          `json:"_links"`
 	Page     page           `json:"page"`
@@ -197,27 +203,11 @@ func newList[V any](rq *request, plural string, q listQuery, items []V, total in
 	if q.offset > 0 {
 		l["prev"] = link{self + q.encode(max(q.offset-q.limit, 0))}
 	}
-	var embedded any = items
-	if fast, ok := appenders(items); ok {
-		embedded = fast // the same JSON, written without reflection
-	}
 	return listEnvelope{
-		Embedded: map[string]any{plural: embedded},
-		Links:    l,
-		Page:     page{Offset: q.offset, Limit: q.limit, Count: total},
+		plural:      plural,
+		appendItems: itemsAppender(items),
+		Embedded:    map[string]any{plural: items},
+		Links:       l,
+		Page:        page{Offset: q.offset, Limit: q.limit, Count: total},
 	}
-}
-
-// appenders is items as jsonAppenders when V writes its own JSON; an empty
-// page is one too.
-func appenders[V any](items []V) ([]jsonAppender, bool) {
-	out := make([]jsonAppender, len(items))
-	for i, it := range items {
-		a, ok := any(it).(jsonAppender)
-		if !ok {
-			return nil, false
-		}
-		out[i] = a
-	}
-	return out, true
 }
