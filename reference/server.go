@@ -62,6 +62,10 @@ type Config struct {
 	// every Server (replica) on the same database; nil keeps them in memory.
 	// The Server does not close it.
 	Postgres *PostgresStore
+	// BodyBudget bounds the bytes of request bodies read and held at once
+	// (a JSON body counts four times); requests beyond it wait their turn.
+	// Default 96 MiB; <0 no bound.
+	BodyBudget int64
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
 }
@@ -78,6 +82,7 @@ type Server struct {
 	policy   webhookPolicy
 	limits   Limits // cfg.Limits with defaults
 	ledger   ledger // idempotency keys: st, or cfg.Postgres
+	bodies   *bodyBudget
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -106,6 +111,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.NamespaceIdleTTL = pick(cfg.NamespaceIdleTTL, DefaultNamespaceIdleTTL)
 	cfg.MaxNamespaces = pick(cfg.MaxNamespaces, DefaultMaxNamespaces)
+	cfg.BodyBudget = pick(cfg.BodyBudget, DefaultBodyBudget)
 	policy := newWebhookPolicy(cfg.WebhookAllow)
 	if cfg.WebhookClient == nil {
 		cfg.WebhookClient = policy.webhookClient()
@@ -132,6 +138,7 @@ func New(cfg Config) (*Server, error) {
 		ctx:    ctx,
 		cancel: cancel,
 		timers: map[*time.Timer]struct{}{},
+		bodies: newBodyBudget(cfg.BodyBudget),
 	}
 	s.ledger = s.st
 	if cfg.Postgres != nil {

@@ -240,11 +240,36 @@ func (st *store) externalUpload(linkID string, up upload, now time.Time) (file, 
 
 // checkUploadLink reports whether linkID is an UPLOAD link still open at
 // now, so an upload to a wrong URL is refused before its body is read.
-func (st *store) checkUploadLink(linkID string, now time.Time) error {
+func (st *store) checkUploadLink(linkID string, now time.Time, declared int64) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	_, err := st.uploadLink(linkID, now)
-	return err
+	l, err := st.uploadLink(linkID, now)
+	if err != nil {
+		return err
+	}
+	return st.uploadFits(l.app, declared)
+}
+
+// checkUpload is files.upload's check before its body is read: the file is
+// the application's and content of the declared size would fit its quota.
+func (st *store) checkUpload(app, fileID string, declared int64) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if _, err := lookup(st.files, app, fileID); err != nil {
+		return err
+	}
+	return st.uploadFits(app, declared)
+}
+
+// uploadFits refuses, before a byte is read, content of at least n bytes
+// that would pass the application's upload quota. Callers hold the lock.
+func (st *store) uploadFits(app string, n int64) error {
+	rt, a := st.retention, st.apps[app]
+	if rt == nil || a == nil || rt.lim.UploadBytes <= 0 || n <= 0 || a.uploadBytes+n <= rt.lim.UploadBytes {
+		return nil
+	}
+	return errQuota("this application holds %d bytes of file content; the %d declared would pass its %d-byte quota (files expire %s after creation)",
+		a.uploadBytes, n, rt.lim.UploadBytes, rt.lim.MaxAge)
 }
 
 // uploadLink is the open UPLOAD link linkID; callers hold the lock.

@@ -35,6 +35,7 @@ type serveOptions struct {
 	limits      limitFlags    // retention and quotas
 	nsIdle      time.Duration // a namespace is dropped after this long unused
 	nsMax       int           // namespaces held at once
+	budgetMiB   int           // MiB of request bodies read at once
 	out         io.Writer
 	errOut      io.Writer
 }
@@ -80,6 +81,7 @@ The reference is a model of the contract, not of the real service. Stop it with 
 	cmd.Flags().StringSliceVar(&opts.webhookNets, "webhook-allow", nil, "a CIDR (repeatable) of private addresses webhooks may reach when not bound to loopback, e.g. 10.1.0.0/16")
 	opts.limits.register(cmd)
 	cmd.Flags().DurationVar(&opts.nsIdle, "namespace-idle", reference.DefaultNamespaceIdleTTL, "a namespace nobody used for this long is dropped with everything in it (0: kept until dropped)")
+	cmd.Flags().IntVar(&opts.budgetMiB, "body-budget-mib", reference.DefaultBodyBudget>>20, "MiB of request bodies read and held at once (a JSON body counts four times); requests beyond it wait their turn (0: no bound)")
 	cmd.Flags().IntVar(&opts.nsMax, "max-namespaces", reference.DefaultMaxNamespaces, "namespaces held at once; one more is 429 QUOTA_EXCEEDED (0: no bound)")
 	cmd.Flags().StringSliceVar(&opts.variants, "variant", nil, "serve a conformant variant of the reference: another choice where the spec is silent (see conform faults --variants); repeat it or separate names with commas to serve several choices at once")
 	cmd.Flags().StringSliceVar(&opts.faults, "fault", nil, "break the reference on purpose with these named faults of its catalog (to test a suite; never for a sandbox)")
@@ -116,10 +118,11 @@ func runServe(ctx context.Context, opts serveOptions) error {
 		BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger, Seed: opts.seed,
 		WebhookAllow: allowed, Limits: limits,
 		NamespaceIdleTTL: offIfZero(opts.nsIdle), MaxNamespaces: offIfZero(opts.nsMax),
+		BodyBudget: offIfZero(int64(opts.budgetMiB) << 20),
 	}
-	if opts.nsIdle < 0 || opts.nsMax < 0 {
+	if opts.nsIdle < 0 || opts.nsMax < 0 || opts.budgetMiB < 0 {
 		ln.Close()
-		return usageError(fmt.Errorf("serve: --namespace-idle and --max-namespaces must not be negative"))
+		return usageError(fmt.Errorf("serve: --namespace-idle, --max-namespaces and --body-budget-mib must not be negative"))
 	}
 	token, err := newAdminToken()
 	if err != nil {
