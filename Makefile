@@ -1,8 +1,13 @@
-# conform: every target is phony; nothing here downloads anything beyond Go modules.
+# conform: every target is phony; nothing here downloads anything beyond Go modules,
+# but for openapi-tools, which installs the OpenAPI consumers from npm outside the repository.
 GO ?= go
 PKGS := ./...
+# Where openapi-tools installs the npm consumers of the OpenAPI export (outside the repository).
+CONFORM_NPM_TOOLS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/conform/npm-tools
+export CONFORM_NPM_TOOLS
+CONSUMERS := validate/openapi/testdata/consumers
 
-.PHONY: all run test bench lint fmt-check vet build serve mutants fuzz clean
+.PHONY: all run test bench lint fmt-check vet build serve mutants fuzz clean openapi-tools
 
 all: lint test build
 
@@ -11,11 +16,13 @@ run:
 	$(GO) run ./cmd/conform run
 
 ## test: every package's tests, race detector on. openapi runs without it:
-## its one test is single-threaded, and instrumenting its large test-only
-## OpenAPI library costs minutes of build on a cold cache. Two tests run
-## (again) without it: the hostile clients at their full 3,000 requests per
-## class, and the suite against 17 conformant variants served at once.
-test:
+## its tests are single-threaded, and instrumenting its large test-only
+## OpenAPI library costs minutes of build on a cold cache; they feed both
+## exports to the consumers openapi-tools installs (and to oapi-codegen,
+## through go run). Two tests run (again) without it: the hostile clients at
+## their full 3,000 requests per class, and the suite against 17 conformant
+## variants served at once.
+test: openapi-tools
 	$(GO) test -race -count=1 -timeout 20m $$($(GO) list $(PKGS) | grep -v '/openapi$$')
 	$(GO) test -count=1 ./validate/openapi/
 	$(GO) test -count=1 -run '^(TestHostileClients|TestCombinedVariantsNeverFail)$$' ./reference/ ./steps/
@@ -44,6 +51,17 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzRequest -fuzztime 30s ./validate/
 	$(GO) test -run '^$$' -fuzz FuzzServer -fuzztime 30s ./reference/
 	$(GO) test -run '^$$' -fuzz FuzzRawRequest -fuzztime 30s ./reference/
+
+## openapi-tools: the npm consumers of the OpenAPI export, exactly as $(CONSUMERS)/package-lock.json
+## pins them, installed into $(CONFORM_NPM_TOOLS); nothing is done when that lockfile is already installed.
+openapi-tools:
+	@mkdir -p "$(CONFORM_NPM_TOOLS)"
+	@if cmp -s $(CONSUMERS)/package-lock.json "$(CONFORM_NPM_TOOLS)/package-lock.json" && [ -d "$(CONFORM_NPM_TOOLS)/node_modules" ]; then \
+		echo "openapi-tools: installed in $(CONFORM_NPM_TOOLS)"; \
+	else \
+		cp $(CONSUMERS)/package.json $(CONSUMERS)/package-lock.json "$(CONFORM_NPM_TOOLS)/" && \
+		npm ci --prefix "$(CONFORM_NPM_TOOLS)" --no-audit --no-fund --loglevel=error; \
+	fi
 
 clean:
 	rm -rf bin

@@ -3,23 +3,22 @@ package reference
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMerchants(t *testing.T) {
 	h := newHarness(t)
 	fx := h.fx.Fixtures
 	m := h.expect(h.call(h.merchant(), "GET", "/merchants/"+fx.Merchant, nil), 200, "merchant").json(t)
-	if key := m["processor_details"].(map[string]any)["api_key"]; key != maskedAPIKey {
-		t.Errorf("api_key %v, want %s", key, maskedAPIKey)
-	}
-	if m["level_two_level_three_data_enabled"] != true {
-		t.Error("the Level 3 merchant is not enabled")
-	}
+	details, _ := m["processor_details"].(map[string]any)
+	assert.Equal(t, maskedAPIKey, details["api_key"], "processor_details.api_key of the merchant")
+	assert.Equal(t, true, m["level_two_level_three_data_enabled"], "level_two_level_three_data_enabled of the Level 3 merchant")
 	r := h.expect(h.call(h.platform(), "PUT", "/merchants/"+fx.PlainMerchant, map[string]any{"level_two_level_three_data_enabled": true}), 200, "merchant")
-	if r.json(t)["level_two_level_three_data_enabled"] != true {
-		t.Error("platform update did not enable Level 3")
-	}
+	assert.Equal(t, true, r.json(t)["level_two_level_three_data_enabled"], "level_two_level_three_data_enabled after the platform's update")
 	h.expect(h.call(h.other(), "PUT", "/merchants/"+fx.PlainMerchant, map[string]any{"level_two_level_three_data_enabled": false}), 404, "")
 }
 
@@ -33,23 +32,18 @@ func TestSubscriptionAmounts(t *testing.T) {
 	}
 	tableForm := map[string]any{"amount_type": "FEE", "nickname": "Raised", "fee_amount_data": map[string]any{"amount": 3000}}
 	next := update(fx.SubscriptionAmount, tableForm, 200).json(t)
-	newID := next["id"].(string)
-	if newID == fx.SubscriptionAmount || next["fee_amount_data"].(map[string]any)["amount"] != float64(3000) {
-		t.Fatalf("update returned %v, want a new id and amount 3000", next)
-	}
-	if r := update(newID, tableForm, 422); errorCode(t, r) != "UNPROCESSABLE_ENTITY" {
-		t.Error("an amount produced by an update was updated again")
-	}
-	if r := update(fx.SubscriptionAmount, tableForm, 422); errorCode(t, r) != "UNPROCESSABLE_ENTITY" {
-		t.Error("an amount already updated was updated again")
-	}
+	newID, _ := next["id"].(string)
+	require.NotEqual(t, fx.SubscriptionAmount, newID, "id of the updated amount, want a new one: %v", next)
+	data, _ := next["fee_amount_data"].(map[string]any)
+	require.Equal(t, float64(3000), data["amount"], "fee_amount_data.amount of the updated amount: %v", next)
+	assert.Equal(t, "UNPROCESSABLE_ENTITY", errorCode(t, update(newID, tableForm, 422)), "code of updating an amount an update produced")
+	assert.Equal(t, "UNPROCESSABLE_ENTITY", errorCode(t, update(fx.SubscriptionAmount, tableForm, 422)), "code of updating an amount already updated")
 	// The example's form: amount at the top level.
 	created := h.expect(h.call(h.platform(), "POST", "/subscription/subscription_schedules/"+fx.SubscriptionSchedule+"/subscription_amounts",
 		map[string]any{"amount_type": "FEE", "nickname": "Other", "amount": 1200, "fee_amount_data": map[string]any{"label": "Other"}}), 200, "subscription_amount").str(t, "id")
 	topLevel := update(created, map[string]any{"amount_type": "FEE", "nickname": "Other", "amount": 1300, "fee_amount_data": map[string]any{}}, 200).json(t)
-	if topLevel["fee_amount_data"].(map[string]any)["amount"] != float64(1300) {
-		t.Errorf("top-level amount ignored: %v", topLevel["fee_amount_data"])
-	}
+	data, _ = topLevel["fee_amount_data"].(map[string]any)
+	assert.Equal(t, float64(1300), data["amount"], "fee_amount_data.amount after an update with a top-level amount")
 	h.expect(h.call(h.platform(), "GET", "/subscription/subscription_schedules/SUBSCHEDULE_0000000000000000000000/subscription_amounts/"+created, nil), 404, "")
 }
 
@@ -66,25 +60,22 @@ func TestEnrollments(t *testing.T) {
 		ids = append(ids, r.str(t, "id"))
 	}
 	got := h.call(h.platform(), "PUT", "/subscription/subscription_enrollments/"+ids[0], map[string]any{"nickname": "renamed", "ended_at": "2027-01-01T00:00:00.000Z"})
-	if m := h.expect(got, 200, "subscription_enrollment").json(t); m["nickname"] != "renamed" || m["ended_at"] == nil {
-		t.Errorf("update: %v", m)
-	}
+	m := h.expect(got, 200, "subscription_enrollment").json(t)
+	assert.Equal(t, "renamed", m["nickname"], "nickname after the update")
+	assert.NotNil(t, m["ended_at"], "ended_at after the update")
 	h.expect(h.call(h.platform(), "DELETE", "/subscription/subscription_enrollments/"+ids[1], nil), 204, "")
 	h.expect(h.call(h.platform(), "GET", "/subscription/subscription_enrollments/"+ids[1], nil), 404, "")
 	h.expect(h.call(h.platform(), "DELETE", "/subscription/subscription_enrollments/"+ids[1], nil), 404, "")
 	list := h.expect(h.call(h.platform(), "GET", sched+"?limit=2", nil), 200, "subscription_enrollment_list").json(t)
 	page := list["page"].(map[string]any)
 	items := list["_embedded"].(map[string]any)["subscription_enrollments"].([]any)
-	if page["count"] != float64(4) || page["limit"] != float64(2) || len(items) != 2 {
-		t.Fatalf("page %v with %d items, want count 4 limit 2", page, len(items))
-	}
-	if first := items[0].(map[string]any)["id"]; first != ids[4] {
-		t.Errorf("first item %v, want newest %s", first, ids[4])
-	}
+	assert.Equal(t, float64(4), page["count"], "page.count of 5 enrollments, one deleted")
+	assert.Equal(t, float64(2), page["limit"], "page.limit")
+	require.Len(t, items, 2, "items of a page of limit 2")
+	assert.Equal(t, ids[4], items[0].(map[string]any)["id"], "first item, want the newest")
 	links := list["_links"].(map[string]any)
-	if links["next"] == nil || links["prev"] != nil {
-		t.Errorf("links %v: want next and no prev on the first page", links)
-	}
+	assert.NotNil(t, links["next"], "next link of the first page")
+	assert.Nil(t, links["prev"], "prev link of the first page")
 }
 
 func TestListPaging(t *testing.T) {
@@ -107,32 +98,20 @@ func TestListPaging(t *testing.T) {
 		return out
 	}
 	all := ids("?limit=100")
-	if len(all) != 26 {
-		t.Fatalf("%d items, want 26 (25 + seeded)", len(all))
-	}
-	asc := ids("?limit=100&sort=created_at,asc&sort=id,asc")
-	for i := range all {
-		if all[i] != asc[len(asc)-1-i] {
-			t.Fatalf("default order is not the reverse of created_at,asc id,asc at %d", i)
-		}
-	}
-	if got := ids("?offset=20&limit=5"); len(got) != 5 || got[0] != all[20] {
-		t.Errorf("offset 20 page %v, want from %s", got, all[20])
-	}
-	if got := ids("?offset=30"); len(got) != 0 {
-		t.Errorf("past the end: %v", got)
-	}
-	if byAmount := ids("?sort=amount,asc&limit=1"); byAmount[0] != all[24] {
-		t.Errorf("amount,asc first %s, want the smallest %s", byAmount[0], all[24])
-	}
+	require.Len(t, all, 26, "balance transfers, 25 + the seeded one")
+	reversed := ids("?limit=100&sort=created_at,asc&sort=id,asc")
+	slices.Reverse(reversed)
+	require.Equal(t, reversed, all, "default order, want the reverse of created_at,asc id,asc")
+	assert.Equal(t, all[20:25], ids("?offset=20&limit=5"), "page of offset 20, limit 5")
+	assert.Empty(t, ids("?offset=30"), "page past the end")
+	assert.Equal(t, all[24:25], ids("?sort=amount,asc&limit=1"), "first of amount,asc, want the smallest")
 	m := h.call(h.platform(), "GET", "/balance_transfers?offset=5&limit=5&sort=amount,asc", nil).json(t)
 	self, _ := url.Parse(m["_links"].(map[string]any)["self"].(map[string]any)["href"].(string))
-	if q := self.Query(); q.Get("offset") != "5" || q.Get("limit") != "5" || q.Get("sort") != "amount,asc" {
-		t.Errorf("self link query %v", q)
+	q := self.Query()
+	for key, want := range map[string]string{"offset": "5", "limit": "5", "sort": "amount,asc"} {
+		assert.Equal(t, want, q.Get(key), "%s of the self link %s", key, self)
 	}
 	for _, rel := range []string{"next", "prev"} {
-		if m["_links"].(map[string]any)[rel] == nil {
-			t.Errorf("no %s link", rel)
-		}
+		assert.NotNil(t, m["_links"].(map[string]any)[rel], "%s link of the page at offset 5", rel)
 	}
 }

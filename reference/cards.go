@@ -1,6 +1,10 @@
 package reference
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/conform-kit/conform/validate"
+)
 
 // checkCardNumber accepts 12 to 19 digits passing the Luhn check. Errors
 // never quote the number.
@@ -8,27 +12,10 @@ func checkCardNumber(number string) error {
 	if len(number) < 12 || len(number) > 19 || strings.Trim(number, "0123456789") != "" {
 		return errInvalidField("/number", "number must be 12 to 19 digits")
 	}
-	if !luhn(number) {
+	if !validate.LuhnValid(number) {
 		return errInvalidField("/number", "number fails the Luhn check")
 	}
 	return nil
-}
-
-func luhn(number string) bool {
-	sum := 0
-	double := false
-	for i := len(number) - 1; i >= 0; i-- {
-		d := int(number[i] - '0')
-		if double {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
-	}
-	return sum%10 == 0
 }
 
 // cardBrand derives the brand from the BIN.

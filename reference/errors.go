@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // errorKind is a kind of refusal of the refusals table (schemas/judging.json,
@@ -17,18 +18,18 @@ import (
 type errorKind string
 
 const (
-	kindBadRequest       errorKind = validate.RefusalMalformed
-	kindUnauthorized     errorKind = validate.RefusalUnauthenticated
-	kindDeclined         errorKind = validate.RefusalDeclined
-	kindForbidden        errorKind = validate.RefusalForbidden
-	kindNotFound         errorKind = validate.RefusalNotFound
-	kindMethodNotAllowed errorKind = validate.RefusalMethodNotAllowed
-	kindNotAcceptable    errorKind = validate.RefusalNotAcceptable
-	kindTooLarge         errorKind = validate.RefusalTooLarge
-	kindInvalidField     errorKind = validate.RefusalInvalidField
-	kindUnprocessable    errorKind = validate.RefusalUnprocessable
-	kindURITooLong       errorKind = validate.RefusalURITooLong
-	kindQuotaExceeded    errorKind = validate.RefusalQuotaExceeded
+	kindBadRequest       errorKind = judging.RefusalMalformed
+	kindUnauthorized     errorKind = judging.RefusalUnauthenticated
+	kindDeclined         errorKind = judging.RefusalDeclined
+	kindForbidden        errorKind = judging.RefusalForbidden
+	kindNotFound         errorKind = judging.RefusalNotFound
+	kindMethodNotAllowed errorKind = judging.RefusalMethodNotAllowed
+	kindNotAcceptable    errorKind = judging.RefusalNotAcceptable
+	kindTooLarge         errorKind = judging.RefusalTooLarge
+	kindInvalidField     errorKind = judging.RefusalInvalidField
+	kindUnprocessable    errorKind = judging.RefusalUnprocessable
+	kindURITooLong       errorKind = judging.RefusalURITooLong
+	kindQuotaExceeded    errorKind = judging.RefusalQuotaExceeded
 )
 
 // domainError is what the store and the handlers return for a refused request.
@@ -89,7 +90,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	er := s.errorRequest(r)
 	var de *domainError
 	if errors.As(err, &de) {
-		ref, ok := s.v.Refusal(string(de.kind))
+		ref, ok := s.judged.Refusals[string(de.kind)]
 		if !ok { // every kind above is a row of the table (TestErrorKindsAreRefusals)
 			s.log.Error("refusal kind not in the refusals table", "kind", de.kind)
 			validate.WriteError(w, r, err)

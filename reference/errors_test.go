@@ -4,12 +4,14 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestErrorResponses(t *testing.T) {
 	h := newHarness(t)
 	p, fx := h.platform(), h.fx.Fixtures
-	big := `{"url":"http://x.test/` + strings.Repeat("a", 1<<20) + `"}`
+	big := `{"url":"http://x.test/` + strings.Repeat("a", maxJSONBytes) + `"}`
 	tests := []struct {
 		name    string
 		cred    Credential
@@ -47,12 +49,8 @@ func TestErrorResponses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := h.call(tc.cred, tc.method, tc.path, tc.body, tc.headers...)
 			h.expect(r, tc.status, "error")
-			if got := errorCode(t, r); got != tc.code {
-				t.Errorf("code %q, want %q", got, tc.code)
-			}
-			if ct := r.header.Get("Content-Type"); ct != halJSON {
-				t.Errorf("Content-Type %q, want %q", ct, halJSON)
-			}
+			assert.Equal(t, tc.code, errorCode(t, r), "%s: code", tc.name)
+			assert.Equal(t, halJSON, r.header.Get("Content-Type"), "%s: Content-Type", tc.name)
 		})
 	}
 }
@@ -60,21 +58,13 @@ func TestErrorResponses(t *testing.T) {
 func TestUnauthorizedAndForbiddenMessages(t *testing.T) {
 	h := newHarness(t)
 	r := h.expect(h.call(Credential{}, "GET", "/webhooks", nil), 401, "error")
-	if !strings.Contains(string(r.body), `"message":"Unauthorized"`) {
-		t.Errorf("401 body %s lacks message Unauthorized", r.body)
-	}
-	if r.header.Get("WWW-Authenticate") == "" {
-		t.Error("401 without WWW-Authenticate")
-	}
+	assert.Contains(t, string(r.body), `"message":"Unauthorized"`, "401 body")
+	assert.NotEmpty(t, r.header.Get("WWW-Authenticate"), "WWW-Authenticate of the 401")
 	r = h.expect(h.call(h.merchant(), "PUT", "/merchants/"+h.fx.Fixtures.PlainMerchant,
 		map[string]any{"level_two_level_three_data_enabled": true}), 403, "error")
-	if !strings.Contains(string(r.body), `"message":"Access is denied"`) {
-		t.Errorf("403 body %s lacks message Access is denied", r.body)
-	}
+	assert.Contains(t, string(r.body), `"message":"Access is denied"`, "403 body")
 	got := h.expect(h.call(h.platform(), "GET", "/merchants/"+h.fx.Fixtures.PlainMerchant, nil), 200, "merchant").json(t)
-	if got["level_two_level_three_data_enabled"] != false {
-		t.Error("a refused update changed the merchant")
-	}
+	assert.Equal(t, false, got["level_two_level_three_data_enabled"], "level_two_level_three_data_enabled after a refused update")
 }
 
 func TestValidationListsEveryViolation(t *testing.T) {
@@ -83,16 +73,13 @@ func TestValidationListsEveryViolation(t *testing.T) {
 	body["address"] = map[string]any{"postal_code": "123456789", "city": strings.Repeat("c", 21)}
 	delete(body, "name")
 	r := h.expect(h.call(h.platform(), "POST", "/payment_instruments", body), 422, "error")
-	if n := r.json(t)["total"]; n.(float64) < 3 {
-		t.Errorf("total %v, want every violation (>= 3): %s", n, r.body)
-	}
+	total, _ := r.json(t)["total"].(float64)
+	assert.GreaterOrEqual(t, total, float64(3), "total, want every violation: %s", r.body)
 }
 
 func TestMethodNotAllowedListsAllow(t *testing.T) {
 	h := newHarness(t)
 	r := h.call(h.platform(), http.MethodDelete, "/files/FILE_x", nil)
 	h.expect(r, 405, "error")
-	if allow := r.header.Get("Allow"); allow != "GET, POST" {
-		t.Errorf("Allow %q, want %q", allow, "GET, POST")
-	}
+	assert.Equal(t, "GET, POST", r.header.Get("Allow"), "Allow of DELETE /files/{id}")
 }

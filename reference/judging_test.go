@@ -3,7 +3,7 @@ package reference
 import (
 	"testing"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // TestErrorKindsAreRefusals: every kind of domain error is a row of the
@@ -12,15 +12,15 @@ func TestErrorKindsAreRefusals(t *testing.T) {
 	h := newHarness(t)
 	kinds := []errorKind{kindBadRequest, kindUnauthorized, kindDeclined, kindForbidden, kindNotFound,
 		kindMethodNotAllowed, kindNotAcceptable, kindTooLarge, kindInvalidField, kindUnprocessable, kindURITooLong, kindQuotaExceeded}
-	if got := len(h.v.Judging().Refusals); got != len(kinds) {
+	if got := len(h.srv.judged.Refusals); got != len(kinds) {
 		t.Errorf("the refusals table has %d kinds, the reference %d", got, len(kinds))
 	}
 	for _, k := range kinds {
-		if _, ok := h.v.Refusal(string(k)); !ok {
+		if _, ok := h.srv.judged.Refusals[string(k)]; !ok {
 			t.Errorf("kind %q is not in the refusals table", k)
 		}
 	}
-	ref, _ := h.v.Refusal(validate.RefusalNotFound)
+	ref := h.srv.judged.Refusals[judging.RefusalNotFound]
 	r := h.call(h.platform(), "GET", "/disputes/DI0000000000000000000000", nil)
 	h.expect(r, ref.Status, "error")
 	if got := errorCode(t, r); got != ref.Codes[0] {
@@ -31,7 +31,7 @@ func TestErrorKindsAreRefusals(t *testing.T) {
 // TestIDPrefixesAreTheTable: the prefixes the reference mints are those of
 // schemas/judging.json (Go needs them as constants; the table is the source).
 func TestIDPrefixesAreTheTable(t *testing.T) {
-	v, err := validate.Default()
+	v, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestIDPrefixesAreTheTable(t *testing.T) {
 		"subscription_enrollment": prefixEnrollment, "balance_transfer": prefixBalance, "file": prefixFile,
 		"external_link": prefixLink, "event": prefixEvent,
 	}
-	if got := len(v.Judging().IDPrefixes); got != len(mine) {
+	if got := len(v.Table().IDPrefixes); got != len(mine) {
 		t.Errorf("judging.json has %d id prefixes, the reference %d", got, len(mine))
 	}
 	for kind, prefix := range mine {

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestPaymentInstruments(t *testing.T) {
@@ -26,24 +29,22 @@ func TestPaymentInstruments(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := h.expect(h.call(h.platform(), "POST", "/payment_instruments", cardBody(buyer, tc.number)), tc.status, "payment_instrument")
 			if tc.status != 201 {
-				if strings.Contains(string(r.body), tc.number) {
-					t.Errorf("error echoes the card number: %s", r.body)
-				}
+				assert.NotContains(t, string(r.body), tc.number, "the refusal of %s echoes the card number", tc.name)
 				return
 			}
 			m := r.json(t)
-			if m["brand"] != tc.brand || m["bin"] != tc.number[:6] || m["last_four"] != tc.number[len(tc.number)-4:] {
-				t.Errorf("brand/bin/last_four = %v/%v/%v for %s", m["brand"], m["bin"], m["last_four"], tc.number)
-			}
+			assert.Equal(t, tc.brand, m["brand"], "brand of %s %s", tc.name, tc.number)
+			assert.Equal(t, tc.number[:6], m["bin"], "bin of %s %s", tc.name, tc.number)
+			assert.Equal(t, tc.number[len(tc.number)-4:], m["last_four"], "last_four of %s %s", tc.name, tc.number)
 		})
 	}
 	t.Run("fingerprint stable per number", func(t *testing.T) {
 		a := h.call(h.platform(), "POST", "/payment_instruments", cardBody(buyer, "4242424242424242")).str(t, "fingerprint")
 		b := h.call(h.merchant(), "POST", "/payment_instruments", cardBody(buyer, "4242424242424242")).str(t, "fingerprint")
 		c := h.call(h.platform(), "POST", "/payment_instruments", cardBody(buyer, "4000056655665556")).str(t, "fingerprint")
-		if a == "" || a != b || a == c {
-			t.Errorf("fingerprints %q %q %q: want first two equal, third different", a, b, c)
-		}
+		require.NotEmpty(t, a, "fingerprint of 4242424242424242")
+		assert.Equal(t, a, b, "fingerprints of 4242424242424242 created by the platform and by the merchant")
+		assert.NotEqual(t, a, c, "fingerprints of 4242424242424242 and 4000056655665556")
 	})
 	t.Run("expired card", func(t *testing.T) {
 		body := cardBody(buyer, "4111111111111111")
@@ -74,12 +75,10 @@ func TestAuthorizations(t *testing.T) {
 	t.Run("merchant_identity or merchant, exactly one", func(t *testing.T) {
 		byIdentity := create(map[string]any{"merchant_identity": fx.MerchantIdentity}, 201).json(t)
 		byMerchant := create(map[string]any{"merchant": fx.Merchant}, 201).json(t)
-		if byIdentity["merchant_identity"] != fx.MerchantIdentity || byMerchant["merchant_identity"] != fx.MerchantIdentity {
-			t.Errorf("merchant_identity = %v / %v, want %s", byIdentity["merchant_identity"], byMerchant["merchant_identity"], fx.MerchantIdentity)
-		}
-		if byIdentity["state"] != "SUCCEEDED" || byIdentity["transfer"] != nil {
-			t.Errorf("new authorization state %v transfer %v", byIdentity["state"], byIdentity["transfer"])
-		}
+		assert.Equal(t, fx.MerchantIdentity, byIdentity["merchant_identity"], "merchant_identity of an authorization created by merchant_identity")
+		assert.Equal(t, fx.MerchantIdentity, byMerchant["merchant_identity"], "merchant_identity of an authorization created by merchant")
+		assert.Equal(t, "SUCCEEDED", byIdentity["state"], "state of a new authorization")
+		assert.Nil(t, byIdentity["transfer"], "transfer of a new authorization")
 		create(map[string]any{"merchant": fx.Merchant, "merchant_identity": fx.MerchantIdentity}, 422)
 		create(nil, 422)
 	})
@@ -94,49 +93,41 @@ func TestAuthorizations(t *testing.T) {
 		path := "/authorizations/" + id
 		h.expect(h.call(h.platform(), "PUT", path, map[string]any{"capture_amount": 1001}), 422, "")
 		h.expect(h.call(h.platform(), "PUT", path, map[string]any{"capture_amount": 500, "fee": 501}), 422, "")
-		if got := h.call(h.platform(), "GET", path, nil).json(t)["transfer"]; got != nil {
-			t.Fatalf("a refused capture set transfer %v", got)
-		}
+		require.Nil(t, h.call(h.platform(), "GET", path, nil).json(t)["transfer"], "transfer after two refused captures")
 		r := h.expect(h.call(h.platform(), "PUT", path, map[string]any{"capture_amount": 800, "fee": 10}), 200, "authorization").json(t)
 		tr, _ := r["transfer"].(string)
-		links := r["_links"].(map[string]any)
-		if r["state"] != "SUCCEEDED" || !strings.HasPrefix(tr, "TR") || links["transfer"] == nil {
-			t.Fatalf("capture: state %v transfer %v links %v", r["state"], r["transfer"], links)
-		}
+		assert.Equal(t, "SUCCEEDED", r["state"], "state after the capture")
+		links, _ := r["_links"].(map[string]any)
+		assert.NotNil(t, links["transfer"], "transfer link after the capture: %v", links)
+		require.True(t, strings.HasPrefix(tr, "TR"), "transfer after the capture %q, want a TR id", tr)
 		transfer := h.expect(h.call(h.platform(), "GET", "/transfers/"+tr, nil), 200, "transfer").json(t)
-		if transfer["type"] != "DEBIT" || transfer["amount"].(float64) != 800 || transfer["fee"].(float64) != 10 {
-			t.Errorf("capture transfer type %v amount %v fee %v", transfer["type"], transfer["amount"], transfer["fee"])
-		}
+		assert.Equal(t, "DEBIT", transfer["type"], "type of the capture's transfer")
+		assert.Equal(t, float64(800), transfer["amount"], "amount of the capture's transfer")
+		assert.Equal(t, float64(10), transfer["fee"], "fee of the capture's transfer")
 		second := h.expect(h.call(h.platform(), "PUT", path, map[string]any{"capture_amount": 100}), 422, "")
-		if code := errorCode(t, second); code != "UNPROCESSABLE_ENTITY" {
-			t.Errorf("second capture code %s", code)
-		}
+		assert.Equal(t, "UNPROCESSABLE_ENTITY", errorCode(t, second), "code of a second capture")
 	})
 	t.Run("expires after 7 days", func(t *testing.T) {
 		id := create(map[string]any{"merchant": fx.Merchant}, 201).str(t, "id")
 		h.clock.Advance(7*24*time.Hour + time.Second)
 		r := h.expect(h.call(h.platform(), "PUT", "/authorizations/"+id, map[string]any{"capture_amount": 100}), 422, "")
-		if code := errorCode(t, r); code != "UNPROCESSABLE_ENTITY" {
-			t.Errorf("expired capture code %s", code)
-		}
+		assert.Equal(t, "UNPROCESSABLE_ENTITY", errorCode(t, r), "code of a capture after 7 days")
 	})
 	t.Run("level 3 needs an enabled merchant", func(t *testing.T) {
 		r := create(map[string]any{"merchant_identity": fx.PlainMerchantIdentity, "additional_purchase_data": purchaseDataBody()}, 422)
-		if code := errorCode(t, r); code != "UNPROCESSABLE_ENTITY" {
-			t.Errorf("code %s", code)
-		}
+		assert.Equal(t, "UNPROCESSABLE_ENTITY", errorCode(t, r), "code of Level 3 data for a merchant not enabled")
 	})
 	t.Run("level 3 carried over on capture with sales tax computed", func(t *testing.T) {
 		a := create(map[string]any{"merchant_identity": fx.MerchantIdentity, "additional_purchase_data": purchaseDataBody()}, 201).json(t)
-		data := a["additional_purchase_data"].(map[string]any)
-		if data["sales_tax"] != float64(80) {
-			t.Errorf("sales_tax %v, want 80 computed from the items", data["sales_tax"])
-		}
-		c := h.expect(h.call(h.platform(), "PUT", "/authorizations/"+a["id"].(string), map[string]any{"capture_amount": 1000}), 200, "authorization").json(t)
-		tr := h.call(h.platform(), "GET", "/transfers/"+c["transfer"].(string), nil).json(t)
-		if got, _ := tr["additional_purchase_data"].(map[string]any); got["customer_reference_number"] != "CRN-1" {
-			t.Errorf("capture transfer purchase data %v, want the authorization's", tr["additional_purchase_data"])
-		}
+		data, _ := a["additional_purchase_data"].(map[string]any)
+		assert.Equal(t, float64(80), data["sales_tax"], "sales_tax computed from the items")
+		id, _ := a["id"].(string)
+		c := h.expect(h.call(h.platform(), "PUT", "/authorizations/"+id, map[string]any{"capture_amount": 1000}), 200, "authorization").json(t)
+		transfer, _ := c["transfer"].(string)
+		require.NotEmpty(t, transfer, "transfer of the capture")
+		tr := h.call(h.platform(), "GET", "/transfers/"+transfer, nil).json(t)
+		got, _ := tr["additional_purchase_data"].(map[string]any)
+		assert.Equal(t, "CRN-1", got["customer_reference_number"], "the capture transfer's purchase data, want the authorization's: %v", tr["additional_purchase_data"])
 	})
 }
 
@@ -154,8 +145,8 @@ func TestSales(t *testing.T) {
 	}
 	t.Run("pending with default fee", func(t *testing.T) {
 		m := sale(1500, nil, 201).json(t)
-		if m["state"] != "PENDING" || m["fee"] != float64(0) || m["type"] != "DEBIT" || m["subtype"] != "API" {
-			t.Errorf("sale state %v fee %v type %v/%v", m["state"], m["fee"], m["type"], m["subtype"])
+		for field, want := range map[string]any{"state": "PENDING", "fee": float64(0), "type": "DEBIT", "subtype": "API"} {
+			assert.Equal(t, want, m[field], "%s of a new sale", field)
 		}
 	})
 	t.Run("fee above amount", func(t *testing.T) { sale(100, map[string]any{"fee": 101}, 422) })
@@ -176,9 +167,7 @@ func TestSales(t *testing.T) {
 				dispute = d.(map[string]any)
 			}
 		}
-		if dispute == nil {
-			t.Fatal("no dispute for the 888888 sale")
-		}
+		require.NotNil(t, dispute, "the dispute of the 888888 sale %s", tr)
 		id := dispute["id"].(string)
 		eventually(t, "dispute PENDING", func() bool {
 			return h.call(h.platform(), "GET", "/disputes/"+id, nil).str(t, "state") == "PENDING"
@@ -190,12 +179,11 @@ func TestSales(t *testing.T) {
 			m := it.(map[string]any)
 			subtypes[m["subtype"]] = true
 			links := m["_links"].(map[string]any)
-			if m["type"] != "DISPUTE" || links["disputed_transfer"] == nil || links["self"] != nil {
-				t.Errorf("adjustment type %v links %v", m["type"], links)
-			}
+			assert.Equal(t, "DISPUTE", m["type"], "type of adjustment %v", m["id"])
+			assert.NotNil(t, links["disputed_transfer"], "disputed_transfer link of adjustment %v", m["id"])
+			assert.Nil(t, links["self"], "self link of adjustment %v", m["id"])
 		}
-		if !subtypes["PLATFORM_CREDIT"] || !subtypes["MERCHANT_CREDIT"] {
-			t.Errorf("adjustment subtypes %v, want PLATFORM_CREDIT and MERCHANT_CREDIT", subtypes)
-		}
+		assert.Contains(t, subtypes, "PLATFORM_CREDIT", "subtypes of the adjustments")
+		assert.Contains(t, subtypes, "MERCHANT_CREDIT", "subtypes of the adjustments")
 	})
 }

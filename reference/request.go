@@ -12,9 +12,11 @@ import (
 	"github.com/conform-kit/conform/validate"
 )
 
-// Body limits (DESIGN.md: 413 REQUEST_TOO_LARGE).
+// Body limits (DESIGN.md: 413 REQUEST_TOO_LARGE). A JSON body has the
+// library's limit, validate.MaxBodyBytes (1 MiB), so the reference and a
+// service behind validate.Middleware refuse the same bodies.
 const (
-	maxJSONBytes   = 1 << 20
+	maxJSONBytes   = validate.MaxBodyBytes
 	maxUploadBytes = 10 << 20
 	// multipartSlack allows for the multipart framing around a maximal file.
 	multipartSlack = 64 << 10

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Config configures a Server. The zero value is usable.
@@ -76,6 +77,7 @@ type Server struct {
 	cfg      Config
 	log      *slog.Logger
 	v        *validate.Validator
+	judged   judging.Table // judging.json: the status and codes of each kind of refusal
 	st       *store
 	mux      *http.ServeMux
 	fixtures Seeded
@@ -128,8 +130,13 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reference: load schemas: %w", err)
 	}
+	j, err := judging.Default()
+	if err != nil {
+		return nil, fmt.Errorf("reference: load the judging table: %w", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
+		judged: j.Table(),
 		cfg:    cfg,
 		policy: policy,
 		log:    cfg.Logger,

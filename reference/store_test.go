@@ -1,10 +1,12 @@
 package reference
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/validate"
 )
@@ -21,13 +23,9 @@ func storeFixture(t *testing.T) (*store, Seeded, string, time.Time) {
 func TestSeedIsDeterministic(t *testing.T) {
 	_, a, _, _ := storeFixture(t)
 	_, b, _, _ := storeFixture(t)
-	if a != b {
-		t.Errorf("same seed, different fixtures:\n%+v\n%+v", a, b)
-	}
+	assert.Equal(t, a, b, "fixtures of the same seed")
 	other := seed(newStore(counterIDs()), 2, time.Now())
-	if other.Credentials.Platform == a.Credentials.Platform {
-		t.Error("different seeds gave the same credentials")
-	}
+	assert.NotEqual(t, a.Credentials.Platform, other.Credentials.Platform, "platform credentials of seeds 1 and 2")
 	v := a.Fixtures
 	for name, id := range map[string]string{
 		"buyer_identity": v.BuyerIdentity, "merchant": v.Merchant, "merchant_identity": v.MerchantIdentity,
@@ -35,35 +33,37 @@ func TestSeedIsDeterministic(t *testing.T) {
 		"subscription_schedule": v.SubscriptionSchedule, "subscription_amount": v.SubscriptionAmount,
 		"dispute": v.Dispute, "balance_transfer": v.BalanceTransfer,
 	} {
-		if id == "" {
-			t.Errorf("fixture %s is empty", name)
-		}
+		assert.NotEmpty(t, id, "fixture %s", name)
 	}
 }
 
 func TestStoreCaptureRules(t *testing.T) {
 	st, fx, app, now := storeFixture(t)
 	card, err := st.createCard(app, cardCreate{Number: "4111111111111111", ExpirationMonth: 1, ExpirationYear: 2099, Identity: fx.Fixtures.BuyerIdentity}, now)
-	if err != nil {
-		t.Fatalf("createCard: %v", err)
-	}
+	require.NoError(t, err, "createCard")
 	a, err := st.createAuthorization(app, authorizationCreate{Source: card.ID, Merchant: fx.Fixtures.Merchant, Amount: 1000, Currency: "USD"}, now)
-	if err != nil {
-		t.Fatalf("createAuthorization: %v", err)
-	}
+	require.NoError(t, err, "createAuthorization")
 	var ve *validate.Error
-	if _, _, err := st.capture(app, a.ID, captureRequest{CaptureAmount: 1001}, now); !errors.As(err, &ve) || ve.Code != validate.CodeInvalidField {
-		t.Errorf("capture over amount: %v, want a validate.Error INVALID_FIELD", err)
+	_, _, err = st.capture(app, a.ID, captureRequest{CaptureAmount: 1001}, now)
+	if assert.ErrorAs(t, err, &ve, "capture over the amount") {
+		assert.Equal(t, validate.CodeInvalidField, ve.Code, "capture over the amount: code")
 	}
-	if _, _, err := st.capture(app, a.ID, captureRequest{CaptureAmount: 1000}, now); err != nil {
-		t.Fatalf("capture: %v", err)
+	_, _, err = st.capture(app, a.ID, captureRequest{CaptureAmount: 1000}, now)
+	require.NoError(t, err, "capture of the whole amount")
+	tests := []struct {
+		name string
+		app  string
+		want errorKind
+	}{
+		{"second capture", app, kindUnprocessable},
+		{"capture from another application", "APother", kindNotFound},
 	}
-	var de *domainError
-	if _, _, err := st.capture(app, a.ID, captureRequest{CaptureAmount: 1}, now); !errors.As(err, &de) || de.kind != kindUnprocessable {
-		t.Errorf("second capture: %v, want unprocessable", err)
-	}
-	if _, _, err := st.capture("APother", a.ID, captureRequest{CaptureAmount: 1}, now); !errors.As(err, &de) || de.kind != kindNotFound {
-		t.Errorf("capture from another application: %v, want not found", err)
+	for _, tc := range tests {
+		var de *domainError
+		_, _, err := st.capture(tc.app, a.ID, captureRequest{CaptureAmount: 1}, now)
+		if assert.ErrorAs(t, err, &de, tc.name) {
+			assert.Equal(t, tc.want, de.kind, "%s: kind", tc.name)
+		}
 	}
 }
 
@@ -72,13 +72,12 @@ func TestStoreAmountUpdateRule(t *testing.T) {
 	u := user{id: fx.Credentials.Platform.Username, app: app}
 	sched, id := fx.Fixtures.SubscriptionSchedule, fx.Fixtures.SubscriptionAmount
 	next, err := st.updateAmount(u, sched, id, amountBody{AmountType: "FEE"}, now)
-	if err != nil {
-		t.Fatalf("first update: %v", err)
-	}
+	require.NoError(t, err, "first update")
 	for _, target := range []string{id, next.ID} {
 		var ve *validate.Error
-		if _, err := st.updateAmount(u, sched, target, amountBody{AmountType: "FEE"}, now); !errors.As(err, &ve) || ve.Code != validate.CodeUnprocessable {
-			t.Errorf("update of %s: %v, want UNPROCESSABLE_ENTITY", target, err)
+		_, err := st.updateAmount(u, sched, target, amountBody{AmountType: "FEE"}, now)
+		if assert.ErrorAs(t, err, &ve, "update of %s", target) {
+			assert.Equal(t, validate.CodeUnprocessable, ve.Code, "update of %s: code", target)
 		}
 	}
 }
@@ -101,27 +100,14 @@ func TestSeriesPaging(t *testing.T) {
 	}
 	ids := func(q listQuery) []string {
 		items, total := pageOf(&s, q, func(b *balanceTransfer) string { return b.ID })
-		if total != len(s.items) {
-			t.Fatalf("total %d, want %d", total, len(s.items))
-		}
+		require.Equal(t, len(s.items), total, "total of page %+v", q)
 		return items
 	}
-	got := ids(listQuery{offset: 0, limit: 3, sort: defaultSort})
-	if fmt.Sprint(got) != "[BT_29 BT_28 BT_27]" {
-		t.Errorf("default first page %v", got)
-	}
-	got = ids(listQuery{offset: 28, limit: 5, sort: defaultSort})
-	if fmt.Sprint(got) != "[BT_01 BT_00]" {
-		t.Errorf("default last page %v", got)
-	}
-	got = ids(listQuery{offset: 0, limit: 2, sort: []sortKey{{"amount", false}}})
-	if fmt.Sprint(got) != "[BT_29 BT_28]" {
-		t.Errorf("amount asc %v", got)
-	}
+	assert.Equal(t, []string{"BT_29", "BT_28", "BT_27"}, ids(listQuery{offset: 0, limit: 3, sort: defaultSort}), "default first page")
+	assert.Equal(t, []string{"BT_01", "BT_00"}, ids(listQuery{offset: 28, limit: 5, sort: defaultSort}), "default last page")
+	assert.Equal(t, []string{"BT_29", "BT_28"}, ids(listQuery{offset: 0, limit: 2, sort: []sortKey{{"amount", false}}}), "amount asc")
 	s.remove(all[29])
-	if got := ids(listQuery{limit: 1, sort: defaultSort}); got[0] != "BT_28" {
-		t.Errorf("after remove %v", got)
-	}
+	assert.Equal(t, []string{"BT_28"}, ids(listQuery{limit: 1, sort: defaultSort}), "first page after removing BT_29")
 }
 
 func TestParseListQuery(t *testing.T) {
@@ -136,8 +122,10 @@ func TestParseListQuery(t *testing.T) {
 	for _, tc := range tests {
 		q, _ := urlQuery(tc.query)
 		_, err := parseListQuery(q)
-		if (err == nil) != tc.ok {
-			t.Errorf("parseListQuery(%q) error %v, want ok=%v", tc.query, err, tc.ok)
+		if tc.ok {
+			assert.NoError(t, err, "parseListQuery(%q)", tc.query)
+		} else {
+			assert.Error(t, err, "parseListQuery(%q)", tc.query)
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // retryBackoff is the wait before each of the 5 retries of a failed delivery,
@@ -112,7 +112,7 @@ func eventEnabled(filters []any, entity, typ string) bool {
 
 // signature is the Finix-Signature header value for body at time ts.
 func signature(secret string, ts int64, body []byte) string {
-	return validate.SignatureValue(secret, strconv.FormatInt(ts, 10), body)
+	return judging.SignatureValue(secret, strconv.FormatInt(ts, 10), body)
 }
 
 // deliver POSTs body to w.URL, retrying 5 times with backoff until a 2xx or

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // authorizationSteps is the vocabulary of authorizations.feature: authorize, capture, fetch.
@@ -86,7 +86,7 @@ func (s *scenario) authorizeByMerchant(ctx context.Context, amount int64) error 
 	if err := s.postAuthorization(ctx, body, amount); err != nil {
 		return err
 	}
-	return s.skipUndeclaredForm(keyMerchantField, validate.MerchantFieldMerchant)
+	return s.skipUndeclaredForm(keyMerchantField, judging.MerchantFieldMerchant)
 }
 
 func (s *scenario) authorizeIdempotent(ctx context.Context, amount int64, key string) error {
@@ -232,7 +232,7 @@ func (s *scenario) errorNamesResource() error {
 	if s.declaresUnchecked(keyResourceValues) {
 		return nil
 	}
-	return s.assume(keyResourceValues, "failure_resource", "none", map[string]any{keyResourceValues: validate.Unchecked},
+	return s.assume(keyResourceValues, "failure_resource", "none", map[string]any{keyResourceValues: judging.Unchecked},
 		s.failf(ex, "no error item names the declined resource (failure_resource)"))
 }
 
@@ -262,12 +262,12 @@ func (s *scenario) secondCaptureAsDeclared() error {
 	}
 	if !refused {
 		if ex.status < 200 || ex.status > 299 {
-			return s.checkRefused(ex, validate.RefusalUnprocessable)
+			return s.checkRefused(ex, judging.RefusalUnprocessable)
 		}
 		return s.assume("multi_capture", "false (refused)", "true (accepted)", map[string]any{"multi_capture": true},
 			s.failf(ex, "a second capture within the amount was accepted; the profile declares none"))
 	}
-	return s.checkRefused(ex, validate.RefusalUnprocessable)
+	return s.checkRefused(ex, judging.RefusalUnprocessable)
 }
 
 // captureFeeAsDeclared judges the last response, a capture whose fee
@@ -281,11 +281,11 @@ func (s *scenario) captureFeeAsDeclared(ctx context.Context) error {
 		return err
 	}
 	refused := ex.status >= 400 && ex.status <= 499
-	if s.suite.profile.CaptureFeeBound == validate.FeeBoundAuthorization {
+	if s.suite.profile.CaptureFeeBound == judging.FeeBoundAuthorization {
 		if !refused {
 			return s.checkSuccess(ex)
 		}
-		if err := s.assume("capture_fee_bound", validate.FeeBoundAuthorization, validate.FeeBoundCapture, map[string]any{"capture_fee_bound": validate.FeeBoundCapture},
+		if err := s.assume("capture_fee_bound", judging.FeeBoundAuthorization, judging.FeeBoundCapture, map[string]any{"capture_fee_bound": judging.FeeBoundCapture},
 			s.failf(ex, "a capture fee within the authorization amount was refused")); err != nil {
 			return err
 		}
@@ -293,10 +293,10 @@ func (s *scenario) captureFeeAsDeclared(ctx context.Context) error {
 	}
 	if !refused {
 		if ex.status >= 200 && ex.status <= 299 {
-			return s.assume("capture_fee_bound", validate.FeeBoundCapture, validate.FeeBoundAuthorization, map[string]any{"capture_fee_bound": validate.FeeBoundAuthorization},
+			return s.assume("capture_fee_bound", judging.FeeBoundCapture, judging.FeeBoundAuthorization, map[string]any{"capture_fee_bound": judging.FeeBoundAuthorization},
 				s.failf(ex, "a capture fee above the captured amount was accepted"))
 		}
-		return s.checkRefused(ex, validate.RefusalInvalidField)
+		return s.checkRefused(ex, judging.RefusalInvalidField)
 	}
 	if err := s.refusedInvalidField("/fee"); err != nil {
 		return err

@@ -13,18 +13,19 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // opBasis is the basis of an exchange's success or refusal at all: the
 // step's when it is assumed, else the operation's (assumed under its key for
 // extensions and the webhook routes, else the spec sections it implements,
 // with the scenario's).
-func (s *scenario) opBasis(ex *exchange) validate.Basis {
+func (s *scenario) opBasis(ex *exchange) judging.Basis {
 	b := s.stepBasis()
 	if !b.Normative() || !ex.hasOp {
 		return b
 	}
-	if ob := ex.op.Basis(); !ob.Normative() {
+	if ob := judging.OperationBasis(ex.op); !ob.Normative() {
 		return ob
 	}
 	b.Clauses = union(ex.op.Clauses, b.Clauses)
@@ -44,7 +45,7 @@ func union(a, b []string) []string {
 // onUndeclaredRoute reports whether a webhook create or update was answered
 // 405 on the route the profile declares: the target uses another one.
 func onUndeclaredRoute(ex *exchange) bool {
-	return ex.hasOp && ex.op.Basis().Assumed == "webhook_routes" && ex.status == http.StatusMethodNotAllowed
+	return ex.hasOp && judging.OperationBasis(ex.op).Assumed == "webhook_routes" && ex.status == http.StatusMethodNotAllowed
 }
 
 // refusalNotAsked reports whether a refusal says the target does not take
@@ -89,7 +90,7 @@ func (s *scenario) checkSuccess(ex *exchange) error {
 			return fmt.Errorf("%w: the rest of the scenario depends on %s", godog.ErrSkip, ex.op.ID)
 		}
 		b := s.opBasis(ex)
-		c := Check{Basis: b, Key: b.Assumed, Expected: "2xx", Observed: strconv.Itoa(ex.status), Message: s.failf(ex, "status %d, want 2xx", ex.status).Error()}
+		c := Check{Basis: b, Key: b.Assumed, Expected: "2xx", Observed: strconv.Itoa(ex.status), Err: s.failf(ex, "status %d, want 2xx", ex.status)}
 		if b.Assumed == "operation_roles" && ex.hasOp && ex.status == http.StatusForbidden {
 			c.Key, c.Expected, c.Observed = "operation_roles."+ex.op.ID, "the "+ex.user+" user may call it", "403"
 			c.Patch = rolesWithout(s.suite.profile.Roles(ex.op), ex.op.ID, userRole(ex.user))
@@ -120,7 +121,7 @@ func (s *scenario) checkSuccess(ex *exchange) error {
 // routeByAllow reads a webhook operation's method from the Allow header of
 // a 405 on its declared path: the one write method allowed there is the
 // observed route.
-func routeByAllow(c *Check, p validate.Profile, ex *exchange) {
+func routeByAllow(c *Check, p judging.Profile, ex *exchange) {
 	method, pattern := p.Route(ex.op)
 	var writes []string
 	for _, m := range strings.Split(ex.header.Get("Allow"), ",") {
@@ -164,15 +165,15 @@ func (s *scenario) checkSchema(ex *exchange) error {
 		return nil
 	}
 	ex.schemaJudged = true
-	b, _ := s.suite.v.SchemaBasis(ex.op.Response)
+	b, _ := s.suite.j.SchemaBasis(ex.op.Response)
 	if b.Normative() {
 		if err := s.suite.v.Validate(ex.op.Response, ex.body); err != nil {
-			msg := s.failf(ex, "response does not match schema %q: %s", ex.op.Response, violations(err))
-			if ob := ex.op.Basis(); !ob.Normative() {
+			msg := s.failCause(ex, err, "response does not match schema %q: %s", ex.op.Response, violations(err))
+			if ob := judging.OperationBasis(ex.op); !ob.Normative() {
 				if err := s.assume(ob.Assumed, "schema "+ex.op.Response, "violations", nil, msg); err != nil {
 					return err
 				}
-			} else if err := s.judgeCheck(Check{Basis: b, Message: msg.Error()}); err != nil {
+			} else if err := s.judgeCheck(Check{Basis: b, Err: msg}); err != nil {
 				return err
 			}
 		}
@@ -183,14 +184,14 @@ func (s *scenario) checkSchema(ex *exchange) error {
 // checkForms judges the deviations of a response from the reference's exact
 // forms (validate.AssumedValue), once per key, expected and observed.
 func (s *scenario) checkForms(ex *exchange) error {
-	devs, err := s.suite.v.AssumedValue(ex.op.Response, ex.doc, s.suite.profile)
+	devs, err := s.suite.j.AssumedValue(ex.op.Response, ex.doc, s.suite.profile)
 	if err != nil {
 		return nil // not a JSON document: the schema check has judged it
 	}
-	seen := map[validate.Deviation]bool{}
+	seen := map[judging.Deviation]bool{}
 	var errs []error
 	for _, d := range devs {
-		k := validate.Deviation{Key: d.Key, Expected: d.Expected, Observed: d.Observed}
+		k := judging.Deviation{Key: d.Key, Expected: d.Expected, Observed: d.Observed}
 		if seen[k] {
 			continue
 		}
@@ -202,7 +203,7 @@ func (s *scenario) checkForms(ex *exchange) error {
 
 // deviationPatch is the profile object that declares a deviation's observed
 // choice, when one can be read from it.
-func deviationPatch(d validate.Deviation) any {
+func deviationPatch(d judging.Deviation) any {
 	switch d.Key {
 	case "id_form":
 		return map[string]any{"id_form": "[0-9A-Za-z]+"}
@@ -220,7 +221,7 @@ func deviationPatch(d validate.Deviation) any {
 		}
 		return map[string]any{"api_key_literal": ""}
 	case "file_payloads", "event_layout", "resource_values":
-		return map[string]any{d.Key: validate.Unchecked}
+		return map[string]any{d.Key: judging.Unchecked}
 	}
 	return nil
 }
@@ -232,9 +233,9 @@ func deviationPatch(d validate.Deviation) any {
 // refusal of no particular kind.
 func (s *scenario) checkRefused(ex *exchange, kind string) error {
 	b := s.stepBasis()
-	var form validate.RefusalForm
+	var form judging.RefusalForm
 	if kind != "" {
-		row, ok := s.suite.v.Refusal(kind)
+		row, ok := s.suite.j.Refusal(kind)
 		if !ok {
 			return &kitError{fmt.Errorf("unknown kind of refusal %q", kind)}
 		}
@@ -254,8 +255,8 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 			want = "4xx (" + kind + ", declared " + form.String() + ")"
 		}
 		c := Check{Basis: b, Key: b.Assumed, Expected: want, Observed: strconv.Itoa(ex.status),
-			Message: s.failf(ex, "status %d, want a refusal: %s", ex.status, want).Error()}
-		if kind == validate.RefusalDeclined && b.Assumed == "decline_trigger_amount" && ex.status >= 200 && ex.status <= 299 {
+			Err: s.failf(ex, "status %d, want a refusal: %s", ex.status, want)}
+		if kind == judging.RefusalDeclined && b.Assumed == "decline_trigger_amount" && ex.status >= 200 && ex.status <= 299 {
 			c.Expected, c.Observed, c.Patch = "a decline", "accepted", json.RawMessage(`{"decline_trigger_amount": 0}`)
 		}
 		return s.judgeCheck(c)
@@ -269,14 +270,14 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 	}
 	if onUndeclaredRoute(ex) {
 		// The declared route is not the target's: the refusal was never asked.
-		c := Check{Basis: validate.Basis{Assumed: "webhook_routes", Clauses: slices.Clone(s.clauses)},
-			Message: s.failf(ex, "status 405 on the declared route of %s, want a refusal: %s", ex.op.ID, kind).Error()}
+		c := Check{Basis: judging.Basis{Assumed: "webhook_routes", Clauses: slices.Clone(s.clauses)},
+			Err: s.failf(ex, "status 405 on the declared route of %s, want a refusal: %s", ex.op.ID, kind)}
 		routeByAllow(&c, s.suite.profile, ex)
 		return s.judgeCheck(c)
 	}
 	codes := slices.Compact(slices.Sorted(slices.Values(errorField(ex.doc, "code"))))
 	if !form.StatusMatches(ex.status) || !form.CodeMatches(codes) {
-		observed := validate.RefusalForm{Status: ex.status, Codes: codes}
+		observed := judging.RefusalForm{Status: ex.status, Codes: codes}
 		patch := map[string]any{"refusals": map[string]any{kind: map[string]any{"status": ex.status, "codes": nonNil(codes)}}}
 		return s.assume("refusals."+kind, form.String(), observed.String(), patch,
 			s.failf(ex, "refused with %s, want %s (%s)", observed, form, kind))
@@ -304,8 +305,9 @@ const errorSchema = "error"
 // schema's basis); its total equal to its items is assumed (resource_values).
 func (s *scenario) checkEnvelope(ex *exchange) error {
 	if err := s.suite.v.Resource(errorSchema, ex.body); err != nil {
-		b, _ := s.suite.v.SchemaBasis(errorSchema)
-		return s.judgeCheck(Check{Basis: b, Message: s.failf(ex, "error body is not the §7 envelope: %s", violations(err)).Error()})
+		b, _ := s.suite.j.SchemaBasis(errorSchema)
+		fe := s.failCause(ex, err, "error body is not the §7 envelope: %s", violations(err))
+		return s.judgeCheck(Check{Basis: b, Err: fe})
 	}
 	if s.declaresUnchecked(keyResourceValues) {
 		return nil
@@ -315,7 +317,7 @@ func (s *scenario) checkEnvelope(ex *exchange) error {
 	total, _ := lookup(ex.doc, "total")
 	if n, ok := asInt(total); !ok || n != int64(len(list)) || n < 1 {
 		return s.assume(keyResourceValues, "total = number of errors", render(total),
-			map[string]any{keyResourceValues: validate.Unchecked},
+			map[string]any{keyResourceValues: judging.Unchecked},
 			s.failf(ex, "envelope total %v, want the number of errors %d (≥1)", total, len(list)))
 	}
 	return nil

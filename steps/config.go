@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Credential is one HTTP Basic user of the target.
@@ -111,7 +111,7 @@ func LoadConfigFile(path string) (Config, error) {
 
 // Setting is one CONFORM_* environment variable of the suite's config: the
 // single table that ApplyEnv reads, "conform run --help" prints and the
-// README's settings table shows.
+// settings table of steps/README.md shows.
 type Setting struct {
 	// Env is the variable, e.g. "CONFORM_TARGET".
 	Env string
@@ -260,13 +260,13 @@ func (c Config) Check() error {
 }
 
 // decodeProfile reads the config's profile over the reference's defaults.
-func (c Config) decodeProfile(v *validate.Validator) (validate.Profile, error) {
+func (c Config) decodeProfile(v *judging.Judge) (judging.Profile, error) {
 	if len(c.Profile) == 0 {
 		return v.DefaultProfile(), nil
 	}
 	p, err := v.DecodeProfile(c.Profile)
 	if err != nil {
-		return validate.Profile{}, fmt.Errorf("%w: profile: %w", ErrConfig, err)
+		return judging.Profile{}, fmt.Errorf("%w: profile: %w", ErrConfig, err)
 	}
 	return p, nil
 }

@@ -22,9 +22,15 @@ func newConsole(w io.Writer, style string, total int) *console {
 	return &console{w: w, style: style, total: total}
 }
 
-// progressMarks are the characters of the progress style.
+// progressMark is the character of an outcome in the progress style.
 func progressMark(o Outcome) string {
-	return [...]string{".", "S", "W", "F", "E"}[o]
+	switch o {
+	case Pass:
+		return "."
+	case "":
+		return "?"
+	}
+	return string(o)[:1]
 }
 
 func (c *console) scenarioDone(r ScenarioResult) {

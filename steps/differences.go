@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Difference is one row of a run's grouped table: an assumed choice where
@@ -95,9 +95,9 @@ func clip(s string) string {
 // the keys that differ from the reference's defaults. Fed back with
 // --profile, the same target passes the checks the run warned about.
 func WriteProfile(w io.Writer, sum Summary) error {
-	v, err := validate.New()
+	v, err := judging.Default()
 	if err != nil {
-		return fmt.Errorf("steps: load schemas: %w", err)
+		return fmt.Errorf("steps: load the judging table: %w", err)
 	}
 	p := sum.Profile
 	if p.Refusals == nil {
@@ -117,11 +117,11 @@ func WriteProfile(w io.Writer, sum Summary) error {
 
 // collapseCreateStatus turns per-operation success statuses of the 201
 // operations into one create_status when they all agree.
-func collapseCreateStatus(v *validate.Validator, p *validate.Profile) {
+func collapseCreateStatus(v *judging.Judge, p *judging.Profile) {
 	status := 0
 	var ids []string
 	for id, s := range p.SuccessStatusByOp {
-		op, ok := v.Operation(id)
+		op, ok := v.Validator().Operation(id)
 		if !ok || op.Status != 201 {
 			continue
 		}

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 func assumedCheck(key, expected, observed, patch string) Check {
 	top, _, _ := strings.Cut(key, ".")
-	c := Check{Basis: validate.Basis{Assumed: top}, Key: key, Expected: expected, Observed: observed, Message: "m"}
+	c := Check{Basis: judging.Basis{Assumed: top}, Key: key, Expected: expected, Observed: observed, Message: "m"}
 	if patch != "" {
 		c.Patch = json.RawMessage(patch)
 	}
@@ -26,7 +26,7 @@ func TestDifferencesGroupByKeyExpectedObserved(t *testing.T) {
 		{Feature: "a.feature", Name: "one", Judged: []Check{
 			assumedCheck("create_status", "201", "200", `{"success_status":{"transfers.create":200}}`),
 			assumedCheck("create_status", "201", "200", `{"success_status":{"transfers.create":200}}`),
-			{Basis: validate.Basis{Clauses: []string{"7"}}, Message: "normative"},
+			{Basis: judging.Basis{Clauses: []string{"7"}}, Message: "normative"},
 		}},
 		{Feature: "b.feature", Name: "two", Judged: []Check{
 			assumedCheck("create_status", "201", "200", `{"success_status":{"payment_instruments.create":200}}`),
@@ -54,7 +54,7 @@ func TestDifferencesGroupByKeyExpectedObserved(t *testing.T) {
 		}
 	}
 
-	v, err := validate.New()
+	v, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestDifferencesGroupByKeyExpectedObserved(t *testing.T) {
 	if p.CreateStatus != 200 || len(p.SuccessStatusByOp) != 0 {
 		t.Errorf("written create_status %d, success_status %v; want the agreeing creates collapsed to create_status 200\n%s", p.CreateStatus, p.SuccessStatusByOp, out.String())
 	}
-	if r := p.Refusal(validate.RefusalNotFound); r.Status != 400 || !r.CodeMatches([]string{"MISSING"}) {
+	if r := p.Refusal(judging.RefusalNotFound); r.Status != 400 || !r.CodeMatches([]string{"MISSING"}) {
 		t.Errorf("written not_found refusal %v, want 400 MISSING", r)
 	}
 }
@@ -78,15 +78,15 @@ func TestDifferencesGroupByKeyExpectedObserved(t *testing.T) {
 // not know is a configuration error, before any request.
 func TestProfileInConfigIsChecked(t *testing.T) {
 	_, err := newSuite(Config{Target: "http://127.0.0.1:9", Profile: json.RawMessage(`{"list_max_limit": 5}`)}, false, nil, nil)
-	if !errors.Is(err, ErrConfig) || !errors.Is(err, validate.ErrProfile) {
-		t.Fatalf("newSuite with list_max_limit 5: %v, want ErrConfig wrapping validate.ErrProfile", err)
+	if !errors.Is(err, ErrConfig) || !errors.Is(err, judging.ErrProfile) {
+		t.Fatalf("newSuite with list_max_limit 5: %v, want ErrConfig wrapping judging.ErrProfile", err)
 	}
 }
 
 // TestWrittenExtensionsAreWhatNoScenarioFoundMissing: two scenarios each
 // missing another extension write the extensions without both.
 func TestWrittenExtensionsAreWhatNoScenarioFoundMissing(t *testing.T) {
-	v, err := validate.New()
+	v, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // disputeSteps is the vocabulary of disputes.feature: disputes, evidence and adjustments.
@@ -88,7 +88,7 @@ func (s *scenario) disputeAmountIsSale() error {
 		return err
 	}
 	if got, ok := asInt(v); !ok || got != s.amounts["sale"] {
-		return s.assume(keyResourceValues, strconv.FormatInt(s.amounts["sale"], 10), render(v), map[string]any{keyResourceValues: validate.Unchecked},
+		return s.assume(keyResourceValues, strconv.FormatInt(s.amounts["sale"], 10), render(v), map[string]any{keyResourceValues: judging.Unchecked},
 			s.failf(ex, "dispute amount %s, want the sale's %d", render(v), s.amounts["sale"]))
 	}
 	return nil

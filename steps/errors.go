@@ -13,6 +13,7 @@ import (
 	"github.com/go-resty/resty/v2"
 
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // errorSteps is the vocabulary of errors.feature: raw requests by method and path,
@@ -74,13 +75,13 @@ func (s *scenario) skipUndeclaredType(ex *exchange, ctype string) error {
 		return nil
 	}
 	listed := slices.ContainsFunc(p.RequestMediaTypes, func(t string) bool { return sameMediaType(mt, t) })
-	if !listed || declared != s.suite.v.DefaultProfile().RequestContentType {
+	if !listed || declared != s.suite.j.DefaultProfile().RequestContentType {
 		return &skipDeclared{key: keyRequestMediaTypes, value: strings.Join(p.RequestMediaTypes, ", ") + " and " + declared + " (whether it takes " + mt + " too is its choice)"}
 	}
 	taken := without(p.RequestMediaTypes, func(t string) bool { return sameMediaType(mt, t) })
-	c := Check{Basis: validate.Basis{Assumed: keyRequestMediaTypes, Clauses: slices.Clone(s.clauses)}, Key: keyRequestMediaTypes,
+	c := Check{Basis: judging.Basis{Assumed: keyRequestMediaTypes, Clauses: slices.Clone(s.clauses)}, Key: keyRequestMediaTypes,
 		Expected: mt + " taken", Observed: strconv.Itoa(ex.status),
-		Message: s.failf(ex, "a JSON body sent as %s was refused for its media type (%d)", mt, ex.status).Error()}
+		Err: s.failf(ex, "a JSON body sent as %s was refused for its media type (%d)", mt, ex.status)}
 	c.Patch, _ = json.Marshal(map[string][]string{keyRequestMediaTypes: taken})
 	if err := s.judgeCheck(c); err != nil {
 		return err

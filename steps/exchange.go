@@ -15,6 +15,7 @@ import (
 	"github.com/go-resty/resty/v2"
 
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // wrongPassword is sent by the "wrong password" steps.
@@ -130,7 +131,7 @@ func (s *scenario) roundTripForms(ctx context.Context, method, path string, body
 
 // declaredRoute is the method and path the target declares for an
 // operation (webhook_routes), with the path parameters of the table's path.
-func declaredRoute(p validate.Profile, op validate.Operation, method, path, query string) (string, string) {
+func declaredRoute(p judging.Profile, op validate.Operation, method, path, query string) (string, string) {
 	m, pattern := p.Route(op)
 	if m == op.Method && pattern == op.Path {
 		return method, withRawQuery(path, query)
@@ -309,8 +310,36 @@ func (s *scenario) failf(ex *exchange, format string, args ...any) error {
 	if ex == nil {
 		return fmt.Errorf(format, args...)
 	}
-	return fmt.Errorf("%s %s as %s: %s%s", ex.method, ex.path, s.who(ex), fmt.Sprintf(format, args...), s.evidence(ex))
+	detail := fmt.Sprintf(format, args...)
+	return &failure{text: fmt.Sprintf("%s %s as %s: %s", ex.method, ex.path, s.who(ex), detail), detail: detail, ex: ex, evidence: s.evidence(ex)}
 }
+
+// failCause is failf for a check whose failure is an error of its own (a
+// *validate.Error listing the violations): the report reads the error, not
+// the message.
+func (s *scenario) failCause(ex *exchange, cause error, format string, args ...any) error {
+	err := s.failf(ex, format, args...)
+	if f, ok := err.(*failure); ok {
+		f.cause = cause
+	}
+	return err
+}
+
+// failure is a failed check of an exchange: what failed, the exchange that
+// shows it and the error behind it, if any. Its message is the text
+// followed by the evidence (the response and a curl); the reports take each
+// part from its field.
+type failure struct {
+	text     string // the request and the detail
+	detail   string // what failed
+	ex       *exchange
+	cause    error
+	evidence string
+}
+
+func (f *failure) Error() string { return f.text + f.evidence }
+
+func (f *failure) Unwrap() error { return f.cause }
 
 func (s *scenario) who(ex *exchange) string {
 	switch ex.auth {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // keyExtensions is the profile key of the operations the spec does not name.
@@ -25,16 +25,16 @@ func notOffered(ex *exchange, kind string) bool {
 	if !isExtension(ex) {
 		return false
 	}
-	return ex.status == http.StatusMethodNotAllowed || ex.status == http.StatusNotFound && kind != validate.RefusalNotFound
+	return ex.status == http.StatusMethodNotAllowed || ex.status == http.StatusNotFound && kind != judging.RefusalNotFound
 }
 
 // notOfferedCheck is the assumed check of an extension the target answered
 // as an unknown route: a WARN under extensions whose observed profile
 // declares the extensions offered without it.
 func (s *scenario) notOfferedCheck(ex *exchange, want string) Check {
-	c := Check{Basis: validate.Basis{Assumed: keyExtensions, Clauses: slices.Clone(s.clauses)}, Key: keyExtensions,
+	c := Check{Basis: judging.Basis{Assumed: keyExtensions, Clauses: slices.Clone(s.clauses)}, Key: keyExtensions,
 		Expected: ex.op.ID + " offered", Observed: strconv.Itoa(ex.status),
-		Message: s.failf(ex, "status %d on %s, an operation the spec does not name, want %s: the target does not offer it", ex.status, ex.op.ID, want).Error()}
+		Err: s.failf(ex, "status %d on %s, an operation the spec does not name, want %s: the target does not offer it", ex.status, ex.op.ID, want)}
 	offered := without(s.suite.profile.Extensions, func(id string) bool { return id == ex.op.ID })
 	c.Patch, _ = json.Marshal(map[string][]string{keyExtensions: offered})
 	return c

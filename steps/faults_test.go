@@ -115,7 +115,7 @@ func TestFaultCatalogIsCaught(t *testing.T) {
 					want, tags = steps.Warn, ""
 				}
 				sum := runFaulted(t, []string{f.Name}, tags)
-				row := faultRow{name: f.Name, expected: f.Expect, actual: faultVerdict(sum).String()}
+				row := faultRow{name: f.Name, expected: f.Expect, actual: string(faultVerdict(sum))}
 				row.caughtBy = faultCatcher(sum, f.Catchers, want)
 				row.killed = faultVerdict(sum) == want && row.caughtBy != "" && warnsNameKeys(t, f.Name, sum)
 				mu.Lock()

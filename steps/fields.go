@@ -60,7 +60,7 @@ func (s *scenario) judgeValue(ex *exchange, path, want string, v any, present bo
 	if !present {
 		observed = "absent"
 	}
-	return s.judgeCheck(Check{Basis: s.stepBasis(), Expected: path + " = " + want, Observed: observed, Message: err.Error()})
+	return s.judgeCheck(Check{Basis: s.stepBasis(), Expected: path + " = " + want, Observed: observed, Err: err})
 }
 
 func (s *scenario) fieldIsInt(path string, want int64) error {
@@ -234,7 +234,7 @@ func (s *scenario) fieldsEqual(a, b string) error {
 	vb, okB := lookup(ex.doc, b)
 	if !okA || !okB || render(va) != render(vb) {
 		return s.judgeCheck(Check{Basis: s.stepBasis(), Expected: a + " equal to " + b, Observed: render(va) + " and " + render(vb),
-			Message: s.failf(ex, "field %s = %s and field %s = %s, want them equal", a, render(va), b, render(vb)).Error()})
+			Err: s.failf(ex, "field %s = %s and field %s = %s, want them equal", a, render(va), b, render(vb))})
 	}
 	return nil
 }

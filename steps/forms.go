@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Requests whose form is an assumed choice. The spec allows two forms of a
@@ -67,9 +67,9 @@ type formUse struct{ key, value string }
 func formChoices() []formChoice {
 	return []formChoice{
 		{key: keyRequestContentType, other: otherRequestType, write: writeRequestType, refusedFor: refusedForMediaType},
-		{key: keyMerchantField, other: otherOf(validate.MerchantFieldIdentity, validate.MerchantFieldMerchant), write: writeMerchantField,
+		{key: keyMerchantField, other: otherOf(judging.MerchantFieldIdentity, judging.MerchantFieldMerchant), write: writeMerchantField,
 			refusedFor: refusedForFields("merchant_identity", "merchant")},
-		{key: keyAmountUpdateForm, other: otherOf(validate.AmountUpdateNested, validate.AmountUpdateTopLevel), write: writeAmountUpdate,
+		{key: keyAmountUpdateForm, other: otherOf(judging.AmountUpdateNested, judging.AmountUpdateTopLevel), write: writeAmountUpdate,
 			refusedFor: refusedForFields("fee_amount_data.amount", "amount")},
 	}
 }
@@ -273,7 +273,7 @@ func writeMerchantField(s *scenario, opID string, r *formRequest, value string) 
 	if _, named := r.doc["merchant"]; named {
 		return false
 	}
-	if value == validate.MerchantFieldIdentity {
+	if value == judging.MerchantFieldIdentity {
 		return true
 	}
 	f := s.suite.cfg.Fixtures
@@ -311,7 +311,7 @@ func writeAmountUpdate(_ *scenario, opID string, r *formRequest, value string) b
 	if _, top := r.doc["amount"]; top {
 		return false
 	}
-	if value == validate.AmountUpdateNested {
+	if value == judging.AmountUpdateNested {
 		return true
 	}
 	doc, nested := copyObject(r.doc), copyObject(fee)
@@ -332,7 +332,7 @@ func copyObject(m map[string]any) map[string]any {
 // refusedForMediaType: a JSON body refused as the declared kind for an
 // unsupported media type (not_acceptable), or 415 Unsupported Media Type.
 func refusedForMediaType(s *scenario, ex *exchange, _ string) bool {
-	return ex.status == http.StatusUnsupportedMediaType || s.suite.profile.Refusal(validate.RefusalNotAcceptable).StatusMatches(ex.status)
+	return ex.status == http.StatusUnsupportedMediaType || s.suite.profile.Refusal(judging.RefusalNotAcceptable).StatusMatches(ex.status)
 }
 
 // refusedForFields: a refusal of the body whose items name one of the
@@ -345,10 +345,10 @@ func refusedForFields(fields ...string) func(*scenario, *exchange, string) bool 
 		named := errorField(ex.doc, "field")
 		if len(named) == 0 {
 			codes := errorField(ex.doc, "code")
-			if !p.Refusal(validate.RefusalInvalidField).StatusMatches(ex.status) && ex.status != http.StatusBadRequest && ex.status != http.StatusUnprocessableEntity {
+			if !p.Refusal(judging.RefusalInvalidField).StatusMatches(ex.status) && ex.status != http.StatusBadRequest && ex.status != http.StatusUnprocessableEntity {
 				return false
 			}
-			for _, kind := range []string{validate.RefusalMalformed, validate.RefusalUnprocessable} {
+			for _, kind := range []string{judging.RefusalMalformed, judging.RefusalUnprocessable} {
 				if f := p.Refusal(kind); f.StatusMatches(ex.status) && len(f.Codes) > 0 && f.CodeMatches(codes) {
 					return false
 				}

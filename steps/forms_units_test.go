@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // TestFormRefusals: which refusals of a request may be about its form, and
 // so are worth sending it once more in the other.
 func TestFormRefusals(t *testing.T) {
-	v, err := validate.New()
+	v, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestFormRefusals(t *testing.T) {
 // TestWriteForms: a canonical request written in each form, and the
 // requests that do not carry a choice left as they are.
 func TestWriteForms(t *testing.T) {
-	v, err := validate.New()
+	v, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package steps
 import (
 	"strings"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // httpSteps is the generic vocabulary: who calls and whether the request succeeded or was refused.
@@ -68,10 +68,10 @@ func (s *scenario) refusedInvalidFieldOf(pointers ...string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.checkRefused(ex, validate.RefusalInvalidField); err != nil || ex.status < 400 || ex.status > 499 {
+	if err := s.checkRefused(ex, judging.RefusalInvalidField); err != nil || ex.status < 400 || ex.status > 499 {
 		return err
 	}
-	if refusalNotAsked(ex, validate.RefusalInvalidField) {
+	if refusalNotAsked(ex, judging.RefusalInvalidField) {
 		return nil // the route is not the target's (judged above): no field was read
 	}
 	for _, pointer := range pointers {
@@ -83,7 +83,7 @@ func (s *scenario) refusedInvalidFieldOf(pointers ...string) error {
 		}
 	}
 	named := strings.Join(pointers, " or ")
-	key := "refusals." + validate.RefusalInvalidField
+	key := "refusals." + judging.RefusalInvalidField
 	if s.stepBasis().Assumed == keyReferenceRules {
 		// The reference's rule (every violation reported) is what names
 		// the field, not the form of the refusal.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Check is one failed check of a scenario with the basis it judged by
@@ -18,15 +18,19 @@ import (
 // key of the choice it checked and WARNs.
 type Check struct {
 	// Basis is what the check enforces; Basis.Normative() decides FAIL or WARN.
-	Basis validate.Basis
+	Basis judging.Basis
 	// Key names the assumed choice: the profile key, with the entry of a
 	// map-valued key ("refusals.not_found", "success_status.transfers.create");
 	// "" for a normative check.
 	Key string
 	// Expected is what the target's profile (or the spec) says; Observed what the target did.
 	Expected, Observed string
-	// Message describes the failure with its evidence (request, response, curl).
+	// Message describes the failure with its evidence (request, response,
+	// curl): Err's message, when Err is set.
 	Message string
+	// Err is the failure: a report reads the exchange it names and the
+	// violations of a *validate.Error behind it with errors.As.
+	Err error
 	// Patch is a profile object declaring the observed choice
 	// ({"create_status": 200}); nil when the observation declares nothing.
 	Patch json.RawMessage
@@ -53,14 +57,14 @@ var (
 // stepBasis is the basis of the generic checks of the current step: the
 // step's key, else the scenario's key when it is @assumed, else the spec
 // sections the scenario's tags name.
-func (s *scenario) stepBasis() validate.Basis {
+func (s *scenario) stepBasis() judging.Basis {
 	switch {
 	case s.stepKey != "":
-		return validate.Basis{Assumed: s.stepKey, Clauses: slices.Clone(s.clauses)}
+		return judging.Basis{Assumed: s.stepKey, Clauses: slices.Clone(s.clauses)}
 	case s.allAssumed:
-		return validate.Basis{Assumed: s.profileKey, Clauses: slices.Clone(s.clauses)}
+		return judging.Basis{Assumed: s.profileKey, Clauses: slices.Clone(s.clauses)}
 	}
-	return validate.Basis{Clauses: slices.Clone(s.clauses)}
+	return judging.Basis{Clauses: slices.Clone(s.clauses)}
 }
 
 // stepAssumed reports whether the current step's generic checks are assumed.
@@ -70,6 +74,9 @@ func (s *scenario) stepAssumed() bool { return !s.stepBasis().Normative() }
 // step's error (FAIL); an assumed one becomes a warning naming its key and
 // the value observed (WARN) and nil is returned, so the scenario goes on.
 func (s *scenario) judgeCheck(c Check) error {
+	if c.Err != nil && c.Message == "" {
+		c.Message = c.Err.Error()
+	}
 	if c.Basis.Assumed != "" && !s.suite.profileKeys[c.Basis.Assumed] {
 		return &kitError{fmt.Errorf("a check is assumed under %q, which is not a profile key of judging.json", c.Basis.Assumed)}
 	}
@@ -85,15 +92,22 @@ func (s *scenario) judgeCheck(c Check) error {
 	if !c.Basis.Normative() && c.Patch == nil && s.offersUnchecked(c.Basis.Assumed) {
 		// The observed choice is not the reference's: a key that may be
 		// unchecked is written so.
-		c.Patch, _ = json.Marshal(map[string]string{c.Basis.Assumed: validate.Unchecked})
+		c.Patch, _ = json.Marshal(map[string]string{c.Basis.Assumed: judging.Unchecked})
 	}
 	s.checks = append(s.checks, c)
+	s.recordCheck(s.reportCheck(c))
 	if c.Basis.Normative() {
-		return fmt.Errorf("(%s) %s", c.Basis.Cites(), c.Message)
+		return &judgedError{msg: fmt.Sprintf("(%s) %s", c.Basis.Cites(), c.Message)}
 	}
 	s.warnings = append(s.warnings, fmt.Sprintf("assumed %s (expected %s, observed %s): %s", c.Key, orNone(c.Expected), orNone(c.Observed), c.Message))
 	return nil
 }
+
+// judgedError is the step error of a failed normative check already
+// recorded with its basis: the scenario FAILs, no second check is recorded.
+type judgedError struct{ msg string }
+
+func (e *judgedError) Error() string { return e.msg }
 
 func orNone(v string) string {
 	if v == "" {
@@ -107,7 +121,7 @@ func (s *scenario) judge(err error) error {
 	if err == nil {
 		return nil
 	}
-	return s.judgeCheck(Check{Basis: s.stepBasis(), Message: err.Error()})
+	return s.judgeCheck(Check{Basis: s.stepBasis(), Err: err})
 }
 
 // fail judges a failed generic check of an exchange by the current step's basis.
@@ -118,15 +132,15 @@ func (s *scenario) fail(ex *exchange, format string, args ...any) error {
 // normative judges a failed check by the spec sections of its own, whatever
 // the step or scenario is marked (a FAIL).
 func (s *scenario) normative(clauses []string, err error) error {
-	return s.judgeCheck(Check{Basis: validate.Basis{Clauses: clauses}, Message: err.Error()})
+	return s.judgeCheck(Check{Basis: judging.Basis{Clauses: clauses}, Err: err})
 }
 
 // invariant judges a failed check of a safety invariant: always a FAIL.
 func (s *scenario) invariant(name string, err error) error {
-	if _, ok := s.suite.v.Judging().Invariants[name]; !ok {
+	if _, ok := s.suite.j.Table().Invariants[name]; !ok {
 		return &kitError{fmt.Errorf("unknown invariant %q", name)}
 	}
-	return s.judgeCheck(Check{Basis: validate.Basis{Invariants: []string{name}, Clauses: slices.Clone(s.clauses)}, Message: err.Error()})
+	return s.judgeCheck(Check{Basis: judging.Basis{Invariants: []string{name}, Clauses: slices.Clone(s.clauses)}, Err: err})
 }
 
 // assume judges a failed assumed check under a profile key (key may carry a
@@ -135,7 +149,7 @@ func (s *scenario) invariant(name string, err error) error {
 // that declares the observed choice (for --write-profile).
 func (s *scenario) assume(key, expected, observed string, patch any, err error) error {
 	top, _, _ := strings.Cut(key, ".")
-	c := Check{Basis: validate.Basis{Assumed: top, Clauses: slices.Clone(s.clauses)}, Key: key, Expected: expected, Observed: observed, Message: err.Error()}
+	c := Check{Basis: judging.Basis{Assumed: top, Clauses: slices.Clone(s.clauses)}, Key: key, Expected: expected, Observed: observed, Err: err}
 	if patch != nil {
 		b, merr := json.Marshal(patch)
 		if merr != nil {
@@ -151,14 +165,14 @@ func (s *scenario) assume(key, expected, observed string, patch any, err error) 
 // kit does not check it.
 func (s *scenario) declaresUnchecked(key string) bool {
 	v, ok := s.suite.profile.Value(key)
-	return ok && string(v) == `"`+validate.Unchecked+`"`
+	return ok && string(v) == `"`+judging.Unchecked+`"`
 }
 
 // offersUnchecked reports whether key may take the value "unchecked".
 func (s *scenario) offersUnchecked(key string) bool {
-	for _, k := range s.suite.v.Judging().Profile {
+	for _, k := range s.suite.j.Table().Profile {
 		if k.Key == key {
-			return slices.Contains(k.Values, validate.Unchecked)
+			return slices.Contains(k.Values, judging.Unchecked)
 		}
 	}
 	return false
@@ -177,7 +191,7 @@ func (e *skipDeclared) Unwrap() error { return godog.ErrSkip }
 // requireKey skips the scenario when the profile declares key unchecked.
 func (s *scenario) requireKey(key string) error {
 	if s.declaresUnchecked(key) {
-		return &skipDeclared{key: key, value: validate.Unchecked}
+		return &skipDeclared{key: key, value: judging.Unchecked}
 	}
 	return nil
 }

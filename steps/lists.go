@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // listSteps is the vocabulary of lists.feature and of every list check: pages, order, items.
@@ -277,10 +277,10 @@ func (s *scenario) overMaxAsDeclared() error {
 	p := &s.suite.profile
 	refused := ex.status >= 400 && ex.status <= 499
 	if refused {
-		if p.ListOverMax == validate.ListOverMaxRefuse {
+		if p.ListOverMax == judging.ListOverMaxRefuse {
 			return s.refusedInvalidField("limit")
 		}
-		return s.assume("list_over_max", p.ListOverMax, validate.ListOverMaxRefuse, map[string]any{"list_over_max": validate.ListOverMaxRefuse},
+		return s.assume("list_over_max", p.ListOverMax, judging.ListOverMaxRefuse, map[string]any{"list_over_max": judging.ListOverMaxRefuse},
 			s.failf(ex, "a limit over %d was refused; the profile declares it clamped", p.ListMaxLimit))
 	}
 	if err := s.checkSuccess(ex); err != nil {
@@ -288,14 +288,14 @@ func (s *scenario) overMaxAsDeclared() error {
 	}
 	limit, _ := lookup(ex.doc, "page.limit")
 	got, _ := asInt(limit)
-	if p.ListOverMax == validate.ListOverMaxRefuse {
-		observed, patch := validate.ListOverMaxClamp, any(map[string]any{"list_over_max": validate.ListOverMaxClamp})
+	if p.ListOverMax == judging.ListOverMaxRefuse {
+		observed, patch := judging.ListOverMaxClamp, any(map[string]any{"list_over_max": judging.ListOverMaxClamp})
 		if got > int64(p.ListMaxLimit) {
 			observed, patch = fmt.Sprintf("limit %d accepted", got), map[string]any{"list_max_limit": got}
 		} else if got > 0 && got < int64(p.ListMaxLimit) {
-			patch = map[string]any{"list_over_max": validate.ListOverMaxClamp, "list_max_limit": got}
+			patch = map[string]any{"list_over_max": judging.ListOverMaxClamp, "list_max_limit": got}
 		}
-		return s.assume("list_over_max", validate.ListOverMaxRefuse, observed, patch,
+		return s.assume("list_over_max", judging.ListOverMaxRefuse, observed, patch,
 			s.failf(ex, "a limit over %d was answered with page.limit %s; the profile declares it refused", p.ListMaxLimit, render(limit)))
 	}
 	if got != int64(p.ListMaxLimit) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,24 +12,22 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/conform-kit/conform/steps/report"
+	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
-// Outcome is the verdict on one scenario.
-type Outcome int
+// Outcome is the verdict on one scenario: the report's outcome, the one
+// type every result of the kit is told in.
+type Outcome = report.Outcome
 
-// Outcomes, from best to worst; see DESIGN.md "Normative and assumed".
+// Outcomes; see DESIGN.md "Normative and assumed".
 const (
-	Pass  Outcome = iota // every check held
-	Skip                 // the target config lacks what the scenario needs
-	Warn                 // only assumed checks failed
-	Fail                 // a normative check failed
-	Error                // the kit could not run the scenario
+	Pass  = report.Pass  // every check held
+	Skip  = report.Skip  // the target config lacks what the scenario needs
+	Warn  = report.Warn  // only assumed checks failed
+	Fail  = report.Fail  // a normative check failed
+	Error = report.Error // the kit could not run the scenario
 )
-
-// String returns PASS, SKIP, WARN, FAIL or ERROR.
-func (o Outcome) String() string {
-	return [...]string{"PASS", "SKIP", "WARN", "FAIL", "ERROR"}[o]
-}
 
 // ScenarioResult is the verdict on one scenario with its evidence.
 type ScenarioResult struct {
@@ -150,7 +149,8 @@ type record struct {
 	steps       []report.Step
 	checks      []report.Check
 	stepStart   time.Time
-	marks       [4]int // len(failures), len(warnings), len(kitErrs), len(checks) when the step began
+	marks       [4]int // len(failures), len(warnings), len(kitErrs), len(rec.checks) when the step began
+	stepText    string // the text of the step running
 	exchanges   []*exchange
 	operations  []string // ids of the operations called, in first-call order
 	reproUpTo   int      // exchanges up to the first failed check
@@ -179,7 +179,8 @@ func (s *scenario) before(ctx context.Context, sc *godog.Scenario) (context.Cont
 func (s *scenario) beforeStep(ctx context.Context, st *godog.Step) (context.Context, error) {
 	s.stepKey = stepKeyOf(st.Text)
 	s.rec.stepStart = time.Now()
-	s.rec.marks = [4]int{len(s.failures), len(s.warnings), len(s.kitErrs), len(s.checks)}
+	s.rec.marks = [4]int{len(s.failures), len(s.warnings), len(s.kitErrs), len(s.rec.checks)}
+	s.rec.stepText = st.Text
 	return ctx, nil
 }
 
@@ -192,8 +193,11 @@ func (s *scenario) afterStep(ctx context.Context, st *godog.Step, status godog.S
 	var ke *kitError
 	var se *skipError
 	var sd *skipDeclared
+	var je *judgedError
 	switch {
 	case err == nil:
+	case errors.As(err, &je): // recorded with its basis by judgeCheck
+		s.failures = append(s.failures, fmt.Sprintf("%s: %v", st.Text, err))
 	case errors.As(err, &se):
 		s.skipped = se.Error()
 	case errors.As(err, &sd):
@@ -202,31 +206,23 @@ func (s *scenario) afterStep(ctx context.Context, st *godog.Step, status godog.S
 		s.skipped = err.Error()
 	case errors.As(err, &ke), errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous):
 		s.kitErrs = append(s.kitErrs, fmt.Sprintf("%s: %v", st.Text, err))
-	default:
+		s.recordCheck(report.Check{Kind: report.KindKit, Step: st.Text, Message: err.Error()})
+	default: // a step's own failure, not judged by a basis: normative by the scenario's sections
 		s.failures = append(s.failures, fmt.Sprintf("%s: %v", st.Text, err))
+		s.recordCheck(s.reportCheck(Check{Basis: judging.Basis{Clauses: slices.Clone(s.clauses)}, Message: err.Error(), Err: err}))
 	}
 	s.recordStep(st, status, err)
 	return ctx, nil
 }
 
-// recordStep appends the step with its status, and a check for every failure,
-// warning or kit error it added.
+// recordStep appends the step with its status; its checks were recorded
+// as they were judged (recordCheck).
 func (s *scenario) recordStep(st *godog.Step, status godog.StepResultStatus, err error) {
 	pos := s.suite.catalog.step(st)
 	step := report.Step{Keyword: pos.keyword, Text: st.Text, Line: pos.line, Duration: report.MillisOf(time.Since(s.rec.stepStart))}
-	added := func(list []string, mark int, kind string) {
-		for _, m := range list[mark:] {
-			s.rec.checks = append(s.rec.checks, s.check(kind, st.Text, m))
-			if step.Message == "" {
-				step.Message = firstLine(m)
-			}
-		}
+	if added := s.rec.checks[s.rec.marks[3]:]; len(added) > 0 {
+		step.Message = firstLine(added[0].Message)
 	}
-	first := len(s.rec.checks)
-	added(s.kitErrs, s.rec.marks[2], report.KindKit)
-	added(s.failures, s.rec.marks[0], report.KindNormative)
-	added(s.warnings, s.rec.marks[1], report.KindAssumed)
-	s.annotate(s.rec.checks[first:], s.checks[s.rec.marks[3]:])
 	switch {
 	case len(s.kitErrs) > s.rec.marks[2]:
 		step.Status = report.StepError
@@ -248,61 +244,46 @@ func (s *scenario) recordStep(st *godog.Step, status godog.StepResultStatus, err
 	s.rec.steps = append(s.rec.steps, step)
 }
 
-// check builds the report of one failed check from its message: the text
-// before the evidence, and the exchange it names (the scenario's last).
-func (s *scenario) check(kind, step, msg string) report.Check {
-	msg = strings.TrimPrefix(msg, "assumed: ")
-	msg = strings.TrimPrefix(msg, step+": ")
-	text, _, hasEvidence := strings.Cut(msg, evidenceMark)
-	c := report.Check{Kind: kind, Step: step, Message: text}
+// recordCheck appends a check that did not hold to the scenario's report;
+// the reproduction replays the exchanges up to the first one.
+func (s *scenario) recordCheck(c report.Check) {
 	if s.rec.reproUpTo == 0 {
 		s.rec.reproUpTo = len(s.rec.exchanges)
 	}
-	if hasEvidence && s.last != nil {
-		c.Exchange = s.exchangeReport(s.last)
-		c.Curl = s.curl(s.last)
-	}
-	if sec := clauseOf(text); sec != "" {
-		c.Clause = sec
-	}
-	c.Pointers = pointersOf(text)
-	return c
+	s.rec.checks = append(s.rec.checks, c)
 }
 
-// annotate gives the report's checks of a step the basis the kit judged
-// them by: each normative one the section or invariant it enforces, each
-// assumed one its profile key with the expected and observed values. The
-// judged checks come in the order the step's failures and warnings do.
-func (s *scenario) annotate(reported []report.Check, judged []Check) {
-	var normative, assumed []Check
-	for _, c := range judged {
-		if c.Basis.Normative() {
-			normative = append(normative, c)
-		} else {
-			assumed = append(assumed, c)
+// reportCheck fills the report of a failed check from the check itself:
+// its kind and basis, the profile key with the expected and observed
+// values, the text of the failure and the exchange it names (a *failure),
+// and the JSON pointers of the violations of a *validate.Error behind it.
+func (s *scenario) reportCheck(c Check) report.Check {
+	rc := report.Check{
+		Kind: string(c.Basis.Kind()), Step: s.rec.stepText, Message: c.Message,
+		Clauses: slices.Clone(c.Basis.Clauses), Invariants: slices.Clone(c.Basis.Invariants),
+	}
+	if len(rc.Clauses) > 0 {
+		rc.Clause = rc.Clauses[0]
+	}
+	if !c.Basis.Normative() {
+		rc.ProfileKey, rc.Expected, rc.Observed = c.Key, c.Expected, c.Observed
+	}
+	var f *failure
+	if errors.As(c.Err, &f) {
+		rc.Message, rc.Detail = f.text, f.detail
+		rc.Exchange = s.exchangeReport(f.ex)
+		rc.Curl = s.curl(f.ex)
+	}
+	if len(rc.Invariants) > 0 {
+		rc.Message = "invariant " + strings.Join(rc.Invariants, ", ") + ": " + rc.Message
+	}
+	var ve *validate.Error
+	if errors.As(c.Err, &ve) {
+		for _, v := range ve.Violations {
+			rc.Pointers = append(rc.Pointers, v.Pointer)
 		}
 	}
-	for i := range reported {
-		rc := &reported[i]
-		switch {
-		case rc.Kind == report.KindNormative && len(normative) > 0:
-			c := normative[0]
-			normative = normative[1:]
-			if len(c.Basis.Clauses) > 0 {
-				rc.Clause = c.Basis.Clauses[0]
-			}
-			if len(c.Basis.Invariants) > 0 {
-				rc.Message = "invariant " + strings.Join(c.Basis.Invariants, ", ") + ": " + rc.Message
-			}
-		case rc.Kind == report.KindAssumed && len(assumed) > 0:
-			c := assumed[0]
-			assumed = assumed[1:]
-			rc.ProfileKey, rc.Expected, rc.Observed = c.Key, c.Expected, c.Observed
-			if text, _, _ := strings.Cut(c.Message, evidenceMark); text != "" {
-				rc.Message = text
-			}
-		}
-	}
+	return rc
 }
 
 // after cleans up, records the verdict and, in strict mode, fails on warnings.
@@ -314,7 +295,7 @@ func (s *scenario) after(ctx context.Context, _ *godog.Scenario, err error) (con
 	res := ScenarioResult{
 		Feature: s.feature, FeatureName: s.rec.featureName, Name: s.name, Line: s.rec.line, Tags: s.tags,
 		Duration: time.Since(s.start), Steps: s.rec.steps, Checks: s.rec.checks, Operations: s.rec.operations,
-		Judged: s.checks,
+		Judged: s.checks, Outcome: Pass,
 	}
 	switch {
 	case len(s.kitErrs) > 0:

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // testCardNumber is a Luhn-valid VISA test number; testSecurityCode its code.
@@ -167,7 +167,7 @@ func (s *scenario) sameFingerprint() error {
 	a, _ := lookupString(s.docs["card"], "fingerprint")
 	b, _ := lookupString(s.docs["second card"], "fingerprint")
 	if a == "" || a != b {
-		return s.assume(keyReferenceRules, "one fingerprint", a+" and "+b, map[string]any{keyReferenceRules: validate.Unchecked},
+		return s.assume(keyReferenceRules, "one fingerprint", a+" and "+b, map[string]any{keyReferenceRules: judging.Unchecked},
 			fmt.Errorf("fingerprints %q and %q differ for the same card number (DESIGN.md: stable per number)", a, b))
 	}
 	return nil

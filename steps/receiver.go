@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // delivery is one webhook POST the receiver accepted.
@@ -193,8 +193,8 @@ func verifySignature(name, header, secret string, body []byte) error {
 	if header == "" {
 		return fmt.Errorf("no %s header", name)
 	}
-	switch err := validate.VerifySignature(header, secret, body); {
-	case errors.Is(err, validate.ErrSignatureIncomplete):
+	switch err := judging.VerifySignature(header, secret, body); {
+	case errors.Is(err, judging.ErrSignatureIncomplete):
 		return fmt.Errorf("%s %q lacks timestamp or sig", name, header)
 	case err != nil:
 		return fmt.Errorf("%s sig does not match HMAC-SHA256 of the body with the webhook's secret", name)

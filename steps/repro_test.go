@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/steps"
+	"github.com/conform-kit/conform/steps/report"
 )
 
 // TestReproductionReplaysTheSetUp: the script of a failed stateful check

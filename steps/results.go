@@ -3,46 +3,17 @@ package steps
 import (
 	"encoding/base64"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/conform-kit/conform/steps/report"
 )
 
-// evidenceMark starts the evidence a failure message carries after its text
-// (see evidence in exchange.go).
-const evidenceMark = "\n    response: "
-
 // reportBodyLimit bounds each body the results file keeps of an exchange.
 const reportBodyLimit = 4096
 
 // reproBodyLimit bounds a request body written into a reproduction script.
 const reproBodyLimit = 64 << 10
-
-// sectionRef finds a spec section named in a check message ("§7", "§4.1").
-var sectionRef = regexp.MustCompile(`§(\d+(?:\.\d+)*)`)
-
-// violationPointer finds the JSON pointers of the schema violations a check
-// message lists ("…: /amount (minimum): …; /currency (pattern): …").
-var violationPointer = regexp.MustCompile(`(?:: |; )(/[^\s;]*|"") \([a-zA-Z_]+\): `)
-
-// pointersOf returns the JSON pointers a check message names.
-func pointersOf(msg string) []string {
-	var out []string
-	for _, m := range violationPointer.FindAllStringSubmatch(msg, -1) {
-		out = append(out, m[1])
-	}
-	return out
-}
-
-// clauseOf returns the first spec section a message names, or "".
-func clauseOf(msg string) string {
-	if m := sectionRef.FindStringSubmatch(msg); m != nil {
-		return m[1]
-	}
-	return ""
-}
 
 func firstLine(s string) string {
 	first, _, _ := strings.Cut(s, "\n")
@@ -171,7 +142,7 @@ func (s Summary) Report() report.Run {
 	for _, r := range s.Results {
 		run.Scenarios = append(run.Scenarios, report.Scenario{
 			Feature: r.Feature, FeatureName: r.FeatureName, Name: r.Name, Line: r.Line, Tags: r.Tags,
-			Outcome: report.Outcome(r.Outcome.String()), Duration: report.MillisOf(r.Duration),
+			Outcome: r.Outcome, Duration: report.MillisOf(r.Duration),
 			Checks: r.Checks, Steps: r.Steps, Reproduction: r.Reproduction, Operations: r.Operations,
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/conform-kit/conform/features"
 	"github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Options shape one run of the suite.
@@ -70,7 +71,7 @@ type Summary struct {
 	Started     time.Time
 
 	// Profile is the target's declared profile the run judged by.
-	Profile validate.Profile
+	Profile judging.Profile
 	// Differences groups the failed assumed checks by key, expected and observed.
 	Differences []Difference
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/go-resty/resty/v2"
 
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // stepDef binds one precompiled, anchored pattern to a method of the scenario state.
@@ -39,6 +40,7 @@ type suite struct {
 	cfg     Config
 	client  *resty.Client
 	v       *validate.Validator
+	j       *judging.Judge
 	recv    *receiver
 	strict  bool
 	defs    []stepDef
@@ -46,7 +48,7 @@ type suite struct {
 	catalog *catalog
 	// profile is the target's declared choices (the config's profile over
 	// the reference's defaults); profileKeys the keys of judging.json.
-	profile     validate.Profile
+	profile     judging.Profile
 	profileKeys map[string]bool
 }
 
@@ -62,6 +64,10 @@ func newSuite(cfg Config, strict bool, cat *catalog, notify func(ScenarioResult)
 	if err != nil {
 		return nil, fmt.Errorf("steps: load schemas: %w", err)
 	}
+	j, err := judging.New(v)
+	if err != nil {
+		return nil, fmt.Errorf("steps: load the judging table: %w", err)
+	}
 	recv, err := newReceiver(cfg.WebhookReceiver)
 	if err != nil {
 		return nil, err
@@ -71,16 +77,16 @@ func newSuite(cfg Config, strict bool, cat *catalog, notify func(ScenarioResult)
 		SetRedirectPolicy(resty.NoRedirectPolicy()).
 		SetDisableWarn(true)
 	client.SetTransport(&http.Transport{MaxIdleConnsPerHost: 64, MaxIdleConns: 64, IdleConnTimeout: 30 * time.Second})
-	profile, err := cfg.decodeProfile(v)
+	profile, err := cfg.decodeProfile(j)
 	if err != nil {
 		_ = recv.Close()
 		return nil, err
 	}
 	keys := map[string]bool{}
-	for _, k := range v.Judging().Profile {
+	for _, k := range j.Table().Profile {
 		keys[k.Key] = true
 	}
-	s := &suite{cfg: cfg, client: client, v: v, recv: recv, strict: strict, results: newRecorder(notify), catalog: cat, profile: profile, profileKeys: keys}
+	s := &suite{cfg: cfg, client: client, v: v, j: j, recv: recv, strict: strict, results: newRecorder(notify), catalog: cat, profile: profile, profileKeys: keys}
 	s.defs = allSteps()
 	return s, nil
 }
@@ -88,7 +94,7 @@ func newSuite(cfg Config, strict bool, cat *catalog, notify func(ScenarioResult)
 // idPrefix returns the longest id prefix of judging.json that v starts with, or "".
 func (s *suite) idPrefix(v string) string {
 	best := ""
-	for _, p := range s.v.Judging().IDPrefixes {
+	for _, p := range s.j.Table().IDPrefixes {
 		if len(p.Prefix) > len(best) && strings.HasPrefix(v, p.Prefix) {
 			best = p.Prefix
 		}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // transferSteps is the vocabulary of transfers.feature: sales, replays and concurrent
@@ -124,7 +124,7 @@ func (s *scenario) repeatsOriginal(role string) error {
 	a, _ := lookupString(orig.doc, "id")
 	b, _ := lookupString(ex.doc, "id")
 	if a == "" || a != b || orig.status != ex.status {
-		return s.assume("idempotency_replay", validate.IdempotencyOriginal, "another response", map[string]any{"idempotency_replay": validate.Unchecked},
+		return s.assume("idempotency_replay", judging.IdempotencyOriginal, "another response", map[string]any{"idempotency_replay": judging.Unchecked},
 			s.failf(ex, "replay returned %d %s, want the original %d %s", ex.status, b, orig.status, a))
 	}
 	return nil

@@ -15,9 +15,13 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/features"
+	"github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 func TestApplyEnvOverridesFile(t *testing.T) {
@@ -226,9 +230,9 @@ func TestNotOffered(t *testing.T) {
 		want   bool
 	}{
 		{"extension 405", ext, 405, "", true},
-		{"extension 404", ext, 404, validate.RefusalUnauthenticated, true},
-		{"extension 404 asked for", ext, 404, validate.RefusalNotFound, false},
-		{"extension 401", ext, 401, validate.RefusalUnauthenticated, false},
+		{"extension 404", ext, 404, judging.RefusalUnauthenticated, true},
+		{"extension 404 asked for", ext, 404, judging.RefusalNotFound, false},
+		{"extension 401", ext, 401, judging.RefusalUnauthenticated, false},
 		{"spec operation 405", spec, 405, "", false},
 	}
 	for _, tt := range tests {
@@ -313,16 +317,65 @@ func TestReceiverDiagnosis(t *testing.T) {
 	}
 }
 
-func TestCheckMessageParts(t *testing.T) {
-	msg := `GET /transfers/TR1 as platform: response does not match schema "transfer": /amount (minimum): must be >= 0; /currency (pattern): does not match`
-	if got := strings.Join(pointersOf(msg), " "); got != "/amount /currency" {
-		t.Errorf("pointersOf = %q, want /amount /currency", got)
+// TestReportCheckReadsTheTypedCheck: a report check is filled from the
+// check the kit judged (its basis, key, expected and observed values, the
+// exchange of its failure and the violations of the error behind it), never
+// from the wording of its message.
+func TestReportCheckReadsTheTypedCheck(t *testing.T) {
+	ex := &exchange{method: "GET", path: "/transfers/TR1", url: "http://target/transfers/TR1", user: "platform", status: 200, body: []byte(`{"amount": -1}`)}
+	cause := &validate.Error{Code: validate.CodeInvalidResponse, Violations: []validate.Violation{
+		{Pointer: "/amount", Rule: "minimum", Message: "must be >= 0"},
+		{Pointer: "/currency", Rule: "pattern", Message: "does not match"},
+	}}
+	tests := []struct {
+		name          string
+		check         func(s *scenario) Check
+		kind, clause  string
+		clauses       []string
+		key, expected string
+		message       string
+		pointers      []string
+		wantsExchange bool
+	}{
+		{"schema check: pointers from the *validate.Error, text without evidence",
+			func(s *scenario) Check {
+				return Check{Basis: judging.Basis{Clauses: []string{"4.3", "2.1"}}, Err: s.failCause(ex, cause, "worded any way at all")}
+			}, report.KindNormative, "4.3", []string{"4.3", "2.1"}, "", "", "GET /transfers/TR1 as platform: worded any way at all", []string{"/amount", "/currency"}, true},
+		{"assumed check: key, expected and observed from the check",
+			func(s *scenario) Check {
+				return Check{Basis: judging.Basis{Assumed: "refusals", Clauses: []string{"7"}}, Key: "refusals.not_found", Expected: "404 NOT_FOUND", Observed: "410",
+					Err: s.failf(ex, "no § in this text")}
+			}, report.KindAssumed, "7", []string{"7"}, "refusals.not_found", "404 NOT_FOUND", "GET /transfers/TR1 as platform: no § in this text", nil, true},
+		{"a message naming another section does not change the clause",
+			func(*scenario) Check {
+				return Check{Basis: judging.Basis{Clauses: []string{"2.12"}}, Err: errors.New("see §7 and /amount (minimum): x")}
+			}, report.KindNormative, "2.12", []string{"2.12"}, "", "", "see §7 and /amount (minimum): x", nil, false},
+		{"invariant named from the basis",
+			func(*scenario) Check {
+				return Check{Basis: judging.Basis{Invariants: []string{"secrets"}}, Err: errors.New("card number in the answer")}
+			}, report.KindNormative, "", nil, "", "", "invariant secrets: card number in the answer", nil, false},
 	}
-	if got := pointersOf("status 200, want 4xx"); got != nil {
-		t.Errorf("pointersOf(no violations) = %q, want none", got)
-	}
-	if got := clauseOf("error body is not the §7 envelope: /total (required): missing"); got != "7" {
-		t.Errorf("clauseOf = %q, want 7", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &scenario{suite: &suite{}}
+			c := tt.check(s)
+			c.Message = c.Err.Error()
+			rc := s.reportCheck(c)
+			assert.Equal(t, tt.kind, rc.Kind, "kind")
+			assert.Equal(t, tt.clause, rc.Clause, "clause")
+			assert.Equal(t, tt.clauses, rc.Clauses, "clauses")
+			assert.Equal(t, tt.key, rc.ProfileKey, "profile key")
+			assert.Equal(t, tt.expected, rc.Expected, "expected")
+			assert.Equal(t, tt.message, rc.Message, "message")
+			assert.Equal(t, tt.pointers, rc.Pointers, "pointers")
+			if tt.wantsExchange {
+				require.NotNil(t, rc.Exchange, "exchange")
+				assert.Equal(t, 200, rc.Exchange.Status, "exchange status")
+				assert.Contains(t, rc.Curl, "http://target/transfers/TR1", "curl")
+			} else {
+				assert.Nil(t, rc.Exchange, "exchange")
+			}
+		})
 	}
 }
 
@@ -331,11 +384,11 @@ func TestCheckMessageParts(t *testing.T) {
 // scenario names exactly one profile key with @profile-<key>, and every step
 // marked "(assumed: <key>)" names a profile key.
 func TestFeatureMarkersNameTheirBasis(t *testing.T) {
-	v, err := validate.New()
+	v, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := v.Judging()
+	j := v.Table()
 	keys := map[string]bool{}
 	for _, k := range j.Profile {
 		keys[k.Key] = true
@@ -410,7 +463,7 @@ func TestRefusalClauses(t *testing.T) {
 // be in order; items shown at the same time are not judged by id, as the
 // target may order them by a finer time than it shows.
 func TestListOrderedTiesAtShownPrecision(t *testing.T) {
-	v, err := validate.Default()
+	jd, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +481,7 @@ func TestListOrderedTiesAtShownPrecision(t *testing.T) {
 		{"a tie as shown, oldest first", "oldest", []any{item("TRb", "2026-01-01T00:00:01.000Z"), item("TRa", "2026-01-01T00:00:01.000Z")}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := &scenario{suite: &suite{v: v, profile: v.DefaultProfile()}, clauses: []string{"2.12"},
+			s := &scenario{suite: &suite{v: jd.Validator(), j: jd, profile: jd.DefaultProfile()}, clauses: []string{"2.12"},
 				last: &exchange{method: "GET", path: "/transfers", status: 200, doc: map[string]any{"_embedded": map[string]any{"transfers": c.items}}}}
 			if err := s.listOrdered(c.which); (err != nil) != c.wantErr {
 				t.Errorf("listOrdered(%s) = %v, want an error: %v", c.which, err, c.wantErr)

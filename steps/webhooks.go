@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // webhookSteps is the vocabulary of webhooks.feature: webhooks and their deliveries.
@@ -159,7 +159,7 @@ func (s *scenario) receivesFileEvent(ctx context.Context, typ, status string) er
 	if s.hookCh == nil {
 		return &kitError{errUsage("the scenario has no webhook pointing at the receiver")}
 	}
-	embedded := s.suite.profile.EventLayout == validate.EventLayoutEmbedded
+	embedded := s.suite.profile.EventLayout == judging.EventLayoutEmbedded
 	var named *delivery
 	deadline := time.NewTimer(s.suite.cfg.WaitTimeout)
 	defer deadline.Stop()
@@ -178,8 +178,8 @@ func (s *scenario) receivesFileEvent(ctx context.Context, typ, status string) er
 			named = &d
 		case <-deadline.C:
 			if named != nil {
-				return s.assume("event_layout", validate.EventLayoutEmbedded, "another layout", map[string]any{"event_layout": validate.Unchecked},
-					fmt.Errorf("the alert of file %s is not an event of layout %s with status %s: %s", file, validate.EventLayoutEmbedded, status, s.mask(named.body)))
+				return s.assume("event_layout", judging.EventLayoutEmbedded, "another layout", map[string]any{"event_layout": judging.Unchecked},
+					fmt.Errorf("the alert of file %s is not an event of layout %s with status %s: %s", file, judging.EventLayoutEmbedded, status, s.mask(named.body)))
 			}
 			return s.normative([]string{"6", "3.1"}, fmt.Errorf("no HTTP POST naming file %s reached the webhook's url within %s", file, s.suite.cfg.WaitTimeout))
 		case <-ctx.Done():
@@ -224,7 +224,7 @@ func (s *scenario) awaitSaleEvent(ctx context.Context, role string, each func(de
 				return decodeJSON(d.body), d, entity, nil
 			}
 		case <-deadline.C:
-			return nil, delivery{}, entity, s.assume(keyResourceEvents, "an event of the "+role, "none", map[string]any{keyResourceEvents: validate.Unchecked},
+			return nil, delivery{}, entity, s.assume(keyResourceEvents, "an event of the "+role, "none", map[string]any{keyResourceEvents: judging.Unchecked},
 				fmt.Errorf("no webhook event for %s %s reached the receiver within %s", role, sale, s.suite.cfg.WaitTimeout))
 		case <-ctx.Done():
 			return nil, delivery{}, entity, &kitError{ctx.Err()}
@@ -249,8 +249,8 @@ func (s *scenario) checkEvent(ev any, d delivery, typ string) error {
 // checkEventOf checks an event's layout and type names (assumed:
 // event_layout, unless the profile declares it unchecked) and its signature.
 func (s *scenario) checkEventOf(ev any, d delivery, typ, entity string) error {
-	if s.suite.profile.EventLayout == validate.EventLayoutEmbedded {
-		patch := map[string]any{"event_layout": validate.Unchecked}
+	if s.suite.profile.EventLayout == judging.EventLayoutEmbedded {
+		patch := map[string]any{"event_layout": judging.Unchecked}
 		if got, _ := lookupString(ev, "type"); got != typ {
 			if err := s.assume("event_layout", "type "+typ, "type "+render(got), patch, fmt.Errorf("event type %q, want %q: %s", got, typ, s.mask(d.body))); err != nil {
 				return err
@@ -269,7 +269,7 @@ func (s *scenario) checkEventOf(ev any, d delivery, typ, entity string) error {
 // and header (assumed: signature_scheme, signature_header).
 func (s *scenario) checkSignature(d delivery) error {
 	p := &s.suite.profile
-	if p.SignatureScheme == validate.Unchecked {
+	if p.SignatureScheme == judging.Unchecked {
 		return nil
 	}
 	err := verifySignature(p.SignatureHeader, d.header.Get(p.SignatureHeader), s.hookSecret, d.body)
@@ -282,7 +282,7 @@ func (s *scenario) checkSignature(d delivery) error {
 				fmt.Errorf("webhook delivery signed in the declared scheme under %s, not %s", name, p.SignatureHeader))
 		}
 	}
-	return s.assume("signature_scheme", p.SignatureScheme+" in "+p.SignatureHeader, "another signature", map[string]any{"signature_scheme": validate.Unchecked},
+	return s.assume("signature_scheme", p.SignatureScheme+" in "+p.SignatureHeader, "another signature", map[string]any{"signature_scheme": judging.Unchecked},
 		fmt.Errorf("webhook delivery signature: %w", err))
 }
 
@@ -373,7 +373,7 @@ func (s *scenario) receivesAuthenticatedEvent(ctx context.Context, typ, role str
 		if d.authorization != "" {
 			got = "a different one"
 		}
-		return s.assume(keyResourceEvents, "Basic with the webhook's credentials", got+" Authorization header", map[string]any{keyResourceEvents: validate.Unchecked},
+		return s.assume(keyResourceEvents, "Basic with the webhook's credentials", got+" Authorization header", map[string]any{keyResourceEvents: judging.Unchecked},
 			fmt.Errorf("the %s event reached the receiver with %s Authorization header, want Basic with the webhook's username and password", role, got))
 	}
 	return nil

@@ -10,7 +10,7 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // controlRoute is the receiver path, under the scenario's token, of the
@@ -80,7 +80,7 @@ func (s *scenario) webhookStaysSilent(ctx context.Context) error {
 	}
 	if s.declaresUnchecked(keyResourceEvents) {
 		// The control needs the sales' events the target does not promise.
-		return &skipDeclared{key: keyResourceEvents, value: validate.Unchecked}
+		return &skipDeclared{key: keyResourceEvents, value: judging.Unchecked}
 	}
 	var stray []string
 	if err := s.awaitControl(ctx, sale, &stray); err != nil {
@@ -121,7 +121,7 @@ func (s *scenario) awaitControl(ctx context.Context, want string, stray *[]strin
 				*stray = append(*stray, strings.Join(also, ","))
 			}
 		case <-deadline.C:
-			if err := s.assume(keyResourceEvents, "an event of sale "+want+" to the control webhook", "none", map[string]any{keyResourceEvents: validate.Unchecked},
+			if err := s.assume(keyResourceEvents, "an event of sale "+want+" to the control webhook", "none", map[string]any{keyResourceEvents: judging.Unchecked},
 				fmt.Errorf("the control webhook received no event of sale %s within %s", want, s.suite.cfg.WaitTimeout)); err != nil {
 				return err
 			}

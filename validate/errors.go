@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/conform-kit/conform/validate/internal/jsondoc"
+	"github.com/conform-kit/conform/validate/internal/schemaerr"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -77,10 +79,8 @@ func (e *Error) Status() int {
 		return 500
 	}
 	if v, err := Default(); err == nil {
-		for _, r := range v.judging.Refusals {
-			if len(r.Codes) > 0 && r.Codes[0] == e.Code {
-				return r.Status
-			}
+		if s, ok := v.statuses[e.Code]; ok {
+			return s
 		}
 	}
 	return 422
@@ -146,7 +146,7 @@ func newError(code string, vs []Violation) *Error {
 func (v *Validator) violations(doc any, ve *jsonschema.ValidationError) []Violation {
 	var out []Violation
 	types := map[string][]string{} // "type" leaves by instance pointer, merged into one violation
-	for _, leaf := range leaves(ve) {
+	for _, leaf := range schemaerr.Leaves(ve) {
 		if ruleOf(leaf.KeywordLocation) == "type" {
 			if names := typeNames(v.schemaAt(leaf.AbsoluteKeywordLocation)); len(names) > 0 {
 				types[leaf.InstanceLocation] = append(types[leaf.InstanceLocation], names...)
@@ -178,54 +178,6 @@ func typeNames(t any) []string {
 		return out
 	}
 	return nil
-}
-
-// leaves collects the failing keywords of the tree. For anyOf and oneOf it
-// keeps only the branches closest to matching: branches that failed merely on
-// the type of the value itself are dropped when another branch got further,
-// then the branches with the fewest failures are kept.
-func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(ve.Causes) == 0 {
-		return []*jsonschema.ValidationError{ve}
-	}
-	kw := lastSegment(ve.KeywordLocation)
-	if kw != "anyOf" && kw != "oneOf" {
-		var out []*jsonschema.ValidationError
-		for _, c := range ve.Causes {
-			out = append(out, leaves(c)...)
-		}
-		return out
-	}
-	branches := make([][]*jsonschema.ValidationError, len(ve.Causes))
-	typeOnly := make([]bool, len(ve.Causes))
-	anyOther := false
-	for i, c := range ve.Causes {
-		branches[i] = leaves(c)
-		typeOnly[i] = true
-		for _, l := range branches[i] {
-			if lastSegment(l.KeywordLocation) != "type" || l.InstanceLocation != ve.InstanceLocation {
-				typeOnly[i] = false
-			}
-		}
-		anyOther = anyOther || !typeOnly[i]
-	}
-	fewest := -1
-	for i, b := range branches {
-		if anyOther && typeOnly[i] {
-			continue
-		}
-		if fewest < 0 || len(b) < fewest {
-			fewest = len(b)
-		}
-	}
-	var out []*jsonschema.ValidationError
-	for i, b := range branches {
-		if (anyOther && typeOnly[i]) || len(b) != fewest {
-			continue
-		}
-		out = append(out, b...)
-	}
-	return out
 }
 
 // explain turns one leaf into violations. "required" and
@@ -322,7 +274,7 @@ func ruleOf(loc string) string {
 	if _, err := strconv.Atoi(last); err == nil {
 		return "false"
 	}
-	return unescape(last)
+	return jsondoc.Unescape(last)
 }
 
 func lastSegment(loc string) string {

@@ -37,13 +37,6 @@ type Operation struct {
 	Assumed     string   `json:"assumed,omitempty"` // profile key when the operation itself is assumed
 }
 
-// Basis says whether the operation itself is normative (the spec names it:
-// its success and refusals may FAIL) or assumed under a profile key
-// (extensions, the webhook create and update routes).
-func (o Operation) Basis() Basis {
-	return Basis{Clauses: slices.Clone(o.Clauses), Assumed: o.Assumed}
-}
-
 // HasJSONBody reports whether the operation's request body is a JSON
 // document validated against a schema.
 func (o Operation) HasJSONBody() bool {

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/conform-kit/conform/schemas"
+	"github.com/conform-kit/conform/validate/internal/jsondoc"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -21,6 +22,10 @@ const baseURL = "https://conform.schemas/"
 
 // operationsFile is the operations table; it is not a schema.
 const operationsFile = "operations.json"
+
+// judgingFile is the kit's table of how it judges (package judging reads
+// it whole); the library reads only the status of each refusal code.
+const judgingFile = "judging.json"
 
 var (
 	// ErrUnknownSchema is returned for a schema name that is not embedded.
@@ -45,10 +50,8 @@ type Validator struct {
 	keys     map[string]string // every property name, shared by decoded documents
 	requests map[string]bool   // schemas named as an operation's request body
 	tab      table
-	judging  Judging
-	profile  Profile          // the default profile, built from judging
+	statuses map[string]int   // error code → status, from the refusals table of judging.json
 	checks   []exchangeChecks // by operation index
-	assumed  *assumedCache
 }
 
 var defaultValidator = sync.OnceValues(New)
@@ -132,10 +135,7 @@ func New() (*Validator, error) {
 		return nil, err
 	}
 	v.tab = t
-	if v.judging, err = newJudging(judgingData, v.names, t); err != nil {
-		return nil, err
-	}
-	if v.profile, err = newDefaultProfile(v.judging, t); err != nil {
+	if v.statuses, err = refusalStatuses(judgingData); err != nil {
 		return nil, err
 	}
 	v.requests = make(map[string]bool)
@@ -147,10 +147,33 @@ func New() (*Validator, error) {
 	if err := v.buildExchangeChecks(c, fc); err != nil {
 		return nil, fmt.Errorf("validate: compiling path id schemas: %w", err)
 	}
-	if v.assumed, err = newAssumed(v); err != nil {
-		return nil, err
-	}
 	return v, nil
+}
+
+// refusalStatuses reads the refusals table of judging.json: the status each
+// kind of refusal is answered with, by the code the reference sends for it
+// (its first code). Error.Status renders with it.
+func refusalStatuses(data []byte) (map[string]int, error) {
+	if data == nil {
+		return nil, fmt.Errorf("validate: %s is not embedded", judgingFile)
+	}
+	var table struct {
+		Refusals map[string]struct {
+			Status int      `json:"status"`
+			Codes  []string `json:"codes"`
+		} `json:"refusals"`
+	}
+	if err := json.Unmarshal(data, &table); err != nil {
+		return nil, fmt.Errorf("validate: parsing %s: %w", judgingFile, err)
+	}
+	out := make(map[string]int, len(table.Refusals))
+	for kind, r := range table.Refusals {
+		if len(r.Codes) == 0 {
+			return nil, fmt.Errorf("validate: %s: refusal %s has no code", judgingFile, kind)
+		}
+		out[r.Codes[0]] = r.Status
+	}
+	return out, nil
 }
 
 // Schemas returns the sorted names of every schema (file names without .json).
@@ -354,20 +377,4 @@ func syntaxMessage(err error) string {
 	return "body is not valid JSON"
 }
 
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean"
-	case json.Number, float64:
-		return "number"
-	case string:
-		return "string"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return fmt.Sprintf("%T", v)
-}
+func jsonType(v any) string { return jsondoc.Type(v) }

@@ -17,7 +17,7 @@ import (
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps"
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -222,15 +222,15 @@ func waitForFixtures(t *testing.T, path string, done <-chan int) fixtureFile {
 	}
 }
 
-// TestREADMESettingsTable: the README's settings table lists every setting of
-// steps.Settings, as settingsTable renders it.
+// TestREADMESettingsTable: the settings table of steps/README.md (running the
+// suite) lists every setting of steps.Settings, as settingsTable renders it.
 func TestREADMESettingsTable(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../steps/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := settingsTable(); !strings.Contains(string(readme), want) {
-		t.Errorf("README.md's settings table differs from steps.Settings; its rows should read:\n%s", want)
+		t.Errorf("steps/README.md's settings table differs from steps.Settings; its rows should read:\n%s", want)
 	}
 }
 
@@ -401,19 +401,20 @@ func TestRunProfileFlags(t *testing.T) {
 	}
 }
 
-// TestREADMEProfileTable: the README's table of profile keys is the profile
-// table of schemas/judging.json, key by key, with its defaults.
+// TestREADMEProfileTable: the table of profile keys in steps/README.md (Target
+// profiles) is the profile table of schemas/judging.json, key by key, with its
+// defaults.
 func TestREADMEProfileTable(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../steps/README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := validate.New()
+	v, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want strings.Builder
-	for _, k := range v.Judging().Profile {
+	for _, k := range v.Table().Profile {
 		def := "`" + readableJSON(k.Default) + "`"
 		switch k.Key {
 		case "refusals":
@@ -424,7 +425,7 @@ func TestREADMEProfileTable(t *testing.T) {
 		fmt.Fprintf(&want, "| `%s` | %s | %s |\n", k.Key, def, strings.ReplaceAll(k.Description, "|", `\|`))
 	}
 	if !strings.Contains(string(readme), want.String()) {
-		t.Errorf("README.md's profile table differs from schemas/judging.json; its rows should read:\n%s", want.String())
+		t.Errorf("steps/README.md's profile table differs from schemas/judging.json; its rows should read:\n%s", want.String())
 	}
 }
 

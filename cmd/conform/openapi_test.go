@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestOpenAPICommand(t *testing.T) {
@@ -36,5 +39,36 @@ func TestOpenAPICommand(t *testing.T) {
 	written, err := os.ReadFile(file)
 	if err != nil || !bytes.Equal(written, out.Bytes()) {
 		t.Errorf("--out wrote %d bytes (err %v), want the %d bytes printed", len(written), err, out.Len())
+	}
+}
+
+func TestOpenAPICommandVersions(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string // the document's openapi field, when it prints one
+	}{
+		{"default is 3.1", []string{"openapi"}, exitOK, "3.1.0"},
+		{"3.1", []string{"openapi", "--version", "3.1"}, exitOK, "3.1.0"},
+		{"3.0", []string{"openapi", "--version", "3.0"}, exitOK, "3.0.3"},
+		{"2.0 is a usage error", []string{"openapi", "--version", "2.0"}, exitUsage, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := execute(context.Background(), tt.args, strings.NewReader(""), &out, &errOut)
+			require.Equal(t, tt.wantCode, code, "%s: exit code; stderr %s", tt.name, errOut.String())
+			if tt.want == "" {
+				assert.Empty(t, out.String(), "%s: nothing printed", tt.name)
+				assert.Contains(t, errOut.String(), `unknown version "2.0"`, tt.name)
+				return
+			}
+			var doc struct {
+				OpenAPI string `json:"openapi"`
+			}
+			require.NoError(t, json.Unmarshal(out.Bytes(), &doc), tt.name)
+			assert.Equal(t, tt.want, doc.OpenAPI, tt.name)
+		})
 	}
 }

@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/conform-kit/conform/validate/judging"
 	"github.com/conform-kit/conform/validate/proxy"
-	"github.com/conform-kit/conform/validate"
 )
 
 // proxyOptions holds the flags of conform proxy.
@@ -64,11 +64,11 @@ func runProxy(ctx context.Context, opts proxyOptions, stdout, stderr io.Writer) 
 	if err != nil || opts.target == "" || (target.Scheme != "http" && target.Scheme != "https") || target.Host == "" {
 		return usageError(fmt.Errorf("proxy: --target must be an http or https URL, got %q", opts.target))
 	}
-	v, err := validate.Default()
+	v, err := judging.Default()
 	if err != nil {
 		return fmt.Errorf("proxy: load schemas: %w", err)
 	}
-	cfg := proxy.Config{Target: target, Validator: v, MaxBody: opts.maxBody}
+	cfg := proxy.Config{Target: target, Judge: v, MaxBody: opts.maxBody}
 	if opts.profile != "" {
 		profile, err := v.LoadProfile(opts.profile)
 		if err != nil {

@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/conform-kit/conform/reference"
-	results "github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/steps"
+	results "github.com/conform-kit/conform/steps/report"
 )
 
 // runOptions holds the flags of conform run.
@@ -132,8 +132,9 @@ func settingsHelp() string {
 	return b.String()
 }
 
-// settingsTable renders the same settings as the rows of README.md's settings
-// table (flag, environment, config file, default); a test keeps the README in step.
+// settingsTable renders the same settings as the rows of steps/README.md's
+// settings table (flag, environment, config file, default); a test keeps that
+// README in step.
 func settingsTable() string {
 	var b strings.Builder
 	code := func(s string) string {

@@ -1,11 +1,3 @@
-// Package faults is a catalog of named, deliberate breaks of the reference,
-// to prove that the conformance suite notices each one (a mutation test of
-// the suite). Every fault wraps the reference from the outside: it rewrites a
-// request before the reference's handler, its response after it, or the
-// webhook client's deliveries, so the reference carries no fault logic.
-//
-// Serve builds a reference with the named faults in front of it; Catalog lists
-// them, with the scenarios expected to catch each.
 package faults
 
 import (

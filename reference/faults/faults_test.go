@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -19,6 +18,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/validate"
@@ -122,9 +124,7 @@ func newFaultProbe(t *testing.T, faults ...string) *faultProbe {
 		BaseURL: probeBase, Seed: 11, ReviewDelay: time.Millisecond, RetryScale: 0.0001,
 		WebhookClient: &http.Client{Transport: hooks},
 	}, faults)
-	if err != nil {
-		t.Fatalf("Serve with faults %v: %v", faults, err)
-	}
+	require.NoError(t, err, "Serve with faults %v", faults)
 	t.Cleanup(func() { _ = ref.Close() })
 	return &faultProbe{t: t, srv: h, fx: ref.Seeded(), hooks: hooks}
 }
@@ -170,9 +170,7 @@ func (p *faultProbe) send(cred *reference.Credential, method, path string, body 
 func (p *faultProbe) must(want int, method, path string, body any) probeResp {
 	p.t.Helper()
 	r := p.send(p.platform(), method, path, body)
-	if r.status != want {
-		p.t.Fatalf("%s %s: status %d, want %d; body %s", method, path, r.status, want, r.body)
-	}
+	require.Equal(p.t, want, r.status, "%s %s: status; body %s", method, path, r.body)
 	return r
 }
 
@@ -896,21 +894,14 @@ func TestFaultEffects(t *testing.T) {
 		t.Run(f.Name, func(t *testing.T) {
 			t.Parallel()
 			probe, ok := ps[f.Name]
-			if !ok {
-				t.Fatalf("no probe for fault %s", f.Name)
-			}
-			if probe(newFaultProbe(t)) {
-				t.Errorf("unfaulted reference already shows %s (%s)", f.Name, f.Breaks)
-			}
-			if !probe(newFaultProbe(t, f.Name)) {
-				t.Errorf("with fault %s the reference does not show it (%s)", f.Name, f.Breaks)
-			}
+			require.True(t, ok, "no probe for fault %s", f.Name)
+			assert.False(t, probe(newFaultProbe(t)), "unfaulted reference already shows %s (%s)", f.Name, f.Breaks)
+			assert.True(t, probe(newFaultProbe(t, f.Name)), "with fault %s the reference does not show it (%s)", f.Name, f.Breaks)
 		})
 	}
 	for name := range ps {
-		if _, ok := ByName(name); !ok {
-			t.Errorf("probe %s names no fault of the catalog", name)
-		}
+		_, ok := ByName(name)
+		assert.True(t, ok, "probe %s names no fault of the catalog", name)
 	}
 }
 
@@ -919,37 +910,28 @@ func TestFaultEffects(t *testing.T) {
 // every capability of the API covered.
 func TestFaultCatalog(t *testing.T) {
 	faults := Catalog()
-	if len(faults) < 40 {
-		t.Errorf("catalog has %d faults, want at least 40", len(faults))
-	}
+	assert.GreaterOrEqual(t, len(faults), 40, "faults in the catalog")
 	seen := map[string]bool{}
 	byCapability := map[string]int{}
 	for _, f := range faults {
-		if seen[f.Name] {
-			t.Errorf("fault name %s is not unique", f.Name)
-		}
+		assert.False(t, seen[f.Name], "fault name %s is not unique", f.Name)
 		seen[f.Name] = true
 		byCapability[f.Capability]++
-		if f.Expect != ExpectFail && f.Expect != ExpectWarn {
-			t.Errorf("fault %s: Expect %q, want FAIL or WARN", f.Name, f.Expect)
-		}
-		if f.Breaks == "" || f.Tags == "" || len(f.Catchers) == 0 {
-			t.Errorf("fault %s: Breaks %q, Tags %q, Catchers %q; want all set", f.Name, f.Breaks, f.Tags, f.Catchers)
-		}
-		if (f.wrap == nil) == (f.transport == nil) {
-			t.Errorf("fault %s: want exactly one of a handler wrapper and a webhook transport", f.Name)
-		}
-		if got, ok := ByName(f.Name); !ok || got.Name != f.Name {
-			t.Errorf("ByName(%q) = %q, %v", f.Name, got.Name, ok)
+		assert.Contains(t, []string{ExpectFail, ExpectWarn}, f.Expect, "fault %s: Expect", f.Name)
+		assert.NotEmpty(t, f.Breaks, "fault %s: Breaks", f.Name)
+		assert.NotEmpty(t, f.Tags, "fault %s: Tags", f.Name)
+		assert.NotEmpty(t, f.Catchers, "fault %s: Catchers", f.Name)
+		assert.True(t, (f.wrap == nil) != (f.transport == nil), "fault %s: want exactly one of a handler wrapper and a webhook transport", f.Name)
+		got, ok := ByName(f.Name)
+		if assert.True(t, ok, "ByName(%q) finds nothing", f.Name) {
+			assert.Equal(t, f.Name, got.Name, "ByName(%q)", f.Name)
 		}
 	}
 	for _, c := range []string{
 		"auth", "cards", "authorizations", "level3", "transfers", "idempotency", "merchants", "subscriptions",
 		"disputes", "balance_transfers", "files", "external_links", "webhooks", "lists", "errors", "content",
 	} {
-		if byCapability[c] == 0 {
-			t.Errorf("no fault breaks capability %s", c)
-		}
+		assert.Positive(t, byCapability[c], "faults breaking capability %s", c)
 	}
 	for _, c := range slices.Sorted(maps.Keys(byCapability)) {
 		t.Logf("%-18s %d faults", c, byCapability[c])
@@ -968,18 +950,13 @@ func TestUnknownFault(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := Serve(reference.Config{}, tc.faults)
-			if !errors.Is(err, ErrUnknown) {
-				t.Fatalf("Serve with faults %v: error = %v, want ErrUnknown", tc.faults, err)
-			}
-			if !strings.Contains(err.Error(), "no-such-fault") || !strings.Contains(err.Error(), "capture-over-amount-accepted") {
-				t.Errorf("error %q should name the unknown fault and list the known ones", err)
-			}
-			if _, err := Handler(http.NotFoundHandler(), tc.faults, reference.Seeded{}); !errors.Is(err, ErrUnknown) {
-				t.Errorf("Handler(%v) error = %v, want ErrUnknown", tc.faults, err)
-			}
-			if _, err := Client(nil, tc.faults); !errors.Is(err, ErrUnknown) {
-				t.Errorf("Client(%v) error = %v, want ErrUnknown", tc.faults, err)
-			}
+			require.ErrorIs(t, err, ErrUnknown, "Serve with faults %v", tc.faults)
+			assert.ErrorContains(t, err, "no-such-fault", "Serve with faults %v: the error names the unknown fault", tc.faults)
+			assert.ErrorContains(t, err, "capture-over-amount-accepted", "Serve with faults %v: the error lists the known faults", tc.faults)
+			_, err = Handler(http.NotFoundHandler(), tc.faults, reference.Seeded{})
+			assert.ErrorIs(t, err, ErrUnknown, "Handler with faults %v", tc.faults)
+			_, err = Client(nil, tc.faults)
+			assert.ErrorIs(t, err, ErrUnknown, "Client with faults %v", tc.faults)
 		})
 	}
 }
@@ -988,16 +965,26 @@ func TestUnknownFault(t *testing.T) {
 // left as given and requests reach the Server unchanged.
 func TestNoFaultsIsTheReference(t *testing.T) {
 	c := &http.Client{}
-	got, err := Client(c, nil)
-	if err != nil || got != c {
-		t.Fatalf("Client(c, nil) = %p, %v; want c unchanged", got, err)
+	tests := []struct {
+		name      string
+		faults    []string
+		unchanged bool
+	}{
+		{"no faults", nil, true},
+		{"a handler-only fault", []string{"bin-wrong"}, true},
+		{"a webhook fault", []string{"webhook-signature-bad"}, false},
 	}
-	got, err = Client(c, []string{"bin-wrong"})
-	if err != nil || got != c {
-		t.Fatalf("Client(c, handler-only fault) = %p, %v; want c unchanged", got, err)
-	}
-	got, err = Client(c, []string{"webhook-signature-bad"})
-	if err != nil || got == c || got.Transport == nil {
-		t.Fatalf("Client(c, webhook fault) = %p, %v; want a copy with a wrapped transport", got, err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Client(c, tc.faults)
+			require.NoError(t, err, "Client(c, %v)", tc.faults)
+			if tc.unchanged {
+				assert.Same(t, c, got, "Client(c, %v) leaves c as it is", tc.faults)
+				return
+			}
+			assert.NotSame(t, c, got, "Client(c, %v) returns a copy", tc.faults)
+			assert.NotNil(t, got.Transport, "Client(c, %v) wraps the transport", tc.faults)
+			assert.Nil(t, c.Transport, "Client(c, %v) leaves c's transport alone", tc.faults)
+		})
 	}
 }

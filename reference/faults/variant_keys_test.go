@@ -2,10 +2,12 @@ package faults
 
 import (
 	"encoding/json"
-	"slices"
 	"testing"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // TestEveryProfileKeyHasAVariant holds the kit to its promise that no
@@ -16,27 +18,19 @@ func TestEveryProfileKeyHasAVariant(t *testing.T) {
 	declared := map[string][]string{}
 	for _, v := range Variants() {
 		var keys map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(v.Profile), &keys); err != nil {
-			t.Fatalf("variant %s: profile is not a JSON object: %v", v.Name, err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(v.Profile), &keys), "variant %s: profile is not a JSON object", v.Name)
 		for k := range keys {
 			declared[k] = append(declared[k], v.Name)
 		}
 	}
-	v, err := validate.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, err := judging.Default()
+	require.NoError(t, err, "judging.Default")
 	var keys []string
-	for _, p := range v.Judging().Profile {
+	for _, p := range v.Table().Profile {
 		keys = append(keys, p.Key)
-		if len(declared[p.Key]) == 0 {
-			t.Errorf("profile key %s: no variant declares it", p.Key)
-		}
+		assert.NotEmpty(t, declared[p.Key], "profile key %s: no variant declares it", p.Key)
 	}
 	for k, names := range declared {
-		if !slices.Contains(keys, k) {
-			t.Errorf("variants %v declare %s, which is not a profile key", names, k)
-		}
+		assert.Contains(t, keys, k, "variants %v declare %s, which is not a profile key", names, k)
 	}
 }

@@ -7,10 +7,49 @@ import (
 	"github.com/conform-kit/conform/validate"
 )
 
-// Variants whose choice is the form of a request the spec shows two ways:
-// the JSON media type (§1 names two), the field naming an authorization's
-// merchant and the place of a subscription amount update's amount (§4.1,
-// §4.5: the argument table and the example differ).
+// Variants whose choice is a media type or the form of a request the spec
+// shows two ways: the JSON media types (§1 names two), the field naming an
+// authorization's merchant and the place of a subscription amount update's
+// amount (§4.1, §4.5: the argument table and the example differ).
+
+// formVariants take and answer other media types and request forms.
+func formVariants() []Variant {
+	return []Variant{
+		{
+			Name: "plain-json", Tags: "@transfers", Choice: "answers with Content-Type application/json",
+			Profile: `{"response_content_type": "application/json"}`,
+			build:   parts(wrapOnly(plainJSON)),
+		},
+		{
+			Name: "vnd-api-json-only", Tags: "@errors,@transfers", Choice: "takes JSON request bodies only as application/vnd.api+json (406 for the other types)",
+			Profile: `{"request_content_type": "application/vnd.api+json"}`,
+			build:   parts(wrapOnly(onlyRequestType("application/vnd.api+json"))),
+		},
+		{
+			Name: "vnd-json-api-only", Tags: "@errors", Choice: "takes JSON request bodies only as application/vnd.json+api, the default (406 for the other types)",
+			Profile: `{"request_media_types": ["application/vnd.json+api"]}`,
+			build:   parts(wrapOnly(onlyRequestType("application/vnd.json+api"))),
+		},
+		{
+			Name: "authorization-merchant-field", Tags: "@authorizations", Choice: "names an authorization's merchant only by merchant (the Merchant id); merchant_identity is an unknown field",
+			Profile: `{"authorization_merchant_field": "merchant"}`,
+			build:   parts(wrapOnly(merchantFieldOnly)),
+		},
+		{
+			Name: "amount-update-top-level", Tags: "@subscriptions", Choice: "takes a subscription amount update's amount only at the top level; inside fee_amount_data it is an unknown field",
+			Profile: `{"subscription_amount_update_form": "top_level"}`,
+			build:   parts(wrapOnly(amountUpdateTopLevelOnly)),
+		},
+	}
+}
+
+// plainJSON labels every JSON response application/json; charset=utf-8.
+func plainJSON(next http.Handler, _ faultDeps) http.Handler {
+	return onJSON(next, func(_ *http.Request, rec *faultRecorder, body []byte) []byte {
+		rec.header.Set("Content-Type", "application/json; charset=utf-8")
+		return body
+	})
+}
 
 // onlyRequestType refuses a JSON request body of any media type but mt with
 // 406 NOT_ACCEPTABLE, as the reference refuses a type it does not take.

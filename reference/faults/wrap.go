@@ -310,6 +310,12 @@ func listItems(doc map[string]any) []any {
 	return nil
 }
 
+// stringAt returns the string field key of doc, or "".
+func stringAt(doc map[string]any, key string) string {
+	s, _ := doc[key].(string)
+	return s
+}
+
 // numberOf reads a JSON number as int64.
 func numberOf(v any) (int64, bool) {
 	switch n := v.(type) {

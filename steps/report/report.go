@@ -4,7 +4,8 @@
 //
 // The runner fills a Run; every writer reads only a Run, so a results file read
 // back with ReadResults produces the same JUnit, cucumber and HTML reports as
-// the run itself. The package imports only the standard library.
+// the run itself. The package imports only the standard library and the
+// kinds of checks of package judging.
 package report
 
 import (
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Outcome is the verdict on one scenario.
@@ -29,12 +32,13 @@ const (
 // Outcomes lists every outcome in report order.
 var Outcomes = [...]Outcome{Pass, Fail, Warn, Skip, Error}
 
-// Check kinds: what a recorded check result means for its scenario.
+// Check kinds: what a recorded check result means for its scenario. The
+// first two are the kinds of package judging, which the proxy uses too.
 const (
-	KindNormative = "normative" // a check the spec states: FAIL
-	KindAssumed   = "assumed"   // a check of an assumption: WARN
-	KindKit       = "kit"       // the kit could not run a step: ERROR
-	KindSkip      = "skip"      // the config lacks what the step needs: SKIP
+	KindNormative = string(judging.Normative) // a check the spec states: FAIL
+	KindAssumed   = string(judging.Assumed)   // a check of an assumption: WARN
+	KindKit       = "kit"                     // the kit could not run a step: ERROR
+	KindSkip      = "skip"                    // the config lacks what the step needs: SKIP
 )
 
 // Run is everything one run of the suite produced.
@@ -79,11 +83,18 @@ type Check struct {
 	Step string `json:"step,omitempty"`
 	// Clause is the spec section the check judges ("4.1"), when it names one.
 	Clause string `json:"clause,omitempty"`
+	// Clauses are every spec section the check judges, Clause first.
+	Clauses []string `json:"clauses,omitempty"`
+	// Invariants name the safety invariants a normative check enforces.
+	Invariants []string `json:"invariants,omitempty"`
 	// ProfileKey names the assumption an assumed check judges, when it has one.
 	ProfileKey string `json:"profile_key,omitempty"`
 	Expected   string `json:"expected,omitempty"`
 	Observed   string `json:"observed,omitempty"`
 	Message    string `json:"message"`
+	// Detail is what failed without the request it failed on ("status 200,
+	// want 4xx"); checks with the same detail on other resources are one cause.
+	Detail string `json:"detail,omitempty"`
 	// Pointers are the JSON pointers of schema violations, when the check is a schema check.
 	Pointers []string  `json:"pointers,omitempty"`
 	Exchange *Exchange `json:"exchange,omitempty"`

@@ -339,13 +339,14 @@ func TestCausesGroupTheSameCheck(t *testing.T) {
 		run.Scenarios = append(run.Scenarios, report.Scenario{
 			Feature: "lists.feature", Name: "list " + strconv.Itoa(i), Line: 10 + i, Outcome: report.Fail,
 			Checks: []report.Check{{Kind: report.KindNormative, Step: "the page count is the total",
-				Message: "GET /transfers/TR" + strings.Repeat(strconv.Itoa(i), 20) + ": page.count 20, want 45\n    response: …"}},
+				Message: "GET /transfers/TR" + strings.Repeat(strconv.Itoa(i), 20) + ": page.count 20, want 45\n    response: …",
+				Detail:  "page.count 20, want 45"}},
 		})
 	}
 	for i, msg := range []string{"POST /transfers as nobody: status 403, want 401", "GET /merchants/MU1 as platform (wrong password): status 403, want 401"} {
 		run.Scenarios = append(run.Scenarios, report.Scenario{
 			Feature: "authentication.feature", Name: "refused " + strconv.Itoa(i), Line: 30 + i, Outcome: report.Warn,
-			Checks: []report.Check{{Kind: report.KindAssumed, Step: "the request is refused as unauthenticated", Message: msg}},
+			Checks: []report.Check{{Kind: report.KindAssumed, Step: "the request is refused as unauthenticated", Message: msg, Detail: "status 403, want 401"}},
 		})
 	}
 	causes := run.Causes()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -159,22 +158,19 @@ func rank(o Outcome) int {
 }
 
 // causeKey is what makes two checks the same cause: the profile key when the
-// check names one, else the first line of the message with the request path's
-// ids and the evidence left out.
+// check names one, else the first line of its detail (the message without
+// the request it failed on) with ids left out.
 func causeKey(c Check) string {
 	if c.ProfileKey != "" {
 		return c.Kind + " " + c.ProfileKey + " " + c.Observed
 	}
-	first, _, _ := strings.Cut(c.Message, "\n")
-	if m := requestPrefix.FindStringIndex(first); m != nil {
-		first = first[m[1]:]
+	first := c.Detail
+	if first == "" {
+		first = c.Message
 	}
+	first, _, _ = strings.Cut(first, "\n")
 	return c.Kind + " " + c.Step + " " + maskIDs(first)
 }
-
-// requestPrefix is the "POST /transfers as platform: " a check message starts
-// with: the same check on another operation is the same cause.
-var requestPrefix = regexp.MustCompile(`^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \S+ as [^:]+: `)
 
 // maskIDs replaces id-like words (two or more capitals and digits mixed, or
 // PREFIX_ ids) by "…" so one check on different resources groups together.

@@ -14,8 +14,8 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/conform-kit/conform/validate/openapi"
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/openapi"
 )
 
 func document(t *testing.T) []byte {
@@ -24,7 +24,7 @@ func document(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := openapi.Document(v, "Payments Service API", "test")
+	doc, err := openapi.Document(v, "Payments Service API", "test", openapi.OAS31)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,11 +114,25 @@ func TestDocumentCoversTheTable(t *testing.T) {
 
 func jsonInt(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// TestLibOpenAPIValidatesRequests loads the document with libopenapi and
-// validates requests with libopenapi-validator, independently of package
-// validate.
+// TestLibOpenAPIValidatesRequests loads each document (3.1 and 3.0) with
+// libopenapi and validates requests with libopenapi-validator,
+// independently of package validate.
 func TestLibOpenAPIValidatesRequests(t *testing.T) {
-	doc, err := libopenapi.NewDocument(document(t))
+	for _, spec := range openapi.Specs() {
+		t.Run(string(spec), func(t *testing.T) { libOpenAPIValidatesRequests(t, spec) })
+	}
+}
+
+func libOpenAPIValidatesRequests(t *testing.T, spec openapi.Spec) {
+	v, err := validate.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := openapi.Document(v, "Payments Service API", "test", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := libopenapi.NewDocument(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Headers added to responses with violations.
@@ -33,44 +34,46 @@ const (
 	MaxHeaderBytes = 8 << 10
 	// DefaultMaxBody is the largest body, each way, buffered to be checked;
 	// larger bodies are streamed through unchecked (an assumed violation says so).
-	DefaultMaxBody = 1 << 20
+	// It is the middleware's limit, validate.MaxBodyBytes (1 MiB).
+	DefaultMaxBody = validate.MaxBodyBytes
 )
 
-// Severities: normative breaks what the spec says; assumed breaks a choice
-// DESIGN.md made where the spec is silent (a profile key of judging.json,
-// named by Violation.Key). Which one a violation is comes from the data of
-// the contract (judging.json, operations.json), not from the proxy.
+// Severities are the kinds of package judging: normative breaks what the
+// spec says; assumed breaks a choice DESIGN.md made where the spec is silent
+// (a profile key of judging.json, named by Violation.Key). Which one a
+// violation is comes from the data of the contract (judging.json,
+// operations.json), not from the proxy.
 const (
-	Normative = "normative"
-	Assumed   = "assumed"
+	Normative = judging.Normative
+	Assumed   = judging.Assumed
 )
 
 // Violation is one entry of the Conform-Violations header and of the log.
 type Violation struct {
-	Severity string `json:"severity"` // Normative or Assumed
-	Where    string `json:"where"`    // "request" or "response"
-	Pointer  string `json:"pointer"`  // JSON pointer, parameter or header name
-	Message  string `json:"message"`
-	Key      string `json:"key,omitempty"` // the profile key of an assumed violation
+	Severity judging.Kind `json:"severity"` // Normative or Assumed
+	Where    string       `json:"where"`    // "request" or "response"
+	Pointer  string       `json:"pointer"`  // JSON pointer, parameter or header name
+	Message  string       `json:"message"`
+	Key      string       `json:"key,omitempty"` // the profile key of an assumed violation
 }
 
 // Config configures a Proxy.
 type Config struct {
-	Target    *url.URL            // where requests go
-	Validator *validate.Validator // the contract
-	Log       io.Writer           // NDJSON lines, one per exchange with violations; nil for none
-	MaxBody   int64               // 0: DefaultMaxBody
-	Transport http.RoundTripper   // nil: http.DefaultTransport
+	Target    *url.URL          // where requests go
+	Judge     *judging.Judge    // the contract and how it is judged
+	Log       io.Writer         // NDJSON lines, one per exchange with violations; nil for none
+	MaxBody   int64             // 0: DefaultMaxBody
+	Transport http.RoundTripper // nil: http.DefaultTransport
 	// Profile is the target's declared choices, checked instead of the
-	// reference's; nil: Validator.DefaultProfile.
-	Profile *validate.Profile
+	// reference's; nil: Judge.DefaultProfile.
+	Profile *judging.Profile
 }
 
 // Proxy is an http.Handler. It is safe for concurrent use.
 type Proxy struct {
 	cfg      Config
-	profile  validate.Profile // what is checked
-	defaults validate.Profile // the reference's choices, which the validator checks
+	profile  judging.Profile // what is checked
+	defaults judging.Profile // the reference's choices, which the validator checks
 	rp       *httputil.ReverseProxy
 	mu       sync.Mutex // guards stats and the log
 	stats    map[string]*OperationSummary
@@ -101,7 +104,7 @@ func New(cfg Config) *Proxy {
 		cfg.MaxBody = DefaultMaxBody
 	}
 	p := &Proxy{cfg: cfg, stats: make(map[string]*OperationSummary)}
-	p.defaults = cfg.Validator.DefaultProfile()
+	p.defaults = cfg.Judge.DefaultProfile()
 	p.profile = p.defaults
 	if cfg.Profile != nil {
 		p.profile = cfg.Profile.Clone()
@@ -138,7 +141,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			io.Closer
 		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 	}
-	m, err := p.cfg.Validator.HTTPRequest(r, r.URL.Path, body)
+	m, err := p.cfg.Judge.Validator().HTTPRequest(r, r.URL.Path, body)
 	if m.Operation.ID != "" {
 		ex.operation = m.Operation.ID
 		ex.op = m.Operation
@@ -217,45 +220,45 @@ func (p *Proxy) judgeRequest(op validate.Operation, vi validate.Violation, limit
 	return violation("request", vi, b), true
 }
 
-func (p *Proxy) requestBasis(op validate.Operation, vi validate.Violation, limit string) (validate.Basis, bool) {
-	v := p.cfg.Validator
+func (p *Proxy) requestBasis(op validate.Operation, vi validate.Violation, limit string) (judging.Basis, bool) {
+	v := p.cfg.Judge
 	if op.ID == "" { // the route: operations.json, the spec's table of operations
-		return validate.Basis{}, true
+		return judging.Basis{}, true
 	}
-	if b := op.Basis(); !b.Normative() {
+	if b := judging.OperationBasis(op); !b.Normative() {
 		return b, p.checked(b)
 	}
 	switch vi.In {
 	case validate.InPath: // an id of the wrong form: the reference's id_form
-		return validate.Basis{Assumed: "id_form"}, p.profile.IDForm == p.defaults.IDForm
+		return judging.Basis{Assumed: "id_form"}, p.profile.IDForm == p.defaults.IDForm
 	case validate.InHeader: // Accept, Content-Type
-		return refusalBasis(v, validate.RefusalNotAcceptable), true
+		return refusalBasis(v, judging.RefusalNotAcceptable), true
 	case validate.InQuery:
 		if vi.Pointer == "limit" {
 			if n, err := strconv.Atoi(limit); err == nil && n > 0 {
-				admitted := n <= p.profile.ListMaxLimit || p.profile.ListOverMax == validate.ListOverMaxClamp
-				return validate.Basis{Assumed: "list_max_limit"}, !admitted
+				admitted := n <= p.profile.ListMaxLimit || p.profile.ListOverMax == judging.ListOverMaxClamp
+				return judging.Basis{Assumed: "list_max_limit"}, !admitted
 			}
 		}
-		return refusalBasis(v, validate.RefusalInvalidField), true
+		return refusalBasis(v, judging.RefusalInvalidField), true
 	case validate.InBody:
 		if vi.Rule == "json" {
-			return refusalBasis(v, validate.RefusalMalformed), true
+			return refusalBasis(v, judging.RefusalMalformed), true
 		}
 		b, _ := v.SchemaBasis(op.Request)
 		return b, p.checked(b)
 	}
-	return validate.Basis{}, true
+	return judging.Basis{}, true
 }
 
 // checked reports whether an assumed basis is judged under the profile
 // (false when the target declares its key "unchecked").
-func (p *Proxy) checked(b validate.Basis) bool {
+func (p *Proxy) checked(b judging.Basis) bool {
 	if b.Normative() {
 		return true
 	}
 	val, _ := p.profile.Value(b.Assumed)
-	return string(val) != strconv.Quote(validate.Unchecked)
+	return string(val) != strconv.Quote(judging.Unchecked)
 }
 
 // judgeResponse checks a response of a known operation under the profile:
@@ -269,13 +272,13 @@ func (p *Proxy) checked(b validate.Basis) bool {
 // of schemas assumed as a whole come from Validator.Assumed, each under its
 // profile key.
 func (p *Proxy) judgeResponse(op validate.Operation, status int, header http.Header, body []byte) []Violation {
-	v := p.cfg.Validator
+	v := p.cfg.Judge
 	var out []Violation
-	base := validate.Basis{}
+	base := judging.Basis{}
 	schema := ""
 	switch {
 	case status >= 200 && status < 300:
-		if b := op.Basis(); !b.Normative() {
+		if b := judging.OperationBasis(op); !b.Normative() {
 			if !p.checked(b) {
 				return nil
 			}
@@ -296,7 +299,7 @@ func (p *Proxy) judgeResponse(op validate.Operation, status int, header http.Hea
 		return nil
 	}
 	sb, _ := v.SchemaBasis(schema)
-	err := v.Response(op.ID, status, header, body)
+	err := v.Validator().Response(op.ID, status, header, body)
 	var verr *validate.Error
 	if errors.As(err, &verr) {
 		for _, vi := range verr.Violations {
@@ -346,13 +349,13 @@ func badLimits(values []string, referenceListMax int) []string {
 
 // refusalBasis is the basis of a row of the refusals table (normative when
 // the row is missing, which New refuses).
-func refusalBasis(v *validate.Validator, kind string) validate.Basis {
+func refusalBasis(v *judging.Judge, kind string) judging.Basis {
 	r, _ := v.Refusal(kind)
 	return r.Basis
 }
 
 // violation renders a violation of the validator with a basis.
-func violation(where string, vi validate.Violation, b validate.Basis) Violation {
+func violation(where string, vi validate.Violation, b judging.Basis) Violation {
 	out := Violation{Severity: Normative, Where: where, Pointer: pointer(vi), Message: vi.Message}
 	if !b.Normative() {
 		out.Severity, out.Key = Assumed, b.Assumed

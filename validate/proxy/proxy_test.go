@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/validate/judging"
 	"github.com/conform-kit/conform/validate/proxy"
-	"github.com/conform-kit/conform/validate"
 )
 
 const goodError = `{"total":1,"_embedded":{"errors":[{"code":"NOT_FOUND","logref":{"logref":"x"},"message":"m",` +
@@ -57,7 +57,7 @@ func (t *target) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func setup(t testing.TB) (*proxy.Proxy, *httptest.Server, *target, *bytes.Buffer) {
 	t.Helper()
-	v, err := validate.New()
+	v, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func setup(t testing.TB) (*proxy.Proxy, *httptest.Server, *target, *bytes.Buffer
 	tg.url = backend.URL
 	u, _ := url.Parse(backend.URL)
 	var log bytes.Buffer
-	p := proxy.New(proxy.Config{Target: u, Validator: v, Log: &syncWriter{w: &log}})
+	p := proxy.New(proxy.Config{Target: u, Judge: v, Log: &syncWriter{w: &log}})
 	front := httptest.NewServer(p)
 	t.Cleanup(front.Close)
 	return p, front, tg, &log
@@ -133,7 +133,7 @@ func TestProxyRoundTrip(t *testing.T) {
 			}
 			sev := map[string]int{}
 			for _, v := range vs {
-				sev[v.Severity]++
+				sev[string(v.Severity)]++
 				if v.Where != "request" && v.Where != "response" || v.Message == "" || (v.Severity == proxy.Assumed) != (v.Key != "") {
 					t.Errorf("malformed violation %+v", v)
 				}
@@ -221,11 +221,11 @@ func TestHeaderIsCapped(t *testing.T) {
 // normative, the exact success status is assumed under create_status or
 // success_status, and a declared profile moves what is checked.
 func TestSeverityFromJudging(t *testing.T) {
-	v, err := validate.New()
+	v, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	declare := func(profile string) *validate.Profile {
+	declare := func(profile string) *judging.Profile {
 		p, err := v.DecodeProfile([]byte(profile))
 		if err != nil {
 			t.Fatal(err)
@@ -234,7 +234,7 @@ func TestSeverityFromJudging(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		profile *validate.Profile
+		profile *judging.Profile
 		method  string
 		path    string
 		body    string
@@ -271,7 +271,7 @@ func TestSeverityFromJudging(t *testing.T) {
 			defer backend.Close()
 			u, _ := url.Parse(backend.URL)
 			var log bytes.Buffer
-			front := httptest.NewServer(proxy.New(proxy.Config{Target: u, Validator: v, Profile: tt.profile, Log: &syncWriter{w: &log}}))
+			front := httptest.NewServer(proxy.New(proxy.Config{Target: u, Judge: v, Profile: tt.profile, Log: &syncWriter{w: &log}}))
 			defer front.Close()
 			req, _ := http.NewRequest(tt.method, front.URL+tt.path, strings.NewReader(tt.body))
 			req.Header.Set("Content-Type", "application/json")
@@ -288,7 +288,7 @@ func TestSeverityFromJudging(t *testing.T) {
 			}
 			var got []string
 			for _, v := range vs {
-				got = append(got, v.Where+" "+v.Severity+" "+v.Key)
+				got = append(got, v.Where+" "+string(v.Severity)+" "+v.Key)
 			}
 			slices.Sort(got)
 			got = slices.Compact(got)

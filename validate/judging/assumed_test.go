@@ -1,4 +1,4 @@
-package validate_test
+package judging_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // fixtureWith reads a valid fixture and sets top-level or nested members
@@ -45,7 +46,7 @@ func fixtureWith(t *testing.T, path string, edits map[string]any) []byte {
 // TestAssumedFollowsTheProfile: each assumed form deviates under the
 // reference's profile and passes under a profile that declares it.
 func TestAssumedFollowsTheProfile(t *testing.T) {
-	v := newValidator(t)
+	v := newJudge(t)
 	const ms = `"timestamp_precision": 3` // the fixtures' timestamps carry milliseconds
 	base58 := "gJqPfXwRz5nVd8yHmKcTb"     // 21 characters
 	tests := []struct {
@@ -54,36 +55,36 @@ func TestAssumedFollowsTheProfile(t *testing.T) {
 		fixture string
 		edits   map[string]any
 		profile string
-		want    []validate.Deviation
+		want    []judging.Deviation
 	}{
 		{"reference forms", "transfer", "transfer/valid/full.json", nil, `{` + ms + `}`, nil},
-		{"timestamps of another precision", "transfer", "transfer/valid/full.json", nil, `{}`, []validate.Deviation{
+		{"timestamps of another precision", "transfer", "transfer/valid/full.json", nil, `{}`, []judging.Deviation{
 			{Key: "timestamp_precision", Pointer: "/created_at", Expected: "6 fractional digits", Observed: "3 fractional digits"},
 			{Key: "timestamp_precision", Pointer: "/updated_at", Expected: "6 fractional digits", Observed: "3 fractional digits"},
 		}},
-		{"id of 21 characters", "transfer", "transfer/valid/full.json", map[string]any{"id": "TR" + base58}, `{` + ms + `}`, []validate.Deviation{
+		{"id of 21 characters", "transfer", "transfer/valid/full.json", map[string]any{"id": "TR" + base58}, `{` + ms + `}`, []judging.Deviation{
 			{Key: "id_form", Pointer: "/id", Expected: "[0-9A-Za-z]{22}", Observed: "21 characters of [0-9A-Za-z]"},
 		}},
 		{"id of a declared form", "transfer", "transfer/valid/full.json", map[string]any{"id": "TR" + base58},
 			`{` + ms + `, "id_form": "[0-9A-Za-z]{21,22}"}`, nil},
 		{"ids of another declared form", "transfer", "transfer/valid/full.json", nil,
-			`{` + ms + `, "id_form": "[1-9A-HJ-NP-Za-km-z]{21,22}"}`, []validate.Deviation{
+			`{` + ms + `, "id_form": "[1-9A-HJ-NP-Za-km-z]{21,22}"}`, []judging.Deviation{
 				{Key: "id_form", Pointer: "/application", Expected: "[1-9A-HJ-NP-Za-km-z]{21,22}", Observed: "22 characters of [0-9a-z]"},
 				{Key: "id_form", Pointer: "/id", Expected: "[1-9A-HJ-NP-Za-km-z]{21,22}", Observed: "22 characters of [0-9a-z]"},
 				{Key: "id_form", Pointer: "/merchant_identity", Expected: "[1-9A-HJ-NP-Za-km-z]{21,22}", Observed: "22 characters of [0-9a-z]"},
 				{Key: "id_form", Pointer: "/source", Expected: "[1-9A-HJ-NP-Za-km-z]{21,22}", Observed: "22 characters of [0-9a-z]"},
 			}},
-		{"api key redacted otherwise", "merchant", "merchant/valid/full.json", map[string]any{"processor_details/api_key": "secretValue"}, `{` + ms + `}`, []validate.Deviation{
+		{"api key redacted otherwise", "merchant", "merchant/valid/full.json", map[string]any{"processor_details/api_key": "secretValue"}, `{` + ms + `}`, []judging.Deviation{
 			{Key: "api_key_literal", Pointer: "/processor_details/api_key", Expected: `"<API_KEY>"`, Observed: "another value (11 characters, not shown)"},
 		}},
-		{"api key placeholder shown", "merchant", "merchant/valid/full.json", map[string]any{"processor_details/api_key": "<REDACTED>"}, `{` + ms + `}`, []validate.Deviation{
+		{"api key placeholder shown", "merchant", "merchant/valid/full.json", map[string]any{"processor_details/api_key": "<REDACTED>"}, `{` + ms + `}`, []judging.Deviation{
 			{Key: "api_key_literal", Pointer: "/processor_details/api_key", Expected: `"<API_KEY>"`, Observed: `"<REDACTED>"`},
 		}},
 		{"api key literal not declared", "merchant", "merchant/valid/full.json", map[string]any{"processor_details/api_key": "secretValue"}, `{` + ms + `, "api_key_literal": ""}`, nil},
-		{"file payload assumed as a whole", "external_link", "external_link/valid/full.json", map[string]any{"expired": "no"}, `{` + ms + `}`, []validate.Deviation{
+		{"file payload assumed as a whole", "external_link", "external_link/valid/full.json", map[string]any{"expired": "no"}, `{` + ms + `}`, []judging.Deviation{
 			{Key: "file_payloads", Pointer: "/expired", Expected: "schema external_link: expected boolean, but got string", Observed: `"no"`},
 		}},
-		{"file payload unchecked", "external_link", "external_link/valid/full.json", map[string]any{"expired": "no", "id": "EL_x"}, `{` + ms + `, "file_payloads": "unchecked"}`, []validate.Deviation{
+		{"file payload unchecked", "external_link", "external_link/valid/full.json", map[string]any{"expired": "no", "id": "EL_x"}, `{` + ms + `, "file_payloads": "unchecked"}`, []judging.Deviation{
 			{Key: "id_form", Pointer: "/id", Expected: "[0-9A-Za-z]{22}", Observed: "1 characters of [a-z]"},
 		}},
 		{"a list judges its items", "transfer_list", "transfer_list/valid/full.json", nil, `{}`, nil},
@@ -94,7 +95,7 @@ func TestAssumedFollowsTheProfile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc := fixtureWith(t, "testdata/"+tt.fixture, tt.edits)
+			doc := fixtureWith(t, "../testdata/"+tt.fixture, tt.edits)
 			got, err := v.Assumed(tt.schema, doc, p)
 			if err != nil {
 				t.Fatal(err)
@@ -115,15 +116,15 @@ func TestAssumedFollowsTheProfile(t *testing.T) {
 // TestValidateNormativeLeavesAssumedSchemasToAssumed: a file payload the
 // spec does not show never fails; a resource the spec shows does.
 func TestValidateNormativeLeavesAssumedSchemasToAssumed(t *testing.T) {
-	v := newValidator(t)
-	link := fixtureWith(t, "testdata/external_link/valid/full.json", map[string]any{"expired": "no"})
+	v := newJudge(t)
+	link := fixtureWith(t, "../testdata/external_link/valid/full.json", map[string]any{"expired": "no"})
 	if err := v.ValidateNormative("external_link", link); err != nil {
 		t.Errorf("ValidateNormative(external_link) = %v, want nil (assumed as a whole)", err)
 	}
-	if err := v.Validate("external_link", link); err == nil {
+	if err := v.Validator().Validate("external_link", link); err == nil {
 		t.Error("Validate(external_link) = nil, want the schema's violation")
 	}
-	transfer := fixtureWith(t, "testdata/transfer/valid/full.json", map[string]any{"id": "XX1"})
+	transfer := fixtureWith(t, "../testdata/transfer/valid/full.json", map[string]any{"id": "XX1"})
 	if err := v.ValidateNormative("transfer", transfer); err == nil {
 		t.Error("ValidateNormative(transfer) with a foreign prefix = nil, want a violation")
 	}
@@ -139,14 +140,14 @@ func TestValidateNormativeLeavesAssumedSchemasToAssumed(t *testing.T) {
 // of [0-9A-Za-z] is valid; only the assumed layer asks for 22, and it stays
 // silent on ids that already break the spec.
 func TestNormativeIDsAndAssumedIDs(t *testing.T) {
-	v := newValidator(t)
+	v := newJudge(t)
 	p, _ := v.DecodeProfile([]byte(`{"timestamp_precision": 3}`))
 	for id, wantValid := range map[string]bool{
 		"TR0123456789abcdefghijkl": true, "TRgJqPfXwRz5nVd8yHmKcTb": true, "TR1": true,
 		"TR": false, "TR_1": false, "AU0123456789abcdefghijkl": false,
 	} {
-		doc := fixtureWith(t, "testdata/transfer/valid/full.json", map[string]any{"id": id})
-		if err := v.Validate("transfer", doc); (err == nil) != wantValid {
+		doc := fixtureWith(t, "../testdata/transfer/valid/full.json", map[string]any{"id": id})
+		if err := v.Validator().Validate("transfer", doc); (err == nil) != wantValid {
 			t.Errorf("Validate(transfer, id %s) = %v, want valid %v", id, err, wantValid)
 		}
 		devs, err := v.Assumed("transfer", doc, p)
@@ -163,12 +164,12 @@ func TestNormativeIDsAndAssumedIDs(t *testing.T) {
 // a profile that changes every parameterised key, and finds nothing in a
 // document that carries no fields.
 func TestEveryOverlayCompiles(t *testing.T) {
-	v := newValidator(t)
+	v := newJudge(t)
 	other, err := v.DecodeProfile([]byte(`{"id_form": "[0-9a-f]{32}", "timestamp_precision": 0, "api_key_literal": "", "signing_key_form": "[A-Z]+", "file_payloads": "unchecked", "event_layout": "unchecked"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := os.ReadDir("../schemas/assumed")
+	entries, err := os.ReadDir("../../schemas/assumed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestEveryOverlayCompiles(t *testing.T) {
 	}
 	for _, e := range entries {
 		name := strings.TrimSuffix(e.Name(), ".json")
-		for _, p := range []validate.Profile{v.DefaultProfile(), other} {
+		for _, p := range []judging.Profile{v.DefaultProfile(), other} {
 			devs, err := v.Assumed(name, []byte(`{}`), p)
 			if err != nil {
 				t.Errorf("Assumed(%s, {}) = %v", name, err)

@@ -1,9 +1,9 @@
-package validate_test
+package judging_test
 
 import (
 	"testing"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 func TestIDFormOf(t *testing.T) {
@@ -18,13 +18,13 @@ func TestIDFormOf(t *testing.T) {
 		{nil, ""},
 	}
 	for _, tt := range tests {
-		if got := validate.IDFormOf(tt.rests...); got != tt.want {
+		if got := judging.IDFormOf(tt.rests...); got != tt.want {
 			t.Errorf("IDFormOf(%q) = %q, want %q", tt.rests, got, tt.want)
 		}
 	}
 	// What IDFormOf infers, the profile accepts and the ids match.
-	v := newValidator(t)
-	p, err := v.DecodeProfile([]byte(`{"id_form": "` + validate.IDFormOf("gJqPfXwRz5nVd8yHmKcTb", "0123456789abcdefghijKL") + `"}`))
+	v := newJudge(t)
+	p, err := v.DecodeProfile([]byte(`{"id_form": "` + judging.IDFormOf("gJqPfXwRz5nVd8yHmKcTb", "0123456789abcdefghijKL") + `"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestTimestampPrecisionOf(t *testing.T) {
 		{nil, 0, false},
 	}
 	for _, tt := range tests {
-		d, ok := validate.TimestampPrecisionOf(tt.ts...)
+		d, ok := judging.TimestampPrecisionOf(tt.ts...)
 		if d != tt.digits || ok != tt.ok {
 			t.Errorf("TimestampPrecisionOf(%q) = %d, %v, want %d, %v", tt.ts, d, ok, tt.digits, tt.ok)
 		}

@@ -1,17 +1,83 @@
-package validate
+package judging
 
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/conform-kit/conform/schemas"
+	"github.com/conform-kit/conform/validate"
 )
 
 // judgingFile is the table of how the kit judges; it is not a schema.
 const judgingFile = "judging.json"
+
+// operationsFile names the operations table in errors about its rows.
+const operationsFile = "operations.json"
+
+// Judge holds the kit's judging of one contract: the table of
+// schemas/judging.json checked against the validator's schemas and
+// operations, the reference's profile, and the overlays of the reference's
+// exact forms. It is safe for concurrent use.
+type Judge struct {
+	v       *validate.Validator
+	table   Table
+	schemas map[string]bool
+	profile Profile // the default profile, built from the table
+	assumed *assumedCache
+}
+
+// New reads judging.json and the overlays of schemas/assumed and checks
+// them against v: every clause, invariant and profile key named anywhere
+// exists, every normative row names a clause or an invariant, every schema
+// and operation has a basis.
+func New(v *validate.Validator) (*Judge, error) {
+	data, err := fs.ReadFile(schemas.FS, judgingFile)
+	if err != nil {
+		return nil, fmt.Errorf("judging: reading %s: %w", judgingFile, err)
+	}
+	j := &Judge{v: v, schemas: map[string]bool{}}
+	for _, name := range v.Schemas() {
+		j.schemas[name] = true
+	}
+	if j.table, err = newTable(data, v.Schemas(), v.Operations()); err != nil {
+		return nil, err
+	}
+	if j.profile, err = newDefaultProfile(j); err != nil {
+		return nil, err
+	}
+	if j.assumed, err = newAssumed(j); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+var defaultJudge = sync.OnceValues(func() (*Judge, error) {
+	v, err := validate.Default()
+	if err != nil {
+		return nil, err
+	}
+	return New(v)
+})
+
+// Default returns a Judge of validate.Default, built on first use and
+// shared afterwards.
+func Default() (*Judge, error) { return defaultJudge() }
+
+// Validator returns the validator the judge reads the contract from.
+func (j *Judge) Validator() *validate.Validator { return j.v }
+
+// OperationBasis says whether an operation itself is normative (the spec
+// names it: its success and refusals may FAIL) or assumed under a profile
+// key (extensions, the webhook create and update routes).
+func OperationBasis(op validate.Operation) Basis {
+	return Basis{Clauses: slices.Clone(op.Clauses), Assumed: op.Assumed}
+}
 
 // Kinds of refusal: the keys of the refusals table of schemas/judging.json.
 // Every refused request is one of these; the table gives the reference's
@@ -32,8 +98,8 @@ const (
 )
 
 // Basis says why a check exists. A check is normative when Assumed is empty:
-// then Clauses (spec sections, keys of Judging.Clauses) or Invariants (keys
-// of Judging.Invariants) name what it enforces, and it may FAIL. Otherwise
+// then Clauses (spec sections, keys of Table.Clauses) or Invariants (keys
+// of Table.Invariants) name what it enforces, and it may FAIL. Otherwise
 // Assumed is the profile key of the reference's choice it checks (a WARN,
 // or what the target's profile declares); Clauses may still name the spec
 // sections the check is about.
@@ -45,6 +111,26 @@ type Basis struct {
 
 // Normative reports whether a failure of the check is a FAIL.
 func (b Basis) Normative() bool { return b.Assumed == "" }
+
+// Kind says what a failed check means: a normative one breaks what the spec
+// states (FAIL), an assumed one a choice the spec leaves open (WARN, or
+// what the target's profile declares). The suite's reports and the proxy's
+// violations name their checks by these kinds.
+type Kind string
+
+// The kinds of a check.
+const (
+	Normative Kind = "normative"
+	Assumed   Kind = "assumed"
+)
+
+// Kind is Normative or Assumed.
+func (b Basis) Kind() Kind {
+	if b.Normative() {
+		return Normative
+	}
+	return Assumed
+}
 
 // Cites renders the basis for a report: "§4.1, §2.1", "invariant tenancy",
 // or "assumed: webhook_routes (§4.9)".
@@ -100,9 +186,9 @@ type ProfileKey struct {
 	Default     json.RawMessage `json:"default"`
 }
 
-// Judging is schemas/judging.json: the basis of every check of the kit.
-// Operations carry their own basis (Operation.Basis).
-type Judging struct {
+// Table is schemas/judging.json: the basis of every check of the kit.
+// Operations carry their own basis (OperationBasis).
+type Table struct {
 	Clauses    map[string]string   `json:"clauses"`     // spec section ("4.1") → title
 	Invariants map[string]string   `json:"invariants"`  // safety invariant name → statement
 	Refusals   map[string]Refusal  `json:"refusals"`    // refusal kind (Refusal* constants) → row
@@ -114,34 +200,38 @@ type Judging struct {
 	NotJudged map[string]string `json:"not_judged"`
 }
 
-// Judging returns a copy of the judging table.
-func (v *Validator) Judging() Judging {
-	j := v.judging
-	j.Clauses = maps.Clone(j.Clauses)
-	j.Invariants = maps.Clone(j.Invariants)
-	j.Refusals = make(map[string]Refusal, len(v.judging.Refusals))
-	for k, r := range v.judging.Refusals {
+// Table returns a copy of the judging table.
+func (j *Judge) Table() Table {
+	return j.table.clone()
+}
+
+func (t Table) clone() Table {
+	c := t
+	c.Clauses = maps.Clone(c.Clauses)
+	c.Invariants = maps.Clone(c.Invariants)
+	c.Refusals = make(map[string]Refusal, len(t.Refusals))
+	for k, r := range t.Refusals {
 		r.Codes = slices.Clone(r.Codes)
 		r.Basis = r.Basis.clone()
-		j.Refusals[k] = r
+		c.Refusals[k] = r
 	}
-	j.IDPrefixes = make(map[string]IDPrefix, len(v.judging.IDPrefixes))
-	for k, p := range v.judging.IDPrefixes {
+	c.IDPrefixes = make(map[string]IDPrefix, len(t.IDPrefixes))
+	for k, p := range t.IDPrefixes {
 		p.Basis = p.Basis.clone()
-		j.IDPrefixes[k] = p
+		c.IDPrefixes[k] = p
 	}
-	j.Schemas = make(map[string]Basis, len(v.judging.Schemas))
-	for k, b := range v.judging.Schemas {
-		j.Schemas[k] = b.clone()
+	c.Schemas = make(map[string]Basis, len(t.Schemas))
+	for k, b := range t.Schemas {
+		c.Schemas[k] = b.clone()
 	}
-	j.Profile = slices.Clone(j.Profile)
-	j.NotJudged = maps.Clone(j.NotJudged)
-	return j
+	c.Profile = slices.Clone(c.Profile)
+	c.NotJudged = maps.Clone(c.NotJudged)
+	return c
 }
 
 // Refusal returns the refusals table's row for a kind (Refusal* constants).
-func (v *Validator) Refusal(kind string) (Refusal, bool) {
-	r, ok := v.judging.Refusals[kind]
+func (j *Judge) Refusal(kind string) (Refusal, bool) {
+	r, ok := j.table.Refusals[kind]
 	if !ok {
 		return Refusal{}, false
 	}
@@ -150,44 +240,28 @@ func (v *Validator) Refusal(kind string) (Refusal, bool) {
 	return r, true
 }
 
-// defaultRefusal is the status and first code of a kind of refusal in the
-// refusals table, for the package functions that render errors without a
-// Validator at hand (WriteError). Only a broken embedded table (which New
-// refuses, and every test would show) falls back to 500.
-func defaultRefusal(kind string) (int, string) {
-	v, err := Default()
-	if err != nil {
-		return http.StatusInternalServerError, "INTERNAL_SERVER_ERROR"
-	}
-	r, ok := v.judging.Refusals[kind]
-	if !ok {
-		return http.StatusInternalServerError, "INTERNAL_SERVER_ERROR"
-	}
-	return r.Status, r.Codes[0]
-}
-
 // IDPrefix returns the id prefix of a resource kind ("authorization" →
 // "AU"), or "" for an unknown kind.
-func (v *Validator) IDPrefix(kind string) string { return v.judging.IDPrefixes[kind].Prefix }
+func (j *Judge) IDPrefix(kind string) string { return j.table.IDPrefixes[kind].Prefix }
 
 // SchemaBasis returns the basis of a schema's violations: normative with
 // the spec sections it carries, or assumed under a profile key (payloads
 // the spec does not show, extensions).
-func (v *Validator) SchemaBasis(schema string) (Basis, bool) {
-	b, ok := v.judging.Schemas[schema]
+func (j *Judge) SchemaBasis(schema string) (Basis, bool) {
+	b, ok := j.table.Schemas[schema]
 	return b.clone(), ok
 }
 
 // Clause returns the title of a spec section ("4.1" → "Authorizations").
-func (v *Validator) Clause(section string) (string, bool) {
-	t, ok := v.judging.Clauses[section]
+func (j *Judge) Clause(section string) (string, bool) {
+	t, ok := j.table.Clauses[section]
 	return t, ok
 }
 
 // ClauseCoverage splits the spec's sections into those at least one
 // normative check names (an operation, a refusal, an id prefix or a schema)
 // and the rest, each sorted as the clause table's keys.
-func (v *Validator) ClauseCoverage() (covered, uncovered []string) {
+func (j *Judge) ClauseCoverage() (covered, uncovered []string) {
 	seen := map[string]bool{}
 	add := func(b Basis) {
 		if b.Normative() {
@@ -196,19 +270,19 @@ func (v *Validator) ClauseCoverage() (covered, uncovered []string) {
 			}
 		}
 	}
-	for _, op := range v.tab.ops {
-		add(op.Basis())
+	for _, op := range j.v.Operations() {
+		add(OperationBasis(op))
 	}
-	for _, r := range v.judging.Refusals {
+	for _, r := range j.table.Refusals {
 		add(r.Basis)
 	}
-	for _, p := range v.judging.IDPrefixes {
+	for _, p := range j.table.IDPrefixes {
 		add(p.Basis)
 	}
-	for _, b := range v.judging.Schemas {
+	for _, b := range j.table.Schemas {
 		add(b)
 	}
-	for _, c := range slices.SortedFunc(maps.Keys(v.judging.Clauses), compareSections) {
+	for _, c := range slices.SortedFunc(maps.Keys(j.table.Clauses), compareSections) {
 		if seen[c] {
 			covered = append(covered, c)
 		} else {
@@ -235,72 +309,72 @@ func compareSections(a, b string) int {
 // and the operations table: every clause, invariant and profile key named
 // anywhere exists; every normative row names a clause or an invariant;
 // every schema has a row.
-func newJudging(data []byte, names []string, t table) (Judging, error) {
-	var j Judging
+func newTable(data []byte, names []string, ops []validate.Operation) (Table, error) {
+	var j Table
 	if err := json.Unmarshal(data, &j); err != nil {
-		return Judging{}, fmt.Errorf("validate: parsing %s: %w", judgingFile, err)
+		return Table{}, fmt.Errorf("judging: parsing %s: %w", judgingFile, err)
 	}
 	keys := map[string]bool{}
 	for _, k := range j.Profile {
 		if keys[k.Key] {
-			return Judging{}, fmt.Errorf("validate: %s: profile key %q twice", judgingFile, k.Key)
+			return Table{}, fmt.Errorf("judging: %s: profile key %q twice", judgingFile, k.Key)
 		}
 		keys[k.Key] = true
 	}
 	check := func(where string, b Basis) error {
 		for _, c := range b.Clauses {
 			if _, ok := j.Clauses[c]; !ok {
-				return fmt.Errorf("validate: %s: unknown spec section %q", where, c)
+				return fmt.Errorf("judging: %s: unknown spec section %q", where, c)
 			}
 		}
 		for _, inv := range b.Invariants {
 			if _, ok := j.Invariants[inv]; !ok {
-				return fmt.Errorf("validate: %s: unknown invariant %q", where, inv)
+				return fmt.Errorf("judging: %s: unknown invariant %q", where, inv)
 			}
 		}
 		if b.Assumed != "" && !keys[b.Assumed] {
-			return fmt.Errorf("validate: %s: assumed under unknown profile key %q", where, b.Assumed)
+			return fmt.Errorf("judging: %s: assumed under unknown profile key %q", where, b.Assumed)
 		}
 		if b.Normative() && len(b.Clauses)+len(b.Invariants) == 0 {
-			return fmt.Errorf("validate: %s: normative, but names no spec section or invariant", where)
+			return fmt.Errorf("judging: %s: normative, but names no spec section or invariant", where)
 		}
 		return nil
 	}
 	for _, kind := range slices.Sorted(maps.Keys(j.Refusals)) {
 		r := j.Refusals[kind]
 		if r.Status < 400 || r.Status > 499 || len(r.Codes) == 0 {
-			return Judging{}, fmt.Errorf("validate: %s: refusal %s: want a 4xx status and at least one code", judgingFile, kind)
+			return Table{}, fmt.Errorf("judging: %s: refusal %s: want a 4xx status and at least one code", judgingFile, kind)
 		}
 		if err := check(judgingFile+": refusal "+kind, r.Basis); err != nil {
-			return Judging{}, err
+			return Table{}, err
 		}
 	}
 	for _, kind := range slices.Sorted(maps.Keys(j.IDPrefixes)) {
 		p := j.IDPrefixes[kind]
 		if p.Prefix == "" {
-			return Judging{}, fmt.Errorf("validate: %s: id prefix of %s is empty", judgingFile, kind)
+			return Table{}, fmt.Errorf("judging: %s: id prefix of %s is empty", judgingFile, kind)
 		}
 		if err := check(judgingFile+": id prefix "+kind, p.Basis); err != nil {
-			return Judging{}, err
+			return Table{}, err
 		}
 	}
 	for _, name := range names {
 		b, ok := j.Schemas[name]
 		if !ok {
-			return Judging{}, fmt.Errorf("validate: %s: schema %s has no basis", judgingFile, name)
+			return Table{}, fmt.Errorf("judging: %s: schema %s has no basis", judgingFile, name)
 		}
 		if err := check(judgingFile+": schema "+name, b); err != nil {
-			return Judging{}, err
+			return Table{}, err
 		}
 	}
 	for name := range j.Schemas {
 		if !slices.Contains(names, name) {
-			return Judging{}, fmt.Errorf("validate: %s: basis for %s, which is not a schema", judgingFile, name)
+			return Table{}, fmt.Errorf("judging: %s: basis for %s, which is not a schema", judgingFile, name)
 		}
 	}
-	for _, op := range t.ops {
-		if err := check(operationsFile+": operation "+op.ID, op.Basis()); err != nil {
-			return Judging{}, err
+	for _, op := range ops {
+		if err := check(operationsFile+": operation "+op.ID, OperationBasis(op)); err != nil {
+			return Table{}, err
 		}
 	}
 	return j, nil

@@ -280,32 +280,6 @@ func saleFaults() []Fault {
 	}
 }
 
-// idempotencyFaults break DESIGN's idempotency decisions (assumed).
-func idempotencyFaults() []Fault {
-	return []Fault{
-		{
-			Name: "idempotent-replay-duplicates", Capability: "idempotency", Expect: ExpectWarn, Tags: "@idempotency",
-			Breaks: "DESIGN idempotency: a replay returns the original, no new resource (assumed)",
-			Catchers: []string{
-				"an authorization replayed with the same idempotency id returns the original",
-				"a sale replayed with the same idempotency id returns the original",
-			},
-			wrap: idempotencyIgnored,
-		},
-		{
-			Name: "idempotency-conflict-accepted", Capability: "idempotency", Expect: ExpectWarn, Tags: "@idempotency",
-			Breaks: "DESIGN idempotency: an id reused with another body is refused (assumed)",
-			Catchers: []string{
-				"an idempotency id reused with another body is refused",
-				"a sale idempotency id reused with another amount is refused",
-			},
-			wrap: idempotencyConflictAccepted,
-		},
-	}
-}
-
-// ---- helpers of the payment faults ----
-
 // setField returns an edit that sets key to value on JSON success responses.
 func setField(key string, value any) func(x *faultExchange) bool {
 	return func(x *faultExchange) bool {
@@ -447,53 +421,4 @@ func swapIDs(v any, from, to string) any {
 		return swapSegments(t, from, to)
 	}
 	return v
-}
-
-// idempotencyConflictAccepted replays a request refused for reusing an
-// idempotency id with another body without the id, so it succeeds.
-func idempotencyConflictAccepted(next http.Handler, _ faultDeps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !matchAny(r, "authorizations.create", "transfers.create") {
-			next.ServeHTTP(w, r)
-			return
-		}
-		in := peekJSON(r)
-		rec := newFaultRecorder()
-		next.ServeHTTP(rec, r)
-		if rec.status == http.StatusUnprocessableEntity && in["idempotency_id"] != nil &&
-			strings.Contains(rec.body.String(), `"UNPROCESSABLE_ENTITY"`) {
-			delete(in, "idempotency_id")
-			status, doc := innerCall(next, r, r.Method, r.URL.Path, in, nil)
-			if isSuccess(status) {
-				writeFaultJSON(w, status, doc)
-				return
-			}
-		}
-		rec.flush(w, rec.body.Bytes())
-	})
-}
-
-// idempotencyIgnored runs every authorization or sale create as a new request
-// (its idempotency_id taken out of the body) and shows the id sent on the
-// resource created, so only the replay is lost.
-func idempotencyIgnored(next http.Handler, _ faultDeps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := idempotencyID(r)
-		if id == "" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		in := peekJSON(r)
-		delete(in, "idempotency_id")
-		replaceBody(r, in)
-		rec := newFaultRecorder()
-		next.ServeHTTP(rec, r)
-		out := decodeFaultJSON(rec.body.Bytes())
-		if out == nil || !isSuccess(rec.status) {
-			rec.flush(w, rec.body.Bytes())
-			return
-		}
-		out["idempotency_id"] = id
-		writeFaultJSONHeader(w, rec, out)
-	})
 }

@@ -1,4 +1,4 @@
-package validate_test
+package judging_test
 
 import (
 	"encoding/json"
@@ -8,19 +8,20 @@ import (
 	"testing"
 
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // TestEveryNormativeCheckNamesAClause: an operation, a refusal, an id prefix
 // or a schema that may FAIL names the spec sections or invariants it
 // enforces, and each of them exists; an assumed one names a profile key.
 func TestEveryNormativeCheckNamesAClause(t *testing.T) {
-	v := newValidator(t)
-	j := v.Judging()
+	v := newJudge(t)
+	j := v.Table()
 	keys := map[string]bool{}
 	for _, k := range j.Profile {
 		keys[k.Key] = true
 	}
-	check := func(what string, b validate.Basis) {
+	check := func(what string, b judging.Basis) {
 		t.Helper()
 		if b.Normative() && len(b.Clauses)+len(b.Invariants) == 0 {
 			t.Errorf("%s is normative but names no spec section or invariant", what)
@@ -39,8 +40,8 @@ func TestEveryNormativeCheckNamesAClause(t *testing.T) {
 			}
 		}
 	}
-	for _, op := range v.Operations() {
-		check("operation "+op.ID, op.Basis())
+	for _, op := range v.Validator().Operations() {
+		check("operation "+op.ID, judging.OperationBasis(op))
 		if op.Source == "extension" && op.Assumed != "extensions" {
 			t.Errorf("operation %s is an extension but not assumed under extensions", op.ID)
 		}
@@ -51,7 +52,7 @@ func TestEveryNormativeCheckNamesAClause(t *testing.T) {
 	for kind, p := range j.IDPrefixes {
 		check("id prefix "+kind, p.Basis)
 	}
-	for _, name := range v.Schemas() {
+	for _, name := range v.Validator().Schemas() {
 		b, ok := v.SchemaBasis(name)
 		if !ok {
 			t.Errorf("schema %s has no basis in judging.json", name)
@@ -63,7 +64,7 @@ func TestEveryNormativeCheckNamesAClause(t *testing.T) {
 		t.Errorf("%d safety invariants, want the 4 of DESIGN.md", got)
 	}
 	for _, op := range []string{"webhooks.create", "webhooks.update"} {
-		o, _ := v.Operation(op)
+		o, _ := v.Validator().Operation(op)
 		if o.Assumed != "webhook_routes" {
 			t.Errorf("%s assumed %q, want webhook_routes (the spec does not show its route)", op, o.Assumed)
 		}
@@ -72,26 +73,26 @@ func TestEveryNormativeCheckNamesAClause(t *testing.T) {
 
 // TestRefusalTableIsTheOnePlace: the codes validate renders are the table's.
 func TestRefusalTableIsTheOnePlace(t *testing.T) {
-	v := newValidator(t)
+	v := newJudge(t)
 	tests := []struct {
 		kind   string
 		status int
 		code   string
 	}{
-		{validate.RefusalMalformed, 400, "BAD_REQUEST"},
-		{validate.RefusalUnauthenticated, 401, "UNKNOWN"},
-		{validate.RefusalDeclined, 402, "DECLINED"},
-		{validate.RefusalForbidden, 403, "FORBIDDEN"},
-		{validate.RefusalNotFound, 404, "NOT_FOUND"},
-		{validate.RefusalMethodNotAllowed, 405, "METHOD_NOT_ALLOWED"},
-		{validate.RefusalNotAcceptable, 406, "NOT_ACCEPTABLE"},
-		{validate.RefusalTooLarge, 413, "REQUEST_TOO_LARGE"},
-		{validate.RefusalInvalidField, 422, validate.CodeInvalidField},
-		{validate.RefusalUnprocessable, 422, validate.CodeUnprocessable},
-		{validate.RefusalURITooLong, 414, "URI_TOO_LONG"},
-		{validate.RefusalQuotaExceeded, 429, "QUOTA_EXCEEDED"},
+		{judging.RefusalMalformed, 400, "BAD_REQUEST"},
+		{judging.RefusalUnauthenticated, 401, "UNKNOWN"},
+		{judging.RefusalDeclined, 402, "DECLINED"},
+		{judging.RefusalForbidden, 403, "FORBIDDEN"},
+		{judging.RefusalNotFound, 404, "NOT_FOUND"},
+		{judging.RefusalMethodNotAllowed, 405, "METHOD_NOT_ALLOWED"},
+		{judging.RefusalNotAcceptable, 406, "NOT_ACCEPTABLE"},
+		{judging.RefusalTooLarge, 413, "REQUEST_TOO_LARGE"},
+		{judging.RefusalInvalidField, 422, validate.CodeInvalidField},
+		{judging.RefusalUnprocessable, 422, validate.CodeUnprocessable},
+		{judging.RefusalURITooLong, 414, "URI_TOO_LONG"},
+		{judging.RefusalQuotaExceeded, 429, "QUOTA_EXCEEDED"},
 	}
-	if got := len(v.Judging().Refusals); got != len(tests) {
+	if got := len(v.Table().Refusals); got != len(tests) {
 		t.Errorf("%d kinds of refusal in the table, want %d", got, len(tests))
 	}
 	for _, tt := range tests {
@@ -112,8 +113,8 @@ func TestRefusalTableIsTheOnePlace(t *testing.T) {
 // TestIDPrefixesMatchTheSchemas: the id definitions of common.json use the
 // prefixes of the table, and every prefix the spec gives has a definition.
 func TestIDPrefixesMatchTheSchemas(t *testing.T) {
-	v := newValidator(t)
-	raw, _ := v.Schema("common")
+	v := newJudge(t)
+	raw, _ := v.Validator().Schema("common")
 	var common struct {
 		Defs map[string]struct {
 			Pattern string `json:"pattern"`
@@ -123,7 +124,7 @@ func TestIDPrefixesMatchTheSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := 0
-	for kind, p := range v.Judging().IDPrefixes {
+	for kind, p := range v.Table().IDPrefixes {
 		if got := v.IDPrefix(kind); got != p.Prefix {
 			t.Errorf("IDPrefix(%s) = %q, want %q", kind, got, p.Prefix)
 		}
@@ -152,38 +153,38 @@ func TestIDPrefixesMatchTheSchemas(t *testing.T) {
 // TestBasisCites renders bases for reports.
 func TestBasisCites(t *testing.T) {
 	tests := []struct {
-		b    validate.Basis
+		b    judging.Basis
 		want string
 	}{
-		{validate.Basis{Clauses: []string{"4.1", "2.1"}}, "§4.1, §2.1"},
-		{validate.Basis{Invariants: []string{"tenancy"}}, "invariant tenancy"},
-		{validate.Basis{Clauses: []string{"4.9"}, Assumed: "webhook_routes"}, "assumed: webhook_routes (§4.9)"},
-		{validate.Basis{Assumed: "extensions"}, "assumed: extensions"},
+		{judging.Basis{Clauses: []string{"4.1", "2.1"}}, "§4.1, §2.1"},
+		{judging.Basis{Invariants: []string{"tenancy"}}, "invariant tenancy"},
+		{judging.Basis{Clauses: []string{"4.9"}, Assumed: "webhook_routes"}, "assumed: webhook_routes (§4.9)"},
+		{judging.Basis{Assumed: "extensions"}, "assumed: extensions"},
 	}
 	for _, tt := range tests {
 		if got := tt.b.Cites(); got != tt.want {
 			t.Errorf("%+v.Cites() = %q, want %q", tt.b, got, tt.want)
 		}
 	}
-	v := newValidator(t)
+	v := newJudge(t)
 	if title, ok := v.Clause("4.1"); !ok || title != "Authorizations" {
 		t.Errorf("Clause(4.1) = %q, %v", title, ok)
 	}
-	o, _ := v.Operation("authorizations.create")
-	if !slices.Contains(o.Clauses, "4.1") || !o.Basis().Normative() {
-		t.Errorf("authorizations.create basis %+v, want normative §4.1", o.Basis())
+	o, _ := v.Validator().Operation("authorizations.create")
+	if !slices.Contains(o.Clauses, "4.1") || !judging.OperationBasis(o).Normative() {
+		t.Errorf("authorizations.create basis %+v, want normative §4.1", judging.OperationBasis(o))
 	}
 }
 
 // TestClauseCoverage: every section of the spec that states something a
 // server can break has a normative check; the rest only say "not shown".
 func TestClauseCoverage(t *testing.T) {
-	v := newValidator(t)
+	v := newJudge(t)
 	covered, uncovered := v.ClauseCoverage()
 	if want := []string{"3", "2.14", "9"}; !slices.Equal(sortedCopy(uncovered), sortedCopy(want)) {
 		t.Errorf("sections without a normative check: %v, want %v (headings and gaps only)", uncovered, want)
 	}
-	if len(covered)+len(uncovered) != len(v.Judging().Clauses) || covered[0] != "1" {
+	if len(covered)+len(uncovered) != len(v.Table().Clauses) || covered[0] != "1" {
 		t.Errorf("covered %v", covered)
 	}
 }

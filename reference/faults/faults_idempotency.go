@@ -2,24 +2,49 @@ package faults
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
 
-// Faults of the idempotency scope and of webhook event delivery: they need
-// memory across requests, which each wrapper keeps in its own closure (one
-// per Handler call, so no state is shared between servers).
+// Faults of idempotency: a replay that ignores the body, a repeated id, the
+// scope an id is remembered in and concurrent duplicates. The scope faults
+// need memory across requests, which each wrapper keeps in its own closure
+// (one per Handler call, so no state is shared between servers).
 
+// Names of the scenarios that catch the idempotency scope faults.
 const (
-	scenarioRace      = "ten identical sales sent at once with one idempotency id create one sale"
-	scenarioEcho      = "a sale carries the idempotency id it was created with"
-	scenarioHookQuiet = "a disabled webhook receives no events"
-	scenarioHookOnly  = "a webhook enabled only for authorization events receives no sale event"
+	scenarioRace = "ten identical sales sent at once with one idempotency id create one sale"
+	scenarioEcho = "a sale carries the idempotency id it was created with"
 )
 
 // raceWindow is how long the first request of an idempotency id waits for a
 // concurrent duplicate under the idempotency-race-duplicates fault.
 const raceWindow = 250 * time.Millisecond
+
+// idempotencyFaults break DESIGN's idempotency decisions (assumed).
+func idempotencyFaults() []Fault {
+	return []Fault{
+		{
+			Name: "idempotent-replay-duplicates", Capability: "idempotency", Expect: ExpectWarn, Tags: "@idempotency",
+			Breaks: "DESIGN idempotency: a replay returns the original, no new resource (assumed)",
+			Catchers: []string{
+				"an authorization replayed with the same idempotency id returns the original",
+				"a sale replayed with the same idempotency id returns the original",
+			},
+			wrap: idempotencyIgnored,
+		},
+		{
+			Name: "idempotency-conflict-accepted", Capability: "idempotency", Expect: ExpectWarn, Tags: "@idempotency",
+			Breaks: "DESIGN idempotency: an id reused with another body is refused (assumed)",
+			Catchers: []string{
+				"an idempotency id reused with another body is refused",
+				"a sale idempotency id reused with another amount is refused",
+			},
+			wrap: idempotencyConflictAccepted,
+		},
+	}
+}
 
 // idempotencyScopeFaults break DESIGN's idempotency scope and concurrency
 // decisions, and the echo of idempotency_id on the created resource.
@@ -58,26 +83,53 @@ func idempotencyScopeFaults() []Fault {
 	}
 }
 
-// webhookEventFaults break the delivery rules of webhooks: spec §4.9 (false
-// disables) and DESIGN's enabled_events filter.
-func webhookEventFaults() []Fault {
-	return []Fault{
-		{
-			Name: "disabled-webhook-still-delivers", Capability: "webhooks", Expect: ExpectFail, Tags: "@webhooks",
-			Breaks:   "§4.9 enabled false disables a webhook (it receives no events)",
-			Catchers: []string{scenarioHookQuiet},
-			wrap:     webhookIgnored("enabled", func(v any) bool { return v == false }),
-		},
-		{
-			Name: "enabled-events-ignored", Capability: "webhooks", Expect: ExpectWarn, Tags: "@webhooks",
-			Breaks:   "DESIGN webhooks: a non-empty enabled_events filters by entity and type (assumed)",
-			Catchers: []string{scenarioHookOnly},
-			wrap: webhookIgnored("enabled_events", func(v any) bool {
-				l, ok := v.([]any)
-				return ok && len(l) > 0
-			}),
-		},
-	}
+// idempotencyConflictAccepted replays a request refused for reusing an
+// idempotency id with another body without the id, so it succeeds.
+func idempotencyConflictAccepted(next http.Handler, _ faultDeps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !matchAny(r, "authorizations.create", "transfers.create") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		in := peekJSON(r)
+		rec := newFaultRecorder()
+		next.ServeHTTP(rec, r)
+		if rec.status == http.StatusUnprocessableEntity && in["idempotency_id"] != nil &&
+			strings.Contains(rec.body.String(), `"UNPROCESSABLE_ENTITY"`) {
+			delete(in, "idempotency_id")
+			status, doc := innerCall(next, r, r.Method, r.URL.Path, in, nil)
+			if isSuccess(status) {
+				writeFaultJSON(w, status, doc)
+				return
+			}
+		}
+		rec.flush(w, rec.body.Bytes())
+	})
+}
+
+// idempotencyIgnored runs every authorization or sale create as a new request
+// (its idempotency_id taken out of the body) and shows the id sent on the
+// resource created, so only the replay is lost.
+func idempotencyIgnored(next http.Handler, _ faultDeps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := idempotencyID(r)
+		if id == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		in := peekJSON(r)
+		delete(in, "idempotency_id")
+		replaceBody(r, in)
+		rec := newFaultRecorder()
+		next.ServeHTTP(rec, r)
+		out := decodeFaultJSON(rec.body.Bytes())
+		if out == nil || !isSuccess(rec.status) {
+			rec.flush(w, rec.body.Bytes())
+			return
+		}
+		out["idempotency_id"] = id
+		writeFaultJSONHeader(w, rec, out)
+	})
 }
 
 // idemUse is who sent an idempotency id, and to which operation.
@@ -181,64 +233,4 @@ func idempotencyID(r *http.Request) string {
 	}
 	id, _ := peekJSON(r)["idempotency_id"].(string)
 	return id
-}
-
-// webhookIgnored makes the server ignore one webhook field while showing it
-// as set: a value ignore accepts is taken out of create and update bodies,
-// remembered per webhook and shown again in every representation of that
-// webhook (create, update, fetch, list), so only its effect is lost.
-func webhookIgnored(field string, ignore func(v any) bool) func(http.Handler, faultDeps) http.Handler {
-	return func(next http.Handler, _ faultDeps) http.Handler {
-		var mu sync.Mutex
-		shown := map[string]any{} // webhook id → value shown
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !matchAny(r, "webhooks.create", "webhooks.update", "webhooks.get", "webhooks.list") {
-				next.ServeHTTP(w, r)
-				return
-			}
-			hidden, hide, sent := webhookHide(r, field, ignore)
-			if params, ok := faultRoute(r, "webhooks.update"); ok && sent && !hidden {
-				mu.Lock()
-				delete(shown, params["id"])
-				mu.Unlock()
-			}
-			rec := newFaultRecorder()
-			next.ServeHTTP(rec, r)
-			out := decodeFaultJSON(rec.body.Bytes())
-			if out == nil || !isSuccess(rec.status) {
-				rec.flush(w, rec.body.Bytes())
-				return
-			}
-			mu.Lock()
-			if id := stringAt(out, "id"); hidden && id != "" {
-				shown[id] = hide
-			}
-			for _, d := range append([]any{out}, listItems(out)...) {
-				if m, ok := d.(map[string]any); ok {
-					if v, ok := shown[stringAt(m, "id")]; ok {
-						m[field] = v
-					}
-				}
-			}
-			mu.Unlock()
-			writeFaultJSONHeader(w, rec, out)
-		})
-	}
-}
-
-// webhookHide takes field out of a webhook create or update body when ignore
-// accepts its value, and returns that value; sent reports the field was in
-// the body at all.
-func webhookHide(r *http.Request, field string, ignore func(v any) bool) (hidden bool, value any, sent bool) {
-	if !matchAny(r, "webhooks.create", "webhooks.update") {
-		return false, nil, false
-	}
-	in := peekJSON(r)
-	v, ok := in[field]
-	if !ok || !ignore(v) {
-		return false, nil, ok
-	}
-	delete(in, field)
-	replaceBody(r, in)
-	return true, v, true
 }

@@ -1,4 +1,4 @@
-package validate
+package judging
 
 import (
 	"bytes"
@@ -13,19 +13,21 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/conform-kit/conform/validate"
 )
 
 // ErrProfile is wrapped by every error about a profile's content: an unknown
 // key, a value of the wrong type, a value the key does not allow.
-var ErrProfile = errors.New("validate: profile")
+var ErrProfile = errors.New("judging: profile")
 
 // Profile is a target's declared choice for every assumed decision of
 // DESIGN.md (the profile keys of schemas/judging.json; the JSON name of each
 // field is its key). The kit checks these choices instead of the
 // reference's: a server that keeps its declared profile passes. Get one
-// from Validator.DefaultProfile (the reference's choices) or
-// Validator.DecodeProfile (a JSON object over the defaults); write one with
-// Validator.EncodeProfile. Maps and slices are shared by copies of a
+// from Judge.DefaultProfile (the reference's choices) or
+// Judge.DecodeProfile (a JSON object over the defaults); write one with
+// Judge.EncodeProfile. Maps and slices are shared by copies of a
 // Profile: change a Clone.
 type Profile struct {
 	CreateStatus                 int                    `json:"create_status"`
@@ -126,7 +128,7 @@ func (r RefusalForm) String() string {
 // SuccessStatus is the status the operation answers with on success:
 // success_status for it, else create_status for the operations whose table
 // status is 201, else the table's status.
-func (p Profile) SuccessStatus(op Operation) int {
+func (p Profile) SuccessStatus(op validate.Operation) int {
 	if s, ok := p.SuccessStatusByOp[op.ID]; ok {
 		return s
 	}
@@ -146,7 +148,7 @@ func (p Profile) Refusal(kind string) RefusalForm {
 
 // Roles are the roles that may call the operation: operation_roles for it,
 // else the table's.
-func (p Profile) Roles(op Operation) []string {
+func (p Profile) Roles(op validate.Operation) []string {
 	if r, ok := p.OperationRoles[op.ID]; ok {
 		return slices.Clone(r)
 	}
@@ -155,7 +157,7 @@ func (p Profile) Roles(op Operation) []string {
 
 // Route is the method and path pattern of the operation: webhook_routes for
 // the webhook create and update operations, else the table's.
-func (p Profile) Route(op Operation) (method, path string) {
+func (p Profile) Route(op validate.Operation) (method, path string) {
 	if r, ok := p.WebhookRoutes[op.ID]; ok {
 		if m, pth, ok := strings.Cut(r, " "); ok {
 			return m, pth
@@ -166,7 +168,7 @@ func (p Profile) Route(op Operation) (method, path string) {
 
 // Offers reports whether the target offers the operation: every operation
 // the spec names, and the extensions the profile lists.
-func (p Profile) Offers(op Operation) bool {
+func (p Profile) Offers(op validate.Operation) bool {
 	return op.Assumed != "extensions" || slices.Contains(p.Extensions, op.ID)
 }
 
@@ -247,7 +249,7 @@ func (p Profile) Value(key string) (json.RawMessage, bool) {
 // DefaultProfile returns the reference's choices (the defaults of
 // judging.json; refusals from the refusals table, extensions every
 // extension operation).
-func (v *Validator) DefaultProfile() Profile { return v.profile.Clone() }
+func (j *Judge) DefaultProfile() Profile { return j.profile.Clone() }
 
 // DecodeProfile reads a profile: a JSON object of profile keys over the
 // defaults. A key left out keeps its default; map-valued keys (refusals,
@@ -256,17 +258,17 @@ func (v *Validator) DefaultProfile() Profile { return v.profile.Clone() }
 // values a key does not allow are refused with an error wrapping ErrProfile
 // that names the key; so is a key the kit does not judge (judging.json
 // not_judged), with the reason.
-func (v *Validator) DecodeProfile(data []byte) (Profile, error) {
-	return v.MergeProfile(v.DefaultProfile(), data)
+func (j *Judge) DecodeProfile(data []byte) (Profile, error) {
+	return j.MergeProfile(j.DefaultProfile(), data)
 }
 
 // LoadProfile reads a profile file (DecodeProfile).
-func (v *Validator) LoadProfile(path string) (Profile, error) {
+func (j *Judge) LoadProfile(path string) (Profile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Profile{}, fmt.Errorf("validate: reading profile: %w", err)
+		return Profile{}, fmt.Errorf("judging: reading profile: %w", err)
 	}
-	p, err := v.DecodeProfile(data)
+	p, err := j.DecodeProfile(data)
 	if err != nil {
 		return Profile{}, fmt.Errorf("%s: %w", path, err)
 	}
@@ -275,14 +277,14 @@ func (v *Validator) LoadProfile(path string) (Profile, error) {
 
 // MergeProfile applies a JSON object of profile keys over base (which it
 // does not change), as DecodeProfile does over the defaults.
-func (v *Validator) MergeProfile(base Profile, data []byte) (Profile, error) {
+func (j *Judge) MergeProfile(base Profile, data []byte) (Profile, error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
 		return Profile{}, fmt.Errorf("%w: want a JSON object of profile keys: %v", ErrProfile, err)
 	}
 	p := base.Clone()
 	for _, key := range slices.Sorted(maps.Keys(obj)) {
-		if err := v.setProfileKey(&p, key, obj[key]); err != nil {
+		if err := j.setProfileKey(&p, key, obj[key]); err != nil {
 			return Profile{}, err
 		}
 	}
@@ -303,10 +305,10 @@ func (d ProfileDifference) String() string {
 
 // ProfileDifferences lists, in table order, the keys where p differs from
 // the reference's choices.
-func (v *Validator) ProfileDifferences(p Profile) []ProfileDifference {
+func (j *Judge) ProfileDifferences(p Profile) []ProfileDifference {
 	var out []ProfileDifference
-	for _, k := range v.judging.Profile {
-		def, _ := v.profile.Value(k.Key)
+	for _, k := range j.table.Profile {
+		def, _ := j.profile.Value(k.Key)
 		got, _ := p.Value(k.Key)
 		if !bytes.Equal(def, got) {
 			out = append(out, ProfileDifference{Key: k.Key, Default: def, Declared: got})
@@ -320,14 +322,14 @@ func (v *Validator) ProfileDifferences(p Profile) []ProfileDifference {
 // else only the keys that differ from the defaults and, of a map-valued key,
 // only the entries that differ (DecodeProfile merges entries over the
 // defaults).
-func (v *Validator) EncodeProfile(w io.Writer, p Profile, all bool) error {
+func (j *Judge) EncodeProfile(w io.Writer, p Profile, all bool) error {
 	var b bytes.Buffer
 	b.WriteString("{")
 	n := 0
-	for _, k := range v.judging.Profile {
+	for _, k := range j.table.Profile {
 		val, _ := p.Value(k.Key)
 		if !all {
-			def, _ := v.profile.Value(k.Key)
+			def, _ := j.profile.Value(k.Key)
 			if bytes.Equal(def, val) {
 				continue
 			}
@@ -337,7 +339,7 @@ func (v *Validator) EncodeProfile(w io.Writer, p Profile, all bool) error {
 		}
 		var ind bytes.Buffer
 		if err := json.Indent(&ind, val, "  ", "  "); err != nil {
-			return fmt.Errorf("validate: encoding profile key %s: %w", k.Key, err)
+			return fmt.Errorf("judging: encoding profile key %s: %w", k.Key, err)
 		}
 		if n > 0 {
 			b.WriteString(",")
@@ -350,7 +352,7 @@ func (v *Validator) EncodeProfile(w io.Writer, p Profile, all bool) error {
 	}
 	b.WriteString("}\n")
 	if _, err := w.Write(b.Bytes()); err != nil {
-		return fmt.Errorf("validate: writing profile: %w", err)
+		return fmt.Errorf("judging: writing profile: %w", err)
 	}
 	return nil
 }
@@ -412,21 +414,21 @@ func profileKeys() []string {
 
 // newDefaultProfile builds the reference's profile from judging.json and
 // checks that the table's keys and Profile's fields are the same set.
-func newDefaultProfile(j Judging, t table) (Profile, error) {
+func newDefaultProfile(jd *Judge) (Profile, error) {
+	j := jd.table
 	inTable := map[string]bool{}
 	for _, k := range j.Profile {
 		inTable[k.Key] = true
 	}
 	for _, key := range profileKeys() {
 		if !inTable[key] {
-			return Profile{}, fmt.Errorf("validate: %s: profile key %q of Profile is not in the table", judgingFile, key)
+			return Profile{}, fmt.Errorf("judging: %s: profile key %q of Profile is not in the table", judgingFile, key)
 		}
 	}
-	v := &Validator{judging: j, tab: t}
 	p := Profile{Refusals: map[string]RefusalForm{}}
 	for _, k := range j.Profile {
 		if _, ok := profileField(reflect.ValueOf(&p).Elem(), k.Key); !ok {
-			return Profile{}, fmt.Errorf("validate: %s: profile key %q has no field in Profile", judgingFile, k.Key)
+			return Profile{}, fmt.Errorf("judging: %s: profile key %q has no field in Profile", judgingFile, k.Key)
 		}
 		def := k.Default
 		switch {
@@ -437,7 +439,7 @@ func newDefaultProfile(j Judging, t table) (Profile, error) {
 			continue
 		case k.Key == "extensions":
 			ext := []string{}
-			for _, op := range t.ops {
+			for _, op := range jd.v.Operations() {
 				if op.Assumed == "extensions" {
 					ext = append(ext, op.ID)
 				}
@@ -445,17 +447,17 @@ func newDefaultProfile(j Judging, t table) (Profile, error) {
 			p.Extensions = ext
 			continue
 		}
-		if err := v.setProfileKey(&p, k.Key, def); err != nil {
-			return Profile{}, fmt.Errorf("validate: %s: default: %w", judgingFile, err)
+		if err := jd.setProfileKey(&p, k.Key, def); err != nil {
+			return Profile{}, fmt.Errorf("judging: %s: default: %w", judgingFile, err)
 		}
 	}
 	return p, nil
 }
 
 // setProfileKey decodes raw into the field of key and checks the value.
-func (v *Validator) setProfileKey(p *Profile, key string, raw json.RawMessage) error {
+func (j *Judge) setProfileKey(p *Profile, key string, raw json.RawMessage) error {
 	f, ok := profileField(reflect.ValueOf(p).Elem(), key)
-	if why, notJudged := v.judging.NotJudged[key]; notJudged && !ok {
+	if why, notJudged := j.table.NotJudged[key]; notJudged && !ok {
 		return fmt.Errorf("%w: %s is not a profile key: %s; remove it from the profile", ErrProfile, key, why)
 	}
 	if !ok {
@@ -495,7 +497,7 @@ func (v *Validator) setProfileKey(p *Profile, key string, raw json.RawMessage) e
 		}
 		f.Set(val.Elem())
 	}
-	if err := v.checkProfileKey(p, key); err != nil {
+	if err := j.checkProfileKey(p, key); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrProfile, key, err)
 	}
 	return nil
@@ -514,8 +516,8 @@ func strictUnmarshal(raw json.RawMessage, into any) error {
 }
 
 // checkProfileKey checks the value of one key.
-func (v *Validator) checkProfileKey(p *Profile, key string) error {
-	for _, k := range v.judging.Profile {
+func (j *Judge) checkProfileKey(p *Profile, key string) error {
+	for _, k := range j.table.Profile {
 		if k.Key == key && len(k.Values) > 0 {
 			val, _ := p.Value(key)
 			var s string
@@ -524,12 +526,12 @@ func (v *Validator) checkProfileKey(p *Profile, key string) error {
 			}
 		}
 	}
-	op := func(id string) (Operation, error) {
-		i, ok := v.tab.byID[id]
+	op := func(id string) (validate.Operation, error) {
+		o, ok := j.v.Operation(id)
 		if !ok {
-			return Operation{}, fmt.Errorf("unknown operation %q", id)
+			return validate.Operation{}, fmt.Errorf("unknown operation %q", id)
 		}
-		return v.tab.ops[i], nil
+		return o, nil
 	}
 	switch key {
 	case "create_status":
@@ -545,8 +547,8 @@ func (v *Validator) checkProfileKey(p *Profile, key string) error {
 		}
 	case "refusals":
 		for kind, r := range p.Refusals {
-			if _, ok := v.judging.Refusals[kind]; !ok {
-				return fmt.Errorf("unknown kind of refusal %q (known: %s)", kind, strings.Join(slices.Sorted(maps.Keys(v.judging.Refusals)), ", "))
+			if _, ok := j.table.Refusals[kind]; !ok {
+				return fmt.Errorf("unknown kind of refusal %q (known: %s)", kind, strings.Join(slices.Sorted(maps.Keys(j.table.Refusals)), ", "))
 			}
 			if r.Status < 400 || r.Status > 499 {
 				return fmt.Errorf("%s: status %d is not a 4xx (a refusal is a 4xx, spec section 7)", kind, r.Status)

@@ -1,4 +1,4 @@
-package validate_test
+package judging_test
 
 import (
 	"bytes"
@@ -10,15 +10,16 @@ import (
 	"testing"
 
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // TestDefaultProfileIsTheReferencesChoices checks the defaults against
 // DESIGN.md's decisions, through the typed accessors.
 func TestDefaultProfileIsTheReferencesChoices(t *testing.T) {
-	v := newValidator(t)
+	v := newJudge(t)
 	p := v.DefaultProfile()
 	op := func(id string) validate.Operation {
-		o, ok := v.Operation(id)
+		o, ok := v.Validator().Operation(id)
 		if !ok {
 			t.Fatalf("no operation %s", id)
 		}
@@ -32,10 +33,10 @@ func TestDefaultProfileIsTheReferencesChoices(t *testing.T) {
 			t.Errorf("SuccessStatus(%s) = %d, want %d", id, got, want)
 		}
 	}
-	if got := p.Refusal(validate.RefusalInvalidField).String(); got != "422 INVALID_FIELD" {
+	if got := p.Refusal(judging.RefusalInvalidField).String(); got != "422 INVALID_FIELD" {
 		t.Errorf("Refusal(invalid_field) = %s", got)
 	}
-	if got := p.Refusal(validate.RefusalDeclined).String(); got != "402 DECLINED|PAYMENT_DECLINED" {
+	if got := p.Refusal(judging.RefusalDeclined).String(); got != "402 DECLINED|PAYMENT_DECLINED" {
 		t.Errorf("Refusal(declined) = %s", got)
 	}
 	if m, path := p.Route(op("webhooks.update")); m != "PUT" || path != "/webhooks/{id}" {
@@ -70,7 +71,7 @@ func TestDefaultProfileIsTheReferencesChoices(t *testing.T) {
 	if !p.ContentTypeMatches("application/hal+json; charset=utf-8") || p.ContentTypeMatches("application/json") {
 		t.Error("ContentTypeMatches should accept hal+json with parameters and nothing else")
 	}
-	if p.MultiCapture || p.CaptureFeeBound != validate.FeeBoundCapture || p.APIKeyLiteral != "<API_KEY>" || p.EventLayout != validate.EventLayoutEmbedded {
+	if p.MultiCapture || p.CaptureFeeBound != judging.FeeBoundCapture || p.APIKeyLiteral != "<API_KEY>" || p.EventLayout != judging.EventLayoutEmbedded {
 		t.Errorf("defaults: multi_capture %v, capture_fee_bound %s, api_key_literal %s, event_layout %s", p.MultiCapture, p.CaptureFeeBound, p.APIKeyLiteral, p.EventLayout)
 	}
 	var buf bytes.Buffer
@@ -84,7 +85,7 @@ func TestDefaultProfileIsTheReferencesChoices(t *testing.T) {
 
 // TestDecodeProfileOverTheDefaults declares a variant and reads it back.
 func TestDecodeProfileOverTheDefaults(t *testing.T) {
-	v := newValidator(t)
+	v := newJudge(t)
 	p, err := v.DecodeProfile([]byte(`{
 		"create_status": 200,
 		"refusals": {"invalid_field": {"status": 400}, "forbidden": {"codes": ["ACCESS_DENIED"]}},
@@ -99,28 +100,28 @@ func TestDecodeProfileOverTheDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	create, _ := v.Operation("transfers.create")
-	capture, _ := v.Operation("authorizations.capture")
+	create, _ := v.Validator().Operation("transfers.create")
+	capture, _ := v.Validator().Operation("authorizations.capture")
 	if p.SuccessStatus(create) != 200 || p.SuccessStatus(capture) != 200 {
 		t.Errorf("SuccessStatus = %d, %d, want 200, 200", p.SuccessStatus(create), p.SuccessStatus(capture))
 	}
-	if got := p.Refusal(validate.RefusalInvalidField).String(); got != "400 INVALID_FIELD" {
+	if got := p.Refusal(judging.RefusalInvalidField).String(); got != "400 INVALID_FIELD" {
 		t.Errorf("invalid_field merged to %s, want 400 INVALID_FIELD (status declared, codes kept)", got)
 	}
-	if got := p.Refusal(validate.RefusalForbidden).String(); got != "403 ACCESS_DENIED" {
+	if got := p.Refusal(judging.RefusalForbidden).String(); got != "403 ACCESS_DENIED" {
 		t.Errorf("forbidden merged to %s, want 403 ACCESS_DENIED", got)
 	}
-	if got := p.Refusal(validate.RefusalNotFound).String(); got != "404 NOT_FOUND" {
+	if got := p.Refusal(judging.RefusalNotFound).String(); got != "404 NOT_FOUND" {
 		t.Errorf("not_found = %s, want the default", got)
 	}
 	if _, ok := p.DisputeTrigger(); ok {
 		t.Error("dispute trigger 0 should mean none")
 	}
-	upd, _ := v.Operation("webhooks.update")
+	upd, _ := v.Validator().Operation("webhooks.update")
 	if m, _ := p.Route(upd); m != "PATCH" {
 		t.Errorf("Route(webhooks.update) method %s, want PATCH", m)
 	}
-	get, _ := v.Operation("authorizations.get")
+	get, _ := v.Validator().Operation("authorizations.get")
 	if p.Offers(get) {
 		t.Error("authorizations.get offered, but the profile lists only subscription_schedules.create")
 	}
@@ -128,7 +129,7 @@ func TestDecodeProfileOverTheDefaults(t *testing.T) {
 	if !re.MatchString("TRgJqPfXwRz5nVd8yHmKcTbL") || re.MatchString("TR0gJqPfXwRz5nVd8yHmKcTbL") {
 		t.Error("IDPattern should follow the declared base58 form")
 	}
-	if v.DefaultProfile().Refusal(validate.RefusalForbidden).String() != "403 FORBIDDEN" {
+	if v.DefaultProfile().Refusal(judging.RefusalForbidden).String() != "403 FORBIDDEN" {
 		t.Error("decoding changed the defaults")
 	}
 	// Round trip: the differences only, then every key.
@@ -160,7 +161,7 @@ func TestDecodeProfileOverTheDefaults(t *testing.T) {
 
 // TestDecodeProfileRefusesWhatItCannotHonour: every error names the key.
 func TestDecodeProfileRefusesWhatItCannotHonour(t *testing.T) {
-	v := newValidator(t)
+	v := newJudge(t)
 	tests := []struct{ name, doc, wants string }{
 		{"unknown key", `{"id_lenght": 21}`, `unknown key "id_lenght"`},
 		{"not an object", `[1]`, "want a JSON object"},
@@ -185,7 +186,7 @@ func TestDecodeProfileRefusesWhatItCannotHonour(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := v.DecodeProfile([]byte(tt.doc))
-			if !errors.Is(err, validate.ErrProfile) || !strings.Contains(err.Error(), tt.wants) {
+			if !errors.Is(err, judging.ErrProfile) || !strings.Contains(err.Error(), tt.wants) {
 				t.Errorf("DecodeProfile(%s) = %v, want ErrProfile containing %q", tt.doc, err, tt.wants)
 			}
 		})
@@ -194,9 +195,9 @@ func TestDecodeProfileRefusesWhatItCannotHonour(t *testing.T) {
 
 // TestProfileKeysAreDocumented: every key has a description and a value.
 func TestProfileKeysAreDocumented(t *testing.T) {
-	v := newValidator(t)
+	v := newJudge(t)
 	p := v.DefaultProfile()
-	for _, k := range v.Judging().Profile {
+	for _, k := range v.Table().Profile {
 		if k.Description == "" {
 			t.Errorf("profile key %s has no description", k.Key)
 		}
@@ -204,7 +205,7 @@ func TestProfileKeysAreDocumented(t *testing.T) {
 			t.Errorf("profile key %s has no value", k.Key)
 		}
 	}
-	for key, why := range v.Judging().NotJudged {
+	for key, why := range v.Table().NotJudged {
 		if _, ok := p.Value(key); ok || why == "" {
 			t.Errorf("not judged %s: still a profile key, or no reason given (%q)", key, why)
 		}
@@ -215,10 +216,7 @@ func TestProfileKeysAreDocumented(t *testing.T) {
 // only the entries that differ from the defaults, and the encoding decodes
 // back to the same profile.
 func TestEncodeProfileWritesOnlyWhatDiffers(t *testing.T) {
-	v, err := validate.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := newJudge(t)
 	p, err := v.DecodeProfile([]byte(`{"refusals": {"forbidden": {"status": 404, "codes": ["NOT_FOUND"]}}, "create_status": 200}`))
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package validate
+package judging
 
 import (
 	"bytes"
@@ -16,12 +16,34 @@ import (
 	"sync"
 
 	"github.com/conform-kit/conform/schemas"
+	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/internal/jsondoc"
+	"github.com/conform-kit/conform/validate/internal/schemaerr"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // assumedDir holds the overlays: for a response schema, the reference's
 // exact forms beyond what the spec states, tagged with profile keys.
 const assumedDir = "assumed"
+
+// overlayURL is the base under which the overlays are compiled; nothing is
+// fetched from it.
+const overlayURL = "https://conform.schemas/" + assumedDir + "/"
+
+// decode reads a JSON document with numbers as json.Number, as the
+// validator does; a document that is not JSON wraps validate.ErrMalformed.
+func decode(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("%w: %v", validate.ErrMalformed, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: trailing data after the document", validate.ErrMalformed)
+	}
+	return doc, nil
+}
 
 // profileKeyword tags an overlay constraint with its profile key; idKeyword
 // names the kind of id (a key of the id prefixes table) of an id_form one.
@@ -69,10 +91,10 @@ const maxOverlaySets = 16
 
 // newAssumed reads the overlays and checks their tags, so a broken overlay
 // fails New; they compile on first use, per profile.
-func newAssumed(v *Validator) (*assumedCache, error) {
+func newAssumed(j *Judge) (*assumedCache, error) {
 	entries, err := fs.ReadDir(schemas.FS, assumedDir)
 	if err != nil {
-		return nil, fmt.Errorf("validate: reading %s/: %w", assumedDir, err)
+		return nil, fmt.Errorf("judging: reading %s/: %w", assumedDir, err)
 	}
 	c := &assumedCache{raw: map[string]any{}, sets: map[string]*overlaySet{}}
 	for _, e := range entries {
@@ -81,22 +103,22 @@ func newAssumed(v *Validator) (*assumedCache, error) {
 			continue
 		}
 		name := strings.TrimSuffix(file, ".json")
-		if _, ok := v.compiled[name]; !ok {
-			return nil, fmt.Errorf("validate: %s/%s: overlay of no schema", assumedDir, file)
+		if !j.schemas[name] {
+			return nil, fmt.Errorf("judging: %s/%s: overlay of no schema", assumedDir, file)
 		}
 		data, err := fs.ReadFile(schemas.FS, assumedDir+"/"+file)
 		if err != nil {
-			return nil, fmt.Errorf("validate: reading %s/%s: %w", assumedDir, file, err)
+			return nil, fmt.Errorf("judging: reading %s/%s: %w", assumedDir, file, err)
 		}
 		doc, err := decode(data)
 		if err != nil {
-			return nil, fmt.Errorf("validate: overlay %s: %w", file, err)
+			return nil, fmt.Errorf("judging: overlay %s: %w", file, err)
 		}
 		c.raw[file] = doc
 	}
 	for file, doc := range c.raw {
-		if err := v.checkOverlayTags(doc); err != nil {
-			return nil, fmt.Errorf("validate: overlay %s: %w", file, err)
+		if err := j.checkOverlayTags(doc); err != nil {
+			return nil, fmt.Errorf("judging: overlay %s: %w", file, err)
 		}
 	}
 	return c, nil
@@ -105,27 +127,27 @@ func newAssumed(v *Validator) (*assumedCache, error) {
 // checkOverlayTags checks, without compiling (overlays compile on first
 // use), that every x-profile names a profile key and every x-id a kind of
 // the id prefixes table.
-func (v *Validator) checkOverlayTags(node any) error {
+func (j *Judge) checkOverlayTags(node any) error {
 	switch n := node.(type) {
 	case []any:
 		for _, e := range n {
-			if err := v.checkOverlayTags(e); err != nil {
+			if err := j.checkOverlayTags(e); err != nil {
 				return err
 			}
 		}
 	case map[string]any:
 		if key, ok := n[profileKeyword].(string); ok {
-			if _, ok := v.profile.Value(key); !ok {
+			if _, ok := j.profile.Value(key); !ok {
 				return fmt.Errorf("%s %q is no profile key", profileKeyword, key)
 			}
 			if key == "id_form" {
-				if kind, _ := n[idKeyword].(string); v.IDPrefix(kind) == "" {
+				if kind, _ := n[idKeyword].(string); j.IDPrefix(kind) == "" {
 					return fmt.Errorf("%s %q is no kind of id of the id prefixes table", idKeyword, kind)
 				}
 			}
 		}
 		for _, e := range n {
-			if err := v.checkOverlayTags(e); err != nil {
+			if err := j.checkOverlayTags(e); err != nil {
 				return err
 			}
 		}
@@ -134,17 +156,17 @@ func (v *Validator) checkOverlayTags(node any) error {
 }
 
 // set returns the overlays compiled for p.
-func (c *assumedCache) set(v *Validator, p Profile) (*overlaySet, error) {
+func (c *assumedCache) set(j *Judge, p Profile) (*overlaySet, error) {
 	key, err := json.Marshal(p)
 	if err != nil {
-		return nil, fmt.Errorf("validate: profile: %w", err)
+		return nil, fmt.Errorf("judging: profile: %w", err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s, ok := c.sets[string(key)]; ok {
 		return s, nil
 	}
-	s, err := c.compile(v, p)
+	s, err := c.compile(j, p)
 	if err != nil {
 		return nil, err
 	}
@@ -155,25 +177,25 @@ func (c *assumedCache) set(v *Validator, p Profile) (*overlaySet, error) {
 	return s, nil
 }
 
-func (c *assumedCache) compile(v *Validator, p Profile) (*overlaySet, error) {
+func (c *assumedCache) compile(j *Judge, p Profile) (*overlaySet, error) {
 	s := &overlaySet{compiled: map[string]*jsonschema.Schema{}, docs: map[string]any{}}
 	comp := jsonschema.NewCompiler()
 	comp.Draft = jsonschema.Draft2020
 	comp.LoadURL = func(u string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("validate: %s is not an embedded overlay", u)
+		return nil, fmt.Errorf("judging: %s is not an embedded overlay", u)
 	}
-	base := baseURL + assumedDir + "/"
+	base := overlayURL
 	for file, raw := range c.raw {
-		doc, err := v.expandOverlay(raw, p)
+		doc, err := j.expandOverlay(raw, p)
 		if err != nil {
-			return nil, fmt.Errorf("validate: overlay %s: %w", file, err)
+			return nil, fmt.Errorf("judging: overlay %s: %w", file, err)
 		}
 		data, err := json.Marshal(doc)
 		if err != nil {
-			return nil, fmt.Errorf("validate: overlay %s: %w", file, err)
+			return nil, fmt.Errorf("judging: overlay %s: %w", file, err)
 		}
 		if err := comp.AddResource(base+file, bytes.NewReader(data)); err != nil {
-			return nil, fmt.Errorf("validate: adding overlay %s: %w", file, err)
+			return nil, fmt.Errorf("judging: adding overlay %s: %w", file, err)
 		}
 		s.docs[base+file] = doc
 	}
@@ -181,7 +203,7 @@ func (c *assumedCache) compile(v *Validator, p Profile) (*overlaySet, error) {
 		name := strings.TrimSuffix(file, ".json")
 		sch, err := comp.Compile(base + file)
 		if err != nil {
-			return nil, fmt.Errorf("validate: compiling overlay %s: %w", file, err)
+			return nil, fmt.Errorf("judging: compiling overlay %s: %w", file, err)
 		}
 		s.compiled[name] = sch
 	}
@@ -193,12 +215,12 @@ func (c *assumedCache) compile(v *Validator, p Profile) (*overlaySet, error) {
 // become patterns, timestamp_precision a pattern of that many fractional
 // digits, api_key_literal a const (nothing when empty); any other tagged
 // constraint is dropped when p declares its key "unchecked".
-func (v *Validator) expandOverlay(node any, p Profile) (any, error) {
+func (j *Judge) expandOverlay(node any, p Profile) (any, error) {
 	switch n := node.(type) {
 	case []any:
 		out := make([]any, len(n))
 		for i, e := range n {
-			x, err := v.expandOverlay(e, p)
+			x, err := j.expandOverlay(e, p)
 			if err != nil {
 				return nil, err
 			}
@@ -208,7 +230,7 @@ func (v *Validator) expandOverlay(node any, p Profile) (any, error) {
 	case map[string]any:
 		out := make(map[string]any, len(n)+1)
 		for k, e := range n {
-			x, err := v.expandOverlay(e, p)
+			x, err := j.expandOverlay(e, p)
 			if err != nil {
 				return nil, err
 			}
@@ -225,7 +247,7 @@ func (v *Validator) expandOverlay(node any, p Profile) (any, error) {
 		switch key {
 		case "id_form":
 			kind, _ := n[idKeyword].(string)
-			prefix := v.IDPrefix(kind)
+			prefix := j.IDPrefix(kind)
 			if prefix == "" {
 				return nil, fmt.Errorf("%s %q is no kind of id of the id prefixes table", idKeyword, kind)
 			}
@@ -252,14 +274,14 @@ func (v *Validator) expandOverlay(node any, p Profile) (any, error) {
 // schema's basis is normative (judging.json), so that its violations are
 // failures; for a schema assumed as a whole (payloads the spec does not
 // show) it returns nil: Assumed reports those violations as deviations.
-func (v *Validator) ValidateNormative(schema string, doc []byte) error {
-	if b, ok := v.judging.Schemas[schema]; ok && !b.Normative() {
-		if _, ok := v.compiled[schema]; ok {
+func (j *Judge) ValidateNormative(schema string, doc []byte) error {
+	if b, ok := j.table.Schemas[schema]; ok && !b.Normative() {
+		if j.schemas[schema] {
 			_, err := decode(doc)
 			return err
 		}
 	}
-	return v.Validate(schema, doc)
+	return j.v.Validate(schema, doc)
 }
 
 // Assumed checks doc against the reference's exact forms for the named
@@ -267,29 +289,29 @@ func (v *Validator) ValidateNormative(schema string, doc []byte) error {
 // precision, the api_key literal, the signing key form) and, for a schema
 // assumed as a whole, every violation of the schema itself under its key
 // (unless p declares that key "unchecked"). It returns the deviations
-// sorted by pointer, or an error wrapping ErrMalformed or ErrUnknownSchema.
-func (v *Validator) Assumed(schema string, doc []byte, p Profile) ([]Deviation, error) {
-	if _, ok := v.compiled[schema]; !ok {
-		return nil, fmt.Errorf("%w %q", ErrUnknownSchema, schema)
+// sorted by pointer, or an error wrapping ErrMalformed or validate.ErrUnknownSchema.
+func (j *Judge) Assumed(schema string, doc []byte, p Profile) ([]Deviation, error) {
+	if !j.schemas[schema] {
+		return nil, fmt.Errorf("%w %q", validate.ErrUnknownSchema, schema)
 	}
 	val, err := decode(doc)
 	if err != nil {
 		return nil, err
 	}
-	return v.AssumedValue(schema, val, p)
+	return j.AssumedValue(schema, val, p)
 }
 
 // AssumedValue is Assumed for a document decoded with UseNumber.
-func (v *Validator) AssumedValue(schema string, doc any, p Profile) ([]Deviation, error) {
-	if _, ok := v.compiled[schema]; !ok {
-		return nil, fmt.Errorf("%w %q", ErrUnknownSchema, schema)
+func (j *Judge) AssumedValue(schema string, doc any, p Profile) ([]Deviation, error) {
+	if !j.schemas[schema] {
+		return nil, fmt.Errorf("%w %q", validate.ErrUnknownSchema, schema)
 	}
 	var out []Deviation
-	if b := v.judging.Schemas[schema]; !b.Normative() {
+	if b := j.table.Schemas[schema]; !b.Normative() {
 		val, _ := p.Value(b.Assumed)
 		if string(val) != strconv.Quote(Unchecked) {
-			err := v.ValidateValue(schema, doc)
-			var verr *Error
+			err := j.v.ValidateValue(schema, doc)
+			var verr *validate.Error
 			switch {
 			case errors.As(err, &verr):
 				for _, vi := range verr.Violations {
@@ -301,7 +323,7 @@ func (v *Validator) AssumedValue(schema string, doc any, p Profile) ([]Deviation
 			}
 		}
 	}
-	set, err := v.assumed.set(v, p)
+	set, err := j.assumed.set(j, p)
 	if err != nil {
 		return nil, err
 	}
@@ -309,10 +331,10 @@ func (v *Validator) AssumedValue(schema string, doc any, p Profile) ([]Deviation
 		if err := sch.Validate(doc); err != nil {
 			var ve *jsonschema.ValidationError
 			if !errors.As(err, &ve) {
-				return nil, fmt.Errorf("validate: overlay %s: %w", schema, err)
+				return nil, fmt.Errorf("judging: overlay %s: %w", schema, err)
 			}
-			for _, leaf := range leaves(ve) {
-				if d, ok := v.deviation(set, doc, leaf, p); ok {
+			for _, leaf := range schemaerr.Leaves(ve) {
+				if d, ok := j.deviation(set, doc, leaf, p); ok {
 					out = append(out, d)
 				}
 			}
@@ -328,7 +350,7 @@ func (v *Validator) AssumedValue(schema string, doc any, p Profile) ([]Deviation
 // nearest enclosing constraint. A value that already breaks what the spec
 // states (an id without its prefix, a timestamp without Z) is a normative
 // violation, not a deviation: ok is false.
-func (v *Validator) deviation(s *overlaySet, doc any, leaf *jsonschema.ValidationError, p Profile) (d Deviation, ok bool) {
+func (j *Judge) deviation(s *overlaySet, doc any, leaf *jsonschema.ValidationError, p Profile) (d Deviation, ok bool) {
 	key, node := s.tagAt(leaf.AbsoluteKeywordLocation)
 	ptr := leaf.InstanceLocation
 	got, _ := lookupPointer(doc, ptr)
@@ -337,7 +359,7 @@ func (v *Validator) deviation(s *overlaySet, doc any, leaf *jsonschema.Validatio
 	switch key {
 	case "id_form":
 		kind, _ := node[idKeyword].(string)
-		rest, hasPrefix := strings.CutPrefix(str, v.IDPrefix(kind))
+		rest, hasPrefix := strings.CutPrefix(str, j.IDPrefix(kind))
 		if !isString || !hasPrefix || !normativeIDRest.MatchString(rest) {
 			return Deviation{}, false
 		}
@@ -425,7 +447,7 @@ func precisionOf(ts string) string {
 func placeholderOrHidden(v any) string {
 	s, ok := v.(string)
 	if !ok {
-		return jsonType(v)
+		return jsondoc.Type(v)
 	}
 	if strings.HasPrefix(s, "<") && strings.HasSuffix(s, ">") || s != "" && strings.Trim(s, "*xX•") == "" {
 		return strconv.Quote(s)
@@ -441,7 +463,7 @@ func observedValue(doc any, ptr string) string {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return jsonType(v)
+		return jsondoc.Type(v)
 	}
 	if len(b) > 80 {
 		return string(b[:77]) + "..."
@@ -450,13 +472,10 @@ func observedValue(doc any, ptr string) string {
 }
 
 // lookupPointer resolves a JSON pointer in a decoded document.
-func lookupPointer(doc any, ptr string) (any, bool) {
-	if ptr == "" {
-		return doc, true
-	}
-	segs := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
-	for i, seg := range segs {
-		segs[i] = unescape(seg)
-	}
-	return walk(doc, segs)
+func lookupPointer(doc any, ptr string) (any, bool) { return jsondoc.At(doc, ptr) }
+
+// instanceAt is lookupPointer, nil where nothing is.
+func instanceAt(doc any, ptr string) any {
+	v, _ := jsondoc.At(doc, ptr)
+	return v
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/conform-kit/conform/validate"
 )
 
 // Faults of input rules (the card number and expiration year of §4.3, the
@@ -52,7 +54,7 @@ func inputRuleFaults() []Fault {
 			Breaks:   "DESIGN cards: the number is at most 19 digits (assumed)",
 			Catchers: []string{cardNumberRefused("20 digits")},
 			wrap: rewriteCardNumber(func(n string) (string, bool) {
-				if len(n) != 20 {
+				if len(n) != 20 || strings.Trim(n, "0123456789") != "" {
 					return "", false
 				}
 				return luhnFixed(n[:19]), true
@@ -74,7 +76,7 @@ func inputRuleFaults() []Fault {
 				cardNumberRefused("a failing Luhn check"),
 			},
 			wrap: rewriteCardNumber(func(n string) (string, bool) {
-				if len(n) < 12 || len(n) > 19 || strings.Trim(n, "0123456789") != "" || luhn(n) {
+				if len(n) < 12 || len(n) > 19 || strings.Trim(n, "0123456789") != "" || validate.LuhnValid(n) {
 					return "", false
 				}
 				return luhnFixed(n), true
@@ -148,32 +150,15 @@ func rewriteCardNumber(edit func(number string) (string, bool)) func(http.Handle
 	}, "payment_instruments.create")
 }
 
-// luhnFixed replaces the last digit of digits by the one that passes the Luhn check.
+// luhnFixed replaces the last digit of digits, all decimal digits, by the
+// one that passes the Luhn check (digits is returned as it is otherwise).
 func luhnFixed(digits string) string {
 	head := digits[:len(digits)-1]
-	return head + string(luhnCheckDigit(head))
-}
-
-// luhn reports whether number, all digits, ends in its Luhn check digit.
-func luhn(number string) bool {
-	return number != "" && luhnCheckDigit(number[:len(number)-1]) == number[len(number)-1]
-}
-
-// luhnCheckDigit is the digit that, appended to head, passes the Luhn check:
-// from the right, every other digit of head (starting with the last) counts
-// double, less 9 when it exceeds 9.
-func luhnCheckDigit(head string) byte {
-	sum := 0
-	for i := range len(head) {
-		d := int(head[len(head)-1-i] - '0')
-		if i%2 == 0 {
-			if d *= 2; d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
+	d, ok := validate.LuhnCheckDigit(head)
+	if !ok {
+		return digits
 	}
-	return byte('0' + (10-sum%10)%10)
+	return head + string(d)
 }
 
 // raiseOrderDate returns an edit turning an order_date part of 0 into 1.

@@ -5,24 +5,21 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"strings"
-
-	"github.com/conform-kit/conform/validate"
 )
 
-// renamedSignatureHeader is the header renamedSignature signs under.
-const renamedSignatureHeader = "X-Payments-Signature"
+// Variants whose choice is to drop the business rules the reference adds
+// where the spec is silent (profile key reference_rules).
 
-// renamedSignature moves each delivery's Finix-Signature, unchanged, to
-// X-Payments-Signature: the same scheme under another header name.
-func renamedSignature(base http.RoundTripper) http.RoundTripper {
-	return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
-		if sig := req.Header.Get("Finix-Signature"); sig != "" {
-			req.Header.Del("Finix-Signature")
-			req.Header.Set(renamedSignatureHeader, sig)
-		}
-		return base.RoundTrip(req)
-	}}
+// ruleVariants leave out the reference's own business rules.
+func ruleVariants() []Variant {
+	return []Variant{
+		{
+			Name: "no-reference-rules", Tags: "@errors,@payment_instruments",
+			Choice:  "none of the reference's own business rules: one violation reported, a fingerprint per card, an enrollment without a merchant and a tax-exempt sale with a sales tax accepted",
+			Profile: `{"reference_rules": "unchecked"}`,
+			build:   parts(wrapOnly(withoutReferenceRules)),
+		},
+	}
 }
 
 // withoutReferenceRules drops the business rules the reference adds where
@@ -113,34 +110,4 @@ func showSalesTax(out map[string]any, salesTax any) bool {
 		apd["sales_tax"] = salesTax
 	}
 	return true
-}
-
-// withoutExtensions answers every operation the spec does not name as the
-// reference answers a route it does not know: 405 with Allow on a path that
-// has operations the spec names, else 404, in the error envelope.
-func withoutExtensions(next http.Handler, _ faultDeps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v, err := validate.Default()
-		if err != nil {
-			next.ServeHTTP(w, r)
-			return
-		}
-		op, _, err := v.Lookup(r.Method, r.URL.Path)
-		if err != nil || op.Assumed != "extensions" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		var allow []string
-		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-			if other, _, err := v.Lookup(m, r.URL.Path); err == nil && other.Assumed != "extensions" {
-				allow = append(allow, m)
-			}
-		}
-		if len(allow) == 0 {
-			writeFaultJSON(w, http.StatusNotFound, errorEnvelope(r, "NOT_FOUND", r.URL.Path+" was not found"))
-			return
-		}
-		w.Header().Set("Allow", strings.Join(allow, ", "))
-		writeFaultJSON(w, http.StatusMethodNotAllowed, errorEnvelope(r, "METHOD_NOT_ALLOWED", r.Method+" is not allowed on "+r.URL.Path))
-	})
 }
