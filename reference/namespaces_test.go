@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -122,6 +123,7 @@ func TestConcurrentNamespacesSeeNothingOfEachOther(t *testing.T) {
 func TestDropNamespaceRemovesEverything(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: 24 * time.Hour} })
 	h.work("seeded") // the seeded application's own resources stay
+	settled(t, h)    // its disputed sale's second adjustment is made by a timer
 	before := recordCounts(h.srv.st)
 	ns, err := h.srv.CreateNamespace()
 	require.NoError(t, err)
@@ -138,6 +140,22 @@ func TestDropNamespaceRemovesEverything(t *testing.T) {
 	err = h.srv.DropNamespace(ns.ID)
 	assert.True(t, ErrNamespaceNotFound(err), "dropping twice: %v", err)
 	h.work("after") // the rest of the sandbox works on
+}
+
+// settled waits until no dispute is in INQUIRY: the review timer has made
+// every adjustment it will.
+func settled(t *testing.T, h *harness) {
+	t.Helper()
+	eventually(t, "disputes out of INQUIRY", func() bool {
+		h.srv.st.mu.Lock()
+		defer h.srv.st.mu.Unlock()
+		for _, d := range h.srv.st.disputes {
+			if d.State == "INQUIRY" {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // TestIdleNamespacesAreDropped: a namespace nobody authenticated into for
@@ -215,4 +233,34 @@ func TestDropNamespaceFreesMemory(t *testing.T) {
 	t.Logf("heap before %d KiB, with the namespace %d KiB, after the drop %d KiB", before>>10, during>>10, after>>10)
 	require.Greater(t, grown, int64(2<<20), "4,000 cards should take megabytes")
 	assert.Less(t, left, grown/10, "the drop should free at least 90%% of what the namespace took")
+}
+
+// TestRequestsInFlightWhenTheirNamespaceIsDropped: a request that
+// authenticated before its namespace was dropped gets a refusal or an empty
+// page, never a panic: creates are 401, lists are empty.
+func TestRequestsInFlightWhenTheirNamespaceIsDropped(t *testing.T) {
+	h := newHarness(t)
+	ns, err := h.srv.CreateNamespace()
+	require.NoError(t, err)
+	u, ok := h.srv.st.user(ns.Credentials.Platform.Username, h.srv.now())
+	require.True(t, ok)
+	require.NoError(t, h.srv.DropNamespace(ns.ID))
+
+	_, err = h.srv.st.createCard(u.app, cardCreate{Type: "PAYMENT_CARD", Number: "4111111111111111", Identity: ns.Fixtures.BuyerIdentity}, h.srv.now())
+	assert.ErrorIs(t, err, errUnauthorized, "a create")
+	for _, op := range []string{"disputes.list", "files.list", "webhooks.list", "balance_transfers.list", "subscription_enrollments.list"} {
+		found := false
+		for _, o := range h.srv.v.Operations() {
+			if o.ID != op {
+				continue
+			}
+			found = true
+			path := strings.ReplaceAll(o.Path, "{id}", "x")
+			rq := &request{r: httptest.NewRequest("GET", testBase+path, nil), op: o, user: u, base: testBase, now: h.srv.now()}
+			out, err := h.srv.handlers()[op](rq)
+			require.NoError(t, err, op)
+			assert.Equal(t, 0, out.(listEnvelope).Page.Count, op)
+		}
+		assert.True(t, found, "operation %s", op)
+	}
 }

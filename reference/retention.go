@@ -128,6 +128,9 @@ func errQuota(format string, args ...any) error {
 // resource and byte quotas. A refusal changes nothing. Callers hold the
 // lock; a store without retention (while seeding) admits everything.
 func (st *store) admit(app string, now time.Time, bodyBytes int) error {
+	if st.apps[app] == nil {
+		return errUnauthorized // its namespace was dropped after the request authenticated
+	}
 	rt := st.retention
 	if rt == nil || st.seeding[app] {
 		return nil

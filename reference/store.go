@@ -49,6 +49,18 @@ type store struct {
 	namespaces map[string]*namespace
 	nsOfApp    map[string]*namespace
 	seeding    map[string]bool
+	// gone stands for an application dropped while a request of it was
+	// in flight: empty, read only (creates are refused by admit).
+	gone *appData
+}
+
+// appOf is the application's data, or the empty gone when it was dropped
+// (with its namespace) after the request authenticated. Callers hold the lock.
+func (st *store) appOf(app string) *appData {
+	if a := st.apps[app]; a != nil {
+		return a
+	}
+	return st.gone
 }
 
 // idemAt is an idempotency key with its entry and creation time.
@@ -99,6 +111,7 @@ func newStore(newID func(string) string) *store {
 		namespaces:            map[string]*namespace{},
 		nsOfApp:               map[string]*namespace{},
 		seeding:               map[string]bool{},
+		gone:                  &appData{merchantByIdentity: map[string]*merchant{}},
 	}
 }
 

@@ -350,7 +350,7 @@ func (st *store) updateWebhook(app, id string, in webhookBody, now time.Time) (w
 // webhook it creates when its scenario ends) only age out with retention.
 func (st *store) enabledCount(app string) int {
 	n := 0
-	for _, w := range st.apps[app].webhooks.items {
+	for _, w := range st.appOf(app).webhooks.items {
 		if w.Enabled {
 			n++
 		}

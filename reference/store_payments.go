@@ -40,7 +40,7 @@ func (st *store) createCard(app string, in cardCreate, now time.Time) (paymentIn
 	if in.ExpirationYear*12+in.ExpirationMonth < now.Year()*12+int(now.Month()) {
 		return paymentInstrument{}, errInvalidField("/expiration_year", "the card has expired")
 	}
-	mac := hmac.New(sha256.New, st.apps[app].fingerprintKey)
+	mac := hmac.New(sha256.New, st.appOf(app).fingerprintKey)
 	mac.Write([]byte(in.Number))
 	avs := "UNKNOWN"
 	if in.Address.Line1 != nil {
@@ -84,7 +84,7 @@ func (st *store) resolveMerchant(app, merchantID, identityID string) (*merchant,
 		}
 		return m, nil
 	case identityID != "":
-		m, ok := st.apps[app].merchantByIdentity[identityID]
+		m, ok := st.appOf(app).merchantByIdentity[identityID]
 		if !ok {
 			return nil, errInvalidField("/merchant_identity", "no merchant has identity %s", identityID)
 		}
