@@ -128,8 +128,8 @@ func errQuota(format string, args ...any) error {
 // resource and byte quotas. A refusal changes nothing. Callers hold the
 // lock; a store without retention (while seeding) admits everything.
 func (st *store) admit(app string, now time.Time, bodyBytes int) error {
-	if st.apps[app] == nil {
-		return errUnauthorized // its namespace was dropped after the request authenticated
+	if st.apps[app] == nil { // its namespace was dropped after the request authenticated
+		return &domainError{kind: kindNotFound, message: "the application was not found (its namespace was dropped)"}
 	}
 	rt := st.retention
 	if rt == nil || st.seeding[app] {
