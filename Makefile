@@ -19,13 +19,15 @@ run:
 ## its tests are single-threaded, and instrumenting its large test-only
 ## OpenAPI library costs minutes of build on a cold cache; they feed both
 ## exports to the consumers openapi-tools installs (and to oapi-codegen,
-## through go run). Two tests run (again) without it: the hostile clients at
-## their full 3,000 requests per class, and the suite against 17 conformant
-## variants served at once.
+## through go run). Six tests run (again) without it: the hostile clients at
+## their full 3,000 requests per class, the suite against 28 conformant
+## variants served at once, and the explorer against the reference, every
+## explore fault and every conformant variant.
 test: openapi-tools
 	$(GO) test -race -count=1 -timeout 20m $$($(GO) list $(PKGS) | grep -v '/openapi$$')
 	$(GO) test -count=1 ./validate/openapi/
 	$(GO) test -count=1 -run '^(TestHostileClients|TestCombinedVariantsNeverFail)$$' ./reference/ ./steps/
+	$(GO) test -count=1 -run '^(TestReferenceHasNoFindings|TestExploreCatchesEachFault|TestVariantsNeverFailExplored|TestPrintedScenarioRuns)$$' ./steps/explore/
 
 ## bench: the validator's ratio table and the proxy's added latency (one run each, interleaved rounds, medians), then every benchmark with allocations.
 bench:

@@ -17,9 +17,9 @@ Feature: Errors
     And the response field "_embedded.errors.0._links.source.href" is an absolute URL
 
   @spec-1
-  Scenario: a request that accepts no JSON media type is refused as not acceptable
+  Scenario: a request that accepts no JSON media type is refused as not acceptable, or Accept is ignored
     When I GET "/webhooks" accepting "text/csv"
-    Then the request is refused as not acceptable
+    Then the Accept naming no JSON type is handled as the profile declares
 
   @spec-1
   Scenario: a body of an unsupported media type is refused as not acceptable

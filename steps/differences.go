@@ -92,8 +92,12 @@ func clip(s string) string {
 
 // WriteProfile writes, as a profile file, the choices the run observed: the
 // declared profile with every observed assumed choice applied over it, only
-// the keys that differ from the reference's defaults. Fed back with
-// --profile, the same target passes the checks the run warned about.
+// the keys that differ from the reference's defaults. A refusal kind of
+// which some refusal differed from its declared form is written as every
+// refusal of the kind showed it (Summary.Observed): all its statuses and
+// codes, an operation answering otherwise with its own form. observed_once
+// lists what rests on a single observation. Fed back with --profile, the
+// same target passes the checks the run warned about.
 func WriteProfile(w io.Writer, sum Summary) error {
 	v, err := judging.Default()
 	if err != nil {
@@ -103,16 +107,50 @@ func WriteProfile(w io.Writer, sum Summary) error {
 	if p.Refusals == nil {
 		p = v.DefaultProfile()
 	}
-	for _, patch := range observedPatches(sum.Results) {
+	patches, once := observedPatches(sum.Results)
+	for _, patch := range patches {
 		if p, err = v.MergeProfile(p, patch); err != nil {
 			return fmt.Errorf("steps: an observed choice is not a valid profile value: %w", err)
 		}
 	}
+	p = p.Clone()
+	once = append(once, observedRefusals(&p, sum.Observed.Refusals)...)
 	collapseCreateStatus(v, &p)
+	p.ObservedOnce = writtenOnly(v, p, slices.Compact(slices.Sorted(slices.Values(append(p.ObservedOnce, once...)))))
 	if err := v.EncodeProfile(w, p, false); err != nil {
 		return fmt.Errorf("steps: %w", err)
 	}
 	return nil
+}
+
+// writtenOnly keeps the entries of once ("list_max_limit",
+// "refusals.unprocessable") whose key the profile writes: a value that
+// differs from the reference's default (never nil).
+func writtenOnly(v *judging.Judge, p judging.Profile, once []string) []string {
+	def := v.DefaultProfile()
+	out := []string{}
+	for _, k := range once {
+		top, entry, _ := strings.Cut(k, ".")
+		got, ok := p.Value(top)
+		was, _ := def.Value(top)
+		if !ok {
+			continue
+		}
+		if entry != "" {
+			var g, w map[string]json.RawMessage
+			if json.Unmarshal(got, &g) == nil && json.Unmarshal(was, &w) == nil {
+				name := entry // an operation id holds dots
+				if _, whole := g[name]; !whole {
+					name, _, _ = strings.Cut(entry, ".")
+				}
+				got, was = g[name], w[name]
+			}
+		}
+		if !bytes.Equal(got, was) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // collapseCreateStatus turns per-operation success statuses of the 201
@@ -143,11 +181,13 @@ func collapseCreateStatus(v *judging.Judge, p *judging.Profile) {
 // observedPatches returns the profile objects of the failed assumed checks,
 // merged key by key: map-valued keys entry by entry; timestamp precisions
 // that disagree become 0 (any); extensions offer only what no observation
-// found missing; for any other key the last observation wins.
-func observedPatches(results []ScenarioResult) [][]byte {
+// found missing; for any other key the last observation wins. once lists
+// the keys (with the entry of a map-valued key) only one check observed.
+func observedPatches(results []ScenarioResult) (patches [][]byte, once []string) {
 	merged := map[string]json.RawMessage{}
 	var order []string
 	precisions := map[string]bool{}
+	seen := map[string]int{}
 	for _, r := range results {
 		for _, c := range r.Judged {
 			if c.Basis.Normative() || c.Patch == nil {
@@ -158,6 +198,15 @@ func observedPatches(results []ScenarioResult) [][]byte {
 				continue
 			}
 			for k, v := range obj {
+				if k == keyObservedOnce {
+					var keys []string
+					_ = json.Unmarshal(v, &keys)
+					once = append(once, keys...)
+					continue
+				}
+				if k != "list_max_limit" { // searched, not read from one probe
+					countEntries(seen, k, v)
+				}
 				if k == "timestamp_precision" {
 					precisions[string(v)] = true
 				}
@@ -166,6 +215,11 @@ func observedPatches(results []ScenarioResult) [][]byte {
 				}
 				if old, ok := merged[k]; ok && (k == keyExtensions || k == keyRequestMediaTypes) {
 					v = intersectLists(old, v)
+				}
+				if old, ok := merged[k]; ok && k == keyErrorFieldForm && string(v) == `"`+judging.FieldFormBare+`"` {
+					// A bare name is a dotted or pointer name of one
+					// segment: the longer form read elsewhere covers it.
+					v = old
 				}
 				if _, ok := merged[k]; !ok {
 					order = append(order, k)
@@ -182,7 +236,28 @@ func observedPatches(results []ScenarioResult) [][]byte {
 		b, _ := json.Marshal(map[string]json.RawMessage{k: merged[k]})
 		out = append(out, b)
 	}
-	return out
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
+		if seen[k] == 1 {
+			once = append(once, k)
+		}
+	}
+	return out, once
+}
+
+// keyObservedOnce is the profile key listing what rests on one observation.
+const keyObservedOnce = "observed_once"
+
+// countEntries counts an observation of key: of each entry when the value
+// is an object (success_status.transfers.create), else of the key.
+func countEntries(seen map[string]int, key string, v json.RawMessage) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(v, &obj) == nil && obj != nil {
+		for e := range obj {
+			seen[key+"."+e]++
+		}
+		return
+	}
+	seen[key]++
 }
 
 // mergeObjects merges two JSON objects, entries of b over a's.

@@ -25,6 +25,7 @@ func errorSteps() []stepDef {
 		step(`I (POST|PUT|PATCH) "([^"]*)" with content type "([^"]*)" and the body:`, func(s *scenario) any { return s.requestWithType }),
 		step(`I GET "([^"]*)" accepting "([^"]*)"`, func(s *scenario) any { return s.getAccepting }),
 		step(`I POST "([^"]*)" with a body of (\d+) bytes`, func(s *scenario) any { return s.postLarge }),
+		step(`the Accept naming no JSON type is handled as the profile declares`, func(s *scenario) any { return s.acceptUnserved }),
 	}
 }
 
@@ -112,3 +113,40 @@ func (s *scenario) postLarge(ctx context.Context, path string, n int) error {
 	_, err := s.send(ctx, "POST", path, rawBody{data: []byte(body)}, s.user)
 	return err
 }
+
+// acceptUnserved judges the answer to an Accept naming no JSON type. §7
+// names the condition (Not Acceptable) but not that a server must refuse
+// it, and HTTP lets a server disregard Accept: whether it refuses or
+// ignores is assumed (accept_unserved). What both readings share is
+// normative: a refusal is a 4xx in the §7 envelope (its status and codes
+// are refusals.not_acceptable), an answer ignoring Accept is the
+// operation's success; anything else FAILs.
+func (s *scenario) acceptUnserved() error {
+	ex, err := s.lastExchange()
+	if err != nil {
+		return err
+	}
+	declared := s.suite.profile.AcceptUnserved
+	refused := ex.status >= 400 && ex.status <= 499
+	if ex.status >= 200 && ex.status <= 299 {
+		if declared != judging.AcceptIgnore {
+			if err := s.assume(keyAcceptUnserved, declared, judging.AcceptIgnore+" ("+strconv.Itoa(ex.status)+")",
+				map[string]string{keyAcceptUnserved: judging.AcceptIgnore},
+				s.failf(ex, "an Accept naming no JSON type was answered %d; the profile declares it refused", ex.status)); err != nil {
+				return err
+			}
+		}
+		return s.checkSuccess(ex)
+	}
+	if refused && declared != judging.AcceptRefuse {
+		if err := s.assume(keyAcceptUnserved, declared, judging.AcceptRefuse+" ("+strconv.Itoa(ex.status)+")",
+			map[string]string{keyAcceptUnserved: judging.AcceptRefuse},
+			s.failf(ex, "an Accept naming no JSON type was refused with %d; the profile declares it ignored", ex.status)); err != nil {
+			return err
+		}
+	}
+	return s.checkRefused(ex, judging.RefusalNotAcceptable)
+}
+
+// keyAcceptUnserved is the profile key of the Accept choice (schemas/judging.json).
+const keyAcceptUnserved = "accept_unserved"

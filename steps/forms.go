@@ -3,6 +3,7 @@ package steps
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/conform-kit/conform/validate/judging"
@@ -331,8 +332,20 @@ func copyObject(m map[string]any) map[string]any {
 
 // refusedForMediaType: a JSON body refused as the declared kind for an
 // unsupported media type (not_acceptable), or 415 Unsupported Media Type.
+// A refusal it recognises is recorded as a not_acceptable refusal of the
+// run (Summary.Observed): the writer covers it with the kind's statuses.
 func refusedForMediaType(s *scenario, ex *exchange, _ string) bool {
-	return ex.status == http.StatusUnsupportedMediaType || s.suite.profile.Refusal(judging.RefusalNotAcceptable).StatusMatches(ex.status)
+	opID := ""
+	if ex.hasOp {
+		opID = ex.op.ID
+	}
+	form := s.suite.profile.RefusalFor(judging.RefusalNotAcceptable, opID)
+	if ex.status != http.StatusUnsupportedMediaType && !form.StatusMatches(ex.status) {
+		return false
+	}
+	codes := slices.Compact(slices.Sorted(slices.Values(errorField(ex.doc, "code"))))
+	s.suite.observed.refusal(RefusalSeen{Kind: judging.RefusalNotAcceptable, Operation: opID, Status: ex.status, Codes: codes})
+	return true
 }
 
 // refusedForFields: a refusal of the body whose items name one of the
@@ -342,7 +355,7 @@ func refusedForMediaType(s *scenario, ex *exchange, _ string) bool {
 func refusedForFields(fields ...string) func(*scenario, *exchange, string) bool {
 	return func(s *scenario, ex *exchange, _ string) bool {
 		p := &s.suite.profile
-		named := errorField(ex.doc, "field")
+		named := s.namedFields(ex)
 		if len(named) == 0 {
 			codes := errorField(ex.doc, "code")
 			if !p.Refusal(judging.RefusalInvalidField).StatusMatches(ex.status) && ex.status != http.StatusBadRequest && ex.status != http.StatusUnprocessableEntity {
@@ -356,7 +369,6 @@ func refusedForFields(fields ...string) func(*scenario, *exchange, string) bool 
 			return true
 		}
 		for _, n := range named {
-			n = strings.ReplaceAll(strings.Trim(n, "/"), "/", ".")
 			for _, f := range fields {
 				if n == f || strings.HasPrefix(n, f+".") || strings.HasPrefix(f, n+".") {
 					return true

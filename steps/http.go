@@ -74,24 +74,42 @@ func (s *scenario) refusedInvalidFieldOf(pointers ...string) error {
 	if refusalNotAsked(ex, judging.RefusalInvalidField) {
 		return nil // the route is not the target's (judged above): no field was read
 	}
+	p := &s.suite.profile
+	if p.ErrorFieldForm == judging.FieldFormNone {
+		return nil // the target's items name no field
+	}
+	names := errorField(ex.doc, p.ErrorFieldMember)
 	for _, pointer := range pointers {
-		want := strings.TrimPrefix(pointer, "/")
-		for _, f := range errorField(ex.doc, "field") {
-			if got := strings.TrimPrefix(f, "/"); got == want || strings.HasSuffix(want, "/"+got) {
+		for _, f := range names {
+			if fieldNamed(p.ErrorFieldForm, f, pointer) {
 				return nil
 			}
 		}
 	}
 	named := strings.Join(pointers, " or ")
+	for _, pointer := range pointers {
+		if member, form, ok := fieldFormOf(ex.doc, pointer); ok {
+			// An item names the field, in another form or member.
+			return s.assume(keyErrorFieldForm, p.ErrorFieldForm+" in "+p.ErrorFieldMember, form+" in "+member,
+				map[string]any{keyErrorFieldForm: form, keyErrorFieldMember: member},
+				s.failf(ex, "an error item names field %s as a %s name in %q; the profile declares a %s name in %q", named, form, member, p.ErrorFieldForm, p.ErrorFieldMember))
+		}
+	}
 	key := "refusals." + judging.RefusalInvalidField
 	if s.stepBasis().Assumed == keyReferenceRules {
 		// The reference's rule (every violation reported) is what names
 		// the field, not the form of the refusal.
 		key = keyReferenceRules
 	}
-	return s.assume(key, "an item naming "+named, "fields "+render(errorField(ex.doc, "field")), nil,
-		s.failf(ex, "no error item names field %s (fields: %v)", named, errorField(ex.doc, "field")))
+	return s.assume(key, "an item naming "+named, "fields "+render(names), nil,
+		s.failf(ex, "no error item names field %s (fields: %v)", named, names))
 }
+
+// Profile keys of how an error item names its field (schemas/judging.json).
+const (
+	keyErrorFieldForm   = "error_field_form"
+	keyErrorFieldMember = "error_field_member"
+)
 
 // expand replaces {role} with remembered ids, {fixture:key} with fixtures and {run_id}.
 func (s *scenario) expand(text string) string {

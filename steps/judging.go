@@ -188,16 +188,10 @@ func (e *skipDeclared) Error() string {
 
 func (e *skipDeclared) Unwrap() error { return godog.ErrSkip }
 
-// requireKey skips the scenario when the profile declares key unchecked.
-func (s *scenario) requireKey(key string) error {
-	if s.declaresUnchecked(key) {
-		return &skipDeclared{key: key, value: judging.Unchecked}
-	}
-	return nil
-}
-
 // declaredSkip skips an @assumed scenario whose subject the target's
-// profile declares it does not have: its key unchecked, or no such trigger.
+// profile declares it does not have: no such trigger. A key declared
+// unchecked skips nothing: the scenario runs, its checks under the key are
+// dropped (judgeCheck) and its normative checks count.
 func (s *scenario) declaredSkip() error {
 	if !s.allAssumed {
 		return nil
@@ -217,7 +211,7 @@ func (s *scenario) declaredSkip() error {
 			return &skipDeclared{key: s.profileKey, value: `"" (no reject trigger)`}
 		}
 	}
-	return s.requireKey(s.profileKey)
+	return nil
 }
 
 // parseTags reads the judging markers of a scenario's tags: the spec

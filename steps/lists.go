@@ -268,8 +268,10 @@ func (s *scenario) listLinksOverMax(ctx context.Context) error {
 
 // overMaxAsDeclared judges a list asked for more than the declared maximum
 // (assumed: list_over_max, list_max_limit): refused as an invalid limit, or
-// answered with page.limit clamped to the maximum.
-func (s *scenario) overMaxAsDeclared() error {
+// answered with page.limit clamped to the maximum. A limit over the
+// declared maximum taken as asked says only that the maximum is higher:
+// the observed maximum is searched (searchListMax), never read from one probe.
+func (s *scenario) overMaxAsDeclared(ctx context.Context) error {
 	ex, err := s.lastExchange()
 	if err != nil {
 		return err
@@ -288,11 +290,27 @@ func (s *scenario) overMaxAsDeclared() error {
 	}
 	limit, _ := lookup(ex.doc, "page.limit")
 	got, _ := asInt(limit)
+	if got > int64(p.ListMaxLimit) {
+		// Taken as asked: the maximum is higher than declared.
+		bound, err := s.searchListMax(ctx, got)
+		if err != nil {
+			return err
+		}
+		patch := map[string]any{"list_max_limit": bound.max}
+		observed := fmt.Sprintf("limit %d accepted; maximum %d", got, bound.max)
+		switch {
+		case bound.over != "":
+			patch["list_over_max"] = bound.over
+			observed += ", " + bound.over + " above"
+		default:
+			patch["observed_once"] = []string{"list_max_limit"} // no limit up to the search's end was refused
+			observed += " or more"
+		}
+		return s.checkListMax(ex, bound, patch, observed)
+	}
 	if p.ListOverMax == judging.ListOverMaxRefuse {
 		observed, patch := judging.ListOverMaxClamp, any(map[string]any{"list_over_max": judging.ListOverMaxClamp})
-		if got > int64(p.ListMaxLimit) {
-			observed, patch = fmt.Sprintf("limit %d accepted", got), map[string]any{"list_max_limit": got}
-		} else if got > 0 && got < int64(p.ListMaxLimit) {
+		if got > 0 && got < int64(p.ListMaxLimit) {
 			patch = map[string]any{"list_over_max": judging.ListOverMaxClamp, "list_max_limit": got}
 		}
 		return s.assume("list_over_max", judging.ListOverMaxRefuse, observed, patch,
@@ -303,6 +321,95 @@ func (s *scenario) overMaxAsDeclared() error {
 			s.failf(ex, "page.limit %s, want the declared maximum %d", render(limit), p.ListMaxLimit))
 	}
 	return nil
+}
+
+// checkListMax warns under list_max_limit that a list took a limit over the
+// declared maximum, with the searched bound as the observed choice.
+func (s *scenario) checkListMax(ex *exchange, b listBound, patch map[string]any, observed string) error {
+	p := &s.suite.profile
+	return s.assume("list_max_limit", fmt.Sprintf("%d (%s above)", p.ListMaxLimit, p.ListOverMax), observed, patch,
+		s.failf(ex, "a limit over the declared maximum %d was taken as asked; searched, the maximum is %d (%d probes)", p.ListMaxLimit, b.max, b.probes))
+}
+
+// listSearchEnd is the largest limit searchListMax asks for.
+const listSearchEnd = 10000
+
+// listBound is what searchListMax found: the largest limit taken as asked,
+// what the list did above it (list_over_max; "" when nothing up to
+// listSearchEnd was refused or clamped) and the requests it took.
+type listBound struct {
+	max    int64
+	over   string
+	probes int
+}
+
+// searchListMax finds the largest limit the upload links list takes as
+// asked, from one it took (from): doubling until a limit is refused or
+// clamped (clamped to c: the maximum is c), then bisecting between the last
+// limit taken and the first refused.
+func (s *scenario) searchListMax(ctx context.Context, from int64) (listBound, error) {
+	b := listBound{max: from}
+	probe := func(limit int64) (taken bool, clampedTo int64, err error) {
+		b.probes++
+		if err := s.listLinksQuery(ctx, fmt.Sprintf("limit=%d", limit)); err != nil {
+			return false, 0, err
+		}
+		ex, err := s.lastExchange()
+		if err != nil {
+			return false, 0, err
+		}
+		if ex.status < 200 || ex.status > 299 {
+			return false, 0, nil
+		}
+		got, _ := asInt(mustLookup(ex.doc, "page.limit"))
+		if got < limit {
+			return false, got, nil
+		}
+		return true, 0, nil
+	}
+	hi := int64(0)
+	for next := from * 2; next <= listSearchEnd; next *= 2 {
+		taken, clamped, err := probe(next)
+		if err != nil {
+			return b, err
+		}
+		if clamped > 0 {
+			b.max, b.over = clamped, judging.ListOverMaxClamp
+			return b, nil
+		}
+		if !taken {
+			hi = next
+			break
+		}
+		b.max = next
+	}
+	if hi == 0 {
+		return b, nil // nothing refused up to the search's end
+	}
+	for hi-b.max > 1 {
+		mid := b.max + (hi-b.max)/2
+		taken, clamped, err := probe(mid)
+		if err != nil {
+			return b, err
+		}
+		if clamped > 0 {
+			b.max, b.over = clamped, judging.ListOverMaxClamp
+			return b, nil
+		}
+		if taken {
+			b.max = mid
+		} else {
+			hi = mid
+		}
+	}
+	b.over = judging.ListOverMaxRefuse
+	return b, nil
+}
+
+// mustLookup is lookup without the found flag (nil when absent).
+func mustLookup(doc any, path string) any {
+	v, _ := lookup(doc, path)
+	return v
 }
 
 // withRawQuery appends a raw query ("offset=2&limit=2") to path, if any.

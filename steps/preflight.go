@@ -47,8 +47,16 @@ func (s *suite) preflight(ctx context.Context) error {
 	}
 	if status >= 400 && status <= 499 {
 		if !looksLikeEnvelope(body) {
-			return fmt.Errorf("%w: %s does not speak the Payments Service API: GET %s without credentials answered %d %s without the §7 error envelope",
-				ErrTarget, s.cfg.Target, preflightPath, status, describeType(ctype))
+			// Errors outside the §7 envelope break §7, which the scenarios
+			// judge; whether this is the API at all the authenticated
+			// answer tells.
+			if ok, err := s.speaksWithCredentials(ctx); err != nil || !ok {
+				if err != nil {
+					return err
+				}
+				return fmt.Errorf("%w: %s does not speak the Payments Service API: GET %s without credentials answered %d %s without the §7 error envelope, and with the platform credentials not with the list of schema %s",
+					ErrTarget, s.cfg.Target, preflightPath, status, describeType(ctype), preflightSchema)
+			}
 		}
 	} else if status < 200 || status > 299 {
 		return fmt.Errorf("%w: %s does not speak the Payments Service API: GET %s without credentials answered %d %s (want a 401 with the §7 error envelope)",
@@ -69,6 +77,20 @@ func (s *suite) preflight(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// preflightSchema is the response schema of the preflight request.
+const preflightSchema = "dispute_list"
+
+// speaksWithCredentials reports whether the preflight request with the
+// platform credentials is answered with a 2xx whose body has the API's
+// shape: the list of the response schema.
+func (s *suite) speaksWithCredentials(ctx context.Context) (bool, error) {
+	status, _, body, err := s.probe(ctx, s.cfg.Credentials.Platform)
+	if err != nil {
+		return false, err
+	}
+	return status >= 200 && status <= 299 && s.v.Validate(preflightSchema, body) == nil, nil
 }
 
 // probe sends the preflight request, with c's credentials when c is not nil.

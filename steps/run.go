@@ -47,6 +47,10 @@ type Options struct {
 	ErrOut io.Writer
 	// FS holds the features; default features.FS.
 	FS fs.FS
+	// After, when set, runs once the scenarios have run and before the
+	// reports are written, and may add to the run (conform run --explore
+	// adds an exploration's findings, coverage and notes).
+	After func(ctx context.Context, run *report.Run) error
 }
 
 // Summary is the outcome of a run.
@@ -74,6 +78,8 @@ type Summary struct {
 	Profile judging.Profile
 	// Differences groups the failed assumed checks by key, expected and observed.
 	Differences []Difference
+	// Observed is every observation of a declared choice (WriteProfile reads it).
+	Observed Observed
 }
 
 // CoverageLine counts the operations exercised with both a success and a refusal, per source.
@@ -158,8 +164,13 @@ func Run(ctx context.Context, cfg Config, opts Options) (Summary, error) {
 	sum.Order = st.results.order()
 	sum.Target, sum.Strict, sum.Tags, sum.Concurrency, sum.Started = st.cfg.Target, opts.Strict, opts.Tags, opts.Concurrency, start
 	sum.Notes = st.recv.diagnose()
-	sum.Profile, sum.Differences = st.profile, differences(sum.Results)
+	sum.Profile, sum.Differences, sum.Observed = st.profile, differences(sum.Results), st.observed.snapshot()
 	run := sum.Report()
+	if opts.After != nil {
+		if err := opts.After(ctx, &run); err != nil {
+			return sum, err
+		}
+	}
 	if err := outs.write(run, opts.Out); err != nil {
 		return sum, err
 	}

@@ -46,6 +46,8 @@ type suite struct {
 	defs    []stepDef
 	results *recorder
 	catalog *catalog
+	// observed collects the choices the scenarios judged, for the writer.
+	observed *observer
 	// profile is the target's declared choices (the config's profile over
 	// the reference's defaults); profileKeys the keys of judging.json.
 	profile     judging.Profile
@@ -86,7 +88,7 @@ func newSuite(cfg Config, strict bool, cat *catalog, notify func(ScenarioResult)
 	for _, k := range j.Table().Profile {
 		keys[k.Key] = true
 	}
-	s := &suite{cfg: cfg, client: client, v: v, j: j, recv: recv, strict: strict, results: newRecorder(notify), catalog: cat, profile: profile, profileKeys: keys}
+	s := &suite{cfg: cfg, client: client, v: v, j: j, recv: recv, strict: strict, results: newRecorder(notify), catalog: cat, profile: profile, profileKeys: keys, observed: &observer{}}
 	s.defs = allSteps()
 	return s, nil
 }

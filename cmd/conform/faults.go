@@ -12,7 +12,7 @@ import (
 )
 
 func newFaultsCmd() *cobra.Command {
-	var asJSON, variants bool
+	var asJSON, variants, explored bool
 	cmd := &cobra.Command{
 		Use:   "faults",
 		Short: "List the fault catalog: the deliberate breaks of the reference the suite must catch",
@@ -30,13 +30,18 @@ select the scenarios exercising it and the names of the scenarios expected to ca
 			case variants:
 				return listVariants(cmd.OutOrStdout(), faults.Variants())
 			}
-			if asJSON {
-				return listFaultsJSON(cmd.OutOrStdout(), faults.Catalog())
+			catalog := faults.Catalog()
+			if explored {
+				catalog = faults.ExploreCatalog()
 			}
-			return listFaults(cmd.OutOrStdout(), faults.Catalog())
+			if asJSON {
+				return listFaultsJSON(cmd.OutOrStdout(), catalog)
+			}
+			return listFaults(cmd.OutOrStdout(), catalog)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the catalog as a JSON array, with tags and catching scenarios (with --variants: each variant's choice, profile object and tags)")
+	cmd.Flags().BoolVar(&explored, "explore", false, "list the explore faults instead: breaks where the suite's fixed scenarios do not look, which conform explore must catch")
 	cmd.Flags().BoolVar(&variants, "variants", false, "list the conformant variants instead (for conform serve --variant): each choice and the profile declaring it")
 	return cmd
 }

@@ -50,7 +50,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestHelpText(t *testing.T) {
-	for _, cmd := range []string{"", "run", "serve", "validate", "schemas", "faults", "version"} {
+	for _, cmd := range []string{"", "run", "serve", "validate", "schemas", "faults", "version", "profile"} {
 		name := cmd
 		if name == "" {
 			name = "root"
@@ -403,7 +403,7 @@ func TestRunProfileFlags(t *testing.T) {
 
 // TestREADMEProfileTable: the table of profile keys in steps/README.md (Target
 // profiles) is the profile table of schemas/judging.json, key by key, with its
-// defaults.
+// defaults and examples.
 func TestREADMEProfileTable(t *testing.T) {
 	readme, err := os.ReadFile("../../steps/README.md")
 	if err != nil {
@@ -422,7 +422,7 @@ func TestREADMEProfileTable(t *testing.T) {
 		case "extensions":
 			def = "every extension"
 		}
-		fmt.Fprintf(&want, "| `%s` | %s | %s |\n", k.Key, def, strings.ReplaceAll(k.Description, "|", `\|`))
+		fmt.Fprintf(&want, "| `%s` | %s | `%s` | %s |\n", k.Key, def, strings.ReplaceAll(readableJSON(k.Example), "|", `\|`), strings.ReplaceAll(k.Description, "|", `\|`))
 	}
 	if !strings.Contains(string(readme), want.String()) {
 		t.Errorf("steps/README.md's profile table differs from schemas/judging.json; its rows should read:\n%s", want.String())

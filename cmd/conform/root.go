@@ -47,6 +47,7 @@ an in-memory reference implementation of the whole API.`,
 	}
 	root.AddCommand(
 		newRunCmd(),
+		newExploreCmd(),
 		newServeCmd(),
 		newValidateCmd(),
 		newSchemasCmd(),
@@ -54,6 +55,7 @@ an in-memory reference implementation of the whole API.`,
 		newVersionCmd(),
 		newOpenAPICmd(),
 		newProxyCmd(),
+		newProfileCmd(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	return root

@@ -16,6 +16,7 @@ import (
 
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/steps"
+	"github.com/conform-kit/conform/steps/explore"
 	results "github.com/conform-kit/conform/steps/report"
 )
 
@@ -33,9 +34,10 @@ type runOptions struct {
 	list        bool
 	timeout     time.Duration
 	rerunFailed string
-	profile     string // --profile FILE: the target's declared choices
-	writeProf   string // --write-profile FILE: the choices observed
-	keepNS      string // --keep-namespace FILE: keep the run's sandbox namespace, its config written here
+	profile     string        // --profile FILE: the target's declared choices
+	writeProf   string        // --write-profile FILE: the choices observed
+	explore     time.Duration // --explore DURATION: an exploration after the suite, in the same report
+	keepNS      string        // --keep-namespace FILE: keep the run's sandbox namespace, its config written here
 	out         io.Writer
 	errOut      io.Writer
 	lookupEnv   func(string) (string, bool)
@@ -99,6 +101,7 @@ credentials refused), the selection is empty, or every selected scenario was ski
 	f.StringVar(&opts.profile, "profile", "", "profile file: the target's choices where the spec is silent (wins over the config file's profile)")
 	f.StringVar(&opts.writeProf, "write-profile", "", "write the choices the run observed as a profile file to review and pass back with --profile")
 	f.StringVar(&opts.keepNS, "keep-namespace", "", "against a conform sandbox: keep the run's namespace instead of dropping it, and write its config to this file")
+	f.DurationVar(&opts.explore, "explore", 0, "after the suite, explore the target for this long (conform explore) and add its findings to the same reports")
 	return cmd
 }
 
@@ -226,7 +229,24 @@ func runRun(ctx context.Context, opts runOptions) error {
 	} else if opts.keepNS != "" {
 		return usageError(fmt.Errorf("run: --keep-namespace needs --target to be the conform sandbox of the --config file"))
 	}
+	var explored *explore.Result
+	if opts.explore > 0 {
+		runOpts.After = func(ctx context.Context, run *results.Run) error {
+			res, err := explore.Run(ctx, explore.Options{Target: cfg, Model: referenceModel, Seed: uint64(time.Now().UnixNano()) & (1<<53 - 1),
+				Time: opts.explore, Strict: runOpts.Strict, Log: opts.errOut})
+			if err != nil {
+				return err
+			}
+			printExplore(opts.errOut, res)
+			res.AddTo(run)
+			explored = &res
+			return nil
+		}
+	}
 	sum, err := steps.Run(ctx, cfg, runOpts)
+	if err == nil && explored != nil && explored.Failed() {
+		return &exitError{code: exitFailed}
+	}
 	if err == nil && opts.writeProf != "" {
 		if err := writeProfileFile(opts.writeProf, sum); err != nil {
 			return fmt.Errorf("run: %w", err)

@@ -37,7 +37,9 @@
 // placeholders), ids, routes (methods, extensions, roles, list limits),
 // payments (triggers, captures, card numbers, idempotent replays), rules
 // (the reference's own business rules), events (webhook deliveries and
-// their signatures) and files.
+// their signatures), files and realistic (what real servers answer: a
+// code per rule, dotted field names, 415, 401 before 404, a list maximum
+// above 101, an unserved Accept ignored).
 //
 // wrap.go holds what both catalogs wrap with: matching an operation,
 // recording the inner handler, rewriting JSON bodies, webhook transports.

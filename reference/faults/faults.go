@@ -67,7 +67,7 @@ func Catalog() []Fault {
 
 // ByName returns the catalog entry called name.
 func ByName(name string) (Fault, bool) {
-	for _, f := range Catalog() {
+	for _, f := range append(Catalog(), ExploreCatalog()...) {
 		if f.Name == name {
 			return f, true
 		}

@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -192,14 +193,22 @@ func errorFaults() []Fault {
 func contentFaults() []Fault {
 	return []Fault{
 		{
-			Name: "not-acceptable-ignored", Capability: "content", Expect: ExpectFail, Tags: "@errors",
-			Breaks:   "§7 Not Acceptable: an Accept naming no JSON type is refused",
-			Catchers: []string{"a request that accepts no JSON media type is refused as not acceptable"},
-			wrap: rewriteHeaders(func(r *http.Request, _ faultDeps) {
-				if a := r.Header.Get("Accept"); a != "" && !strings.Contains(a, "json") && !strings.Contains(a, "*/*") {
-					r.Header.Del("Accept")
-				}
-			}),
+			// Ignoring such an Accept is a server's choice (variant
+			// accept-ignored); refusing it outside the envelope is not.
+			Name: "not-acceptable-without-envelope", Capability: "content", Expect: ExpectFail, Tags: "@errors",
+			Breaks:   "§7 a refusal of an Accept naming no JSON type carries the error envelope",
+			Catchers: []string{"a request that accepts no JSON media type is refused as not acceptable, or Accept is ignored"},
+			wrap: func(next http.Handler, _ faultDeps) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if a := r.Header.Get("Accept"); a != "" && !strings.Contains(a, "json") && !strings.Contains(a, "*/*") {
+						w.Header().Set("Content-Type", "text/plain")
+						w.WriteHeader(http.StatusNotAcceptable)
+						_, _ = io.WriteString(w, "Not Acceptable")
+						return
+					}
+					next.ServeHTTP(w, r)
+				})
+			},
 		},
 		{
 			Name: "unsupported-content-type-accepted", Capability: "content", Expect: ExpectFail, Tags: "@errors",

@@ -677,8 +677,9 @@ func probes() map[string]func(p *faultProbe) bool {
 			return p.send(p.platform(), "DELETE", "/transfers", nil).status == 404
 		},
 		// content negotiation
-		"not-acceptable-ignored": func(p *faultProbe) bool {
-			return p.send(p.platform(), "GET", "/webhooks", nil, "Accept", "text/csv").status == 200
+		"not-acceptable-without-envelope": func(p *faultProbe) bool {
+			r := p.send(p.platform(), "GET", "/webhooks", nil, "Accept", "text/csv")
+			return r.status == 406 && r.field("total") == nil
 		},
 		"unsupported-content-type-accepted": func(p *faultProbe) bool {
 			return p.send(p.platform(), "POST", "/webhooks", []byte(`{"url":"`+probeHookURL+`"}`), "Content-Type", "text/plain").status == 201

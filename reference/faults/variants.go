@@ -48,6 +48,7 @@ func Variants() []Variant {
 	for _, group := range [][]Variant{
 		statusVariants(), formVariants(), valueVariants(), idVariants(), routeVariants(),
 		paymentVariants(), ruleVariants(), eventVariants(), fileVariants(),
+		realisticVariants(),
 	} {
 		all = append(all, group...)
 	}

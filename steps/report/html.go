@@ -177,6 +177,14 @@ td,dd,h3{overflow-wrap:anywhere}
 <p class="verdict" id="verdict">{{.Total}} scenarios: {{.Verdict}}</p>
 <div class="counts" id="counts">{{range .Outcomes}}<div class="count {{lower .}}"><b>{{count $.Run.Counts .}}</b>{{.}}</div>{{end}}</div>
 {{with .Run.Notes}}<h2>Diagnostics</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{with .Run.Exploration}}<h2 id="exploration">Exploration</h2>
+<p class="meta"><span>seed <code>{{.Seed}}</code></span><span>run id <code>{{.RunID}}</code></span><span>{{.Sequences}} sequences</span><span>{{.Requests}} requests</span><span>{{secs .Duration}}</span></p>
+<table><thead><tr><th>operation</th><th class="n">accepted</th><th class="n">refused</th><th class="n">5xx</th></tr></thead><tbody>
+{{range .Operations}}<tr><td><code>{{.ID}}</code></td><td class="n{{if eq .Accepted 0}} zero{{end}}">{{.Accepted}}</td><td class="n{{if eq .Refused 0}} zero{{end}}">{{.Refused}}</td><td class="n{{if eq .Errored 0}} zero{{else}} fail{{end}}">{{.Errored}}</td></tr>
+{{end}}</tbody></table>
+<table><thead><tr><th>limit</th><th class="n">at</th><th class="n">over</th></tr></thead><tbody>
+{{range .Limits}}<tr><td>{{.Limit}}</td><td class="n{{if eq .At 0}} zero{{end}}">{{.At}}</td><td class="n{{if eq .Over 0}} zero{{end}}">{{.Over}}</td></tr>
+{{end}}</tbody></table>{{end}}
 
 <h2 id="matrix">Spec sections × outcome</h2>
 <table><thead><tr><th>section</th>{{range .Outcomes}}<th class="n">{{.}}</th>{{end}}<th class="n">scenarios</th></tr></thead><tbody>

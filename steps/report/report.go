@@ -56,6 +56,8 @@ type Run struct {
 	Operations  []Operation     `json:"operations,omitempty"`
 	// Notes are diagnostics of the run as a whole ("0 webhook deliveries arrived").
 	Notes []string `json:"notes,omitempty"`
+	// Exploration is what conform explore (or run --explore) covered, if it ran.
+	Exploration *Exploration `json:"exploration,omitempty"`
 }
 
 // Scenario is the verdict on one scenario with its evidence.

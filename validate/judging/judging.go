@@ -176,14 +176,16 @@ type IDPrefix struct {
 }
 
 // ProfileKey is one assumed decision of DESIGN.md: its name, what it
-// decides, the values it may take when it is a choice among names, and the
+// decides, the values it may take when it is a choice among names, the
 // reference's default (null for refusals and extensions, whose defaults
-// are the refusals table and the extension operations).
+// are the refusals table and the extension operations) and an example of
+// what another server chooses.
 type ProfileKey struct {
 	Key         string          `json:"key"`
 	Description string          `json:"description"`
 	Values      []string        `json:"values,omitempty"`
 	Default     json.RawMessage `json:"default"`
+	Example     json.RawMessage `json:"example"`
 }
 
 // Table is schemas/judging.json: the basis of every check of the kit.

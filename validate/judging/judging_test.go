@@ -60,8 +60,8 @@ func TestEveryNormativeCheckNamesAClause(t *testing.T) {
 		}
 		check("schema "+name, b)
 	}
-	if got := len(j.Invariants); got != 4 {
-		t.Errorf("%d safety invariants, want the 4 of DESIGN.md", got)
+	if got := len(j.Invariants); got != 5 {
+		t.Errorf("%d safety invariants, want the 4 of DESIGN.md and no_server_error of its Exploration", got)
 	}
 	for _, op := range []string{"webhooks.create", "webhooks.update"} {
 		o, _ := v.Validator().Operation(op)

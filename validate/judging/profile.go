@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/conform-kit/conform/validate"
@@ -33,11 +34,14 @@ type Profile struct {
 	CreateStatus                 int                    `json:"create_status"`
 	SuccessStatusByOp            map[string]int         `json:"success_status"`
 	Refusals                     map[string]RefusalForm `json:"refusals"`
+	ErrorFieldForm               string                 `json:"error_field_form"`
+	ErrorFieldMember             string                 `json:"error_field_member"`
 	IDForm                       string                 `json:"id_form"`
 	TimestampPrecision           int                    `json:"timestamp_precision"`
 	ResponseContentType          string                 `json:"response_content_type"`
 	RequestContentType           string                 `json:"request_content_type"`
 	RequestMediaTypes            []string               `json:"request_media_types"`
+	AcceptUnserved               string                 `json:"accept_unserved"`
 	ListMaxLimit                 int                    `json:"list_max_limit"`
 	ListOverMax                  string                 `json:"list_over_max"`
 	EventLayout                  string                 `json:"event_layout"`
@@ -62,6 +66,7 @@ type Profile struct {
 	ResourceValues               string                 `json:"resource_values"`
 	ReferenceRules               string                 `json:"reference_rules"`
 	ResourceEvents               string                 `json:"resource_events"`
+	ObservedOnce                 []string               `json:"observed_once"`
 }
 
 // Values of the profile keys that choose among names (judging.json lists
@@ -92,16 +97,53 @@ const (
 	CardNumberLuhn = "luhn" // card_number_check: 12 to 19 digits passing the Luhn check
 
 	AsReference = "reference" // resource_values, reference_rules, resource_events: the reference's behaviour
+
+	FieldFormPointer = "pointer" // error_field_form: /a/b/0/c
+	FieldFormDotted  = "dotted"  // error_field_form: a.b.0.c (or a.b[0].c)
+	FieldFormBare    = "bare"    // error_field_form: c
+	FieldFormNone    = "none"    // error_field_form: no item names the field
+
+	AcceptRefuse = "refuse" // accept_unserved: refused as not_acceptable
+	AcceptIgnore = "ignore" // accept_unserved: answered as if Accept were absent
 )
 
-// RefusalForm is a declared status and error codes for a kind of refusal.
+// RefusalForm is a declared form of a kind of refusal: the statuses and the
+// error codes a target answers it with, and per operation where the target
+// answers it otherwise. In a profile file "status" is one status (422) or
+// the list of them ([400, 415]), "codes" the codes (any of them; [] accepts
+// any code) and "operations" the forms by operation id:
+//
+//	{"status": 409, "codes": ["ALREADY_CAPTURED", "IDEMPOTENCY_REUSED"],
+//	 "operations": {"files.external_upload": {"status": 401}}}
 type RefusalForm struct {
-	Status int      `json:"status"`
-	Codes  []string `json:"codes"` // any of them; empty accepts any code
+	Status        int      // the first status
+	OtherStatuses []int    // further statuses the target answers the kind with
+	Codes         []string // any of them; empty accepts any code
+	// Operations are the forms of the operations (by id) whose refusal of
+	// this kind differs: a status replaces the kind's statuses, codes its
+	// codes (nil codes keep the kind's).
+	Operations map[string]RefusalForm
 }
 
-// StatusMatches reports whether status is the declared one.
-func (r RefusalForm) StatusMatches(status int) bool { return status == r.Status }
+// refusalFormJSON is RefusalForm in a profile file.
+type refusalFormJSON struct {
+	Status     json.RawMessage            `json:"status,omitempty"`
+	Codes      *[]string                  `json:"codes,omitempty"`
+	Operations map[string]json.RawMessage `json:"operations,omitempty"`
+}
+
+// Statuses are every status the form accepts, the first first.
+func (r RefusalForm) Statuses() []int {
+	if r.Status == 0 {
+		return slices.Clone(r.OtherStatuses)
+	}
+	return append([]int{r.Status}, r.OtherStatuses...)
+}
+
+// StatusMatches reports whether status is one of the declared ones.
+func (r RefusalForm) StatusMatches(status int) bool {
+	return status == r.Status || slices.Contains(r.OtherStatuses, status)
+}
 
 // CodeMatches reports whether one of an envelope's codes is a declared code
 // (always true when no code is declared).
@@ -117,12 +159,139 @@ func (r RefusalForm) CodeMatches(codes []string) bool {
 	return false
 }
 
-// String renders the form as "422 INVALID_FIELD" ("402 DECLINED|PAYMENT_DECLINED", "404 any code").
+// String renders the form as "422 INVALID_FIELD" ("402 DECLINED|PAYMENT_DECLINED",
+// "400|415 any code"); per-operation forms are not shown.
 func (r RefusalForm) String() string {
-	if len(r.Codes) == 0 {
-		return fmt.Sprintf("%d any code", r.Status)
+	st := make([]string, 0, 1+len(r.OtherStatuses))
+	for _, s := range r.Statuses() {
+		st = append(st, strconv.Itoa(s))
 	}
-	return fmt.Sprintf("%d %s", r.Status, strings.Join(r.Codes, "|"))
+	if len(r.Codes) == 0 {
+		return fmt.Sprintf("%s any code", strings.Join(st, "|"))
+	}
+	return fmt.Sprintf("%s %s", strings.Join(st, "|"), strings.Join(r.Codes, "|"))
+}
+
+// Clone returns a deep copy.
+func (r RefusalForm) Clone() RefusalForm {
+	r.OtherStatuses = slices.Clone(r.OtherStatuses)
+	r.Codes = slices.Clone(r.Codes)
+	if r.Operations != nil {
+		ops := make(map[string]RefusalForm, len(r.Operations))
+		for id, o := range r.Operations {
+			ops[id] = o.Clone()
+		}
+		r.Operations = ops
+	}
+	return r
+}
+
+// ForOperation is the form of the kind for one operation: its override
+// (statuses, codes) over the kind's, without per-operation forms.
+func (r RefusalForm) ForOperation(opID string) RefusalForm {
+	o, ok := r.Operations[opID]
+	f := r.Clone()
+	f.Operations = nil
+	if !ok {
+		return f
+	}
+	if o.Status != 0 {
+		f.Status, f.OtherStatuses = o.Status, slices.Clone(o.OtherStatuses)
+	}
+	if o.Codes != nil {
+		f.Codes = slices.Clone(o.Codes)
+	}
+	return f
+}
+
+// MarshalJSON writes the profile file's form: status as a number when it
+// is one, else a list; codes always (a per-operation form only when it
+// replaces the kind's).
+func (r RefusalForm) MarshalJSON() ([]byte, error) { return r.marshal(true) }
+
+func (r RefusalForm) marshal(top bool) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("{")
+	sep := ""
+	if r.Status != 0 {
+		var st any = r.Status
+		if len(r.OtherStatuses) > 0 {
+			st = r.Statuses()
+		}
+		sv, _ := json.Marshal(st)
+		fmt.Fprintf(&b, `"status":%s`, sv)
+		sep = ","
+	}
+	if top || r.Codes != nil {
+		cv, _ := json.Marshal(nonNilCodes(r.Codes))
+		fmt.Fprintf(&b, `%s"codes":%s`, sep, cv)
+		sep = ","
+	}
+	if len(r.Operations) > 0 {
+		fmt.Fprintf(&b, `%s"operations":{`, sep)
+		for i, id := range slices.Sorted(maps.Keys(r.Operations)) {
+			ov, err := r.Operations[id].marshal(false)
+			if err != nil {
+				return nil, err
+			}
+			if i > 0 {
+				b.WriteString(",")
+			}
+			idv, _ := json.Marshal(id)
+			fmt.Fprintf(&b, "%s:%s", idv, ov)
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("}")
+	return b.Bytes(), nil
+}
+
+func nonNilCodes(c []string) []string {
+	if c == nil {
+		return []string{}
+	}
+	return c
+}
+
+// UnmarshalJSON reads the profile file's form over r: what the object
+// gives replaces r's (status, codes), operations merge by id. Unknown
+// members are refused.
+func (r *RefusalForm) UnmarshalJSON(data []byte) error {
+	var in refusalFormJSON
+	if err := strictUnmarshal(data, &in); err != nil {
+		return err
+	}
+	if len(in.Status) > 0 {
+		var one int
+		var many []int
+		switch {
+		case json.Unmarshal(in.Status, &one) == nil:
+			r.Status, r.OtherStatuses = one, nil
+		case json.Unmarshal(in.Status, &many) == nil && len(many) > 0:
+			r.Status, r.OtherStatuses = many[0], slices.Compact(slices.Clone(many[1:]))
+		default:
+			return fmt.Errorf("status %s: want a status or a non-empty list of statuses", in.Status)
+		}
+	}
+	if in.Codes != nil {
+		r.Codes = nonNilCodes(*in.Codes)
+	}
+	if len(in.Operations) > 0 {
+		ops := make(map[string]RefusalForm, len(r.Operations)+len(in.Operations))
+		maps.Copy(ops, r.Operations)
+		for id, raw := range in.Operations {
+			var o RefusalForm
+			if err := o.UnmarshalJSON(raw); err != nil {
+				return fmt.Errorf("operations.%s: %w", id, err)
+			}
+			if len(o.Operations) > 0 {
+				return fmt.Errorf("operations.%s: an operation's form has no operations of its own", id)
+			}
+			ops[id] = o
+		}
+		r.Operations = ops
+	}
+	return nil
 }
 
 // SuccessStatus is the status the operation answers with on success:
@@ -138,12 +307,17 @@ func (p Profile) SuccessStatus(op validate.Operation) int {
 	return op.Status
 }
 
-// Refusal is the declared status and codes of a kind of refusal (Refusal*
-// constants); the zero RefusalForm for an unknown kind.
+// Refusal is the declared statuses and codes of a kind of refusal (Refusal*
+// constants), with its per-operation forms; the zero RefusalForm for an
+// unknown kind.
 func (p Profile) Refusal(kind string) RefusalForm {
-	r := p.Refusals[kind]
-	r.Codes = slices.Clone(r.Codes)
-	return r
+	return p.Refusals[kind].Clone()
+}
+
+// RefusalFor is the declared form of a kind of refusal for one operation
+// (RefusalForm.ForOperation); opID "" is the kind's form.
+func (p Profile) RefusalFor(kind, opID string) RefusalForm {
+	return p.Refusals[kind].ForOperation(opID)
 }
 
 // Roles are the roles that may call the operation: operation_roles for it,
@@ -218,8 +392,7 @@ func (p Profile) Clone() Profile {
 	p.SuccessStatusByOp = maps.Clone(p.SuccessStatusByOp)
 	refusals := make(map[string]RefusalForm, len(p.Refusals))
 	for k, r := range p.Refusals {
-		r.Codes = slices.Clone(r.Codes)
-		refusals[k] = r
+		refusals[k] = r.Clone()
 	}
 	p.Refusals = refusals
 	roles := make(map[string][]string, len(p.OperationRoles))
@@ -230,6 +403,7 @@ func (p Profile) Clone() Profile {
 	p.WebhookRoutes = maps.Clone(p.WebhookRoutes)
 	p.Extensions = slices.Clone(p.Extensions)
 	p.RequestMediaTypes = slices.Clone(p.RequestMediaTypes)
+	p.ObservedOnce = slices.Clone(p.ObservedOnce)
 	return p
 }
 
@@ -480,8 +654,7 @@ func (j *Judge) setProfileKey(p *Profile, key string, raw json.RawMessage) error
 			if old := f.MapIndex(reflect.ValueOf(name)); old.IsValid() {
 				elem.Elem().Set(old)
 				if r, ok := old.Interface().(RefusalForm); ok { // merge, but never share the codes
-					r.Codes = slices.Clone(r.Codes)
-					elem.Elem().Set(reflect.ValueOf(r))
+					elem.Elem().Set(reflect.ValueOf(r.Clone()))
 				}
 			}
 			if err := strictUnmarshal(entries[name], elem.Interface()); err != nil {
@@ -550,8 +723,8 @@ func (j *Judge) checkProfileKey(p *Profile, key string) error {
 			if _, ok := j.table.Refusals[kind]; !ok {
 				return fmt.Errorf("unknown kind of refusal %q (known: %s)", kind, strings.Join(slices.Sorted(maps.Keys(j.table.Refusals)), ", "))
 			}
-			if r.Status < 400 || r.Status > 499 {
-				return fmt.Errorf("%s: status %d is not a 4xx (a refusal is a 4xx, spec section 7)", kind, r.Status)
+			if err := checkRefusalForm(kind, r, op); err != nil {
+				return err
 			}
 		}
 	case "id_form", "signing_key_form":
@@ -625,9 +798,34 @@ func (j *Judge) checkProfileKey(p *Profile, key string) error {
 				return fmt.Errorf("%s is not an extension", id)
 			}
 		}
+	case "error_field_member":
+		if p.ErrorFieldMember == "" {
+			return errors.New("empty member name")
+		}
 	case "authorization_expiry_hours":
 		if p.AuthorizationExpiryHours < 1 {
 			return fmt.Errorf("%d is not a positive number of hours", p.AuthorizationExpiryHours)
+		}
+	}
+	return nil
+}
+
+// checkRefusalForm checks a kind's form: every status a 4xx, every
+// per-operation form of an operation that exists.
+func checkRefusalForm(kind string, r RefusalForm, op func(string) (validate.Operation, error)) error {
+	for _, st := range r.Statuses() {
+		if st < 400 || st > 499 {
+			return fmt.Errorf("%s: status %d is not a 4xx (a refusal is a 4xx, spec section 7)", kind, st)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(r.Operations)) {
+		if _, err := op(id); err != nil {
+			return fmt.Errorf("%s.operations: %w", kind, err)
+		}
+		for _, st := range r.Operations[id].Statuses() {
+			if st < 400 || st > 499 {
+				return fmt.Errorf("%s.operations.%s: status %d is not a 4xx (a refusal is a 4xx, spec section 7)", kind, id, st)
+			}
 		}
 	}
 	return nil

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/steps"
+	"github.com/conform-kit/conform/steps/explore"
+	results "github.com/conform-kit/conform/steps/report"
+)
+
+// exploreOptions holds the flags of conform explore.
+type exploreOptions struct {
+	run    runOptions
+	seed   uint64
+	budget int
+	time   time.Duration
+	ops    string
+	runID  string
+}
+
+func newExploreCmd() *cobra.Command {
+	opts := exploreOptions{}
+	cmd := &cobra.Command{
+		Use:   "explore",
+		Short: "Generate request sequences from the contract and judge them against the reference as model",
+		Long: `Explore generates requests and stateful sequences from the contract (schemas, operations,
+limits, rules), sends each to the target and to a fresh bundled reference (the model), and judges
+every answer by the kit's judging law: a FAIL for a spec sentence or a safety invariant, a WARN
+under a profile key. A failing sequence is shrunk to the fewest, simplest requests failing the
+same check on the same basis and printed as a Gherkin scenario of the suite's steps, a curl
+replay script and the seed. Without --target it explores the bundled reference, strict.
+
+Exit codes as conform run: 0 no FAIL, 1 any FAIL (WARN too with --strict), 2 usage or config error.`,
+		Example: `  conform explore
+  conform explore --target https://sandbox.example --config conform.json --time 2m --format json:explore.json
+  conform explore --ops 'authorizations.*' --seed 42 --budget 2000`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.run.out, opts.run.errOut, opts.run.lookupEnv = cmd.OutOrStdout(), cmd.ErrOrStderr(), os.LookupEnv
+			return runExplore(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.run.target, "target", "", "base URL of the API under test (default: the bundled reference, in-process)")
+	f.StringVar(&opts.run.configPath, "config", "", "config file: credentials and fixtures (the shape conform serve --fixtures writes)")
+	f.StringVar(&opts.run.profile, "profile", "", "profile file: the target's choices where the spec is silent")
+	f.StringSliceVar(&opts.run.formats, "format", nil, "reports, comma-separated: json:FILE, junit:FILE, cucumber:FILE, html:FILE")
+	f.BoolVar(&opts.run.strict, "strict", false, "count WARN as FAIL; always on against the bundled reference")
+	f.Uint64Var(&opts.seed, "seed", 0, "seed of every request; 0 picks one (printed); the same seed sends the same requests")
+	f.IntVar(&opts.budget, "budget", 0, "requests to send to the target (shrinking included)")
+	f.DurationVar(&opts.time, "time", 0, "how long to explore (default 20s when no --budget)")
+	f.StringVar(&opts.runID, "run-id", "", "the run's tag in idempotency ids (default from the clock; printed); the same seed and run id send byte-identical requests")
+	f.StringVar(&opts.ops, "ops", "", "operations to explore: comma-separated patterns of operation ids, e.g. 'authorizations.*'")
+	return cmd
+}
+
+// referenceModel is the bundled reference, fresh for every sequence.
+func referenceModel() (http.Handler, steps.Config, func(), error) {
+	const base = "http://model.explore.invalid"
+	srv, err := reference.New(reference.Config{BaseURL: base, ReviewDelay: time.Hour, RetryScale: 0.0001, Seed: 1})
+	if err != nil {
+		return nil, steps.Config{}, nil, err
+	}
+	return srv, suiteConfig(base, srv.Seeded()), func() { _ = srv.Close() }, nil
+}
+
+// runExplore resolves the target, explores it and writes the findings.
+func runExplore(ctx context.Context, opts exploreOptions) error {
+	cfg, err := resolveRunConfig(opts.run)
+	if err != nil {
+		return usageError(fmt.Errorf("explore: %w", err))
+	}
+	strict := opts.run.strict
+	if cfg.Target == "" {
+		stop, bundled, err := startBundledReference()
+		if err != nil {
+			return fmt.Errorf("explore: %w", err)
+		}
+		defer stop()
+		bundled.Profile = cfg.Profile
+		cfg, strict = bundled, true
+		fmt.Fprintf(opts.run.errOut, "conform explore: bundled reference at %s (strict)\n", cfg.Target)
+	}
+	seed := opts.seed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano()) & (1<<53 - 1)
+	}
+	res, err := explore.Run(ctx, explore.Options{Target: cfg, Model: referenceModel, Seed: seed, Budget: opts.budget, Time: opts.time,
+		Ops: opts.ops, Strict: strict, RunID: opts.runID, Log: opts.run.errOut})
+	if errors.Is(err, explore.ErrOptions) {
+		return usageError(fmt.Errorf("explore: %w", err))
+	}
+	if err != nil {
+		return fmt.Errorf("explore: %w", err)
+	}
+	printExplore(opts.run.out, res)
+	if err := writeExploreReports(opts.run.formats, cfg.Target, strict, res); err != nil {
+		return usageError(fmt.Errorf("explore: %w", err))
+	}
+	if res.Failed() {
+		return &exitError{code: exitFailed}
+	}
+	return nil
+}
+
+// printExplore writes each finding with its scenario, replay script and seed, then the totals.
+func printExplore(w interface{ Write([]byte) (int, error) }, res explore.Result) {
+	for _, f := range res.Findings {
+		fmt.Fprintf(w, "\n%s %s [%s] on %s: %s\n  %d sequences; shrunk from %d to %d requests; seed %d, sequence %d\n\n%s\n%s", f.Outcome, f.Check, f.Clause(), f.Op, f.Message,
+			f.Occurrences, f.Original, f.Shrunk, f.Seed, f.Sequence, f.Gherkin, f.Curl)
+	}
+	for _, n := range res.Notes() {
+		if strings.HasPrefix(n, "explore:") {
+			fmt.Fprintln(w, n)
+		}
+	}
+	fmt.Fprintf(w, "%d FAIL, %d WARN (replay: --seed %d --run-id %s)\n", res.Count(results.Fail), res.Count(results.Warn), res.Seed, res.RunID)
+}
+
+// writeExploreReports writes the findings as a conform results file, JUnit, cucumber or HTML.
+func writeExploreReports(formats []string, target string, strict bool, res explore.Result) error {
+	run := results.Run{Tool: "conform", Target: target, Seed: int64(res.Seed & (1<<63 - 1)), Strict: strict, Started: time.Now().Add(-res.Duration), Duration: results.MillisOf(res.Duration)}
+	res.AddTo(&run)
+	writers := map[string]func(w interface{ Write([]byte) (int, error) }, r results.Run) error{
+		"json": func(w interface{ Write([]byte) (int, error) }, r results.Run) error {
+			return results.WriteResults(w, r)
+		},
+		"junit": func(w interface{ Write([]byte) (int, error) }, r results.Run) error { return results.WriteJUnit(w, r) },
+		"cucumber": func(w interface{ Write([]byte) (int, error) }, r results.Run) error {
+			return results.WriteCucumber(w, r)
+		},
+		"html": func(w interface{ Write([]byte) (int, error) }, r results.Run) error { return results.WriteHTML(w, r) },
+	}
+	for _, spec := range formats {
+		kind, file, ok := strings.Cut(spec, ":")
+		write, known := writers[kind]
+		if !ok || !known || file == "" {
+			return fmt.Errorf("--format %q: want json:FILE, junit:FILE, cucumber:FILE or html:FILE", spec)
+		}
+		out, err := os.Create(file)
+		if err != nil {
+			return err
+		}
+		if err := write(out, run); err != nil {
+			out.Close()
+			return err
+		}
+		if err := out.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

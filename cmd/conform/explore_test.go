@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/reference/faults"
+)
+
+// TestExploreExitCodes: conform explore exits 0 on the bundled reference,
+// 1 with a finding (printed with its scenario, replay script and seed) on
+// a faulted target, and 2 on a usage error; its results file holds the
+// finding as a scenario of feature explore.
+func TestExploreExitCodes(t *testing.T) {
+	code, out, errOut := run(t, "", "explore", "--seed", "3", "--budget", "600")
+	assert.Equal(t, exitOK, code, "bundled reference: %s %s", out, errOut)
+	assert.Contains(t, out, "0 FAIL, 0 WARN")
+
+	_, cfgPath := serveReference(t, []string{"crash-on-null-line2"}, nil, true)
+	results := filepath.Join(t.TempDir(), "explore.json")
+	code, out, errOut = run(t, "", "explore", "--config", cfgPath, "--seed", "3", "--budget", "3000", "--format", "json:"+results)
+	require.Equal(t, exitFailed, code, "faulted target: %s %s", out, errOut)
+	for _, want := range []string{"FAIL no 5xx for a request", "Scenario:", "$CONFORM_PASSWORD", "--seed 3"} {
+		assert.Contains(t, out, want)
+	}
+	data, err := os.ReadFile(results)
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(string(data), `"feature": "explore"`), "results file: %s", data)
+
+	code, _, _ = run(t, "", "explore", "--ops", "[", "--budget", "10")
+	assert.Equal(t, exitUsage, code, "a bad --ops pattern")
+}
+
+// TestFaultsListsTheExploreFaults: conform faults --explore lists the
+// explore catalog, one line per fault and a count.
+func TestFaultsListsTheExploreFaults(t *testing.T) {
+	code, out, errOut := run(t, "", "faults", "--explore")
+	require.Equal(t, exitOK, code, "conform faults --explore: %s", errOut)
+	catalog := faults.ExploreCatalog()
+	assert.Contains(t, out, fmt.Sprintf("%d faults", len(catalog)))
+	for _, f := range catalog {
+		assert.Contains(t, out, f.Name)
+	}
+}

@@ -1,0 +1,303 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/conform-kit/conform/validate/judging"
+)
+
+// generator draws the steps of one sequence from the choice stream,
+// following the resource graph: it knows which roles exist (as the model
+// answered) and what each holds.
+type generator struct {
+	c        *choices
+	hookBase string // where webhooks point
+	seq      string // sequence tag: idempotency ids and names unique per run and sequence
+	profile  judging.Profile
+	offers   func(op string) bool
+
+	declineTrigger, disputeTrigger int64
+
+	roles    map[string][]string // kind → roles, in creation order
+	auths    map[string]*authState
+	amounts  map[string]*amountState
+	deleted  map[string]bool
+	linkFile map[string]string // external link role → its file's role
+	linkType map[string]string // external link role → its type
+	refused  string            // the role a refused request named: read it next
+	updated  string            // the role an update changed: read it next
+	enrolled map[string]bool   // schedules the merchant is enrolled in
+	n        int               // idempotency ids drawn
+}
+
+type authState struct {
+	amount, captured int64
+	captures         int
+}
+
+type amountState struct {
+	schedule          string
+	updated, produced bool
+}
+
+// action is one kind of step with its precondition.
+type action struct {
+	name  string
+	op    string // the operation it exercises (for --ops)
+	ready func(g *generator) bool
+	make  func(g *generator) Step
+}
+
+// weight favours the resource graph of payments over reads of fixtures.
+func weight(op string) int {
+	switch op {
+	case "payment_instruments.create", "authorizations.create", "authorizations.capture", "transfers.create":
+		return 6
+	case "subscription_enrollments.create", "subscription_schedules.create", "files.external_links.create", "files.external_links.get":
+		return 5
+	case "files.external_upload":
+		return 4
+	case "authorizations.get", "subscription_amounts.update", "subscription_amounts.create", "webhooks.create",
+		"subscription_enrollments.get", "subscription_enrollments.update", "subscription_enrollments.delete":
+		return 3
+	case "disputes.get", "disputes.list", "dispute_adjustment_transfers.list", "balance_transfers.get", "merchants.get", "dispute_evidence.list":
+		return 1
+	}
+	return 2
+}
+
+// role returns the name of the next role of a kind: "card", "card b", ...
+func (g *generator) newRole(kind string) string {
+	n := len(g.roles[kind])
+	if n == 0 {
+		return kind
+	}
+	return fmt.Sprintf("%s %c", kind, 'a'+n)
+}
+
+// has reports whether a role of the kind exists.
+func (g *generator) has(kind string) bool { return len(g.alive(kind)) > 0 }
+
+func (g *generator) alive(kind string) []string {
+	var out []string
+	for _, r := range g.roles[kind] {
+		if !g.deleted[r] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// any draws one live role of the kind.
+func (g *generator) any(kind string) string {
+	rs := g.alive(kind)
+	return rs[len(rs)-1-g.c.draw(len(rs))]
+}
+
+// observe records what the model answered to a step the target answered alike.
+func (g *generator) observe(st Step, ok bool) {
+	if st.Refuse || !ok {
+		if st.Of != "" && st.Method != "GET" {
+			g.refused = st.Of
+		}
+	} else if st.SameState && g.refused == st.Of {
+		g.refused = ""
+	}
+	if !ok {
+		return
+	}
+	if st.Of != "" && st.Save == "" && (st.Method == "PUT" || st.Method == "PATCH") {
+		g.updated = st.Of
+	}
+	if st.Save != "" {
+		kind := kindOf(st.Save)
+		g.roles[kind] = append(g.roles[kind], st.Save)
+		switch kind {
+		case "authorization":
+			g.auths[st.Save] = &authState{amount: intField(st.Body, "amount")}
+		case "amount":
+			sched := st.Of
+			if prev, ok := g.amounts[st.Of]; ok {
+				prev.updated = true
+				sched = prev.schedule
+				g.amounts[st.Save] = &amountState{schedule: sched, produced: true}
+			} else {
+				g.amounts[st.Save] = &amountState{schedule: sched}
+			}
+		}
+	}
+	switch st.Op {
+	case "authorizations.capture":
+		if a := g.auths[st.Of]; a != nil {
+			a.captures++
+			a.captured += intField(st.Body, "capture_amount")
+		}
+	case "subscription_enrollments.delete":
+		g.deleted[st.Of] = true
+	case "subscription_enrollments.create":
+		g.enrolled[st.Of] = true
+	}
+}
+
+// kindOf is a role's kind: "card b" → "card".
+func kindOf(role string) string {
+	if i := strings.LastIndexByte(role, ' '); i > 0 && len(role)-i == 2 && role[i+1] >= 'b' && role[i+1] <= 'z' {
+		return role[:i]
+	}
+	return role
+}
+
+// idempotencyID is unique per run, sequence and request.
+func (g *generator) idempotencyID() string {
+	g.n++
+	return fmt.Sprintf("explore-%s-%d", g.seq, g.n)
+}
+
+// next draws one step (or the steps of a compound action). Its draws do
+// not depend on the state: the read-back draw is always made, and the
+// action is drawn from every action (weighted), moving on to the next ready
+// one when it is not ready. So deleting an earlier action while shrinking
+// leaves the later draws meaning what they meant.
+func (g *generator) next(actions []action) []Step {
+	readBack := g.c.draw(4) != 3
+	if g.refused != "" && !g.deleted[g.refused] && readBack {
+		if st, ok := g.readBack(g.refused); ok {
+			g.refused = ""
+			st.SameState = true
+			return []Step{st}
+		}
+	}
+	if g.updated != "" && !g.deleted[g.updated] && readBack {
+		role := g.updated
+		g.updated = ""
+		if st, ok := g.readBack(role); ok {
+			return []Step{st}
+		}
+	}
+	var all []action
+	for _, a := range actions {
+		for range weight(a.op) {
+			all = append(all, a)
+		}
+	}
+	a := all[g.c.draw(len(all))]
+	// An action not ready yet makes what it needs instead (a capture with no
+	// authorization authorizes; one with no card makes a card).
+	for range 4 {
+		if a.ready(g) {
+			return []Step{a.make(g)}
+		}
+		need, ok := prerequisite[a.op]
+		if !ok {
+			break
+		}
+		i := slices.IndexFunc(actions, func(x action) bool { return x.op == need })
+		if i < 0 {
+			break
+		}
+		a = actions[i]
+	}
+	for _, x := range actions {
+		if x.ready(g) {
+			return []Step{x.make(g)}
+		}
+	}
+	return nil
+}
+
+// prerequisite is the operation that makes what an operation needs.
+var prerequisite = map[string]string{
+	"authorizations.capture": "authorizations.create", "authorizations.get": "authorizations.create",
+	"authorizations.create": "payment_instruments.create", "transfers.create": "payment_instruments.create",
+	"payment_instruments.get": "payment_instruments.create", "transfers.get": "transfers.create",
+	"webhooks.update": "webhooks.create", "webhooks.get": "webhooks.create",
+	"subscription_schedules.get": "subscription_schedules.create", "subscription_amounts.create": "subscription_schedules.create",
+	"subscription_enrollments.create": "subscription_schedules.create", "subscription_enrollments.list_by_schedule": "subscription_schedules.create",
+	"subscription_amounts.update": "subscription_amounts.create", "subscription_amounts.get": "subscription_amounts.create",
+	"subscription_enrollments.get": "subscription_enrollments.create", "subscription_enrollments.update": "subscription_enrollments.create",
+	"subscription_enrollments.delete": "subscription_enrollments.create", "dispute_evidence.get": "dispute_evidence.create",
+	"files.get": "files.create", "files.upload": "files.create", "files.download": "files.create",
+	"files.external_links.create": "files.create", "files.external_links.list": "files.create",
+	"files.external_links.get": "files.external_links.create", "files.external_upload": "files.external_links.create",
+}
+
+// readBack is the GET of a role, when the target offers one.
+func (g *generator) readBack(role string) (Step, bool) {
+	kind := kindOf(role)
+	switch kind {
+	case "authorization":
+		if g.offers("authorizations.get") {
+			return Step{Op: "authorizations.get", Method: "GET", Path: "/authorizations/{" + role + "}", Of: role}, true
+		}
+	case "amount":
+		if g.offers("subscription_amounts.get") {
+			a := g.amounts[role]
+			return Step{Op: "subscription_amounts.get", Method: "GET", Path: "/subscription/subscription_schedules/{" + a.schedule + "}/subscription_amounts/{" + role + "}", Of: role}, true
+		}
+	case "webhook":
+		return Step{Op: "webhooks.get", Method: "GET", Path: "/webhooks/{" + role + "}", Of: role}, true
+	case "enrollment":
+		return Step{Op: "subscription_enrollments.get", Method: "GET", Path: "/subscription/subscription_enrollments/{" + role + "}", Of: role}, true
+	case "merchant", "plain merchant":
+		return Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + fixtureOfMerchant(role) + "}", Of: role}, true
+	case "file":
+		return Step{Op: "files.get", Method: "GET", Path: "/files/{" + role + "}", Of: role}, true
+	}
+	return Step{}, false
+}
+
+func fixtureOfMerchant(role string) string {
+	if role == "plain merchant" {
+		return "plain_merchant"
+	}
+	return "merchant"
+}
+
+// tags draws a tags object: absent, empty, or one entry (ASCII or multi-byte).
+func (g *generator) tags(fields *[]string, expect *[]expectField, basis judging.Basis) {
+	switch g.c.draw(4) {
+	case 1:
+		*fields = append(*fields, `"tags":{}`)
+	case 2, 3:
+		v := g.text(1+g.c.draw(12), g.c.draw(2) == 1)
+		*fields = append(*fields, `"tags":{"explore":`+quote(v)+`}`)
+		*expect = append(*expect, expectField{Path: "tags.explore", Value: v, Check: checkReadBack, Basis: basis})
+	}
+}
+
+// object renders fields as a JSON object.
+func object(fields []string) string { return "{" + strings.Join(fields, ",") + "}" }
+
+// intField reads a top-level integer field back from a body the generator wrote.
+func intField(body, name string) int64 {
+	var n int64
+	key := `"` + name + `":`
+	i := strings.Index(body, key)
+	if i < 0 {
+		return 0
+	}
+	fmt.Sscan(strings.TrimLeft(body[i+len(key):], " "), &n)
+	return n
+}
+
+// basisOf builds a basis of clauses.
+func basisOf(clauses ...string) judging.Basis { return judging.Basis{Clauses: clauses} }
+
+// assumed builds an assumed basis.
+func assumed(key string, clauses ...string) judging.Basis {
+	return judging.Basis{Assumed: key, Clauses: clauses}
+}
+
+// actionsFor lists every action whose operation the target offers and
+// the pattern selects.
+func actionsFor(offers func(string) bool, selected func(string) bool) []action {
+	var out []action
+	for _, a := range allActions() {
+		if offers(a.op) && selected(a.op) {
+			out = append(out, a)
+		}
+	}
+	return out
+}

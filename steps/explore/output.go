@@ -1,0 +1,234 @@
+package explore
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/conform-kit/conform/steps/report"
+)
+
+// render fills a finding's reproduction from its shrunk trace: the Gherkin
+// scenario in the suite's step vocabulary and the curl replay script.
+func (r *runner) render(f Finding, trace []Exchange) Finding {
+	f.Trace = trace
+	f.Shrunk = len(requestsOf(trace))
+	f.Gherkin = gherkin(f)
+	f.Curl = r.curl(f)
+	return f
+}
+
+// scenarioTags are the tags of a finding's scenario: @explore, its clauses
+// and, for an assumed basis, the suite's @assumed @profile-KEY pair.
+func scenarioTags(f Finding) []string {
+	tags := []string{"@explore"}
+	for _, c := range f.Basis.Clauses {
+		tags = append(tags, "@spec-"+c)
+	}
+	if f.Basis.Assumed != "" {
+		tags = append(tags, "@assumed", "@profile-"+f.Basis.Assumed)
+	}
+	return tags
+}
+
+// querySuffix is the query of an expanded path ("?limit=2&offset=2").
+func querySuffix(p string) string {
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		return p[i:]
+	}
+	return ""
+}
+
+// gherkin writes the shrunk sequence as a feature file: paste its scenario
+// into a feature (its Background names the platform user too) and it runs.
+func gherkin(f Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nFeature: Exploration findings\n\n", strings.Join(scenarioTags(f)[:1], " "))
+	fmt.Fprintf(&b, "  %s\n", strings.Join(scenarioTags(f), " "))
+	fmt.Fprintf(&b, "  Scenario: %s, %s (explore seed %d, sequence %d)\n", f.Check, f.Op, f.Seed, f.Sequence)
+	b.WriteString("    Given I am the platform user\n")
+	user := userPlatform
+	reqs := requestsOf(f.Trace)
+	// The merchants start as the target's were when the sequence began.
+	for _, ex := range f.Trace {
+		if ex.Page && ex.Step.Walk == nil && ex.Step.Op == "merchants.get" && usesMerchants(reqs) {
+			doc, _ := ex.doc.(map[string]any)
+			on, _ := doc["level_two_level_three_data_enabled"].(bool)
+			fmt.Fprintf(&b, "    When I PUT %q with the body:\n      \"\"\"\n      {\"level_two_level_three_data_enabled\":%t}\n      \"\"\"\n    Then the request succeeds\n", ex.Step.Path, on)
+		}
+	}
+	for i, ex := range reqs {
+		last := i == len(reqs)-1
+		if ex.User != user {
+			fmt.Fprintf(&b, "    Given I am the %s user\n", ex.User)
+			user = ex.User
+		}
+		p := ex.Step.Path + querySuffix(ex.Path)
+		switch {
+		case ex.Step.Body == "" || ex.Page:
+			fmt.Fprintf(&b, "    When I %s %q\n", ex.Method, p)
+		case ex.Step.ContentType != "":
+			fmt.Fprintf(&b, "    When I %s %q with content type %q and the body:\n", ex.Method, p, ex.Step.ContentType)
+			docString(&b, strings.ReplaceAll(ex.Step.Body, "\r\n", "\n"))
+		default:
+			fmt.Fprintf(&b, "    When I %s %q with the body:\n", ex.Method, p)
+			docString(&b, ex.Step.Body)
+		}
+		if last {
+			fmt.Fprintf(&b, "    Then %s\n", f.assert)
+			break
+		}
+		switch {
+		case is2xx(ex.Status):
+			b.WriteString("    Then the request succeeds\n")
+			if ex.Step.Save != "" && !ex.Page && ex.Step.Walk == nil {
+				fmt.Fprintf(&b, "    And I remember the response as the %s\n", ex.Step.Save)
+			}
+		case is4xx(ex.Status):
+			b.WriteString("    Then the request is refused\n")
+		}
+	}
+	return b.String()
+}
+
+func usesMerchants(reqs []Exchange) bool {
+	for _, ex := range reqs {
+		if strings.Contains(ex.Step.Body, "additional_purchase_data") || strings.HasPrefix(ex.Step.Op, "merchants.") {
+			return true
+		}
+	}
+	return false
+}
+
+func docString(b *strings.Builder, body string) {
+	b.WriteString("      \"\"\"\n")
+	for line := range strings.SplitSeq(body, "\n") {
+		b.WriteString("      " + line + "\n")
+	}
+	b.WriteString("      \"\"\"\n")
+}
+
+// curl writes a POSIX shell script that replays the shrunk sequence with
+// curl, taking each created id from its answer. Credentials come from the
+// environment, never from the script.
+func (r *runner) curl(f Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#!/bin/sh\n# conform explore: %s %s on %s [%s]; seed %d, sequence %d\n", f.Outcome, f.Check, f.Op, f.Clause(), f.Seed, f.Sequence)
+	b.WriteString("# CONFORM_USER/CONFORM_PASSWORD: the platform user; CONFORM_MERCHANT_USER/_PASSWORD and\n# CONFORM_OTHER_USER/_PASSWORD when a request acts as them.\nset -eu\n")
+	fmt.Fprintf(&b, "T=\"${CONFORM_TARGET:-%s}\"\n", strings.TrimRight(r.opts.Target.Target, "/"))
+	b.WriteString("id() { jq -r .id; } # needs jq, as the suite's replay scripts do\n")
+	target := &side{cfg: r.opts.Target, ids: map[string]string{}}
+	vars := map[string]string{}
+	reqs := requestsOf(f.Trace)
+	for i, ex := range reqs {
+		cred := `"$CONFORM_USER:$CONFORM_PASSWORD"`
+		switch ex.User {
+		case userMerchant:
+			cred = `"$CONFORM_MERCHANT_USER:$CONFORM_MERCHANT_PASSWORD"`
+		case userOther:
+			cred = `"$CONFORM_OTHER_USER:$CONFORM_OTHER_PASSWORD"`
+		}
+		sub := func(s string) string {
+			for role, v := range vars {
+				s = strings.ReplaceAll(s, "{"+role+"}", "'\"${"+v+"}\"'")
+			}
+			return target.expand(s)
+		}
+		line := fmt.Sprintf("curl -sS -u %s -X %s '%s'", cred, ex.Method, "$T"+sub(ex.Step.Path+querySuffix(ex.Path)))
+		line = strings.Replace(line, "'$T", "\"$T\"'", 1)
+		if ex.Step.Body != "" && !ex.Page {
+			ct := ex.ContentType
+			line += fmt.Sprintf(" -H 'Content-Type: %s' --data-binary '%s'", ct, strings.ReplaceAll(sub(ex.Step.Body), "\r\n", "'\"$(printf '\\r\\n')\"'"))
+		}
+		if ex.Step.Save != "" && ex.Step.Walk == nil && !ex.Page && i < len(reqs)-1 {
+			v := strings.ReplaceAll(ex.Step.Save, " ", "_")
+			vars[ex.Step.Save] = v
+			fmt.Fprintf(&b, "%s=$(%s | id)\n", v, line)
+			continue
+		}
+		if i == len(reqs)-1 {
+			fmt.Fprintf(&b, "# the failing request: %s\n", f.Message)
+		}
+		b.WriteString(line + " -w '\\n%{http_code}\\n'\n")
+	}
+	return b.String()
+}
+
+// Scenarios are the findings as scenarios of a conform results file,
+// feature "explore", one per finding, grouped by check.
+func (res Result) Scenarios() []report.Scenario {
+	fs := slices.Clone(res.Findings)
+	slices.SortStableFunc(fs, func(a, b Finding) int { return strings.Compare(a.Check, b.Check) })
+	var out []report.Scenario
+	for _, f := range fs {
+		kind := report.KindNormative
+		if !f.Basis.Normative() {
+			kind = report.KindAssumed
+		}
+		c := report.Check{Kind: kind, Step: f.assert, Clause: f.Clause(), ProfileKey: f.Basis.Assumed, Expected: f.Expected, Observed: f.Observed,
+			Message: fmt.Sprintf("%s: %s (%d sequences; shrunk from %d to %d requests)", f.Check, f.Message, f.Occurrences, f.Original, f.Shrunk), Curl: f.Curl}
+		if reqs := requestsOf(f.Trace); len(reqs) > 0 {
+			ex := reqs[len(reqs)-1]
+			c.Exchange = &report.Exchange{Method: ex.Method, URL: ex.Path, User: ex.User, RequestBody: ex.Body, Status: ex.Status, ResponseBody: ex.Response}
+		}
+		tags := scenarioTags(f)
+		out = append(out, report.Scenario{Feature: "explore", FeatureName: "Exploration", Name: f.Check + ": " + f.Op, Tags: tags, Outcome: f.Outcome,
+			Checks: []report.Check{c}, Operations: []string{f.Op},
+			Reproduction: fmt.Sprintf("# seed %d, sequence %d\n%s\n%s", f.Seed, f.Sequence, f.Gherkin, f.Curl)})
+	}
+	return out
+}
+
+// Notes summarize the exploration for a results file: requests, coverage
+// totals and every limit with the sides it was sent at.
+func (res Result) Notes() []string {
+	with2xx, with4xx := 0, 0
+	for _, c := range res.Coverage {
+		if c.Accepted > 0 {
+			with2xx++
+		}
+		if c.Refused > 0 {
+			with4xx++
+		}
+	}
+	both := 0
+	for _, l := range res.Limits {
+		if l.At > 0 && l.Over > 0 {
+			both++
+		}
+	}
+	notes := []string{fmt.Sprintf("explore: seed %d, %d sequences, %d requests in %s; %d operations: %d with a 2xx, %d with a 4xx; %d limits, %d on both sides",
+		res.Seed, res.Sequences, res.Requests, res.Duration.Round(1e6), len(res.Coverage), with2xx, with4xx, len(res.Limits), both)}
+	for _, c := range res.Coverage {
+		notes = append(notes, fmt.Sprintf("explore coverage %s: %d accepted, %d refused, %d 5xx", c.Op, c.Accepted, c.Refused, c.Errored))
+	}
+	for _, l := range res.Limits {
+		notes = append(notes, fmt.Sprintf("explore limit %s: %d at, %d over", l.Limit, l.At, l.Over))
+	}
+	return notes
+}
+
+// AddTo adds the findings, the operations' coverage, the summary note and
+// the exploration's coverage tables to a run report.
+func (res Result) AddTo(run *report.Run) {
+	run.Scenarios = append(run.Scenarios, res.Scenarios()...)
+	for _, c := range res.Coverage {
+		i := slices.IndexFunc(run.Operations, func(o report.Operation) bool { return o.ID == c.Op })
+		if i < 0 {
+			run.Operations = append(run.Operations, report.Operation{ID: c.Op})
+			i = len(run.Operations) - 1
+		}
+		run.Operations[i].Successes += c.Accepted
+		run.Operations[i].Refusals += c.Refused
+	}
+	run.Notes = append(run.Notes, res.Notes()[0])
+	x := &report.Exploration{Seed: res.Seed, RunID: res.RunID, Sequences: res.Sequences, Requests: res.Requests, Duration: report.MillisOf(res.Duration)}
+	for _, c := range res.Coverage {
+		x.Operations = append(x.Operations, report.ExploredOp{ID: c.Op, Accepted: c.Accepted, Refused: c.Refused, Errored: c.Errored})
+	}
+	for _, l := range res.Limits {
+		x.Limits = append(x.Limits, report.ExploredLimit{Limit: l.Limit, At: l.At, Over: l.Over})
+	}
+	run.Exploration = x
+	run.Recount()
+}

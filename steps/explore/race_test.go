@@ -1,0 +1,6 @@
+//go:build race
+
+package explore_test
+
+// raceDetector is true under go test -race, which slows every exploration.
+const raceDetector = true

@@ -1,0 +1,103 @@
+package explore
+
+import (
+	"context"
+	"slices"
+)
+
+// shrink reduces a failing recipe to the fewest actions and the simplest
+// draws that fail with the same key (check, operation, outcome, basis):
+// every candidate is run again against the target and the model and judged
+// anew, and only one failing the same way is kept, so a shrunk finding
+// never changes its verdict or its basis.
+func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index int, trace []Exchange) Finding {
+	best := slices.Clone(recipe)
+	bestOut, ok := r.replaySame(ctx, best, f, index)
+	if !ok {
+		// Not reproduced (a target that changes on its own): keep it as found.
+		f.Recipe = best
+		return r.render(f, trace)
+	}
+	runs := 0
+	try := func(cand []uint32) bool {
+		if runs >= r.opts.ShrinkRuns || ctx.Err() != nil {
+			return false
+		}
+		runs++
+		out, same := r.replaySame(ctx, cand, f, index)
+		if same {
+			best, bestOut = cand, out
+		}
+		return same
+	}
+	for improved := true; improved && runs < r.opts.ShrinkRuns; {
+		improved = false
+		// Fewer actions: the length draw, then each action's span, last first.
+		for n := 0; len(best) > 0 && n < int(best[0]); n++ {
+			cand := slices.Clone(best)
+			cand[0] = uint32(n)
+			if try(cand) {
+				improved = true
+				break
+			}
+		}
+		marks := bestOut.marks
+		for i := len(marks) - 1; i >= 0; i-- {
+			m := marks[i]
+			if m.end <= m.start || m.end > len(best) {
+				continue
+			}
+			cand := append(slices.Clone(best[:m.start]), best[m.end:]...)
+			if len(cand) > 0 && cand[0] > 0 {
+				cand[0]--
+			}
+			if try(cand) {
+				improved = true
+				marks = bestOut.marks
+				i = min(i, len(marks))
+			}
+		}
+		// Simpler values: each draw to 0, else halved.
+		for i := 1; i < len(best); i++ {
+			if best[i] == 0 {
+				continue
+			}
+			cand := slices.Clone(best)
+			cand[i] = 0
+			if try(cand) {
+				improved = true
+				continue
+			}
+			if best[i] > 1 {
+				cand[i] = best[i] / 2
+				if try(cand) {
+					improved = true
+				}
+			}
+		}
+	}
+	orig := f.Original
+	f = *bestOut.finding
+	f.Sequence, f.Seed, f.Original, f.Recipe = index, r.opts.Seed, orig, best
+	return r.render(f, bestOut.trace)
+}
+
+// replaySame runs a recipe and reports whether it fails with f's key.
+func (r *runner) replaySame(ctx context.Context, recipe []uint32, f Finding, index int) (outcome, bool) {
+	out, err := r.sequence(ctx, replay(recipe), index, false)
+	if err != nil || out.finding == nil {
+		return out, false
+	}
+	return out, out.finding.Key() == f.Key()
+}
+
+// requestsOf is the requests of a trace that the scenario sends itself.
+func requestsOf(trace []Exchange) []Exchange {
+	var out []Exchange
+	for _, ex := range trace {
+		if ex.Step.Method != "" && !(ex.Page && ex.Step.Walk == nil) {
+			out = append(out, ex)
+		}
+	}
+	return out
+}

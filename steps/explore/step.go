@@ -1,0 +1,70 @@
+package explore
+
+import "github.com/conform-kit/conform/validate/judging"
+
+// Users a step acts as, named as the suite's "I am the ... user" step names them.
+const (
+	userPlatform = "platform"
+	userMerchant = "merchant"
+	userOther    = "other application"
+)
+
+// Sides of a limit a request exercised, for the coverage table.
+const (
+	sideAt   = "at"
+	sideOver = "over"
+)
+
+// Step is one generated request in the suite's terms: a path and body with
+// {role} and {fixture:key} placeholders (the same the suite's steps expand),
+// the user it acts as, and what the contract says of it.
+type Step struct {
+	Op          string // operation id
+	User        string // userPlatform, userMerchant, userOther
+	Method      string
+	Path        string
+	Body        string // "" for none
+	ContentType string // "" for the declared JSON type
+	// Save names the role the response is remembered as on success ("card", "card b").
+	Save string
+	// Of is the role the step reads or changes.
+	Of string
+	// Refuse is set when the contract forbids the request; Rule says why
+	// and Basis whether that is a spec sentence (FAIL) or assumed (WARN).
+	Refuse bool
+	Rule   string
+	Basis  judging.Basis
+	// Limit is the limit the request exercised and Side which side of it.
+	Limit, Side string
+	// AtLimit are the fields the request sends at their stated limit (the
+	// largest value allowed): a refusal naming one of them FAILs.
+	AtLimit []string
+	// Expect are fields the response must show (read-back and computed).
+	Expect []expectField
+	// Walk makes the step the first page of a list walk.
+	Walk *walk
+	// Secret values the request carried: never in any answer.
+	Secrets []string
+	// SameState reads back a resource a refused request named: its state
+	// must be what it was.
+	SameState bool
+}
+
+// expectField is a field a response must show, with the basis of the rule.
+type expectField struct {
+	Path  string // dotted, as the suite's response field steps take it
+	Value any    // string, int64, bool or nil
+	Check string // checkReadBack or checkComputed
+	Basis judging.Basis
+}
+
+// walk is a list walked page by page: every page of limit items to
+// page.count, in order, every item once, with the roles listed.
+type walk struct {
+	Kind  string   // the roles' kind whose members must appear ("webhook")
+	Roles []string // roles the sequence made that the list must hold
+	Limit int
+	Query string // extra query ("" or "&sort=created_at,desc")
+	Items string // the _embedded member
+	Other bool   // the other application walks it: none of Roles may appear
+}
