@@ -438,3 +438,84 @@ func (v disputeView) appendJSON(b []byte) []byte {
 // MarshalJSON encodes the view with appendJSON (lists and webhook events
 // embed it).
 func (v disputeView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+
+func (v balanceTransferView) appendJSON(b []byte) []byte {
+	t := &v.balanceTransfer
+	if b == nil {
+		b = make([]byte, 0, 640)
+	}
+	w := openObject(b)
+	w.meta(&t.meta)
+	w.int("amount", t.Amount)
+	w.str("currency", t.Currency)
+	w.str("description", t.Description)
+	w.str("source", t.Source)
+	w.str("destination", t.Destination)
+	w.str("external_reference_id", t.ExternalReferenceID)
+	w.str("reference_id", t.ReferenceID)
+	w.str("processor_type", t.ProcessorType)
+	w.str("state", t.State)
+	w.tags("tags", t.Tags)
+	var buf [1]namedLink
+	w.links(v.linkList(buf[:0]))
+	return w.close()
+}
+
+// MarshalJSON encodes the view with appendJSON (webhook events embed it).
+func (v balanceTransferView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+
+// linkMap writes _links from a links map, names sorted.
+func (w *objectWriter) linkMap(l links) {
+	var buf [8]namedLink
+	named := buf[:0]
+	for name, k := range l {
+		named = append(named, namedLink{name: name, href: [4]string{k.Href}})
+	}
+	w.links(named)
+}
+
+// appendJSON writes the list envelope as json.Marshal does (_embedded,
+// _links, page), the items through their own appendJSON; ok is false when
+// they have none, and the caller encodes by reflection instead.
+func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
+	if l.appendItems == nil {
+		return nil, false
+	}
+	w := openObject(b)
+	w.key("_embedded")
+	w.b = append(w.b, '{')
+	w.b = appendJSONString(w.b, l.plural)
+	w.b = append(w.b, ':')
+	w.b = l.appendItems(w.b)
+	w.b = append(w.b, '}')
+	w.linkMap(l.Links)
+	w.key("page")
+	p := openObject(w.b)
+	p.int("offset", int64(l.Page.Offset))
+	p.int("limit", int64(l.Page.Limit))
+	p.int("count", int64(l.Page.Count))
+	w.b = p.close()
+	return w.close(), true
+}
+
+// itemsAppender writes items as a JSON array through their own appendJSON,
+// or is nil when V has none.
+func itemsAppender[V any](items []V) func(b []byte) []byte {
+	var zero V
+	if _, ok := any(&zero).(jsonAppender); !ok {
+		return nil
+	}
+	return func(b []byte) []byte {
+		if items == nil {
+			return append(b, "null"...)
+		}
+		b = append(b, '[')
+		for i := range items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = any(&items[i]).(jsonAppender).appendJSON(b)
+		}
+		return append(b, ']')
+	}
+}

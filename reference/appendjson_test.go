@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // reflected is a record with its _links as a map: json.Marshal encodes it
@@ -189,4 +192,49 @@ func TestAppendTreeMatchesMarshal(t *testing.T) {
 	if _, err := appendTree(nil, json.Number("1x")); err == nil {
 		t.Error("appendTree of an invalid json.Number: no error, want json.Marshal's")
 	}
+}
+
+// TestListAndBalanceTransferAppendMatchMarshal: a balance transfer and a
+// list page written without reflection are the bytes json.Marshal writes
+// for them by reflection, awkward values included; a page of views without
+// their own encoder still goes through json.Marshal.
+func TestListAndBalanceTransferAppendMatchMarshal(t *testing.T) {
+	odd := "a\"b\\c\n\t\x01<>&\u2028\u2029é\xff\x7f"
+	now := jsonTime(time.Date(2026, 1, 2, 3, 4, 5, 6000, time.FixedZone("x", 3600)))
+	bts := []balanceTransfer{
+		{meta: meta{ID: odd, CreatedAt: now, UpdatedAt: now}, Amount: -5, Currency: odd, Description: odd, Source: odd, Destination: odd,
+			ExternalReferenceID: odd, ReferenceID: odd, ProcessorType: odd, State: odd, Tags: tags{odd: odd, "": "", "a": "b"}},
+		{},
+		{Tags: tags{}},
+	}
+	for _, base := range []string{testBase, "http://h<&>:1"} {
+		var views []balanceTransferView
+		for _, b := range bts {
+			v := viewBalanceTransfer(base, b)
+			views = append(views, v)
+			want, err := json.Marshal(reflected[balanceTransfer]{b, linkMap(v.linkList(nil))})
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(v.appendJSON(nil)), "balance transfer %q at %s", b.ID, base)
+		}
+		transfers := []transferView{viewTransfer(base, "FP1", transfer{meta: meta{ID: odd}, Tags: tags{"k": odd}}), viewTransfer(base, "FP1", transfer{})}
+		for name, l := range map[string]listEnvelope{
+			"balance transfers": listOf("balance_transfers", views, links{"self": {base + "/x?a=<"}, "next": {odd}}),
+			"transfers":         listOf("transfers", transfers, links{"self": {base}}),
+			"empty":             listOf("disputes", []disputeView{}, links{}),
+			"nil":               listOf[disputeView]("disputes", nil, links{}),
+		} {
+			got, ok := l.appendJSON(nil)
+			require.True(t, ok, "%s: every item writes its own JSON", name)
+			want, err := json.Marshal(l)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(got), name)
+		}
+		_, ok := listOf("files", []fileView{viewFile(base, file{})}, links{}).appendJSON(nil)
+		assert.False(t, ok, "files have no encoder of their own")
+	}
+}
+
+// listOf is the envelope newList builds for items.
+func listOf[V any](plural string, items []V, l links) listEnvelope {
+	return listEnvelope{plural: plural, appendItems: itemsAppender(items), Embedded: map[string]any{plural: items}, Links: l, Page: page{Offset: 3, Limit: 20, Count: 99}}
 }

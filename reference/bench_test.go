@@ -82,7 +82,8 @@ type httpCase struct {
 // same bytes (the floor: a map from path to a pre-encoded answer, reading the
 // request body as the reference must) each behind a loopback
 // httptest.Server, and returns them with the requests to send: a GET of a
-// card and a Level 3 sale.
+// card, a Level 3 sale and a default page of balance transfers (a full page
+// of a list holding two).
 func httpTargets(b *testing.B) (ref, floor *httptest.Server, cases []httpCase, send func(*httptest.Server, httpCase) error) {
 	h := newHarness(b, func(c *Config) { c.Limits = Limits{CreatesPerMinute: -1, MaxRetained: -1, MaxBytes: -1} })
 	card := h.card()
@@ -93,9 +94,16 @@ func httpTargets(b *testing.B) (ref, floor *httptest.Server, cases []httpCase, s
 	if err != nil {
 		b.Fatal(err)
 	}
+	for i := range 2 * defaultLimit {
+		h.expect(h.call(h.platform(), "POST", "/balance_transfers", map[string]any{
+			"amount": 100 + i, "currency": "USD", "description": fmt.Sprint("bench ", i), "source": "OPERATING_ACCOUNT",
+			"destination": "FOR_BENEFIT_OF_ACCOUNT", "processor_type": "LITLE_V1", "tags": map[string]any{"run": "bench"},
+		}), 201, "")
+	}
 	cases = []httpCase{
 		{"get-card", "GET", "/payment_instruments/" + card, nil, 200},
 		{"level3-sale", "POST", "/transfers", sale, 201},
+		{"list-page", "GET", "/balance_transfers", nil, 200},
 	}
 	answers := map[string][]byte{}
 	for _, c := range cases {

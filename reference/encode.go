@@ -54,6 +54,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 		writeRaw(w, status, halJSON, a.appendJSON(nil))
 		return nil
 	}
+	if l, ok := v.(listEnvelope); ok {
+		if b, ok := l.appendJSON(make([]byte, 0, 1024+640*l.Page.Limit)); ok {
+			writeRaw(w, status, halJSON, b)
+			return nil
+		}
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode response: %w", err)

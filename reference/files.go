@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"mime"
@@ -43,7 +44,18 @@ func readMultipartFile(r *http.Request, allowed []string) (upload, error) {
 		if part.FormName() != "file" {
 			continue
 		}
-		data, err := io.ReadAll(io.LimitReader(part, maxUploadBytes+1))
+		// The declared length bounds the part: read into one buffer of
+		// that size rather than growing (and copying) one, and keep an
+		// exact copy when the part was much smaller.
+		var data []byte
+		if n := r.ContentLength; n > 0 && n <= maxUploadBytes+multipartSlack {
+			data, err = readAllInto(make([]byte, 0, n), io.LimitReader(part, maxUploadBytes+1))
+			if err == nil && cap(data)-len(data) > len(data)/8+4096 {
+				data = bytes.Clone(data)
+			}
+		} else {
+			data, err = io.ReadAll(io.LimitReader(part, maxUploadBytes+1))
+		}
 		if err != nil {
 			return upload{}, multipartError(err)
 		}

@@ -114,7 +114,7 @@ func (s *Server) listEnrollments(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, total := listCopy(s.st, func() *series[*subscriptionEnrollment] { return &s.st.apps[rq.user.app].enrollments }, q)
+	items, total := listCopy(s.st, func() *series[*subscriptionEnrollment] { return &s.st.appOf(rq.user.app).enrollments }, q)
 	return newList(rq, "subscription_enrollments", q, mapViews(rq.base, items, viewEnrollment), total), nil
 }
 
@@ -163,7 +163,7 @@ func (s *Server) listBalanceTransfers(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, total := listCopy(s.st, func() *series[*balanceTransfer] { return &s.st.apps[rq.user.app].balanceTransfers }, q)
+	items, total := listCopy(s.st, func() *series[*balanceTransfer] { return &s.st.appOf(rq.user.app).balanceTransfers }, q)
 	return newList(rq, "balance_transfers", q, mapViews(rq.base, items, viewBalanceTransfer), total), nil
 }
 

@@ -7,7 +7,7 @@ func (s *Server) listDisputes(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, total := listCopy(s.st, func() *series[*dispute] { return &s.st.apps[rq.user.app].disputes }, q)
+	items, total := listCopy(s.st, func() *series[*dispute] { return &s.st.appOf(rq.user.app).disputes }, q)
 	return newList(rq, "disputes", q, mapViews(rq.base, items, viewDispute), total), nil
 }
 

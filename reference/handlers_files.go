@@ -21,7 +21,7 @@ func (s *Server) listFiles(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, total := listCopy(s.st, func() *series[*file] { return &s.st.apps[rq.user.app].files }, q)
+	items, total := listCopy(s.st, func() *series[*file] { return &s.st.appOf(rq.user.app).files }, q)
 	return newList(rq, "files", q, mapViews(rq.base, items, viewFile), total), nil
 }
 

@@ -50,7 +50,7 @@ func (s *Server) listWebhooks(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, total := listCopy(s.st, func() *series[*webhook] { return &s.st.apps[rq.user.app].webhooks }, q)
+	items, total := listCopy(s.st, func() *series[*webhook] { return &s.st.appOf(rq.user.app).webhooks }, q)
 	return newList(rq, "webhooks", q, mapViews(rq.base, items, viewWebhookItem), total), nil
 }
 

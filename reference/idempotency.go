@@ -20,7 +20,10 @@ func (s *Server) idempotent(rq *request, id *string, in canonical, h handler) (a
 		return nil, err
 	}
 	for {
-		e, owner := s.st.idempotencyBegin(key, hash, rq.now)
+		e, owner, err := s.ledger.claim(rq.r.Context(), key, hash, rq.now)
+		if err != nil {
+			return nil, err
+		}
 		if owner {
 			return s.runIdempotent(rq, key, e, h), nil
 		}
@@ -45,7 +48,7 @@ func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler
 	done := false
 	defer func() {
 		if !done {
-			s.st.idempotencyEnd(key, e, false, idemOutcome{})
+			_ = s.ledger.settle(rq.r.Context(), key, e, false, idemOutcome{})
 		}
 	}()
 	rec := newRecorder()
@@ -59,7 +62,9 @@ func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler
 		requestID: rec.header.Get("X-Request-Id"), body: rec.body.Bytes(),
 	}
 	done = true
-	s.st.idempotencyEnd(key, e, r.status < 500, idemOutcome(r))
+	if err := s.ledger.settle(rq.r.Context(), key, e, r.status < 500, idemOutcome(r)); err != nil {
+		s.log.Error("record an idempotent outcome", "error", err)
+	}
 	return r
 }
 

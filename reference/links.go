@@ -190,13 +190,20 @@ func viewEvidence(base string, e evidence) evidenceView {
 	}}
 }
 
+// balanceTransferView writes its one link (self) itself: a list page of
+// them builds no map per item.
 type balanceTransferView struct {
 	balanceTransfer
-	Links links `json:"_links"`
+	base string
 }
 
 func viewBalanceTransfer(base string, b balanceTransfer) balanceTransferView {
-	return balanceTransferView{b, links{"self": {base + "/balance_transfers/" + b.ID}}}
+	return balanceTransferView{b, base}
+}
+
+// linkList is the view's _links.
+func (v balanceTransferView) linkList(buf []namedLink) []namedLink {
+	return append(buf, namedLink{name: "self", href: [4]string{v.base, "/balance_transfers/", v.ID}})
 }
 
 type fileView struct {

@@ -181,6 +181,12 @@ type page struct {
 }
 
 type listEnvelope struct {
+	// plural and appendItems write the page without reflection (see
+	// listEnvelope.appendJSON); appendItems is nil when the items have no
+	// encoder of their own.
+	plural      string
+	appendItems func(b []byte) []byte
+
 	Embedded map[string]any `json:"_embedded"`
 	Links    links          `json:"_links"`
 	Page     page           `json:"page"`
@@ -198,8 +204,10 @@ func newList[V any](rq *request, plural string, q listQuery, items []V, total in
 		l["prev"] = link{self + q.encode(max(q.offset-q.limit, 0))}
 	}
 	return listEnvelope{
-		Embedded: map[string]any{plural: items},
-		Links:    l,
-		Page:     page{Offset: q.offset, Limit: q.limit, Count: total},
+		plural:      plural,
+		appendItems: itemsAppender(items),
+		Embedded:    map[string]any{plural: items},
+		Links:       l,
+		Page:        page{Offset: q.offset, Limit: q.limit, Count: total},
 	}
 }

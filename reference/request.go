@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +35,9 @@ type request struct {
 	now  time.Time
 	// maxTags is Limits.Tags (0: no cap).
 	maxTags int
+	// held is what the request took of the body budget, released once it
+	// is answered.
+	held int64
 }
 
 // handler is one operation: it returns a value to encode with the
@@ -63,6 +67,7 @@ type gate func(rq *request) error
 func (s *Server) endpoint(op validate.Operation, h handler, g gate) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rq := &request{r: r, op: op, base: s.baseURL(r), now: s.now(), maxTags: s.limits.Tags}
+		defer func() { s.bodies.release(rq.held) }()
 		if err := s.admit(rq, g); err != nil {
 			s.writeError(w, r, err)
 			return
@@ -95,9 +100,13 @@ func (s *Server) admit(rq *request, g gate) error {
 			return err
 		}
 	}
-	switch op.Request {
-	case "":
+	if op.Request == "" {
 		return nil
+	}
+	if err := s.holdBody(rq); err != nil {
+		return err
+	}
+	switch op.Request {
 	case "multipart":
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != "multipart/form-data" {
@@ -125,13 +134,38 @@ func (s *Server) admit(rq *request, g gate) error {
 	return nil
 }
 
+// holdBody takes the request's share of the body budget before its body is
+// read: its declared length, or its limit when it declares none (a JSON body
+// counts four times, for the tree it decodes into).
+func (s *Server) holdBody(rq *request) error {
+	limit, factor := int64(maxJSONBytes), int64(4)
+	switch rq.op.Request {
+	case "multipart":
+		limit, factor = maxUploadBytes+multipartSlack, 1
+	case "binary":
+		limit, factor = maxUploadBytes, 1
+	}
+	n := rq.r.ContentLength
+	if n < 0 || n > limit {
+		n = limit
+	}
+	held, err := s.bodies.acquire(rq.r.Context(), n*factor)
+	rq.held = held
+	return err
+}
+
 // readBody reads at most limit bytes; more is 413. A declared length within
-// the limit sizes the buffer (the body is read to its end either way).
+// the limit sizes the buffer (the body is read to its end either way; the
+// body budget holds the declared length), and a body much shorter than it
+// declared is kept as an exact copy.
 func readBody(r *http.Request, limit int64) ([]byte, error) {
 	var body []byte
 	var err error
-	if n := r.ContentLength; n > 0 && n <= limit && n < 1<<16 {
+	if n := r.ContentLength; n > 0 && n <= limit {
 		body, err = readAllInto(make([]byte, 0, n+1), http.MaxBytesReader(nil, r.Body, limit))
+		if err == nil && cap(body)-len(body) > len(body)/8+4096 {
+			body = bytes.Clone(body)
+		}
 	} else {
 		body, err = io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 	}

@@ -7,17 +7,22 @@ import (
 
 // Limits bounds what clients may store, so a sandbox left running for days
 // stays bounded in memory and one application cannot crowd out another
-// (reference/README.md, "The sandbox"). A zero field takes its default; a negative one
-// turns that bound off. Seeded fixtures never count and never expire.
+// (reference/README.md "The sandbox: namespaces, quotas, stores"). A bound
+// reached is a 429 QUOTA_EXCEEDED that changes nothing; nothing is ever
+// evicted to make room. Only age removes what a client created, and nothing
+// younger than MaxAge. A zero field takes its default; a negative one turns
+// that bound off. Seeded fixtures never count and never expire.
 type Limits struct {
-	// MaxAge is how long a resource a client created is kept; default 1h.
+	// MaxAge is how long a resource a client created (and an idempotency
+	// key) is kept; default 24h, so a working day's resources survive.
 	MaxAge time.Duration
-	// MaxRetained is how many client-created resources one application
-	// keeps; beyond it its oldest are dropped first. Default 20,000.
+	// MaxRetained is how many client-created resources (and, separately,
+	// idempotency keys) one application may hold; a create beyond it is
+	// 429 QUOTA_EXCEEDED until some age out. Default 20,000.
 	MaxRetained int
 	// MaxBytes is the estimated memory (1 KiB plus twice the request body
-	// per resource) one application's resources may take; beyond it its
-	// oldest are dropped first. Default 64 MiB.
+	// per resource) one application's resources may take; a create that
+	// would pass it is 429 QUOTA_EXCEEDED. Default 64 MiB.
 	MaxBytes int64
 	// CreatesPerMinute is how many resources one application may create in
 	// a minute; one more is 429 QUOTA_EXCEEDED. Default 60,000.
@@ -33,7 +38,7 @@ type Limits struct {
 
 // Default limits; see Limits.
 const (
-	DefaultMaxAge           = time.Hour
+	DefaultMaxAge           = 24 * time.Hour
 	DefaultMaxRetained      = 20_000
 	DefaultMaxBytes         = 64 << 20
 	DefaultCreatesPerMinute = 60_000
@@ -83,11 +88,12 @@ type kept struct {
 // appRetention is one application's resources, oldest first, and its
 // creation count in the current minute.
 type appRetention struct {
-	queue   []kept
-	head    int
-	bytes   int64
-	window  time.Time // start of the current minute
-	created int       // creations in that minute
+	queue    []kept
+	head     int
+	bytes    int64
+	window   time.Time // start of the current minute
+	created  int       // creations in that minute
+	idemKeys int       // idempotency keys held, against MaxRetained
 }
 
 func (a *appRetention) live() int { return len(a.queue) - a.head }
@@ -117,12 +123,16 @@ func errQuota(format string, args ...any) error {
 	return &domainError{kind: kindQuotaExceeded, message: fmt.Sprintf(format, args...)}
 }
 
-// admit checks the application's creation rate before a create, after
-// dropping what has expired. Callers hold the lock; a store without
-// retention (while seeding) admits everything.
-func (st *store) admit(app string, now time.Time) error {
+// admit checks, after dropping what has expired, the application's creation
+// rate and whether one more resource from a body of bodyBytes fits its
+// resource and byte quotas. A refusal changes nothing. Callers hold the
+// lock; a store without retention (while seeding) admits everything.
+func (st *store) admit(app string, now time.Time, bodyBytes int) error {
+	if st.apps[app] == nil { // its namespace was dropped after the request authenticated
+		return &domainError{kind: kindNotFound, message: "the application was not found (its namespace was dropped)"}
+	}
 	rt := st.retention
-	if rt == nil {
+	if rt == nil || st.seeding[app] {
 		return nil
 	}
 	st.expire(now)
@@ -133,7 +143,21 @@ func (st *store) admit(app string, now time.Time) error {
 	if rt.lim.CreatesPerMinute > 0 && a.created >= rt.lim.CreatesPerMinute {
 		return errQuota("this application created %d resources in the last minute, the most it may; retry in a minute", rt.lim.CreatesPerMinute)
 	}
+	if rt.lim.MaxRetained > 0 && a.live() >= rt.lim.MaxRetained {
+		return errQuota("this application holds %d resources, the most it may; they free up as they reach the age limit (%s)", rt.lim.MaxRetained, ageText(rt.lim.MaxAge))
+	}
+	if rt.lim.MaxBytes > 0 && a.bytes+cost(bodyBytes) > rt.lim.MaxBytes {
+		return errQuota("this application's resources take %d of the %d bytes it may hold; they free up as they reach the age limit (%s)", a.bytes, rt.lim.MaxBytes, ageText(rt.lim.MaxAge))
+	}
 	return nil
+}
+
+// ageText names an age limit for a refusal's message.
+func ageText(d time.Duration) string {
+	if d <= 0 {
+		return "none: nothing expires"
+	}
+	return d.String()
 }
 
 // admitTags checks the per-resource tag cap.
@@ -148,7 +172,7 @@ func (st *store) admitTags(t tags) error {
 // bodyBytes; drop undoes it. Callers hold the lock.
 func (st *store) keep(app string, now time.Time, bodyBytes int, drop func()) {
 	rt := st.retention
-	if rt == nil {
+	if rt == nil || st.seeding[app] {
 		return
 	}
 	a := rt.app(app)
@@ -156,11 +180,11 @@ func (st *store) keep(app string, now time.Time, bodyBytes int, drop func()) {
 	a.queue = append(a.queue, kept{at: now, cost: c, drop: drop})
 	a.bytes += c
 	a.created++
-	st.expire(now)
 }
 
-// expire drops, in every application, resources older than MaxAge and,
-// beyond MaxRetained or MaxBytes, the oldest. Callers hold the lock.
+// expire drops, in every application, resources older than MaxAge, and
+// nothing younger: the quotas refuse creates, they never evict. Callers hold
+// the lock.
 func (st *store) expire(now time.Time) {
 	rt := st.retention
 	if rt == nil {
@@ -170,9 +194,7 @@ func (st *store) expire(now time.Time) {
 	for _, a := range rt.apps {
 		for a.head < len(a.queue) {
 			k := a.queue[a.head]
-			old := rt.lim.MaxAge > 0 && k.at.Before(cutoff)
-			over := (rt.lim.MaxRetained > 0 && a.live() > rt.lim.MaxRetained) || (rt.lim.MaxBytes > 0 && a.bytes > rt.lim.MaxBytes)
-			if !old && !over {
+			if rt.lim.MaxAge <= 0 || !k.at.Before(cutoff) {
 				break
 			}
 			k.drop()

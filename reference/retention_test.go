@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestResourcesExpireByAge: what clients created is gone once MaxAge has
@@ -53,22 +56,98 @@ func TestResourcesExpireByAge(t *testing.T) {
 	h.expect(h.call(h.platform(), "POST", "/transfers", idem), 201, "") // the key is free again
 }
 
-// TestOldestDropFirstBeyondMaxRetained: the server keeps the newest
-// MaxRetained client-created resources.
-func TestOldestDropFirstBeyondMaxRetained(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: -1, MaxRetained: 5} })
+// TestFullQuotaIs429AndKeepsEverything: an application at MaxRetained
+// resources gets 429 QUOTA_EXCEEDED in the envelope for one more, and every
+// resource it made before is still there; nothing is evicted. Another
+// application is not affected, and a resource reaching its age frees room.
+func TestFullQuotaIs429AndKeepsEverything(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: time.Hour, MaxRetained: 5} })
 	var cards []string
-	for range 8 {
+	for range 5 {
 		h.clock.Advance(time.Millisecond)
 		cards = append(cards, h.card())
 	}
+	for i := range 3 {
+		r := h.call(h.platform(), "POST", "/payment_instruments", cardBody(h.fx.Fixtures.BuyerIdentity, "4111111111111111"))
+		h.expect(r, 429, "error")
+		assert.Equal(t, "QUOTA_EXCEEDED", errorCode(t, r), "refusal %d", i)
+	}
 	for i, id := range cards {
+		assert.Equal(t, 200, h.call(h.platform(), "GET", "/payment_instruments/"+id, nil).status, "card %d of a full quota", i)
+	}
+	sale := h.call(h.platform(), "POST", "/transfers", map[string]any{"source": cards[0], "merchant": h.fx.Fixtures.Merchant, "amount": 100, "currency": "USD"})
+	h.expect(sale, 429, "error")
+	h.expect(h.call(h.other(), "POST", "/webhooks", map[string]any{"url": "https://hooks.example.invalid/o", "enabled": false}), 201, "webhook")
+
+	h.clock.Advance(time.Hour - 4*time.Millisecond + time.Microsecond) // the first card is just over an hour old
+	fresh := h.card()
+	assert.Equal(t, 404, h.call(h.platform(), "GET", "/payment_instruments/"+cards[0], nil).status, "the card past its age")
+	for i, id := range append(cards[1:], fresh) {
+		assert.Equal(t, 200, h.call(h.platform(), "GET", "/payment_instruments/"+id, nil).status, "card %d younger than its age", i+1)
+	}
+}
+
+// TestExpiryOnlyRemovesWhatIsOlderThanItsAge: a sweep drops exactly the
+// resources created before now − MaxAge, whatever else is held.
+func TestExpiryOnlyRemovesWhatIsOlderThanItsAge(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: time.Hour} })
+	ages := []time.Duration{90 * time.Minute, 61 * time.Minute, 59 * time.Minute, 30 * time.Minute, time.Second}
+	ids := make([]string, len(ages))
+	start := h.clock.Now()
+	for i, age := range ages {
+		h.clock.Advance(start.Add(2*time.Hour - age).Sub(h.clock.Now()))
+		ids[i] = h.card()
+	}
+	h.clock.Advance(start.Add(2 * time.Hour).Sub(h.clock.Now()))
+	h.srv.st.expireNow(h.srv.now())
+	for i, age := range ages {
 		want := 200
-		if i < 3 {
+		if age > time.Hour {
 			want = 404
 		}
-		h.expect(h.call(h.platform(), "GET", "/payment_instruments/"+id, nil), want, "")
+		assert.Equal(t, want, h.call(h.platform(), "GET", "/payment_instruments/"+ids[i], nil).status, "a card %s old", age)
 	}
+}
+
+// TestByteQuotaIs429: the memory estimate of one application's resources is
+// a quota too: a create that would pass it is refused and the earlier
+// resources stay.
+func TestByteQuotaIs429(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: -1, MaxBytes: 3 * cost(1200)} })
+	create := func(i int) response {
+		return h.call(h.platform(), "POST", "/files", map[string]any{
+			"display_name": fmt.Sprint(i, strings.Repeat("n", 1100)), "linked_to": h.fx.Fixtures.Merchant, "type": "PASSPORT",
+		})
+	}
+	var files []string
+	for i := range 3 {
+		files = append(files, h.expect(create(i), 200, "").str(t, "id"))
+	}
+	r := h.expect(create(3), 429, "error")
+	assert.Equal(t, "QUOTA_EXCEEDED", errorCode(t, r))
+	for i, id := range files {
+		assert.Equal(t, 200, h.call(h.platform(), "GET", "/files/"+id, nil).status, "file %d", i)
+	}
+	page := h.call(h.platform(), "GET", "/files?limit=100", nil).json(t)["page"].(map[string]any)
+	assert.EqualValues(t, 3, page["count"], "files listed after the refusal")
+}
+
+// TestIdempotencyKeysAreAQuota: a new idempotency key beyond MaxRetained is
+// 429 rather than forgetting an older key (which would let its retry run
+// twice); a retry of a held key still replays.
+func TestIdempotencyKeysAreAQuota(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: -1, MaxRetained: 2} })
+	body := func(key string) map[string]any {
+		return map[string]any{"source": "PIunknown", "merchant": h.fx.Fixtures.Merchant, "amount": 100, "currency": "USD", "idempotency_id": key}
+	}
+	first := h.call(h.platform(), "POST", "/transfers", body("k1"))
+	require.NotEqual(t, 429, first.status, "the first key")
+	h.call(h.platform(), "POST", "/transfers", body("k2"))
+	r := h.expect(h.call(h.platform(), "POST", "/transfers", body("k3")), 429, "error")
+	assert.Equal(t, "QUOTA_EXCEEDED", errorCode(t, r))
+	again := h.call(h.platform(), "POST", "/transfers", body("k1"))
+	assert.Equal(t, first.status, again.status, "the retry of a held key replays")
+	assert.Equal(t, first.header.Get("X-Request-Id"), again.header.Get("X-Request-Id"), "the retry replays the first answer")
 }
 
 // TestQuotasAre429: per-application caps answer 429 QUOTA_EXCEEDED in the
@@ -109,57 +188,32 @@ func TestQuotasAre429(t *testing.T) {
 }
 
 // TestRetentionBoundsMemory: the retention queue and the idempotency order
-// do not grow past MaxRetained however many resources are created.
+// shed what ages out, so a steady creator keeps them bounded.
 func TestRetentionBoundsMemory(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: -1, MaxRetained: 50} })
+	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: time.Minute} })
 	st := h.srv.st
-	st.mu.Lock()
-	seeded := len(st.transfers) + len(st.cards)
-	st.mu.Unlock()
 	for i := range 400 {
+		h.clock.Advance(time.Second)
 		h.expect(h.call(h.platform(), "POST", "/transfers", map[string]any{
-			"source": h.card(), "merchant": h.fx.Fixtures.Merchant, "amount": 100, "currency": "USD", "idempotency_id": fmt.Sprint("k", i),
-		}), 201, "")
+			"source": h.fx.Fixtures.BuyerIdentity, "merchant": h.fx.Fixtures.Merchant, "amount": 100, "currency": "USD", "idempotency_id": fmt.Sprint("k", i),
+		}), 422, "")
+		h.card()
 	}
 	platform := h.fx.Credentials.Platform.app(t, h)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	app := st.retention.apps[platform]
-	if n := app.live(); n != 50 {
-		t.Errorf("%d resources retained, want 50", n)
-	}
-	if len(app.queue) > 2*50+64 || len(st.idemOrder) > 2*50+64 || len(st.idem) > 50 {
-		t.Errorf("queue %d, idempotency order %d, keys %d: not bounded", len(app.queue), len(st.idemOrder), len(st.idem))
-	}
-	if kept := len(st.transfers) + len(st.cards) - seeded; kept != 50 {
-		t.Errorf("%d cards and transfers kept besides the seeded ones, want 50", kept)
-	}
-}
-
-// TestOldestDropFirstBeyondMaxBytes: the memory estimate of one
-// application's resources is bounded too; large bodies push out the oldest.
-func TestOldestDropFirstBeyondMaxBytes(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: -1, MaxBytes: 3 * cost(1200)} })
-	var files []string
-	for i := range 5 {
-		h.clock.Advance(time.Millisecond)
-		files = append(files, h.expect(h.call(h.platform(), "POST", "/files", map[string]any{
-			"display_name": fmt.Sprint(i, strings.Repeat("n", 1100)), "linked_to": h.fx.Fixtures.Merchant, "type": "PASSPORT",
-		}), 200, "").str(t, "id"))
-	}
-	for i, id := range files {
-		want := 200
-		if i < 2 {
-			want = 404
-		}
-		h.expect(h.call(h.platform(), "GET", "/files/"+id, nil), want, "")
-	}
+	assert.LessOrEqual(t, app.live(), 61, "resources held a minute")
+	assert.LessOrEqual(t, len(app.queue), 2*61+64, "retention queue")
+	assert.LessOrEqual(t, len(st.idemOrder), 2*61+64, "idempotency order")
+	assert.LessOrEqual(t, app.idemKeys, 61, "idempotency keys held")
+	assert.Equal(t, len(st.idem), app.idemKeys, "keys counted")
 }
 
 // app returns the application id of a seeded user.
 func (c Credential) app(t *testing.T, h *harness) string {
 	t.Helper()
-	u, ok := h.srv.st.user(c.Username)
+	u, ok := h.srv.st.user(c.Username, h.srv.now())
 	if !ok {
 		t.Fatalf("no user %s", c.Username)
 	}

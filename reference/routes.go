@@ -72,8 +72,14 @@ func (s *Server) gates() map[string]gate {
 	return map[string]gate{
 		// The upload URL has no other credential than its link id: an unknown
 		// or closed link is refused before a 10 MiB body is read.
+		// Content the upload quota cannot take is refused before it is
+		// read too (by its declared length; the quota is checked again on
+		// the bytes read).
 		"files.external_upload": func(rq *request) error {
-			return s.st.checkUploadLink(rq.r.PathValue("id"), rq.now)
+			return s.st.checkUploadLink(rq.r.PathValue("id"), rq.now, rq.r.ContentLength)
+		},
+		"files.upload": func(rq *request) error {
+			return s.st.checkUpload(rq.user.app, rq.r.PathValue("id"), rq.r.ContentLength-multipartSlack)
 		},
 	}
 }

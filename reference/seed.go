@@ -47,21 +47,43 @@ func seed(st *store, seedValue int64, now time.Time) Seeded {
 	runtimeID := st.newID
 	st.newID = src.id
 	defer func() { st.newID = runtimeID }()
+	return seedInto(st, src, now, nil)
+}
+
+// seedInto seeds two applications with their users and fixtures, their
+// secrets and the ids it writes itself taken from src. With ns (a namespace
+// minted on a live store) the applications and users are recorded in ns
+// and marked as seeding, so their fixtures neither count against a quota
+// nor expire; the caller clears the mark.
+func seedInto(st *store, src *seededSource, now time.Time, ns *namespace) Seeded {
 	at := now.Add(-time.Hour) // seeded records predate everything created later
 
 	var fx Seeded
-	appA := seedApp(st, src)
-	appB := seedApp(st, src)
-	fx.Credentials.Platform = seedUser(st, src, appA, rolePlatform)
-	fx.Credentials.Merchant = seedUser(st, src, appA, roleMerchant)
-	fx.Credentials.OtherApplication = seedUser(st, src, appB, rolePlatform)
-
 	ids := &fx.Fixtures
-	ids.BuyerIdentity = seedIdentity(st, src, appA, at)
-	m := seedMerchant(st, src, appA, "Conform Level 3 Goods", true, at)
-	ids.Merchant, ids.MerchantIdentity = m.ID, m.Identity
-	plain := seedMerchant(st, src, appA, "Conform Plain Goods", false, at)
-	ids.PlainMerchant, ids.PlainMerchantIdentity = plain.ID, plain.Identity
+	var appA, appB string
+	var m merchant
+	func() {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		appA = seedApp(st, src)
+		appB = seedApp(st, src)
+		fx.Credentials.Platform = seedUser(st, src, appA, rolePlatform)
+		fx.Credentials.Merchant = seedUser(st, src, appA, roleMerchant)
+		fx.Credentials.OtherApplication = seedUser(st, src, appB, rolePlatform)
+		if ns != nil {
+			ns.apps = []string{appA, appB}
+			ns.users = []string{fx.Credentials.Platform.Username, fx.Credentials.Merchant.Username, fx.Credentials.OtherApplication.Username}
+			for _, a := range ns.apps {
+				st.seeding[a] = true
+				st.nsOfApp[a] = ns
+			}
+		}
+		ids.BuyerIdentity = seedIdentity(st, src, appA, at)
+		m = seedMerchant(st, src, appA, "Conform Level 3 Goods", true, at)
+		ids.Merchant, ids.MerchantIdentity = m.ID, m.Identity
+		plain := seedMerchant(st, src, appA, "Conform Plain Goods", false, at)
+		ids.PlainMerchant, ids.PlainMerchantIdentity = plain.ID, plain.Identity
+	}()
 
 	platform := user{id: fx.Credentials.Platform.Username, app: appA}
 	sched, _ := st.createSchedule(platform, scheduleCreate{
@@ -86,6 +108,8 @@ func seed(st *store, seedValue int64, now time.Time) Seeded {
 	ids.BalanceTransfer = balance.ID
 
 	// Application B: its own buyer and merchants, invisible to application A.
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	seedIdentity(st, src, appB, at)
 	seedMerchant(st, src, appB, "Other Application Goods", true, at)
 	seedMerchant(st, src, appB, "Other Application Plain", false, at)

@@ -53,6 +53,20 @@ type Config struct {
 	// Limits bounds what clients may store; the zero value takes the
 	// defaults (see Limits).
 	Limits Limits
+	// NamespaceIdleTTL is how long a namespace (see CreateNamespace) is
+	// kept after the last request authenticated into it; default 1h, <0 keeps
+	// namespaces until dropped.
+	NamespaceIdleTTL time.Duration
+	// MaxNamespaces bounds the namespaces held at once; default 64, <0 no bound.
+	MaxNamespaces int
+	// Postgres, when set, decides idempotency keys in PostgreSQL, shared by
+	// every Server (replica) on the same database; nil keeps them in memory.
+	// The Server does not close it.
+	Postgres *PostgresStore
+	// BodyBudget bounds the bytes of request bodies read and held at once
+	// (a JSON body counts four times); requests beyond it wait their turn.
+	// Default 96 MiB; <0 no bound.
+	BodyBudget int64
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
 }
@@ -69,6 +83,8 @@ type Server struct {
 	fixtures Seeded
 	policy   webhookPolicy
 	limits   Limits // cfg.Limits with defaults
+	ledger   ledger // idempotency keys: st, or cfg.Postgres
+	bodies   *bodyBudget
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -95,6 +111,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RetryScale <= 0 {
 		cfg.RetryScale = 1
 	}
+	cfg.NamespaceIdleTTL = pick(cfg.NamespaceIdleTTL, DefaultNamespaceIdleTTL)
+	cfg.MaxNamespaces = pick(cfg.MaxNamespaces, DefaultMaxNamespaces)
+	cfg.BodyBudget = pick(cfg.BodyBudget, DefaultBodyBudget)
 	policy := newWebhookPolicy(cfg.WebhookAllow)
 	if cfg.WebhookClient == nil {
 		cfg.WebhookClient = policy.webhookClient()
@@ -126,6 +145,11 @@ func New(cfg Config) (*Server, error) {
 		ctx:    ctx,
 		cancel: cancel,
 		timers: map[*time.Timer]struct{}{},
+		bodies: newBodyBudget(cfg.BodyBudget),
+	}
+	s.ledger = s.st
+	if cfg.Postgres != nil {
+		s.ledger = cfg.Postgres
 	}
 	s.fixtures = seed(s.st, cfg.Seed, stamp(cfg.Now))
 	s.st.retention = newRetention(cfg.Limits)
@@ -305,6 +329,12 @@ func (s *Server) sweepEveryMinute() {
 				return
 			case <-t.C:
 				s.st.expireNow(s.now())
+				s.st.dropIdleNamespaces(s.now(), s.cfg.NamespaceIdleTTL)
+				if p := s.cfg.Postgres; p != nil && s.limits.MaxAge > 0 {
+					if err := p.expireIdempotency(s.ctx, s.now().Add(-s.limits.MaxAge)); err != nil {
+						s.log.Error("expire idempotency keys", "error", err)
+					}
+				}
 			}
 		}
 	}()

@@ -42,6 +42,25 @@ type store struct {
 
 	// retention tracks client-created resources; nil while seeding.
 	retention *retention
+
+	// namespaces minted on request, by id and by application; seeding
+	// marks the applications of a namespace being seeded (their fixtures
+	// are not client-created).
+	namespaces map[string]*namespace
+	nsOfApp    map[string]*namespace
+	seeding    map[string]bool
+	// gone stands for an application dropped while a request of it was
+	// in flight: empty, read only (creates are refused by admit).
+	gone *appData
+}
+
+// appOf is the application's data, or the empty gone when it was dropped
+// (with its namespace) after the request authenticated. Callers hold the lock.
+func (st *store) appOf(app string) *appData {
+	if a := st.apps[app]; a != nil {
+		return a
+	}
+	return st.gone
 }
 
 // idemAt is an idempotency key with its entry and creation time.
@@ -89,6 +108,10 @@ func newStore(newID func(string) string) *store {
 		enrollmentsBySchedule: map[string]*series[*subscriptionEnrollment]{},
 		linksByFile:           map[string]*series[*externalLink]{},
 		idem:                  map[idemKey]*idemEntry{},
+		namespaces:            map[string]*namespace{},
+		nsOfApp:               map[string]*namespace{},
+		seeding:               map[string]bool{},
+		gone:                  &appData{merchantByIdentity: map[string]*merchant{}},
 	}
 }
 
@@ -151,13 +174,17 @@ func listCopy[P interface {
 }
 
 // user returns the user with this username; the caller compares the password
-// in constant time.
-func (st *store) user(username string) (user, bool) {
+// in constant time. A user of a namespace marks it used at now (its idle
+// time counts from the last request).
+func (st *store) user(username string, now time.Time) (user, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	u, ok := st.users[username]
 	if !ok {
 		return user{}, false
+	}
+	if len(st.nsOfApp) > 0 {
+		st.touchApp(u.app, now)
 	}
 	return *u, true
 }
@@ -188,29 +215,50 @@ type idemOutcome struct {
 
 // idempotencyBegin returns the entry for key and whether the caller owns it
 // (must run the request and call idempotencyEnd). Non-owners wait on done.
-func (st *store) idempotencyBegin(key idemKey, hash [sha256.Size]byte, now time.Time) (*idemEntry, bool) {
+// A new key beyond the application's MaxRetained keys is 429 QUOTA_EXCEEDED:
+// a key is never forgotten before its age, or a retry would run twice.
+func (st *store) idempotencyBegin(key idemKey, hash [sha256.Size]byte, now time.Time) (*idemEntry, bool, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if e, ok := st.idem[key]; ok {
-		return e, false
+		return e, false, nil
+	}
+	if rt := st.retention; rt != nil {
+		st.expire(now)
+		a := rt.app(key.app)
+		if rt.lim.MaxRetained > 0 && a.idemKeys >= rt.lim.MaxRetained {
+			return nil, false, errQuota("this application holds %d idempotency keys, the most it may; they free up as they reach the age limit (%s)", rt.lim.MaxRetained, ageText(rt.lim.MaxAge))
+		}
+		a.idemKeys++
 	}
 	e := &idemEntry{hash: hash, done: make(chan struct{})}
 	st.idem[key] = e
 	if st.retention != nil {
 		st.idemOrder = append(st.idemOrder, idemAt{key: key, e: e, at: now})
 	}
-	return e, true
+	return e, true, nil
 }
 
-// expireIdempotency forgets finished idempotency keys created before cutoff
-// and, beyond MaxRetained, the oldest. Callers hold the lock.
+// forgetIdempotency removes key's entry e and its count. Callers hold the lock.
+func (st *store) forgetIdempotency(key idemKey, e *idemEntry) {
+	if st.idem[key] != e {
+		return
+	}
+	delete(st.idem, key)
+	if rt := st.retention; rt != nil {
+		if a := rt.apps[key.app]; a != nil && a.idemKeys > 0 {
+			a.idemKeys--
+		}
+	}
+}
+
+// expireIdempotency forgets finished idempotency keys created before
+// cutoff, and nothing younger. Callers hold the lock.
 func (st *store) expireIdempotency(cutoff time.Time) {
 	lim := st.retention.lim
 	for st.idemHead < len(st.idemOrder) {
 		k := st.idemOrder[st.idemHead]
-		old := lim.MaxAge > 0 && k.at.Before(cutoff)
-		over := lim.MaxRetained > 0 && len(st.idemOrder)-st.idemHead > lim.MaxRetained
-		if !old && !over {
+		if lim.MaxAge <= 0 || !k.at.Before(cutoff) {
 			break
 		}
 		select {
@@ -218,9 +266,7 @@ func (st *store) expireIdempotency(cutoff time.Time) {
 		default:
 			return // still running: look again on the next sweep
 		}
-		if st.idem[k.key] == k.e {
-			delete(st.idem, k.key)
-		}
+		st.forgetIdempotency(k.key, k.e)
 		st.idemOrder[st.idemHead] = idemAt{}
 		st.idemHead++
 	}
@@ -237,7 +283,7 @@ func (st *store) idempotencyEnd(key idemKey, e *idemEntry, ok bool, out idemOutc
 	defer st.mu.Unlock()
 	e.ok, e.out = ok, out
 	if !ok {
-		delete(st.idem, key)
+		st.forgetIdempotency(key, e)
 	}
 	close(e.done)
 }

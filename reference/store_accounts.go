@@ -27,7 +27,7 @@ func (st *store) updateMerchant(app, id string, in merchantUpdate, now time.Time
 func (st *store) createSchedule(u user, in scheduleCreate, now time.Time) (subscriptionSchedule, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(u.app, now); err != nil {
+	if err := st.admit(u.app, now, in.size); err != nil {
 		return subscriptionSchedule{}, err
 	}
 	s := &subscriptionSchedule{
@@ -53,7 +53,7 @@ func (st *store) createSchedule(u user, in scheduleCreate, now time.Time) (subsc
 func (st *store) createAmount(u user, scheduleID string, in amountBody, now time.Time) (subscriptionAmount, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(u.app, now); err != nil {
+	if err := st.admit(u.app, now, in.size); err != nil {
 		return subscriptionAmount{}, err
 	}
 	if _, err := lookup(st.schedules, u.app, scheduleID); err != nil {
@@ -118,7 +118,7 @@ func (st *store) getAmount(app, scheduleID, id string) (subscriptionAmount, erro
 func (st *store) updateAmount(u user, scheduleID, id string, in amountBody, now time.Time) (subscriptionAmount, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(u.app, now); err != nil {
+	if err := st.admit(u.app, now, in.size); err != nil {
 		return subscriptionAmount{}, err
 	}
 	old, err := lookup(st.amounts, u.app, id)
@@ -151,7 +151,7 @@ func (st *store) createEnrollment(u user, scheduleID string, in enrollmentBody, 
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(u.app, now); err != nil {
+	if err := st.admit(u.app, now, in.size); err != nil {
 		return subscriptionEnrollment{}, err
 	}
 	if _, err := lookup(st.schedules, u.app, scheduleID); err != nil {
@@ -246,7 +246,7 @@ func (st *store) dropEnrollment(e *subscriptionEnrollment) {
 func (st *store) createBalanceTransfer(app string, in balanceTransferCreate, now time.Time) (balanceTransfer, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(app, now); err != nil {
+	if err := st.admit(app, now, in.size); err != nil {
 		return balanceTransfer{}, err
 	}
 	b := &balanceTransfer{

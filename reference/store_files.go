@@ -27,7 +27,7 @@ type upload struct {
 func (st *store) createEvidence(app, disputeID string, up upload, now time.Time) (evidence, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(app, now); err != nil {
+	if err := st.admit(app, now, len(up.name)+len(up.contentType)); err != nil {
 		return evidence{}, err
 	}
 	if _, err := lookup(st.disputes, app, disputeID); err != nil {
@@ -73,7 +73,7 @@ func (st *store) disputeExists(app, id string) error {
 func (st *store) createFile(u user, in fileCreate, now time.Time) (file, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(u.app, now); err != nil {
+	if err := st.admit(u.app, now, in.size); err != nil {
 		return file{}, err
 	}
 	if _, err := lookup(st.merchants, u.app, in.LinkedTo); err != nil {
@@ -185,7 +185,7 @@ func (st *store) download(app, id string) (file, []byte, error) {
 func (st *store) createLink(u user, fileID string, in externalLinkCreate, url func(id string) string, now time.Time) (externalLink, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(u.app, now); err != nil {
+	if err := st.admit(u.app, now, in.size); err != nil {
 		return externalLink{}, err
 	}
 	if _, err := lookup(st.files, u.app, fileID); err != nil {
@@ -240,11 +240,36 @@ func (st *store) externalUpload(linkID string, up upload, now time.Time) (file, 
 
 // checkUploadLink reports whether linkID is an UPLOAD link still open at
 // now, so an upload to a wrong URL is refused before its body is read.
-func (st *store) checkUploadLink(linkID string, now time.Time) error {
+func (st *store) checkUploadLink(linkID string, now time.Time, declared int64) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	_, err := st.uploadLink(linkID, now)
-	return err
+	l, err := st.uploadLink(linkID, now)
+	if err != nil {
+		return err
+	}
+	return st.uploadFits(l.app, declared)
+}
+
+// checkUpload is files.upload's check before its body is read: the file is
+// the application's and content of the declared size would fit its quota.
+func (st *store) checkUpload(app, fileID string, declared int64) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if _, err := lookup(st.files, app, fileID); err != nil {
+		return err
+	}
+	return st.uploadFits(app, declared)
+}
+
+// uploadFits refuses, before a byte is read, content of at least n bytes
+// that would pass the application's upload quota. Callers hold the lock.
+func (st *store) uploadFits(app string, n int64) error {
+	rt, a := st.retention, st.apps[app]
+	if rt == nil || a == nil || rt.lim.UploadBytes <= 0 || n <= 0 || a.uploadBytes+n <= rt.lim.UploadBytes {
+		return nil
+	}
+	return errQuota("this application holds %d bytes of file content; the %d declared would pass its %d-byte quota (files expire %s after creation)",
+		a.uploadBytes, n, rt.lim.UploadBytes, rt.lim.MaxAge)
 }
 
 // uploadLink is the open UPLOAD link linkID; callers hold the lock.
@@ -264,7 +289,7 @@ func (st *store) uploadLink(linkID string, now time.Time) (*externalLink, error)
 func (st *store) createWebhook(app string, in webhookBody, secret string, now time.Time) (webhook, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(app, now); err != nil {
+	if err := st.admit(app, now, in.size); err != nil {
 		return webhook{}, err
 	}
 	if rt := st.retention; rt != nil && rt.lim.Webhooks > 0 && st.enabledCount(app) >= rt.lim.Webhooks {
@@ -325,7 +350,7 @@ func (st *store) updateWebhook(app, id string, in webhookBody, now time.Time) (w
 // webhook it creates when its scenario ends) only age out with retention.
 func (st *store) enabledCount(app string) int {
 	n := 0
-	for _, w := range st.apps[app].webhooks.items {
+	for _, w := range st.appOf(app).webhooks.items {
 		if w.Enabled {
 			n++
 		}

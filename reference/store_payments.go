@@ -28,7 +28,7 @@ const authorizationLifetime = 7 * 24 * time.Hour
 func (st *store) createCard(app string, in cardCreate, now time.Time) (paymentInstrument, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(app, now); err != nil {
+	if err := st.admit(app, now, in.size); err != nil {
 		return paymentInstrument{}, err
 	}
 	if _, err := lookup(st.identities, app, in.Identity); err != nil {
@@ -40,7 +40,7 @@ func (st *store) createCard(app string, in cardCreate, now time.Time) (paymentIn
 	if in.ExpirationYear*12+in.ExpirationMonth < now.Year()*12+int(now.Month()) {
 		return paymentInstrument{}, errInvalidField("/expiration_year", "the card has expired")
 	}
-	mac := hmac.New(sha256.New, st.apps[app].fingerprintKey)
+	mac := hmac.New(sha256.New, st.appOf(app).fingerprintKey)
 	mac.Write([]byte(in.Number))
 	avs := "UNKNOWN"
 	if in.Address.Line1 != nil {
@@ -84,7 +84,7 @@ func (st *store) resolveMerchant(app, merchantID, identityID string) (*merchant,
 		}
 		return m, nil
 	case identityID != "":
-		m, ok := st.apps[app].merchantByIdentity[identityID]
+		m, ok := st.appOf(app).merchantByIdentity[identityID]
 		if !ok {
 			return nil, errInvalidField("/merchant_identity", "no merchant has identity %s", identityID)
 		}
@@ -148,7 +148,7 @@ func (st *store) card(app, id string) (*paymentInstrument, error) {
 func (st *store) createAuthorization(app string, in authorizationCreate, now time.Time) (authorization, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(app, now); err != nil {
+	if err := st.admit(app, now, in.size); err != nil {
 		return authorization{}, err
 	}
 	src, err := st.card(app, in.Source)
@@ -193,7 +193,7 @@ func (st *store) createAuthorization(app string, in authorizationCreate, now tim
 func (st *store) capture(app, id string, in captureRequest, now time.Time) (authorization, transfer, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(app, now); err != nil {
+	if err := st.admit(app, now, in.size); err != nil {
 		return authorization{}, transfer{}, err
 	}
 	a, err := lookup(st.auths, app, id)
@@ -266,7 +266,7 @@ type saleResult struct {
 func (st *store) createSale(app string, in transferCreate, now time.Time) (saleResult, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if err := st.admit(app, now); err != nil {
+	if err := st.admit(app, now, in.size); err != nil {
 		return saleResult{}, err
 	}
 	src, err := st.card(app, in.Source)

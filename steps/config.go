@@ -61,12 +61,27 @@ type Config struct {
 	// object of profile keys (schemas/judging.json) over the reference's
 	// defaults. The kit checks these choices instead of the reference's.
 	Profile json.RawMessage `json:"profile,omitempty"`
+	// Sandbox is present when the target is a conform sandbox (the file
+	// "conform serve --fixtures" writes, or a namespace's config): how a run
+	// reaches its namespaces. The suite itself never reads it.
+	Sandbox *SandboxAccess `json:"sandbox,omitempty"`
 	// Timeout bounds each HTTP request; default 10s.
 	Timeout time.Duration `json:"-"`
 	// WaitTimeout bounds every asynchronous wait (file review, webhook delivery); default 10s.
 	WaitTimeout time.Duration `json:"-"`
 	// RunID tags every resource the suite creates; default derived from the clock.
 	RunID string `json:"-"`
+}
+
+// SandboxAccess is how to reach the namespaces of a conform sandbox.
+type SandboxAccess struct {
+	// URL is the sandbox the admin token is for; a run uses the token only
+	// against this target.
+	URL string `json:"url"`
+	// AdminToken authenticates minting and dropping namespaces (Bearer).
+	AdminToken string `json:"admin_token,omitempty"`
+	// Namespace is the namespace this config's credentials belong to.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // The defaults of the settings a config may leave out.

@@ -37,6 +37,7 @@ type runOptions struct {
 	profile     string        // --profile FILE: the target's declared choices
 	writeProf   string        // --write-profile FILE: the choices observed
 	explore     time.Duration // --explore DURATION: an exploration after the suite, in the same report
+	keepNS      string        // --keep-namespace FILE: keep the run's sandbox namespace, its config written here
 	out         io.Writer
 	errOut      io.Writer
 	lookupEnv   func(string) (string, bool)
@@ -57,6 +58,11 @@ suite runs against it over HTTP, always strict. With --target, settings come fro
 --config file, then these environment variables, then flags; flags win:
 
 ` + settingsHelp() + `
+Against a conform sandbox (the config file "conform serve --fixtures" wrote, with
+--target its URL) the run takes a fresh namespace of its own and drops it at the end
+(--keep-namespace FILE keeps it and writes its config there); --user or --password use
+the given users instead. Against any other target the admin token is never sent.
+
 Before the first scenario one request checks that the target answers, speaks this API
 (the §7 error envelope without credentials) and accepts every configured credential.
 
@@ -94,6 +100,7 @@ credentials refused), the selection is empty, or every selected scenario was ski
 	f.StringVar(&opts.rerunFailed, "rerun-failed", "", "run again only the FAIL, WARN and ERROR scenarios of a results file (--format json:FILE)")
 	f.StringVar(&opts.profile, "profile", "", "profile file: the target's choices where the spec is silent (wins over the config file's profile)")
 	f.StringVar(&opts.writeProf, "write-profile", "", "write the choices the run observed as a profile file to review and pass back with --profile")
+	f.StringVar(&opts.keepNS, "keep-namespace", "", "against a conform sandbox: keep the run's namespace instead of dropping it, and write its config to this file")
 	f.DurationVar(&opts.explore, "explore", 0, "after the suite, explore the target for this long (conform explore) and add its findings to the same reports")
 	return cmd
 }
@@ -197,6 +204,30 @@ func runRun(ctx context.Context, opts runOptions) error {
 		bundled.Profile = cfg.Profile
 		cfg, runOpts.Strict = bundled, true
 		fmt.Fprintf(opts.errOut, "conform run: bundled reference at %s (strict)\n", cfg.Target)
+	}
+	if sb, ok := sandboxFor(cfg); ok && opts.user == "" && opts.password == "" {
+		ns, err := sb.mint(ctx)
+		if err != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
+		}
+		cfg = inNamespace(cfg, ns)
+		id := ns.Sandbox.Namespace
+		if opts.keepNS != "" {
+			if err := writeJSONFile(opts.keepNS, ns); err != nil {
+				_ = sb.drop(context.WithoutCancel(ctx), id)
+				return usageError(fmt.Errorf("run: --keep-namespace: %w", err))
+			}
+			fmt.Fprintf(opts.errOut, "conform run: sandbox namespace %s (kept; its config is in %s)\n", id, opts.keepNS)
+		} else {
+			fmt.Fprintf(opts.errOut, "conform run: sandbox namespace %s (dropped at the end)\n", id)
+			defer func() {
+				if err := sb.drop(context.WithoutCancel(ctx), id); err != nil {
+					fmt.Fprintf(opts.errOut, "conform run: %v\n", err)
+				}
+			}()
+		}
+	} else if opts.keepNS != "" {
+		return usageError(fmt.Errorf("run: --keep-namespace needs --target to be the conform sandbox of the --config file"))
 	}
 	var explored *explore.Result
 	if opts.explore > 0 {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/reference/faults"
+	"github.com/conform-kit/conform/steps"
 )
 
 // serveOptions holds the flags of conform serve.
@@ -32,6 +33,9 @@ type serveOptions struct {
 	grace       time.Duration // how long in-flight requests may run on at shutdown
 	webhookNets []string      // CIDRs webhook deliveries may reach besides public addresses
 	limits      limitFlags    // retention and quotas
+	nsIdle      time.Duration // a namespace is dropped after this long unused
+	nsMax       int           // namespaces held at once
+	budgetMiB   int           // MiB of request bodies read at once
 	out         io.Writer
 	errOut      io.Writer
 }
@@ -43,10 +47,14 @@ func newServeCmd() *cobra.Command {
 		Short: "Serve the bundled in-memory reference implementation of the API",
 		Long: `Serve the reference implementation: the whole Payments Service API in memory, seeded
 with credentials and fixtures. It prints its URL and the seeded credentials; --fixtures
-writes them in the config-file shape "conform run --config" reads.
+writes them in the config-file shape "conform run --config" reads, with the sandbox's
+admin token. "conform run --target URL --config FILE" with that file takes a fresh
+namespace (its own applications, users and fixtures) for the run and drops it at the end.
+POST /_conform/namespaces (Authorization: Bearer TOKEN) mints one and answers its config;
+DELETE /_conform/namespaces/ID drops it; an unused one is dropped after --namespace-idle.
 
-The seeded passwords are printed only when standard output is a terminal; tools get
-them from --fixtures FILE (written with mode 0600).
+The seeded passwords and the admin token are printed only when standard output is a
+terminal; tools get them from --fixtures FILE (written with mode 0600).
 
 Webhook deliveries go only to http(s) URLs; link-local and metadata addresses are always
 refused, also after DNS resolution. Loopback and private ranges are allowed when --addr
@@ -72,6 +80,9 @@ The reference is a model of the contract, not of the real service. Stop it with 
 	cmd.Flags().DurationVar(&opts.grace, "shutdown-grace", 5*time.Second, "how long in-flight requests may run on after SIGINT or SIGTERM")
 	cmd.Flags().StringSliceVar(&opts.webhookNets, "webhook-allow", nil, "a CIDR (repeatable) of private addresses webhooks may reach when not bound to loopback, e.g. 10.1.0.0/16")
 	opts.limits.register(cmd)
+	cmd.Flags().DurationVar(&opts.nsIdle, "namespace-idle", reference.DefaultNamespaceIdleTTL, "a namespace nobody used for this long is dropped with everything in it (0: kept until dropped)")
+	cmd.Flags().IntVar(&opts.budgetMiB, "body-budget-mib", reference.DefaultBodyBudget>>20, "MiB of request bodies read and held at once (a JSON body counts four times); requests beyond it wait their turn (0: no bound)")
+	cmd.Flags().IntVar(&opts.nsMax, "max-namespaces", reference.DefaultMaxNamespaces, "namespaces held at once; one more is 429 QUOTA_EXCEEDED (0: no bound)")
 	cmd.Flags().StringSliceVar(&opts.variants, "variant", nil, "serve a conformant variant of the reference: another choice where the spec is silent (see conform faults --variants); repeat it or separate names with commas to serve several choices at once")
 	cmd.Flags().StringSliceVar(&opts.faults, "fault", nil, "break the reference on purpose with these named faults of its catalog (to test a suite; never for a sandbox)")
 	return cmd
@@ -106,6 +117,17 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	refCfg := reference.Config{
 		BaseURL: url, ReviewDelay: opts.reviewDelay, Logger: logger, Seed: opts.seed,
 		WebhookAllow: allowed, Limits: limits,
+		NamespaceIdleTTL: offIfZero(opts.nsIdle), MaxNamespaces: offIfZero(opts.nsMax),
+		BodyBudget: offIfZero(int64(opts.budgetMiB) << 20),
+	}
+	if opts.nsIdle < 0 || opts.nsMax < 0 || opts.budgetMiB < 0 {
+		ln.Close()
+		return usageError(fmt.Errorf("serve: --namespace-idle, --max-namespaces and --body-budget-mib must not be negative"))
+	}
+	token, err := newAdminToken()
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("serve: %w", err)
 	}
 	var ref *reference.Server
 	var handler http.Handler
@@ -129,14 +151,20 @@ func runServe(ctx context.Context, opts serveOptions) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer ref.Close()
+	handler = sandboxHandler(ref, url, token, handler)
 
 	if opts.fixtures != "" {
-		if err := writeJSONFile(opts.fixtures, suiteConfig(url, seeded)); err != nil {
+		cfg := suiteConfig(url, seeded)
+		cfg.Sandbox = &steps.SandboxAccess{URL: url, AdminToken: token}
+		if err := writeJSONFile(opts.fixtures, cfg); err != nil {
 			ln.Close()
 			return usageError(fmt.Errorf("serve: write fixtures: %w", err))
 		}
 	}
 	printServing(opts.out, url, seeded.Credentials, opts.fixtures, isTerminal(opts.out))
+	if isTerminal(opts.out) {
+		fmt.Fprintf(opts.out, "  namespaces: POST %s%s with Authorization: Bearer %s\n", url, namespacesPath, token)
+	}
 	if !loopback {
 		fmt.Fprintf(opts.errOut, "conform serve: bound beyond loopback; webhooks may reach public addresses%s\n", allowedSuffix(opts.webhookNets))
 	}
@@ -245,8 +273,8 @@ type limitFlags struct {
 func (l *limitFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.DurationVar(&l.maxAge, "retention", reference.DefaultMaxAge, "client-created resources expire this long after creation (0: never)")
-	f.IntVar(&l.retain, "retain", reference.DefaultMaxRetained, "client-created resources kept per application, its oldest dropped first (0: no bound)")
-	f.IntVar(&l.retainMiB, "retain-mib", reference.DefaultMaxBytes>>20, "estimated MiB of client-created resources kept per application, its oldest dropped first (0: no bound)")
+	f.IntVar(&l.retain, "retain", reference.DefaultMaxRetained, "client-created resources (and idempotency keys) one application may hold; one more is 429 QUOTA_EXCEEDED (0: no bound)")
+	f.IntVar(&l.retainMiB, "retain-mib", reference.DefaultMaxBytes>>20, "estimated MiB of client-created resources one application may hold; a create past it is 429 QUOTA_EXCEEDED (0: no bound)")
 	f.IntVar(&l.creates, "quota-creates", reference.DefaultCreatesPerMinute, "resources one application may create per minute before 429 (0: no quota)")
 	f.IntVar(&l.webhooks, "quota-webhooks", reference.DefaultWebhooks, "enabled webhooks one application may hold before 429 (0: no quota)")
 	f.IntVar(&l.uploadMiB, "quota-upload-mib", reference.DefaultUploadBytes>>20, "MiB of uploaded file content one application may hold before 429 (0: no quota)")

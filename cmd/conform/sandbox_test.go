@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/steps"
+)
+
+// startSandbox runs conform serve with --fixtures and returns the path of
+// the config file it wrote and that config.
+func startSandbox(t *testing.T, args ...string) (string, steps.Config) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	path := filepath.Join(t.TempDir(), "conform.json")
+	done := make(chan int, 1)
+	go func() {
+		done <- execute(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--review-delay", "20ms", "--fixtures", path}, args...),
+			strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
+	}()
+	waitForFixtures(t, path, done)
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	cfg, err := steps.LoadConfigFile(path)
+	require.NoError(t, err)
+	require.NotNil(t, cfg.Sandbox, "the fixtures file names the sandbox")
+	require.NotEmpty(t, cfg.Sandbox.AdminToken)
+	return path, cfg
+}
+
+// admin sends an admin request with token.
+func admin(t *testing.T, method, url, token string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	require.NoError(t, err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// get is a GET of the API as cred; it returns the status.
+func get(t *testing.T, url string, cred *steps.Credential) int {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	require.NoError(t, err)
+	req.SetBasicAuth(cred.Username, cred.Password)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestSandboxAdminMintsAndDropsNamespaces: minting needs the admin token,
+// answers a config in the shape conform run reads whose users work, and a
+// drop makes them 401.
+func TestSandboxAdminMintsAndDropsNamespaces(t *testing.T) {
+	_, cfg := startSandbox(t, "--max-namespaces", "1")
+	base := cfg.Target + namespacesPath
+	for _, token := range []string{"", "wrong", cfg.Credentials.Platform.Password} {
+		resp := admin(t, "POST", base, token)
+		assert.Equal(t, 401, resp.StatusCode, "token %q", token)
+		assert.Contains(t, resp.Header.Get("Content-Type"), "hal+json", "the refusal is the envelope")
+	}
+	resp := admin(t, "POST", base, cfg.Sandbox.AdminToken)
+	require.Equal(t, 201, resp.StatusCode)
+	var ns steps.Config
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&ns))
+	require.NotNil(t, ns.Sandbox)
+	assert.Empty(t, ns.Sandbox.AdminToken, "a namespace's config carries no admin token")
+	assert.NotEqual(t, cfg.Credentials.Platform.Username, ns.Credentials.Platform.Username)
+	dispute := cfg.Target + "/disputes/" + ns.Fixtures.Dispute
+	assert.Equal(t, 200, get(t, dispute, ns.Credentials.Platform))
+	assert.Equal(t, 404, get(t, dispute, cfg.Credentials.Platform), "the seeded application does not see the namespace")
+
+	odd := admin(t, "GET", base, cfg.Sandbox.AdminToken)
+	assert.Equal(t, 404, odd.StatusCode, "GET of the admin route")
+	assert.Contains(t, odd.Header.Get("Content-Type"), "hal+json", "GET of the admin route is in the envelope")
+	full := admin(t, "POST", base, cfg.Sandbox.AdminToken)
+	assert.Equal(t, 429, full.StatusCode, "past --max-namespaces")
+
+	assert.Equal(t, 204, admin(t, "DELETE", base+"/"+ns.Sandbox.Namespace, cfg.Sandbox.AdminToken).StatusCode)
+	assert.Equal(t, 401, get(t, dispute, ns.Credentials.Platform), "a dropped namespace's user")
+	assert.Equal(t, 404, admin(t, "DELETE", base+"/"+ns.Sandbox.Namespace, cfg.Sandbox.AdminToken).StatusCode)
+}
+
+var namespaceLine = regexp.MustCompile(`sandbox namespace (NS[0-9A-Za-z]+)`)
+
+// TestRunTakesANamespaceOfTheSandbox: conform run against the sandbox of
+// its config runs in a fresh namespace and drops it at the end (so a second
+// drop is 404), leaving the seeded application untouched; --keep-namespace
+// keeps it and writes a config whose users still work.
+func TestRunTakesANamespaceOfTheSandbox(t *testing.T) {
+	path, cfg := startSandbox(t)
+	disputes := cfg.Target + "/disputes?limit=100"
+	seededBefore := get(t, disputes, cfg.Credentials.Platform)
+
+	code, out, errOut := run(t, "", "run", "--target", cfg.Target, "--config", path, "--tags", "@disputes")
+	require.Equal(t, exitOK, code, "%s\n%s", out, errOut)
+	m := namespaceLine.FindStringSubmatch(errOut)
+	require.NotNil(t, m, "the run names its namespace: %s", errOut)
+	assert.Contains(t, errOut, "dropped at the end")
+	assert.Equal(t, 404, admin(t, "DELETE", cfg.Target+namespacesPath+"/"+m[1], cfg.Sandbox.AdminToken).StatusCode, "the run dropped its namespace")
+	assert.Equal(t, seededBefore, get(t, disputes, cfg.Credentials.Platform))
+
+	kept := filepath.Join(t.TempDir(), "ns.json")
+	code, out, errOut = run(t, "", "run", "--target", cfg.Target, "--config", path, "--tags", "@balance_transfers", "--keep-namespace", kept)
+	require.Equal(t, exitOK, code, "%s\n%s", out, errOut)
+	nsCfg, err := steps.LoadConfigFile(kept)
+	require.NoError(t, err)
+	assert.Equal(t, 200, get(t, cfg.Target+"/balance_transfers", nsCfg.Credentials.Platform), "the kept namespace's user")
+	info, err := os.Stat(kept)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	assert.Equal(t, 204, admin(t, "DELETE", cfg.Target+namespacesPath+"/"+nsCfg.Sandbox.Namespace, cfg.Sandbox.AdminToken).StatusCode)
+}
+
+// TestRunNeverSendsTheAdminTokenElsewhere: with the sandbox's config but
+// another --target, the run takes no namespace and no request carries the
+// token.
+func TestRunNeverSendsTheAdminTokenElsewhere(t *testing.T) {
+	path, cfg := startSandbox(t)
+	var mu sync.Mutex
+	var seen []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	defer other.Close()
+	code, _, errOut := run(t, "", "run", "--target", other.URL, "--config", path, "--tags", "@disputes")
+	assert.Equal(t, exitUsage, code, "the other target is not this API")
+	assert.NotContains(t, errOut, "namespace")
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotEmpty(t, seen)
+	for _, s := range seen {
+		assert.NotContains(t, s, cfg.Sandbox.AdminToken)
+		assert.NotContains(t, s, namespacesPath)
+	}
+}

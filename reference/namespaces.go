@@ -1,0 +1,184 @@
+package reference
+
+import (
+	"crypto/rand"
+	"fmt"
+	"maps"
+	mrand "math/rand/v2"
+	"slices"
+	"time"
+)
+
+// namespacePrefix starts a namespace id; a namespace is the sandbox's, not
+// a resource of the API.
+const namespacePrefix = "NS"
+
+// Namespace is an isolated part of a shared sandbox: its own two
+// applications (platform and merchant users of one, a platform user of the
+// other, all with fresh passwords) and its own seeded fixtures, in the shape
+// Seeded has. Nothing in one namespace is visible from another or from the
+// applications New seeded.
+type Namespace struct {
+	ID string
+	Seeded
+}
+
+// Namespace defaults; see Config.
+const (
+	DefaultNamespaceIdleTTL = time.Hour
+	DefaultMaxNamespaces    = 64
+)
+
+// namespace is what the store knows of one: its applications and users and
+// when a request last authenticated as one of them.
+type namespace struct {
+	id    string
+	apps  []string
+	users []string
+	used  time.Time
+}
+
+// errNamespaceNotFound is the 404 of an unknown namespace.
+func errNamespaceNotFound(id string) error {
+	return &domainError{kind: kindNotFound, message: fmt.Sprintf("namespace %s was not found", id)}
+}
+
+// ErrNamespaceNotFound reports whether err is DropNamespace's answer for an
+// unknown namespace.
+func ErrNamespaceNotFound(err error) bool {
+	de, ok := err.(*domainError)
+	return ok && de.kind == kindNotFound
+}
+
+// CreateNamespace mints a namespace with its own applications, users and
+// fixtures. Beyond Config.MaxNamespaces live namespaces it is refused with a
+// QUOTA_EXCEEDED error, which WriteError answers 429 in the envelope.
+func (s *Server) CreateNamespace() (Namespace, error) {
+	now := s.now()
+	var key [32]byte
+	if _, err := rand.Read(key[:]); err != nil {
+		return Namespace{}, fmt.Errorf("reference: namespace secret: %w", err)
+	}
+	src := &seededSource{rng: mrand.New(mrand.NewChaCha8(key))}
+	st := s.st
+	st.mu.Lock()
+	if max := s.cfg.MaxNamespaces; max > 0 && len(st.namespaces) >= max {
+		st.mu.Unlock()
+		return Namespace{}, errQuota("this sandbox holds %d namespaces, the most it may; drop one, or wait for an idle one to be dropped (%s idle)", max, s.cfg.NamespaceIdleTTL)
+	}
+	ns := &namespace{id: src.id(namespacePrefix), used: now}
+	st.namespaces[ns.id] = ns
+	st.mu.Unlock()
+
+	fx := seedInto(st, src, now, ns)
+
+	st.mu.Lock()
+	for _, app := range ns.apps {
+		delete(st.seeding, app)
+	}
+	st.mu.Unlock()
+	return Namespace{ID: ns.id, Seeded: fx}, nil
+}
+
+// DropNamespace removes a namespace with everything in it: its applications,
+// users, resources, idempotency keys and retention records. Requests with
+// its credentials are 401 afterwards.
+func (s *Server) DropNamespace(id string) error {
+	if !s.st.dropNamespace(id) {
+		return errNamespaceNotFound(id)
+	}
+	return nil
+}
+
+// NamespaceCount is how many namespaces the sandbox holds.
+func (s *Server) NamespaceCount() int {
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	return len(s.st.namespaces)
+}
+
+// dropIdleNamespaces drops every namespace nobody authenticated into for
+// ttl; ttl ≤ 0 keeps them.
+func (st *store) dropIdleNamespaces(now time.Time, ttl time.Duration) {
+	if ttl <= 0 {
+		return
+	}
+	st.mu.Lock()
+	var idle []string
+	for id, ns := range st.namespaces {
+		if now.Sub(ns.used) >= ttl {
+			idle = append(idle, id)
+		}
+	}
+	st.mu.Unlock()
+	for _, id := range idle {
+		st.dropNamespace(id)
+	}
+}
+
+// touchApp marks the namespace of app as used at now. Callers hold the lock.
+func (st *store) touchApp(app string, now time.Time) {
+	if ns := st.nsOfApp[app]; ns != nil && now.After(ns.used) {
+		ns.used = now
+	}
+}
+
+// dropNamespace removes namespace id and everything of its applications.
+func (st *store) dropNamespace(id string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ns := st.namespaces[id]
+	if ns == nil {
+		return false
+	}
+	apps := map[string]bool{}
+	for _, a := range ns.apps {
+		apps[a] = true
+		delete(st.nsOfApp, a)
+		delete(st.apps, a)
+		delete(st.seeding, a)
+		if st.retention != nil {
+			delete(st.retention.apps, a)
+		}
+	}
+	for _, u := range ns.users {
+		delete(st.users, u)
+	}
+	dropOf(st.identities, apps)
+	dropOf(st.cards, apps)
+	dropOf(st.auths, apps)
+	dropOf(st.transfers, apps)
+	dropOf(st.merchants, apps)
+	dropOf(st.schedules, apps)
+	dropOf(st.amounts, apps)
+	dropOf(st.enrollments, apps)
+	dropOf(st.disputes, apps)
+	dropOf(st.evidence, apps)
+	dropOf(st.balances, apps)
+	dropOf(st.files, apps)
+	dropOf(st.links, apps)
+	dropOf(st.webhooks, apps)
+	orphans(st.evidenceByDispute, st.disputes)
+	orphans(st.adjustmentsByDispute, st.disputes)
+	orphans(st.enrollmentsBySchedule, st.schedules)
+	orphans(st.linksByFile, st.files)
+	maps.DeleteFunc(st.idem, func(k idemKey, _ *idemEntry) bool { return apps[k.app] })
+	st.idemOrder = slices.DeleteFunc(st.idemOrder[st.idemHead:], func(k idemAt) bool { return apps[k.key.app] })
+	st.idemOrder = slices.Clip(st.idemOrder)
+	st.idemHead = 0
+	delete(st.namespaces, id)
+	return true
+}
+
+// dropOf deletes the records of the given applications from m.
+func dropOf[P record](m map[string]P, apps map[string]bool) {
+	maps.DeleteFunc(m, func(_ string, p P) bool { return apps[p.appID()] })
+}
+
+// orphans deletes the series whose parent is no longer in parents.
+func orphans[S any, P any](series map[string]S, parents map[string]P) {
+	maps.DeleteFunc(series, func(id string, _ S) bool {
+		_, ok := parents[id]
+		return !ok
+	})
+}

@@ -1,0 +1,243 @@
+package reference
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ledger decides exactly-once for idempotency keys: which of concurrent
+// requests with one key runs, and what every other one replays. The
+// in-memory store is the default ledger; PostgresStore decides it in the
+// database, so duplicates landing on different replicas run once.
+type ledger interface {
+	// claim returns the key's entry and whether the caller owns it (must run
+	// the request and call settle). A non-owner's entry may still be
+	// running: wait on its done channel.
+	claim(ctx context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error)
+	// settle records the owner's outcome; ok false abandons the key so a
+	// retry runs afresh.
+	settle(ctx context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error
+}
+
+func (st *store) claim(_ context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
+	return st.idempotencyBegin(key, hash, now)
+}
+
+func (st *store) settle(_ context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error {
+	st.idempotencyEnd(key, e, ok, out)
+	return nil
+}
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// migrationLock is the advisory lock key under which migrations run, so
+// replicas starting at once apply each migration exactly once.
+const migrationLock = 0x636f6e666f726d // "conform"
+
+// PostgresStore keeps what the reference must decide once for all
+// replicas in PostgreSQL. Today that is the idempotency ledger (see
+// reference/README.md for what is still in memory). It is safe for
+// concurrent use; Close releases its connections.
+type PostgresStore struct {
+	pool *pgxpool.Pool
+	// Lease is how long a claimed, unfinished key belongs to its replica;
+	// after it another replica may take the key over (the first one died).
+	lease time.Duration
+	// poll is how often a waiting duplicate looks for the outcome.
+	poll time.Duration
+}
+
+// OpenPostgres connects to dsn (postgres://…) and applies the embedded
+// migrations not applied yet.
+func OpenPostgres(ctx context.Context, dsn string) (*PostgresStore, error) {
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("reference: postgres: %w", err)
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &PostgresStore{pool: pool, lease: 30 * time.Second, poll: 5 * time.Millisecond}, nil
+}
+
+// Close closes the store's connections.
+func (p *PostgresStore) Close() { p.pool.Close() }
+
+// migrate applies, in one transaction under an advisory lock, every
+// embedded migration whose version schema_migrations lacks.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("reference: migrations: %w", err)
+	}
+	sort.Strings(names)
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("reference: migrate: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
+		return fmt.Errorf("reference: migrate: lock: %w", err)
+	}
+	if _, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"); err != nil {
+		return fmt.Errorf("reference: migrate: %w", err)
+	}
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("reference: migration %s: the name must start with its version number", base)
+		}
+		var applied bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)", version).Scan(&applied); err != nil {
+			return fmt.Errorf("reference: migrate: %w", err)
+		}
+		if applied {
+			continue
+		}
+		sql, err := migrations.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("reference: migration %s: %w", base, err)
+		}
+		if _, err := tx.Exec(ctx, string(sql)); err != nil {
+			return fmt.Errorf("reference: migration %s: %w", base, err)
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version) VALUES ($1)", version); err != nil {
+			return fmt.Errorf("reference: migration %s: %w", base, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("reference: migrate: %w", err)
+	}
+	return nil
+}
+
+// claim inserts the key; the insert that wins owns it. A loser waits for the
+// owner's outcome (polling), takes the key over when the owner's lease has
+// run out, or claims it afresh when the owner abandoned it.
+func (p *PostgresStore) claim(ctx context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
+	for {
+		tag, err := p.pool.Exec(ctx, `INSERT INTO idempotency_keys (app, op, id, hash, created_at, claimed_at)
+			VALUES ($1, $2, $3, $4, $5, clock_timestamp()) ON CONFLICT DO NOTHING`, key.app, key.op, key.id, hash[:], now)
+		if err != nil {
+			return nil, false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+		}
+		if tag.RowsAffected() == 1 {
+			return &idemEntry{hash: hash, done: make(chan struct{})}, true, nil
+		}
+		e, found, err := p.await(ctx, key, hash)
+		if err != nil {
+			return nil, false, err
+		}
+		if found {
+			return e, false, nil
+		}
+		// Abandoned (deleted) or taken over: claim again.
+		if e != nil {
+			return e, true, nil
+		}
+	}
+}
+
+// await polls key until it is done (found, the outcome in a settled entry),
+// gone (nil, false: claim afresh) or its lease has run out (taken over: an
+// owned entry, false).
+func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte) (*idemEntry, bool, error) {
+	t := time.NewTicker(p.poll)
+	defer t.Stop()
+	for {
+		var (
+			hash        []byte
+			done        bool
+			status      *int32
+			contentType *string
+			requestID   *string
+			body        []byte
+		)
+		err := p.pool.QueryRow(ctx, `SELECT hash, done, status, content_type, request_id, body FROM idempotency_keys
+			WHERE app = $1 AND op = $2 AND id = $3`, key.app, key.op, key.id).Scan(&hash, &done, &status, &contentType, &requestID, &body)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return nil, false, nil
+		case err != nil:
+			return nil, false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+		case done || !bytes.Equal(hash, want[:]):
+			// Finished, or running with another body (a 422 to the caller
+			// whatever its outcome): nothing to wait for.
+			e := &idemEntry{done: make(chan struct{}), ok: true}
+			copy(e.hash[:], hash)
+			e.out = idemOutcome{status: int(deref32(status)), contentType: derefStr(contentType), requestID: derefStr(requestID), body: bytes.Clone(body)}
+			close(e.done)
+			return e, true, nil
+		}
+		tag, err := p.pool.Exec(ctx, `UPDATE idempotency_keys SET claimed_at = clock_timestamp()
+			WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND claimed_at < clock_timestamp() - $4::interval`,
+			key.app, key.op, key.id, p.lease.String())
+		if err != nil {
+			return nil, false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+		}
+		if tag.RowsAffected() == 1 {
+			e := &idemEntry{done: make(chan struct{})}
+			copy(e.hash[:], hash)
+			return e, false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, false, fmt.Errorf("wait for idempotent request %s: %w", key.id, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// settle stores the outcome (ok) or deletes the claim (abandoned).
+func (p *PostgresStore) settle(ctx context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error {
+	defer close(e.done)
+	e.ok, e.out = ok, out
+	ctx = context.WithoutCancel(ctx)
+	var err error
+	if ok {
+		_, err = p.pool.Exec(ctx, `UPDATE idempotency_keys SET done = true, status = $4, content_type = $5, request_id = $6, body = $7
+			WHERE app = $1 AND op = $2 AND id = $3`, key.app, key.op, key.id, out.status, out.contentType, out.requestID, out.body)
+	} else {
+		_, err = p.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE app = $1 AND op = $2 AND id = $3 AND NOT done`, key.app, key.op, key.id)
+	}
+	if err != nil {
+		return fmt.Errorf("idempotency key %s: %w", key.id, err)
+	}
+	return nil
+}
+
+// expireIdempotency deletes finished keys created before cutoff.
+func (p *PostgresStore) expireIdempotency(ctx context.Context, cutoff time.Time) error {
+	if _, err := p.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE done AND created_at < $1`, cutoff); err != nil {
+		return fmt.Errorf("expire idempotency keys: %w", err)
+	}
+	return nil
+}
+
+func deref32(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func derefStr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

@@ -1,0 +1,177 @@
+package reference
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/reference/pgtest"
+)
+
+// replica is a Server on a shared PostgresStore, as one conform serve
+// process of several on one database.
+func replica(t *testing.T, pg *PostgresStore) *harness {
+	t.Helper()
+	return newHarness(t, func(c *Config) {
+		c.Postgres = pg
+		c.NewID = randomID // replicas draw ids independently, as separate processes do
+	})
+}
+
+// seededCard is the card the seed made for the seeded dispute: the same id
+// on every replica with the same seed.
+func seededCard(t *testing.T, h *harness) string {
+	t.Helper()
+	app := h.fx.Credentials.Platform.app(t, h)
+	h.srv.st.mu.Lock()
+	defer h.srv.st.mu.Unlock()
+	for id, c := range h.srv.st.cards {
+		if c.app == app {
+			return id
+		}
+	}
+	t.Fatal("no seeded card")
+	return ""
+}
+
+func transferCount(h *harness) int {
+	h.srv.st.mu.Lock()
+	defer h.srv.st.mu.Unlock()
+	return len(h.srv.st.transfers)
+}
+
+func openPostgres(t *testing.T, dsn string) *PostgresStore {
+	t.Helper()
+	pg, err := OpenPostgres(context.Background(), dsn)
+	require.NoError(t, err)
+	t.Cleanup(pg.Close)
+	return pg
+}
+
+// TestPostgres runs against a real PostgreSQL: a throwaway cluster this
+// test creates and removes (reference/pgtest), one database per case.
+func TestPostgres(t *testing.T) {
+	cluster := pgtest.Start(t)
+
+	t.Run("migrations apply once when replicas start together", func(t *testing.T) {
+		dsn := cluster.NewDatabase(t, "migrate")
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				pg, err := OpenPostgres(context.Background(), dsn)
+				errs[i] = err
+				if err == nil {
+					pg.Close()
+				}
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			assert.NoError(t, err, "replica %d", i)
+		}
+		pg := openPostgres(t, dsn)
+		names, err := migrations.ReadDir("migrations")
+		require.NoError(t, err)
+		var applied int
+		require.NoError(t, pg.pool.QueryRow(context.Background(), "SELECT count(*) FROM schema_migrations").Scan(&applied))
+		assert.Equal(t, len(names), applied)
+	})
+
+	t.Run("idempotency bursts over two replicas run once", func(t *testing.T) {
+		dsn := cluster.NewDatabase(t, "bursts")
+		a, b := replica(t, openPostgres(t, dsn)), replica(t, openPostgres(t, dsn))
+		card := seededCard(t, a)
+		require.Equal(t, card, seededCard(t, b), "replicas with one seed hold the same fixtures")
+		before := transferCount(a) + transferCount(b)
+		for round := range 10 {
+			body := map[string]any{"source": card, "merchant": a.fx.Fixtures.Merchant, "amount": 200 + round, "currency": "USD", "idempotency_id": fmt.Sprint("burst-", round)}
+			ids := make([]string, 50)
+			statuses := make([]int, 50)
+			var wg sync.WaitGroup
+			for i := range ids {
+				h := a
+				if i%2 == 1 {
+					h = b
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := h.call(h.platform(), "POST", "/transfers", body)
+					statuses[i] = r.status
+					if r.status == 201 {
+						ids[i] = r.str(t, "id")
+					}
+				}()
+			}
+			wg.Wait()
+			for i := range ids {
+				assert.Equal(t, 201, statuses[i], "round %d request %d", round, i)
+				assert.Equal(t, ids[0], ids[i], "round %d request %d replays the one transfer", round, i)
+			}
+		}
+		assert.Equal(t, before+10, transferCount(a)+transferCount(b), "one transfer a round across both replicas")
+		other := map[string]any{"source": card, "merchant": a.fx.Fixtures.Merchant, "amount": 999, "currency": "USD", "idempotency_id": "burst-0"}
+		b.expect(b.call(b.platform(), "POST", "/transfers", other), 422, "error")
+	})
+
+	t.Run("a restart keeps every idempotency key", func(t *testing.T) {
+		dsn := cluster.NewDatabase(t, "restart")
+		pg, err := OpenPostgres(context.Background(), dsn)
+		require.NoError(t, err)
+		first, err := New(Config{BaseURL: testBase, Seed: 7, Postgres: pg})
+		require.NoError(t, err)
+		h := &harness{t: t, srv: first, clock: newClock(), fx: first.Seeded(), v: replica(t, pg).v}
+		body := map[string]any{"source": seededCard(t, h), "merchant": h.fx.Fixtures.Merchant, "amount": 4200, "currency": "USD", "idempotency_id": "survives"}
+		id := h.expect(h.call(h.platform(), "POST", "/transfers", body), 201, "transfer").str(t, "id")
+		require.NoError(t, first.Close())
+		pg.Close()
+
+		again := replica(t, openPostgres(t, dsn))
+		r := again.expect(again.call(again.platform(), "POST", "/transfers", body), 201, "transfer")
+		assert.Equal(t, id, r.str(t, "id"), "the retry after a restart replays the first answer")
+		assert.Equal(t, 0, transferCount(again)-transferCount(replica(t, openPostgres(t, dsn))), "the retry created nothing")
+	})
+
+	t.Run("a claim whose replica died is taken over after its lease", func(t *testing.T) {
+		dsn := cluster.NewDatabase(t, "lease")
+		pg := openPostgres(t, dsn)
+		pg.lease = 50 * time.Millisecond
+		h := replica(t, pg)
+		body := map[string]any{"source": seededCard(t, h), "merchant": h.fx.Fixtures.Merchant, "amount": 4300, "currency": "USD", "idempotency_id": "orphaned"}
+		hash := canonicalHashOf(t, h, body)
+		app := h.fx.Credentials.Platform.app(t, h)
+		// A replica claimed the key and was killed before it answered.
+		_, err := pg.pool.Exec(context.Background(), `INSERT INTO idempotency_keys (app, op, id, hash, created_at, claimed_at)
+			VALUES ($1, 'transfers.create', 'orphaned', $2, now(), now())`, app, hash[:])
+		require.NoError(t, err)
+		before := transferCount(h)
+		r := h.expect(h.call(h.platform(), "POST", "/transfers", body), 201, "transfer")
+		assert.Equal(t, before+1, transferCount(h), "the retry ran the request")
+		replayed := h.expect(h.call(h.platform(), "POST", "/transfers", body), 201, "transfer")
+		assert.Equal(t, r.str(t, "id"), replayed.str(t, "id"))
+	})
+}
+
+// canonicalHashOf is the idempotency hash of a transfer body, as the
+// server computes it.
+func canonicalHashOf(t *testing.T, h *harness, body map[string]any) [32]byte {
+	t.Helper()
+	b, err := json.Marshal(body)
+	require.NoError(t, err)
+	doc, err := h.srv.v.DecodeRequest("transfers.create", b)
+	require.NoError(t, err)
+	var in transferCreate
+	require.NoError(t, decodeTree(doc, &in))
+	hash, err := canonicalHash(&in)
+	require.NoError(t, err)
+	return hash
+}
