@@ -38,6 +38,8 @@ every answer by the kit's judging law: a FAIL for a spec sentence or a safety in
 under a profile key. A failing sequence is shrunk to the fewest, simplest requests failing the
 same check on the same basis and printed as a Gherkin scenario of the suite's steps, a curl
 replay script and the seed. Without --target it explores the bundled reference, strict.
+Against a conform sandbox (--target is the sandbox of the --config file) it explores in a
+fresh namespace of its own and drops it at the end, as conform run does.
 
 Exit codes as conform run: 0 no FAIL, 1 any FAIL (WARN too with --strict), 2 usage or config error.`,
 		Example: `  conform explore
@@ -90,6 +92,11 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		cfg, strict = bundled, true
 		fmt.Fprintf(opts.run.errOut, "conform explore: bundled reference at %s (strict)\n", cfg.Target)
 	}
+	cfg, release, err := takeNamespace(ctx, "explore", cfg, opts.run)
+	if err != nil {
+		return err
+	}
+	defer release()
 	seed := opts.seed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano()) & (1<<53 - 1)

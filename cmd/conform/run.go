@@ -205,30 +205,11 @@ func runRun(ctx context.Context, opts runOptions) error {
 		cfg, runOpts.Strict = bundled, true
 		fmt.Fprintf(opts.errOut, "conform run: bundled reference at %s (strict)\n", cfg.Target)
 	}
-	if sb, ok := sandboxFor(cfg); ok && opts.user == "" && opts.password == "" {
-		ns, err := sb.mint(ctx)
-		if err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("run: %w", err)}
-		}
-		cfg = inNamespace(cfg, ns)
-		id := ns.Sandbox.Namespace
-		if opts.keepNS != "" {
-			if err := writeJSONFile(opts.keepNS, ns); err != nil {
-				_ = sb.drop(context.WithoutCancel(ctx), id)
-				return usageError(fmt.Errorf("run: --keep-namespace: %w", err))
-			}
-			fmt.Fprintf(opts.errOut, "conform run: sandbox namespace %s (kept; its config is in %s)\n", id, opts.keepNS)
-		} else {
-			fmt.Fprintf(opts.errOut, "conform run: sandbox namespace %s (dropped at the end)\n", id)
-			defer func() {
-				if err := sb.drop(context.WithoutCancel(ctx), id); err != nil {
-					fmt.Fprintf(opts.errOut, "conform run: %v\n", err)
-				}
-			}()
-		}
-	} else if opts.keepNS != "" {
-		return usageError(fmt.Errorf("run: --keep-namespace needs --target to be the conform sandbox of the --config file"))
+	cfg, release, err := takeNamespace(ctx, "run", cfg, opts)
+	if err != nil {
+		return err
 	}
+	defer release()
 	var explored *explore.Result
 	if opts.explore > 0 {
 		runOpts.After = func(ctx context.Context, run *results.Run) error {
@@ -349,4 +330,38 @@ func startBundledReference() (func(), steps.Config, error) {
 		ref.Close()
 	}
 	return stop, suiteConfig(url, ref.Seeded()), nil
+}
+
+// takeNamespace gives a run against a conform sandbox (--target is the
+// sandbox of its config, no --user or --password given) a fresh namespace
+// of its own: the returned config names it, and release drops it, unless
+// --keep-namespace wrote its config to keep it. Against any other target
+// the config comes back unchanged and release does nothing.
+func takeNamespace(ctx context.Context, verb string, cfg steps.Config, opts runOptions) (steps.Config, func(), error) {
+	sb, ok := sandboxFor(cfg)
+	if !ok || opts.user != "" || opts.password != "" {
+		if opts.keepNS != "" {
+			return cfg, func() {}, usageError(fmt.Errorf("%s: --keep-namespace needs --target to be the conform sandbox of the --config file", verb))
+		}
+		return cfg, func() {}, nil
+	}
+	ns, err := sb.mint(ctx)
+	if err != nil {
+		return cfg, func() {}, &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", verb, err)}
+	}
+	id := ns.Sandbox.Namespace
+	if opts.keepNS != "" {
+		if err := writeJSONFile(opts.keepNS, ns); err != nil {
+			_ = sb.drop(context.WithoutCancel(ctx), id)
+			return cfg, func() {}, usageError(fmt.Errorf("%s: --keep-namespace: %w", verb, err))
+		}
+		fmt.Fprintf(opts.errOut, "conform %s: sandbox namespace %s (kept; its config is in %s)\n", verb, id, opts.keepNS)
+		return inNamespace(cfg, ns), func() {}, nil
+	}
+	fmt.Fprintf(opts.errOut, "conform %s: sandbox namespace %s (dropped at the end)\n", verb, id)
+	return inNamespace(cfg, ns), func() {
+		if err := sb.drop(context.WithoutCancel(ctx), id); err != nil {
+			fmt.Fprintf(opts.errOut, "conform %s: %v\n", verb, err)
+		}
+	}, nil
 }

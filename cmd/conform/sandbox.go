@@ -35,7 +35,8 @@ func newAdminToken() (string, error) {
 
 // sandboxHandler serves the namespace admin routes with the admin token
 // (Authorization: Bearer) and passes every other request to api. Every
-// answer of an admin path is in the error envelope, other methods too (404).
+// answer of an admin path is in the error envelope, another method on an
+// admin route too (405 with Allow).
 func sandboxHandler(ref *reference.Server, base, token string, api http.Handler) http.Handler {
 	want := sha256.Sum256([]byte("Bearer " + token))
 	authorized := func(r *http.Request) bool {
@@ -46,6 +47,13 @@ func sandboxHandler(ref *reference.Server, base, token string, api http.Handler)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		validate.WriteEnvelope(w, r, http.StatusNotFound, validate.ErrorItem{Code: "NOT_FOUND", Message: "no such sandbox route: POST " + namespacesPath + " mints a namespace, DELETE " + namespacesPath + "/{id} drops one"})
 	})
+	// Another method on an admin route is 405 naming the one it takes.
+	for route, allow := range map[string]string{namespacesPath: http.MethodPost, namespacesPath + "/{id}": http.MethodDelete} {
+		mux.HandleFunc(route, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			validate.WriteEnvelope(w, r, http.StatusMethodNotAllowed, validate.ErrorItem{Code: "METHOD_NOT_ALLOWED", Message: r.Method + " is not allowed here: " + allow + " " + route})
+		})
+	}
 	mux.HandleFunc("POST "+namespacesPath, func(w http.ResponseWriter, r *http.Request) {
 		if !authorized(r) {
 			validate.WriteEnvelope(w, r, http.StatusUnauthorized, validate.ErrorItem{Code: "UNKNOWN", Message: "Unauthorized"})

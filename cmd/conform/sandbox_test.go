@@ -90,7 +90,8 @@ func TestSandboxAdminMintsAndDropsNamespaces(t *testing.T) {
 	assert.Equal(t, 404, get(t, dispute, cfg.Credentials.Platform), "the seeded application does not see the namespace")
 
 	odd := admin(t, "GET", base, cfg.Sandbox.AdminToken)
-	assert.Equal(t, 404, odd.StatusCode, "GET of the admin route")
+	assert.Equal(t, 405, odd.StatusCode, "GET of the admin route")
+	assert.Equal(t, "POST", odd.Header.Get("Allow"), "GET of the admin route names the method it takes")
 	assert.Contains(t, odd.Header.Get("Content-Type"), "hal+json", "GET of the admin route is in the envelope")
 	full := admin(t, "POST", base, cfg.Sandbox.AdminToken)
 	assert.Equal(t, 429, full.StatusCode, "past --max-namespaces")
@@ -98,6 +99,7 @@ func TestSandboxAdminMintsAndDropsNamespaces(t *testing.T) {
 	assert.Equal(t, 204, admin(t, "DELETE", base+"/"+ns.Sandbox.Namespace, cfg.Sandbox.AdminToken).StatusCode)
 	assert.Equal(t, 401, get(t, dispute, ns.Credentials.Platform), "a dropped namespace's user")
 	assert.Equal(t, 404, admin(t, "DELETE", base+"/"+ns.Sandbox.Namespace, cfg.Sandbox.AdminToken).StatusCode)
+	assert.Equal(t, 405, admin(t, "PUT", base+"/"+ns.Sandbox.Namespace, cfg.Sandbox.AdminToken).StatusCode, "PUT of a namespace")
 }
 
 var namespaceLine = regexp.MustCompile(`sandbox namespace (NS[0-9A-Za-z]+)`)
@@ -129,6 +131,42 @@ func TestRunTakesANamespaceOfTheSandbox(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 	assert.Equal(t, 204, admin(t, "DELETE", cfg.Target+namespacesPath+"/"+nsCfg.Sandbox.Namespace, cfg.Sandbox.AdminToken).StatusCode)
+}
+
+// TestExploreTakesANamespaceOfTheSandbox: conform explore against the
+// sandbox of its config explores in a fresh namespace and drops it, so what
+// it makes never lands in the seeded application.
+func TestExploreTakesANamespaceOfTheSandbox(t *testing.T) {
+	path, cfg := startSandbox(t)
+	webhooks := cfg.Target + "/webhooks?limit=1"
+	before := pageCount(t, webhooks, cfg.Credentials.Platform)
+	code, out, errOut := run(t, "", "explore", "--target", cfg.Target, "--config", path, "--budget", "60", "--seed", "3")
+	require.NotEqual(t, exitUsage, code, "%s\n%s", out, errOut)
+	m := namespaceLine.FindStringSubmatch(errOut)
+	require.NotNil(t, m, "the exploration names its namespace: %s", errOut)
+	assert.Contains(t, errOut, "dropped at the end")
+	assert.Equal(t, 404, admin(t, "DELETE", cfg.Target+namespacesPath+"/"+m[1], cfg.Sandbox.AdminToken).StatusCode, "the exploration dropped its namespace")
+	assert.Equal(t, before, pageCount(t, webhooks, cfg.Credentials.Platform), "webhooks of the seeded application")
+	assert.Contains(t, out, "FAIL", "the exploration ran and printed its totals")
+}
+
+// pageCount is the page.count of a list read as cred.
+func pageCount(t *testing.T, url string, cred *steps.Credential) int {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	require.NoError(t, err)
+	req.SetBasicAuth(cred.Username, cred.Password)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode, "GET %s", url)
+	var list struct {
+		Page struct {
+			Count int `json:"count"`
+		} `json:"page"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&list))
+	return list.Page.Count
 }
 
 // TestRunNeverSendsTheAdminTokenElsewhere: with the sandbox's config but
