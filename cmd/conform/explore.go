@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,7 +61,7 @@ Exit codes as conform run: 0 no FAIL, 1 any FAIL (WARN too with --strict), 2 usa
 	f.Uint64Var(&opts.seed, "seed", 0, "seed of every request; 0 picks one (printed); the same seed sends the same requests")
 	f.IntVar(&opts.budget, "budget", 0, "requests to send to the target (shrinking included)")
 	f.DurationVar(&opts.time, "time", 0, "how long to explore (default 20s when no --budget)")
-	f.StringVar(&opts.runID, "run-id", "", "the run's tag in idempotency ids (default from the clock; printed); the same seed and run id send byte-identical requests")
+	f.StringVar(&opts.runID, "run-id", "", "the run's tag in idempotency ids (printed): by default from --seed when one is given, so the same seed sends byte-identical requests, else from the clock; another one sends fresh idempotency ids to a target that keeps an earlier run's")
 	f.StringVar(&opts.ops, "ops", "", "operations to explore: comma-separated patterns of operation ids, e.g. 'authorizations.*'")
 	return cmd
 }
@@ -97,12 +98,15 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		return err
 	}
 	defer release()
-	seed := opts.seed
+	seed, runID := opts.seed, opts.runID
+	if seed != 0 && runID == "" {
+		runID = seedRunID(seed)
+	}
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano()) & (1<<53 - 1)
 	}
 	res, err := explore.Run(ctx, explore.Options{Target: cfg, Model: referenceModel, Seed: seed, Budget: opts.budget, Time: opts.time,
-		Ops: opts.ops, Strict: strict, RunID: opts.runID, Log: opts.run.errOut})
+		Ops: opts.ops, Strict: strict, RunID: runID, Log: opts.run.errOut})
 	if errors.Is(err, explore.ErrOptions) {
 		return usageError(fmt.Errorf("explore: %w", err))
 	}
@@ -118,6 +122,10 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 	}
 	return nil
 }
+
+// seedRunID is the run id of an explicit seed: the same seed names the same
+// idempotency ids, so it sends byte-identical requests.
+func seedRunID(seed uint64) string { return "s" + strconv.FormatUint(seed, 36) }
 
 // printExplore writes each finding with its scenario, replay script and seed, then the totals.
 func printExplore(w interface{ Write([]byte) (int, error) }, res explore.Result) {

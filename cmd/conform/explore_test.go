@@ -21,6 +21,7 @@ func TestExploreExitCodes(t *testing.T) {
 	code, out, errOut := run(t, "", "explore", "--seed", "3", "--budget", "600")
 	assert.Equal(t, exitOK, code, "bundled reference: %s %s", out, errOut)
 	assert.Contains(t, out, "0 FAIL, 0 WARN")
+	assert.Contains(t, out, "--seed 3 --run-id "+seedRunID(3), "an explicit seed names the run id, so it alone replays the requests")
 
 	_, cfgPath := serveReference(t, []string{"crash-on-null-line2"}, nil, true)
 	results := filepath.Join(t.TempDir(), "explore.json")
@@ -35,6 +36,13 @@ func TestExploreExitCodes(t *testing.T) {
 
 	code, _, _ = run(t, "", "explore", "--ops", "[", "--budget", "10")
 	assert.Equal(t, exitUsage, code, "a bad --ops pattern")
+}
+
+// TestSeedRunID: the run id of an explicit seed is the seed's, and another
+// seed's differs.
+func TestSeedRunID(t *testing.T) {
+	assert.Equal(t, seedRunID(42), seedRunID(42), "the same seed")
+	assert.NotEqual(t, seedRunID(42), seedRunID(43), "another seed")
 }
 
 // TestFaultsListsTheExploreFaults: conform faults --explore lists the
