@@ -55,14 +55,21 @@ func admin(t *testing.T, method, url, token string) *http.Response {
 	return resp
 }
 
-// get is a GET of the API as cred; it returns the status.
-func get(t *testing.T, url string, cred *steps.Credential) int {
+// getAs sends a GET of the API as cred; the caller closes the body.
+func getAs(t *testing.T, url string, cred *steps.Credential) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest("GET", url, nil)
 	require.NoError(t, err)
 	req.SetBasicAuth(cred.Username, cred.Password)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
+	return resp
+}
+
+// get is a GET of the API as cred; it returns the status.
+func get(t *testing.T, url string, cred *steps.Credential) int {
+	t.Helper()
+	resp := getAs(t, url, cred)
 	resp.Body.Close()
 	return resp.StatusCode
 }
@@ -153,11 +160,7 @@ func TestExploreTakesANamespaceOfTheSandbox(t *testing.T) {
 // pageCount is the page.count of a list read as cred.
 func pageCount(t *testing.T, url string, cred *steps.Credential) int {
 	t.Helper()
-	req, err := http.NewRequest("GET", url, nil)
-	require.NoError(t, err)
-	req.SetBasicAuth(cred.Username, cred.Password)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
+	resp := getAs(t, url, cred)
 	defer resp.Body.Close()
 	require.Equal(t, 200, resp.StatusCode, "GET %s", url)
 	var list struct {
