@@ -22,6 +22,16 @@ import (
 // the config file it wrote and that config.
 func startSandbox(t *testing.T, args ...string) (string, steps.Config) {
 	t.Helper()
+	path, cfg := serveFixtures(t, args...)
+	require.NotNil(t, cfg.Sandbox, "the fixtures file names the sandbox")
+	require.NotEmpty(t, cfg.Sandbox.AdminToken)
+	return path, cfg
+}
+
+// serveFixtures runs conform serve with --fixtures and args and returns the
+// path of the config file it wrote and that config.
+func serveFixtures(t *testing.T, args ...string) (string, steps.Config) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	path := filepath.Join(t.TempDir(), "conform.json")
 	done := make(chan int, 1)
@@ -36,8 +46,6 @@ func startSandbox(t *testing.T, args ...string) (string, steps.Config) {
 	})
 	cfg, err := steps.LoadConfigFile(path)
 	require.NoError(t, err)
-	require.NotNil(t, cfg.Sandbox, "the fixtures file names the sandbox")
-	require.NotEmpty(t, cfg.Sandbox.AdminToken)
 	return path, cfg
 }
 
@@ -170,6 +178,20 @@ func pageCount(t *testing.T, url string, cred *steps.Credential) int {
 	}
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&list))
 	return list.Page.Count
+}
+
+// TestVariantServesNoNamespaces: a variant rewrites the seeded reference's
+// answers (here its ids), which a namespace minted beside it would not
+// share, so serve --variant offers no sandbox and a run against it keeps to
+// the seeded application: no FAIL (the namespace's raw ids failed 9
+// scenarios against the combined variants).
+func TestVariantServesNoNamespaces(t *testing.T) {
+	path, cfg := serveFixtures(t, "--variant", "ids-base58-21")
+	assert.Nil(t, cfg.Sandbox, "a variant's fixtures file names no sandbox")
+	code, out, errOut := run(t, "", "run", "--target", cfg.Target, "--config", path, "--tags", "@authorizations,@subscriptions")
+	assert.NotEqual(t, exitFailed, code, "%s\n%s", out, errOut)
+	assert.NotContains(t, errOut, "sandbox namespace")
+	assert.Equal(t, 404, admin(t, "POST", cfg.Target+namespacesPath, "x").StatusCode, "no admin route on a variant")
 }
 
 // TestRunNeverSendsTheAdminTokenElsewhere: with the sandbox's config but

@@ -52,6 +52,7 @@ admin token. "conform run --target URL --config FILE" with that file takes a fre
 namespace (its own applications, users and fixtures) for the run and drops it at the end.
 POST /_conform/namespaces (Authorization: Bearer TOKEN) mints one and answers its config;
 DELETE /_conform/namespaces/ID drops it; an unused one is dropped after --namespace-idle.
+With --variant or --fault there are no namespaces: those rewrite the seeded reference's answers.
 
 The seeded passwords and the admin token are printed only when standard output is a
 terminal; tools get them from --fixtures FILE (written with mode 0600).
@@ -151,18 +152,26 @@ func runServe(ctx context.Context, opts serveOptions) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer ref.Close()
-	handler = sandboxHandler(ref, url, token, handler)
+	// Namespaces are the sandbox's, not the self-test's: a variant or a
+	// fault rewrites the answers of the seeded reference (its ids, its
+	// fixtures), which a namespace minted beside them would not share.
+	sandbox := len(opts.variants) == 0 && len(opts.faults) == 0
+	if sandbox {
+		handler = sandboxHandler(ref, url, token, handler)
+	}
 
 	if opts.fixtures != "" {
 		cfg := suiteConfig(url, seeded)
-		cfg.Sandbox = &steps.SandboxAccess{URL: url, AdminToken: token}
+		if sandbox {
+			cfg.Sandbox = &steps.SandboxAccess{URL: url, AdminToken: token}
+		}
 		if err := writeJSONFile(opts.fixtures, cfg); err != nil {
 			ln.Close()
 			return usageError(fmt.Errorf("serve: write fixtures: %w", err))
 		}
 	}
 	printServing(opts.out, url, seeded.Credentials, opts.fixtures, isTerminal(opts.out))
-	if isTerminal(opts.out) {
+	if sandbox && isTerminal(opts.out) {
 		fmt.Fprintf(opts.out, "  namespaces: POST %s%s with Authorization: Bearer %s\n", url, namespacesPath, token)
 	}
 	if !loopback {
