@@ -137,7 +137,7 @@ func (s *scenario) normative(clauses []string, err error) error {
 
 // invariant judges a failed check of a safety invariant: always a FAIL.
 func (s *scenario) invariant(name string, err error) error {
-	if _, ok := s.suite.j.Table().Invariants[name]; !ok {
+	if _, ok := s.suite.table.Invariants[name]; !ok {
 		return &kitError{fmt.Errorf("unknown invariant %q", name)}
 	}
 	return s.judgeCheck(Check{Basis: judging.Basis{Invariants: []string{name}, Clauses: slices.Clone(s.clauses)}, Err: err})
@@ -170,7 +170,7 @@ func (s *scenario) declaresUnchecked(key string) bool {
 
 // offersUnchecked reports whether key may take the value "unchecked".
 func (s *scenario) offersUnchecked(key string) bool {
-	for _, k := range s.suite.j.Table().Profile {
+	for _, k := range s.suite.table.Profile {
 		if k.Key == key {
 			return slices.Contains(k.Values, judging.Unchecked)
 		}

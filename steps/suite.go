@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
@@ -41,6 +40,7 @@ type suite struct {
 	client  *resty.Client
 	v       *validate.Validator
 	j       *judging.Judge
+	table   judging.Table // j's table, copied once: checks read it, never change it
 	recv    *receiver
 	strict  bool
 	defs    []stepDef
@@ -84,24 +84,14 @@ func newSuite(cfg Config, strict bool, cat *catalog, notify func(ScenarioResult)
 		_ = recv.Close()
 		return nil, err
 	}
+	table := j.Table()
 	keys := map[string]bool{}
-	for _, k := range j.Table().Profile {
+	for _, k := range table.Profile {
 		keys[k.Key] = true
 	}
-	s := &suite{cfg: cfg, client: client, v: v, j: j, recv: recv, strict: strict, results: newRecorder(notify), catalog: cat, profile: profile, profileKeys: keys, observed: &observer{}}
+	s := &suite{cfg: cfg, client: client, v: v, j: j, table: table, recv: recv, strict: strict, results: newRecorder(notify), catalog: cat, profile: profile, profileKeys: keys, observed: &observer{}}
 	s.defs = allSteps()
 	return s, nil
-}
-
-// idPrefix returns the longest id prefix of judging.json that v starts with, or "".
-func (s *suite) idPrefix(v string) string {
-	best := ""
-	for _, p := range s.j.Table().IDPrefixes {
-		if len(p.Prefix) > len(best) && strings.HasPrefix(v, p.Prefix) {
-			best = p.Prefix
-		}
-	}
-	return best
 }
 
 // close stops the webhook receiver.
