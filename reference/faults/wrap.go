@@ -362,6 +362,24 @@ func (t *faultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.fn(t.base, req)
 }
 
+// rewriteDelivery sends each delivery with the body edit returns for the
+// body it carried; edit may also change req's headers (a new signature).
+func rewriteDelivery(base http.RoundTripper, edit func(req *http.Request, body []byte) ([]byte, error)) http.RoundTripper {
+	return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
+		body, err := deliveryBody(req)
+		if err != nil {
+			return nil, err
+		}
+		out, err := edit(req, body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(out))
+		req.ContentLength = int64(len(out))
+		return base.RoundTrip(req)
+	}}
+}
+
 // deliveryBody reads a delivery's body and puts it back.
 func deliveryBody(req *http.Request) ([]byte, error) {
 	if req.Body == nil {
