@@ -76,8 +76,7 @@ func dropCreatedEvents(base http.RoundTripper) http.RoundTripper {
 		ev := decodeFaultJSON(body)
 		entity, _ := ev["entity"].(string)
 		if ev["type"] == "created" && (entity == "transfer" || entity == "authorization") {
-			return &http.Response{StatusCode: http.StatusNoContent, Status: "204 No Content", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-				Header: http.Header{}, Body: http.NoBody, Request: req}, nil
+			return answeredDelivery(req, http.StatusNoContent), nil
 		}
 		return base.RoundTrip(req)
 	}}

@@ -380,6 +380,16 @@ func rewriteDelivery(base http.RoundTripper, edit func(req *http.Request, body [
 	}}
 }
 
+// answeredDelivery is the response a transport gives for a delivery it
+// answers itself, with status and no body, instead of sending it.
+func answeredDelivery(req *http.Request, status int) *http.Response {
+	return &http.Response{
+		StatusCode: status, Status: fmt.Sprintf("%d %s", status, http.StatusText(status)),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{}, Body: http.NoBody, Request: req,
+	}
+}
+
 // deliveryBody reads a delivery's body and puts it back.
 func deliveryBody(req *http.Request) ([]byte, error) {
 	if req.Body == nil {
