@@ -20,7 +20,10 @@
 // merchants, the error envelope, media types), accounts (subscriptions,
 // disputes, balance transfers), files, idempotency, inputs (card number,
 // expiration year, order_date, response details), level3, lists, payments
-// (cards, authorizations, sales) and webhooks.
+// (cards, authorizations, sales) and webhooks. explore_faults.go holds
+// ExploreCatalog: faults that break a rule only in part of the input space,
+// which conform explore must catch and the fixed scenarios may not; they
+// have no Catchers and stay out of Catalog.
 //
 // # Variants: must PASS once declared
 //

@@ -232,27 +232,27 @@ func ExploreCatalog() []Fault {
 // refuseWhen answers a request of the operations whose body matches with a
 // 422 INVALID_FIELD naming pointer, as a server with a wrong rule would.
 func refuseWhen(bad func(map[string]any) bool, pointer string, opIDs ...string) func(http.Handler, faultDeps) http.Handler {
-	return func(next http.Handler, _ faultDeps) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if _, ok := match(r, opIDs); ok {
-				if in := peekJSON(r); in != nil && bad(in) {
-					validate.WriteEnvelope(w, r, http.StatusUnprocessableEntity, validate.ErrorItem{Code: "INVALID_FIELD", Message: "invalid " + pointer, Field: pointer})
-					return
-				}
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
+	return answerWhen(bad, func(w http.ResponseWriter, r *http.Request) {
+		validate.WriteEnvelope(w, r, http.StatusUnprocessableEntity, validate.ErrorItem{Code: "INVALID_FIELD", Message: "invalid " + pointer, Field: pointer})
+	}, opIDs...)
 }
 
 // crashWhen answers a request of the operations whose body matches with a
 // bare 500, as a server crashing on an unusual valid body would.
 func crashWhen(crash func(map[string]any) bool, opIDs ...string) func(http.Handler, faultDeps) http.Handler {
+	return answerWhen(crash, func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+	}, opIDs...)
+}
+
+// answerWhen answers a request of the operations whose JSON body matches
+// with answer instead of passing it to the server.
+func answerWhen(matches func(map[string]any) bool, answer http.HandlerFunc, opIDs ...string) func(http.Handler, faultDeps) http.Handler {
 	return func(next http.Handler, _ faultDeps) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if _, ok := match(r, opIDs); ok {
-				if in := peekJSON(r); in != nil && crash(in) {
-					http.Error(w, "internal error", http.StatusInternalServerError)
+				if in := peekJSON(r); in != nil && matches(in) {
+					answer(w, r)
 					return
 				}
 			}

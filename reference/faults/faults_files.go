@@ -1,9 +1,7 @@
 package faults
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 )
@@ -96,10 +94,7 @@ func dropUploadedFileEvents(base http.RoundTripper) http.RoundTripper {
 		}
 		if json.Unmarshal(body, &ev) == nil && ev.Entity == "file" &&
 			len(ev.Embedded.Files) > 0 && ev.Embedded.Files[0].Status == "UPLOADED" {
-			return &http.Response{
-				StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-				Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(nil)), Request: req,
-			}, nil
+			return answeredDelivery(req, http.StatusOK), nil
 		}
 		return base.RoundTrip(req)
 	}}

@@ -1,12 +1,10 @@
 package faults
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net/http"
 	"regexp"
 	"sync"
@@ -48,11 +46,7 @@ func eventVariants() []Variant {
 // otherEventLayout re-delivers each event as {"event": "<entity>.<type>",
 // "data": resource} with an X-Signature header of another scheme.
 func otherEventLayout(base http.RoundTripper) http.RoundTripper {
-	return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
-		body, err := deliveryBody(req)
-		if err != nil {
-			return nil, err
-		}
+	return rewriteDelivery(base, func(req *http.Request, body []byte) ([]byte, error) {
 		ev := decodeFaultJSON(body)
 		entity, _ := ev["entity"].(string)
 		typ, _ := ev["type"].(string)
@@ -67,10 +61,8 @@ func otherEventLayout(base http.RoundTripper) http.RoundTripper {
 		sum := sha256.Sum256(out)
 		req.Header.Del("Finix-Signature")
 		req.Header.Set("X-Signature", "v2="+hex.EncodeToString(sum[:]))
-		req.Body = io.NopCloser(bytes.NewReader(out))
-		req.ContentLength = int64(len(out))
-		return base.RoundTrip(req)
-	}}
+		return out, nil
+	})
 }
 
 // dropCreatedEvents answers the reference's deliveries of created events of
@@ -84,8 +76,7 @@ func dropCreatedEvents(base http.RoundTripper) http.RoundTripper {
 		ev := decodeFaultJSON(body)
 		entity, _ := ev["entity"].(string)
 		if ev["type"] == "created" && (entity == "transfer" || entity == "authorization") {
-			return &http.Response{StatusCode: http.StatusNoContent, Status: "204 No Content", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-				Header: http.Header{}, Body: http.NoBody, Request: req}, nil
+			return answeredDelivery(req, http.StatusNoContent), nil
 		}
 		return base.RoundTrip(req)
 	}}
@@ -121,11 +112,7 @@ func whsecSecrets() variantParts {
 			})
 		},
 		transport: func(base http.RoundTripper) http.RoundTripper {
-			return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
-				body, err := deliveryBody(req)
-				if err != nil {
-					return nil, err
-				}
+			return rewriteDelivery(base, func(req *http.Request, body []byte) ([]byte, error) {
 				signed := req.Header.Get("Finix-Signature")
 				ts, _ := judging.ParseSignature(signed)
 				mu.Lock()
@@ -136,10 +123,8 @@ func whsecSecrets() variantParts {
 					}
 				}
 				mu.Unlock()
-				req.Body = io.NopCloser(bytes.NewReader(body))
-				req.ContentLength = int64(len(body))
-				return base.RoundTrip(req)
-			}}
+				return body, nil
+			})
 		},
 	}
 }

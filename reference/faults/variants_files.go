@@ -3,7 +3,6 @@ package faults
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -77,19 +76,13 @@ func denyTrigger() variantParts {
 			})
 		},
 		transport: func(base http.RoundTripper) http.RoundTripper {
-			return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
-				body, err := deliveryBody(req)
-				if err != nil {
-					return nil, err
-				}
+			return rewriteDelivery(base, func(req *http.Request, body []byte) ([]byte, error) {
 				out := restore(body)
 				if !bytes.Equal(out, body) {
 					rs.resign(req, body, out)
 				}
-				req.Body = io.NopCloser(bytes.NewReader(out))
-				req.ContentLength = int64(len(out))
-				return base.RoundTrip(req)
-			}}
+				return out, nil
+			})
 		},
 	}
 }

@@ -80,19 +80,13 @@ func base58IDs() variantParts {
 			})
 		},
 		transport: func(base http.RoundTripper) http.RoundTripper {
-			return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
-				body, err := deliveryBody(req)
-				if err != nil {
-					return nil, err
-				}
+			return rewriteDelivery(base, func(req *http.Request, body []byte) ([]byte, error) {
 				out := m.replace(m.orig, body, m.forth)
 				if secret := m.secret(req.URL.String()); secret != "" {
 					req.Header.Set("Finix-Signature", judging.SignatureValue(secret, strconv.FormatInt(time.Now().Unix(), 10), out))
 				}
-				req.Body = io.NopCloser(bytes.NewReader(out))
-				req.ContentLength = int64(len(out))
-				return base.RoundTrip(req)
-			}}
+				return out, nil
+			})
 		},
 		seeded: func(s reference.Seeded) reference.Seeded {
 			for _, c := range []*reference.Credential{&s.Credentials.Platform, &s.Credentials.Merchant, &s.Credentials.OtherApplication} {

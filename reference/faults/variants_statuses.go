@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"encoding/json"
 	"net/http"
 )
 
@@ -71,25 +70,14 @@ type recode struct {
 // code by gives it.
 func recodeRefusals(by map[string]recode) func(http.Handler, faultDeps) http.Handler {
 	return func(next http.Handler, _ faultDeps) http.Handler {
-		return onJSON(next, func(_ *http.Request, rec *faultRecorder, body []byte) []byte {
-			doc := decodeFaultJSON(body)
-			items, _ := objectAt(doc, "_embedded")["errors"].([]any)
-			changed := false
-			for _, it := range items {
-				m, _ := it.(map[string]any)
-				code, _ := m["code"].(string)
-				if rc, ok := by[code]; ok {
-					m["code"], rec.status, changed = rc.code, rc.status, true
-				}
+		return onRefusal(next, func(_ *http.Request, m map[string]any) int {
+			code, _ := m["code"].(string)
+			rc, ok := by[code]
+			if !ok {
+				return 0
 			}
-			if !changed {
-				return body
-			}
-			b, err := json.Marshal(doc)
-			if err != nil {
-				return body
-			}
-			return b
+			m["code"] = rc.code
+			return rc.status
 		})
 	}
 }

@@ -362,6 +362,34 @@ func (t *faultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.fn(t.base, req)
 }
 
+// rewriteDelivery sends each delivery with the body edit returns for the
+// body it carried; edit may also change req's headers (a new signature).
+func rewriteDelivery(base http.RoundTripper, edit func(req *http.Request, body []byte) ([]byte, error)) http.RoundTripper {
+	return &faultTransport{base: base, fn: func(base http.RoundTripper, req *http.Request) (*http.Response, error) {
+		body, err := deliveryBody(req)
+		if err != nil {
+			return nil, err
+		}
+		out, err := edit(req, body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(out))
+		req.ContentLength = int64(len(out))
+		return base.RoundTrip(req)
+	}}
+}
+
+// answeredDelivery is the response a transport gives for a delivery it
+// answers itself, with status and no body, instead of sending it.
+func answeredDelivery(req *http.Request, status int) *http.Response {
+	return &http.Response{
+		StatusCode: status, Status: fmt.Sprintf("%d %s", status, http.StatusText(status)),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{}, Body: http.NoBody, Request: req,
+	}
+}
+
 // deliveryBody reads a delivery's body and puts it back.
 func deliveryBody(req *http.Request) ([]byte, error) {
 	if req.Body == nil {
