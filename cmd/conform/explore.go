@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -128,7 +129,7 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 func seedRunID(seed uint64) string { return "s" + strconv.FormatUint(seed, 36) }
 
 // printExplore writes each finding with its scenario, replay script and seed, then the totals.
-func printExplore(w interface{ Write([]byte) (int, error) }, res explore.Result) {
+func printExplore(w io.Writer, res explore.Result) {
 	for _, f := range res.Findings {
 		fmt.Fprintf(w, "\n%s %s [%s] on %s: %s\n  %d sequences; shrunk from %d to %d requests; seed %d, sequence %d\n\n%s\n%s", f.Outcome, f.Check, f.Clause(), f.Op, f.Message,
 			f.Occurrences, f.Original, f.Shrunk, f.Seed, f.Sequence, f.Gherkin, f.Curl)
@@ -145,15 +146,8 @@ func printExplore(w interface{ Write([]byte) (int, error) }, res explore.Result)
 func writeExploreReports(formats []string, target string, strict bool, res explore.Result) error {
 	run := results.Run{Tool: "conform", Target: target, Seed: int64(res.Seed & (1<<63 - 1)), Strict: strict, Started: time.Now().Add(-res.Duration), Duration: results.MillisOf(res.Duration)}
 	res.AddTo(&run)
-	writers := map[string]func(w interface{ Write([]byte) (int, error) }, r results.Run) error{
-		"json": func(w interface{ Write([]byte) (int, error) }, r results.Run) error {
-			return results.WriteResults(w, r)
-		},
-		"junit": func(w interface{ Write([]byte) (int, error) }, r results.Run) error { return results.WriteJUnit(w, r) },
-		"cucumber": func(w interface{ Write([]byte) (int, error) }, r results.Run) error {
-			return results.WriteCucumber(w, r)
-		},
-		"html": func(w interface{ Write([]byte) (int, error) }, r results.Run) error { return results.WriteHTML(w, r) },
+	writers := map[string]func(io.Writer, results.Run) error{
+		"json": results.WriteResults, "junit": results.WriteJUnit, "cucumber": results.WriteCucumber, "html": results.WriteHTML,
 	}
 	for _, spec := range formats {
 		kind, file, ok := strings.Cut(spec, ":")
