@@ -162,7 +162,7 @@ func TestExploreTakesANamespaceOfTheSandbox(t *testing.T) {
 	assert.Contains(t, errOut, "dropped at the end")
 	assert.Equal(t, 404, admin(t, "DELETE", cfg.Target+namespacesPath+"/"+m[1], cfg.Sandbox.AdminToken).StatusCode, "the exploration dropped its namespace")
 	assert.Equal(t, before, pageCount(t, webhooks, cfg.Credentials.Platform), "webhooks of the seeded application")
-	assert.Contains(t, out, "FAIL", "the exploration ran and printed its totals")
+	assert.Regexp(t, `\d+ FAIL, \d+ WARN \(replay: --seed 3 `, out, "the exploration ran and printed its totals")
 }
 
 // pageCount is the page.count of a list read as cred.
@@ -189,7 +189,7 @@ func TestVariantServesNoNamespaces(t *testing.T) {
 	path, cfg := serveFixtures(t, "--variant", "ids-base58-21")
 	assert.Nil(t, cfg.Sandbox, "a variant's fixtures file names no sandbox")
 	code, out, errOut := run(t, "", "run", "--target", cfg.Target, "--config", path, "--tags", "@authorizations,@subscriptions")
-	assert.NotEqual(t, exitFailed, code, "%s\n%s", out, errOut)
+	assert.Equal(t, exitOK, code, "%s\n%s", out, errOut)
 	assert.NotContains(t, errOut, "sandbox namespace")
 	assert.Equal(t, 404, admin(t, "POST", cfg.Target+namespacesPath, "x").StatusCode, "no admin route on a variant")
 }
