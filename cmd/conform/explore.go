@@ -83,6 +83,10 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 	if err != nil {
 		return usageError(fmt.Errorf("explore: %w", err))
 	}
+	reports, err := parseExploreFormats(opts.run.formats)
+	if err != nil {
+		return usageError(fmt.Errorf("explore: %w", err))
+	}
 	strict := opts.run.strict
 	if cfg.Target == "" {
 		stop, bundled, err := startBundledReference()
@@ -115,7 +119,7 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		return fmt.Errorf("explore: %w", err)
 	}
 	printExplore(opts.run.out, res)
-	if err := writeExploreReports(opts.run.formats, cfg.Target, strict, res); err != nil {
+	if err := writeExploreReports(reports, cfg.Target, strict, res); err != nil {
 		return usageError(fmt.Errorf("explore: %w", err))
 	}
 	if res.Failed() {
@@ -142,24 +146,40 @@ func printExplore(w io.Writer, res explore.Result) {
 	fmt.Fprintf(w, "%d FAIL, %d WARN (replay: --seed %d --run-id %s)\n", res.Count(results.Fail), res.Count(results.Warn), res.Seed, res.RunID)
 }
 
-// writeExploreReports writes the findings as a conform results file, JUnit, cucumber or HTML.
-func writeExploreReports(formats []string, target string, strict bool, res explore.Result) error {
-	run := results.Run{Tool: "conform", Target: target, Seed: int64(res.Seed & (1<<63 - 1)), Strict: strict, Started: time.Now().Add(-res.Duration), Duration: results.MillisOf(res.Duration)}
-	res.AddTo(&run)
+// exploreReport is one --format of conform explore: a writer and its file.
+type exploreReport struct {
+	write func(io.Writer, results.Run) error
+	file  string
+}
+
+// parseExploreFormats checks the --format values before anything is
+// explored: json:FILE, junit:FILE, cucumber:FILE or html:FILE.
+func parseExploreFormats(formats []string) ([]exploreReport, error) {
 	writers := map[string]func(io.Writer, results.Run) error{
 		"json": results.WriteResults, "junit": results.WriteJUnit, "cucumber": results.WriteCucumber, "html": results.WriteHTML,
 	}
+	var reports []exploreReport
 	for _, spec := range formats {
 		kind, file, ok := strings.Cut(spec, ":")
 		write, known := writers[kind]
 		if !ok || !known || file == "" {
-			return fmt.Errorf("--format %q: want json:FILE, junit:FILE, cucumber:FILE or html:FILE", spec)
+			return nil, fmt.Errorf("--format %q: want json:FILE, junit:FILE, cucumber:FILE or html:FILE", spec)
 		}
-		out, err := os.Create(file)
+		reports = append(reports, exploreReport{write: write, file: file})
+	}
+	return reports, nil
+}
+
+// writeExploreReports writes the findings as a conform results file, JUnit, cucumber or HTML.
+func writeExploreReports(reports []exploreReport, target string, strict bool, res explore.Result) error {
+	run := results.Run{Tool: "conform", Target: target, Seed: int64(res.Seed & (1<<63 - 1)), Strict: strict, Started: time.Now().Add(-res.Duration), Duration: results.MillisOf(res.Duration)}
+	res.AddTo(&run)
+	for _, r := range reports {
+		out, err := os.Create(r.file)
 		if err != nil {
 			return err
 		}
-		if err := write(out, run); err != nil {
+		if err := r.write(out, run); err != nil {
 			out.Close()
 			return err
 		}
