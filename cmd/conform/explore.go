@@ -108,7 +108,7 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		runID = seedRunID(seed)
 	}
 	if seed == 0 {
-		seed = uint64(time.Now().UnixNano()) & (1<<53 - 1)
+		seed = clockSeed()
 	}
 	res, err := explore.Run(ctx, explore.Options{Target: cfg, Model: referenceModel, Seed: seed, Budget: opts.budget, Time: opts.time,
 		Ops: opts.ops, Strict: strict, RunID: runID, Log: opts.run.errOut})
@@ -127,6 +127,10 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 	}
 	return nil
 }
+
+// clockSeed is a seed from the clock, within 53 bits so it prints and
+// reads back exactly wherever it goes through a JSON number.
+func clockSeed() uint64 { return uint64(time.Now().UnixNano()) & (1<<53 - 1) }
 
 // seedRunID is the run id of an explicit seed: the same seed names the same
 // idempotency ids, so it sends byte-identical requests.
