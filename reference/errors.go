@@ -76,16 +76,16 @@ const (
 	maxErrorText  = 512
 )
 
-// writeError renders err in the spec's error envelope. Validation errors keep
-// one item per violation (bounded as above); anything unexpected is logged
-// and becomes a generic 500 through validate.WriteError, which leaks no
-// detail.
 // WriteError answers err in the error envelope as the reference does: a
 // QUOTA_EXCEEDED from CreateNamespace is 429, an unknown namespace 404.
 func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	s.writeError(w, r, err)
 }
 
+// writeError renders err in the spec's error envelope. Validation errors keep
+// one item per violation (bounded as above); anything unexpected is logged
+// and becomes a generic 500 through validate.WriteError, which leaks no
+// detail.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	er := s.errorRequest(r)
 	var de *domainError

@@ -1,7 +1,6 @@
 package reference
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"mime"
@@ -44,18 +43,12 @@ func readMultipartFile(r *http.Request, allowed []string) (upload, error) {
 		if part.FormName() != "file" {
 			continue
 		}
-		// The declared length bounds the part: read into one buffer of
-		// that size rather than growing (and copying) one, and keep an
-		// exact copy when the part was much smaller.
-		var data []byte
+		// The declared length bounds the part: it sizes the buffer.
+		size := int64(0)
 		if n := r.ContentLength; n > 0 && n <= maxUploadBytes+multipartSlack {
-			data, err = readAllInto(make([]byte, 0, n), io.LimitReader(part, maxUploadBytes+1))
-			if err == nil && cap(data)-len(data) > len(data)/8+4096 {
-				data = bytes.Clone(data)
-			}
-		} else {
-			data, err = io.ReadAll(io.LimitReader(part, maxUploadBytes+1))
+			size = n
 		}
+		data, err := readSized(io.LimitReader(part, maxUploadBytes+1), size)
 		if err != nil {
 			return upload{}, multipartError(err)
 		}

@@ -98,22 +98,22 @@ func (s *Server) NamespaceCount() int {
 }
 
 // dropIdleNamespaces drops every namespace nobody authenticated into for
-// ttl; ttl ≤ 0 keeps them.
+// ttl; ttl ≤ 0 keeps them. Idleness is judged and the namespaces dropped
+// under one lock, so a namespace used meanwhile stays, and in one pass over
+// the store however many are idle.
 func (st *store) dropIdleNamespaces(now time.Time, ttl time.Duration) {
 	if ttl <= 0 {
 		return
 	}
 	st.mu.Lock()
-	var idle []string
-	for id, ns := range st.namespaces {
+	defer st.mu.Unlock()
+	var idle []*namespace
+	for _, ns := range st.namespaces {
 		if now.Sub(ns.used) >= ttl {
-			idle = append(idle, id)
+			idle = append(idle, ns)
 		}
 	}
-	st.mu.Unlock()
-	for _, id := range idle {
-		st.dropNamespace(id)
-	}
+	st.dropNamespaces(idle)
 }
 
 // touchApp marks the namespace of app as used at now. Callers hold the lock.
@@ -131,18 +131,31 @@ func (st *store) dropNamespace(id string) bool {
 	if ns == nil {
 		return false
 	}
-	apps := map[string]bool{}
-	for _, a := range ns.apps {
-		apps[a] = true
-		delete(st.nsOfApp, a)
-		delete(st.apps, a)
-		delete(st.seeding, a)
-		if st.retention != nil {
-			delete(st.retention.apps, a)
-		}
+	st.dropNamespaces([]*namespace{ns})
+	return true
+}
+
+// dropNamespaces removes the namespaces and everything of their
+// applications, in one pass over the store. Callers hold the lock.
+func (st *store) dropNamespaces(nss []*namespace) {
+	if len(nss) == 0 {
+		return
 	}
-	for _, u := range ns.users {
-		delete(st.users, u)
+	apps := map[string]bool{}
+	for _, ns := range nss {
+		for _, a := range ns.apps {
+			apps[a] = true
+			delete(st.nsOfApp, a)
+			delete(st.apps, a)
+			delete(st.seeding, a)
+			if st.retention != nil {
+				delete(st.retention.apps, a)
+			}
+		}
+		for _, u := range ns.users {
+			delete(st.users, u)
+		}
+		delete(st.namespaces, ns.id)
 	}
 	dropOf(st.identities, apps)
 	dropOf(st.cards, apps)
@@ -166,8 +179,6 @@ func (st *store) dropNamespace(id string) bool {
 	st.idemOrder = slices.DeleteFunc(st.idemOrder[st.idemHead:], func(k idemAt) bool { return apps[k.key.app] })
 	st.idemOrder = slices.Clip(st.idemOrder)
 	st.idemHead = 0
-	delete(st.namespaces, id)
-	return true
 }
 
 // dropOf deletes the records of the given applications from m.

@@ -164,6 +164,8 @@ func TestIdleNamespacesAreDropped(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.NamespaceIdleTTL = time.Hour })
 	idle, err := h.srv.CreateNamespace()
 	require.NoError(t, err)
+	idle2, err := h.srv.CreateNamespace()
+	require.NoError(t, err)
 	busy, err := h.srv.CreateNamespace()
 	require.NoError(t, err)
 	h.clock.Advance(50 * time.Minute)
@@ -173,6 +175,8 @@ func TestIdleNamespacesAreDropped(t *testing.T) {
 	h.srv.st.dropIdleNamespaces(h.srv.now(), h.srv.cfg.NamespaceIdleTTL)
 	assert.Equal(t, 1, h.srv.NamespaceCount())
 	assert.True(t, ErrNamespaceNotFound(h.srv.DropNamespace(idle.ID)), "the idle namespace was dropped")
+	assert.True(t, ErrNamespaceNotFound(h.srv.DropNamespace(idle2.ID)), "the second idle namespace was dropped in the same sweep")
+	assert.Equal(t, 401, b.call(idle2.Credentials.Platform, "GET", "/disputes/"+idle2.Fixtures.Dispute, nil).status, "a dropped namespace's credentials")
 	assert.Equal(t, 200, b.call(b.platform(), "GET", "/disputes/"+busy.Fixtures.Dispute, nil).status, "the namespace used 20 minutes ago")
 }
 

@@ -159,16 +159,11 @@ func (s *Server) holdBody(rq *request) error {
 // body budget holds the declared length), and a body much shorter than it
 // declared is kept as an exact copy.
 func readBody(r *http.Request, limit int64) ([]byte, error) {
-	var body []byte
-	var err error
+	size := int64(0)
 	if n := r.ContentLength; n > 0 && n <= limit {
-		body, err = readAllInto(make([]byte, 0, n+1), http.MaxBytesReader(nil, r.Body, limit))
-		if err == nil && cap(body)-len(body) > len(body)/8+4096 {
-			body = bytes.Clone(body)
-		}
-	} else {
-		body, err = io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+		size = n + 1 // room for the read that finds the end
 	}
+	body, err := readSized(http.MaxBytesReader(nil, r.Body, limit), size)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
@@ -177,6 +172,21 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 		return nil, &domainError{kind: kindBadRequest, message: "request body could not be read"}
 	}
 	return body, nil
+}
+
+// readSized reads r to its end into one buffer of capacity size (size ≤ 0:
+// io.ReadAll's growing one) rather than growing and copying one, and keeps
+// an exact copy when what was read is much smaller than size, so a short
+// read does not pin the whole buffer.
+func readSized(r io.Reader, size int64) ([]byte, error) {
+	if size <= 0 {
+		return io.ReadAll(r)
+	}
+	b, err := readAllInto(make([]byte, 0, size), r)
+	if err == nil && cap(b)-len(b) > len(b)/8+4096 {
+		b = bytes.Clone(b)
+	}
+	return b, err
 }
 
 // readAllInto is io.ReadAll appending to b.

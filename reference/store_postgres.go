@@ -138,23 +138,17 @@ func (p *PostgresStore) claim(ctx context.Context, key idemKey, hash [32]byte, n
 		if tag.RowsAffected() == 1 {
 			return &idemEntry{hash: hash, done: make(chan struct{})}, true, nil
 		}
-		e, found, err := p.await(ctx, key, hash)
-		if err != nil {
-			return nil, false, err
+		e, owner, err := p.await(ctx, key, hash)
+		if err != nil || e != nil {
+			return e, owner, err
 		}
-		if found {
-			return e, false, nil
-		}
-		// Abandoned (deleted) or taken over: claim again.
-		if e != nil {
-			return e, true, nil
-		}
+		// Abandoned (deleted): claim again.
 	}
 }
 
-// await polls key until it is done (found, the outcome in a settled entry),
-// gone (nil, false: claim afresh) or its lease has run out (taken over: an
-// owned entry, false).
+// await polls key until it is done (the outcome in a settled entry, not
+// owned), its lease has run out (taken over: an owned entry) or it is gone
+// (a nil entry: claim afresh).
 func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte) (*idemEntry, bool, error) {
 	t := time.NewTicker(p.poll)
 	defer t.Stop()
@@ -181,7 +175,7 @@ func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte) (
 			copy(e.hash[:], hash)
 			e.out = idemOutcome{status: int(deref32(status)), contentType: derefStr(contentType), requestID: derefStr(requestID), body: bytes.Clone(body)}
 			close(e.done)
-			return e, true, nil
+			return e, false, nil
 		}
 		tag, err := p.pool.Exec(ctx, `UPDATE idempotency_keys SET claimed_at = clock_timestamp()
 			WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND claimed_at < clock_timestamp() - $4::interval`,
@@ -192,7 +186,7 @@ func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte) (
 		if tag.RowsAffected() == 1 {
 			e := &idemEntry{done: make(chan struct{})}
 			copy(e.hash[:], hash)
-			return e, false, nil
+			return e, true, nil
 		}
 		select {
 		case <-ctx.Done():

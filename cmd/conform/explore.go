@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strconv"
@@ -82,6 +83,10 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 	if err != nil {
 		return usageError(fmt.Errorf("explore: %w", err))
 	}
+	reports, err := parseExploreFormats(opts.run.formats)
+	if err != nil {
+		return usageError(fmt.Errorf("explore: %w", err))
+	}
 	strict := opts.run.strict
 	if cfg.Target == "" {
 		stop, bundled, err := startBundledReference()
@@ -103,7 +108,7 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		runID = seedRunID(seed)
 	}
 	if seed == 0 {
-		seed = uint64(time.Now().UnixNano()) & (1<<53 - 1)
+		seed = clockSeed()
 	}
 	res, err := explore.Run(ctx, explore.Options{Target: cfg, Model: referenceModel, Seed: seed, Budget: opts.budget, Time: opts.time,
 		Ops: opts.ops, Strict: strict, RunID: runID, Log: opts.run.errOut})
@@ -114,7 +119,7 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		return fmt.Errorf("explore: %w", err)
 	}
 	printExplore(opts.run.out, res)
-	if err := writeExploreReports(opts.run.formats, cfg.Target, strict, res); err != nil {
+	if err := writeExploreReports(reports, cfg.Target, strict, res); err != nil {
 		return usageError(fmt.Errorf("explore: %w", err))
 	}
 	if res.Failed() {
@@ -123,12 +128,16 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 	return nil
 }
 
+// clockSeed is a seed from the clock, within 53 bits so it prints and
+// reads back exactly wherever it goes through a JSON number.
+func clockSeed() uint64 { return uint64(time.Now().UnixNano()) & (1<<53 - 1) }
+
 // seedRunID is the run id of an explicit seed: the same seed names the same
 // idempotency ids, so it sends byte-identical requests.
 func seedRunID(seed uint64) string { return "s" + strconv.FormatUint(seed, 36) }
 
 // printExplore writes each finding with its scenario, replay script and seed, then the totals.
-func printExplore(w interface{ Write([]byte) (int, error) }, res explore.Result) {
+func printExplore(w io.Writer, res explore.Result) {
 	for _, f := range res.Findings {
 		fmt.Fprintf(w, "\n%s %s [%s] on %s: %s\n  %d sequences; shrunk from %d to %d requests; seed %d, sequence %d\n\n%s\n%s", f.Outcome, f.Check, f.Clause(), f.Op, f.Message,
 			f.Occurrences, f.Original, f.Shrunk, f.Seed, f.Sequence, f.Gherkin, f.Curl)
@@ -141,31 +150,40 @@ func printExplore(w interface{ Write([]byte) (int, error) }, res explore.Result)
 	fmt.Fprintf(w, "%d FAIL, %d WARN (replay: --seed %d --run-id %s)\n", res.Count(results.Fail), res.Count(results.Warn), res.Seed, res.RunID)
 }
 
-// writeExploreReports writes the findings as a conform results file, JUnit, cucumber or HTML.
-func writeExploreReports(formats []string, target string, strict bool, res explore.Result) error {
-	run := results.Run{Tool: "conform", Target: target, Seed: int64(res.Seed & (1<<63 - 1)), Strict: strict, Started: time.Now().Add(-res.Duration), Duration: results.MillisOf(res.Duration)}
-	res.AddTo(&run)
-	writers := map[string]func(w interface{ Write([]byte) (int, error) }, r results.Run) error{
-		"json": func(w interface{ Write([]byte) (int, error) }, r results.Run) error {
-			return results.WriteResults(w, r)
-		},
-		"junit": func(w interface{ Write([]byte) (int, error) }, r results.Run) error { return results.WriteJUnit(w, r) },
-		"cucumber": func(w interface{ Write([]byte) (int, error) }, r results.Run) error {
-			return results.WriteCucumber(w, r)
-		},
-		"html": func(w interface{ Write([]byte) (int, error) }, r results.Run) error { return results.WriteHTML(w, r) },
+// exploreReport is one --format of conform explore: a writer and its file.
+type exploreReport struct {
+	write func(io.Writer, results.Run) error
+	file  string
+}
+
+// parseExploreFormats checks the --format values before anything is
+// explored: json:FILE, junit:FILE, cucumber:FILE or html:FILE.
+func parseExploreFormats(formats []string) ([]exploreReport, error) {
+	writers := map[string]func(io.Writer, results.Run) error{
+		"json": results.WriteResults, "junit": results.WriteJUnit, "cucumber": results.WriteCucumber, "html": results.WriteHTML,
 	}
+	var reports []exploreReport
 	for _, spec := range formats {
 		kind, file, ok := strings.Cut(spec, ":")
 		write, known := writers[kind]
 		if !ok || !known || file == "" {
-			return fmt.Errorf("--format %q: want json:FILE, junit:FILE, cucumber:FILE or html:FILE", spec)
+			return nil, fmt.Errorf("--format %q: want json:FILE, junit:FILE, cucumber:FILE or html:FILE", spec)
 		}
-		out, err := os.Create(file)
+		reports = append(reports, exploreReport{write: write, file: file})
+	}
+	return reports, nil
+}
+
+// writeExploreReports writes the findings as a conform results file, JUnit, cucumber or HTML.
+func writeExploreReports(reports []exploreReport, target string, strict bool, res explore.Result) error {
+	run := results.Run{Tool: "conform", Target: target, Seed: int64(res.Seed & (1<<63 - 1)), Strict: strict, Started: time.Now().Add(-res.Duration), Duration: results.MillisOf(res.Duration)}
+	res.AddTo(&run)
+	for _, r := range reports {
+		out, err := os.Create(r.file)
 		if err != nil {
 			return err
 		}
-		if err := write(out, run); err != nil {
+		if err := r.write(out, run); err != nil {
 			out.Close()
 			return err
 		}

@@ -36,6 +36,11 @@ func TestExploreExitCodes(t *testing.T) {
 
 	code, _, _ = run(t, "", "explore", "--ops", "[", "--budget", "10")
 	assert.Equal(t, exitUsage, code, "a bad --ops pattern")
+
+	code, out, errOut = run(t, "", "explore", "--format", "xml:out.xml", "--budget", "10")
+	assert.Equal(t, exitUsage, code, "an unknown --format")
+	assert.Contains(t, errOut, `--format "xml:out.xml"`)
+	assert.NotContains(t, out, "FAIL,", "an unknown --format is refused before anything is explored")
 }
 
 // TestSeedRunID: the run id of an explicit seed is the seed's, and another

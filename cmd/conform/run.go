@@ -213,7 +213,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 	var explored *explore.Result
 	if opts.explore > 0 {
 		runOpts.After = func(ctx context.Context, run *results.Run) error {
-			res, err := explore.Run(ctx, explore.Options{Target: cfg, Model: referenceModel, Seed: uint64(time.Now().UnixNano()) & (1<<53 - 1),
+			res, err := explore.Run(ctx, explore.Options{Target: cfg, Model: referenceModel, Seed: clockSeed(),
 				Time: opts.explore, Strict: runOpts.Strict, Log: opts.errOut})
 			if err != nil {
 				return err

@@ -74,7 +74,6 @@ func TestRunRefusesWhatItCannotTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused := "http://" + closed.Addr().String()
-	closed.Close()
 
 	notAPI := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -87,6 +86,8 @@ func TestRunRefusesWhatItCannotTest(t *testing.T) {
 	silent := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-hang }))
 	defer silent.Close()
 	defer close(hang)
+	// Closed only now, so neither server above can be given its port.
+	closed.Close()
 
 	tests := []struct {
 		name    string

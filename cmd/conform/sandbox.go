@@ -39,9 +39,16 @@ func newAdminToken() (string, error) {
 // admin route too (405 with Allow).
 func sandboxHandler(ref *reference.Server, base, token string, api http.Handler) http.Handler {
 	want := sha256.Sum256([]byte("Bearer " + token))
-	authorized := func(r *http.Request) bool {
-		got := sha256.Sum256([]byte(r.Header.Get("Authorization")))
-		return token != "" && subtle.ConstantTimeCompare(want[:], got[:]) == 1
+	// adminOnly answers 401 in the envelope unless the request carries the token.
+	adminOnly := func(h http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			got := sha256.Sum256([]byte(r.Header.Get("Authorization")))
+			if token == "" || subtle.ConstantTimeCompare(want[:], got[:]) != 1 {
+				validate.WriteEnvelope(w, r, http.StatusUnauthorized, validate.ErrorItem{Code: "UNKNOWN", Message: "Unauthorized"})
+				return
+			}
+			h(w, r)
+		}
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -54,11 +61,7 @@ func sandboxHandler(ref *reference.Server, base, token string, api http.Handler)
 			validate.WriteEnvelope(w, r, http.StatusMethodNotAllowed, validate.ErrorItem{Code: "METHOD_NOT_ALLOWED", Message: r.Method + " is not allowed here: " + allow + " " + route})
 		})
 	}
-	mux.HandleFunc("POST "+namespacesPath, func(w http.ResponseWriter, r *http.Request) {
-		if !authorized(r) {
-			validate.WriteEnvelope(w, r, http.StatusUnauthorized, validate.ErrorItem{Code: "UNKNOWN", Message: "Unauthorized"})
-			return
-		}
+	mux.HandleFunc("POST "+namespacesPath, adminOnly(func(w http.ResponseWriter, r *http.Request) {
 		ns, err := ref.CreateNamespace()
 		if err != nil {
 			ref.WriteError(w, r, err)
@@ -70,18 +73,14 @@ func sandboxHandler(ref *reference.Server, base, token string, api http.Handler)
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusCreated)
 		_ = json.NewEncoder(w).Encode(cfg)
-	})
-	mux.HandleFunc("DELETE "+namespacesPath+"/{id}", func(w http.ResponseWriter, r *http.Request) {
-		if !authorized(r) {
-			validate.WriteEnvelope(w, r, http.StatusUnauthorized, validate.ErrorItem{Code: "UNKNOWN", Message: "Unauthorized"})
-			return
-		}
+	}))
+	mux.HandleFunc("DELETE "+namespacesPath+"/{id}", adminOnly(func(w http.ResponseWriter, r *http.Request) {
 		if err := ref.DropNamespace(r.PathValue("id")); err != nil {
 			ref.WriteError(w, r, err)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
-	})
+	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, namespacesPath) && r.RequestURI != "*" {
 			mux.ServeHTTP(w, r)

@@ -162,7 +162,7 @@ func TestExploreTakesANamespaceOfTheSandbox(t *testing.T) {
 	assert.Contains(t, errOut, "dropped at the end")
 	assert.Equal(t, 404, admin(t, "DELETE", cfg.Target+namespacesPath+"/"+m[1], cfg.Sandbox.AdminToken).StatusCode, "the exploration dropped its namespace")
 	assert.Equal(t, before, pageCount(t, webhooks, cfg.Credentials.Platform), "webhooks of the seeded application")
-	assert.Contains(t, out, "0 FAIL, 0 WARN", "the exploration of the reference in its namespace finds nothing")
+	assert.Contains(t, out, "0 FAIL, 0 WARN (replay: --seed 3 ", "the exploration of the reference in its namespace finds nothing")
 }
 
 // pageCount is the page.count of a list read as cred.

@@ -94,6 +94,9 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	if opts.reviewDelay < 0 {
 		return usageError(fmt.Errorf("serve: --review-delay must not be negative, got %s", opts.reviewDelay))
 	}
+	if opts.nsIdle < 0 || opts.nsMax < 0 || opts.budgetMiB < 0 {
+		return usageError(fmt.Errorf("serve: --namespace-idle, --max-namespaces and --body-budget-mib must not be negative"))
+	}
 	limits, err := opts.limits.limits()
 	if err != nil {
 		return usageError(fmt.Errorf("serve: %w", err))
@@ -120,10 +123,6 @@ func runServe(ctx context.Context, opts serveOptions) error {
 		WebhookAllow: allowed, Limits: limits,
 		NamespaceIdleTTL: offIfZero(opts.nsIdle), MaxNamespaces: offIfZero(opts.nsMax),
 		BodyBudget: offIfZero(int64(opts.budgetMiB) << 20),
-	}
-	if opts.nsIdle < 0 || opts.nsMax < 0 || opts.budgetMiB < 0 {
-		ln.Close()
-		return usageError(fmt.Errorf("serve: --namespace-idle, --max-namespaces and --body-budget-mib must not be negative"))
 	}
 	token, err := newAdminToken()
 	if err != nil {

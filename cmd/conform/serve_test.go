@@ -113,7 +113,7 @@ func TestServeRefusesBadWebhookAllow(t *testing.T) {
 }
 
 func TestServeRefusesNegativeLimits(t *testing.T) {
-	for _, flag := range []string{"--retain", "--retain-mib", "--quota-creates", "--quota-webhooks", "--quota-upload-mib", "--quota-tags"} {
+	for _, flag := range []string{"--retain", "--retain-mib", "--quota-creates", "--quota-webhooks", "--quota-upload-mib", "--quota-tags", "--max-namespaces", "--body-budget-mib"} {
 		code, _, errOut := run(t, "", "serve", "--addr", "127.0.0.1:0", flag, "-1")
 		if code != exitUsage || !strings.Contains(errOut, flag) {
 			t.Errorf("%s -1: exit %d, stderr %q; want 2 naming the flag", flag, code, errOut)

@@ -27,11 +27,14 @@ type Cluster struct {
 	dir   string // data and socket directory
 	bin   string // directory of initdb, pg_ctl, postgres
 	runAs string // "" or the user the server runs as (when the test is root)
-	port  int
 }
 
+// port names the socket file (.s.PGSQL.5432); the server listens on no TCP
+// port, so every cluster can use the same one.
+const port = 5432
+
 // BinDir finds the PostgreSQL server binaries: $PG_BIN, else the newest
-// /usr/lib/postgresql/*/bin holding initdb, else the directory of initdb on $PATH.
+// /usr/lib/postgresql/*/bin holding postgres, else the directory of initdb on $PATH.
 func BinDir() (string, error) {
 	if d := os.Getenv("PG_BIN"); d != "" {
 		return d, nil
@@ -79,7 +82,7 @@ func start() (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: %w", err)
 	}
-	c := &Cluster{dir: dir, bin: bin, port: 5432}
+	c := &Cluster{dir: dir, bin: bin}
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
@@ -99,7 +102,7 @@ func start() (*Cluster, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
 	}
-	opts := fmt.Sprintf("-c listen_addresses='' -c unix_socket_directories=%s -c port=%d -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", dir, c.port)
+	opts := fmt.Sprintf("-c listen_addresses='' -c unix_socket_directories=%s -c port=%d -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", dir, port)
 	if out, err := c.run("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start"); err != nil {
 		log, _ := os.ReadFile(filepath.Join(dir, "log"))
 		os.RemoveAll(dir)
@@ -126,7 +129,7 @@ func (c *Cluster) run(name string, args ...string) ([]byte, error) {
 
 // DSN is a connection string for database db of the cluster (user conform).
 func (c *Cluster) DSN(db string) string {
-	return fmt.Sprintf("postgres://conform@/%s?host=%s&port=%d&sslmode=disable", db, c.dir, c.port)
+	return fmt.Sprintf("postgres://conform@/%s?host=%s&port=%d&sslmode=disable", db, c.dir, port)
 }
 
 // NewDatabase creates an empty database and returns its DSN.
