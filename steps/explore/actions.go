@@ -322,16 +322,7 @@ func (g *generator) authorize() Step {
 	if c := fields[len(fields)-1]; c != `"currency":"USD"` {
 		st.Refuse, st.Rule, st.Basis = true, "currency is a 3-letter ISO code", basisOf("4.1", "7")
 	}
-	if g.c.draw(3) == 0 {
-		fields = append(fields, `"idempotency_id":`+quote(g.idempotencyID()))
-	}
-	g.tags(&fields, &st.Expect, basisAuth)
-	if g.c.draw(3) == 2 {
-		fields = append(fields, `"additional_purchase_data":`+g.level3(&st, amount))
-		if plain && !st.Refuse {
-			st.Refuse, st.Rule, st.Basis = true, "Level 2/3 data for a merchant not enabled is refused", basisOf("2.13", "7")
-		}
-	}
+	g.paymentExtras(&st, &fields, amount, plain, basisAuth)
 	st.Body = object(fields)
 	if !st.Refuse {
 		st.Expect = append(st.Expect,
@@ -392,6 +383,21 @@ func (g *generator) capture() Step {
 	return st
 }
 
+// paymentExtras draws the optional fields authorize and sale share: an
+// idempotency_id, tags, and Level 2/3 data (refused for the plain merchant).
+func (g *generator) paymentExtras(st *Step, fields *[]string, amount int64, plain bool, b judging.Basis) {
+	if g.c.draw(3) == 0 {
+		*fields = append(*fields, `"idempotency_id":`+quote(g.idempotencyID()))
+	}
+	g.tags(fields, &st.Expect, b)
+	if g.c.draw(3) == 2 {
+		*fields = append(*fields, `"additional_purchase_data":`+g.level3(st, amount))
+		if plain && !st.Refuse {
+			st.Refuse, st.Rule, st.Basis = true, "Level 2/3 data for a merchant not enabled is refused", basisOf("2.13", "7")
+		}
+	}
+}
+
 // notNull is an expectation that a field holds some non-null value.
 type notNull struct{}
 
@@ -412,16 +418,7 @@ func (g *generator) sale() Step {
 		fields = append(fields, `"fee":`+strconv.FormatInt(amount+1, 10))
 		st.Refuse, st.Rule, st.Basis = true, "a fee above the amount is refused", basisOf("4.2", "7")
 	}
-	if g.c.draw(3) == 0 {
-		fields = append(fields, `"idempotency_id":`+quote(g.idempotencyID()))
-	}
-	g.tags(&fields, &st.Expect, basisSale)
-	if g.c.draw(3) == 2 {
-		fields = append(fields, `"additional_purchase_data":`+g.level3(&st, amount))
-		if plain && !st.Refuse {
-			st.Refuse, st.Rule, st.Basis = true, "Level 2/3 data for a merchant not enabled is refused", basisOf("2.13", "7")
-		}
-	}
+	g.paymentExtras(&st, &fields, amount, plain, basisSale)
 	st.Body = object(fields)
 	if st.Refuse {
 		st.Expect = nil
