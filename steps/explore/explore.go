@@ -381,14 +381,25 @@ type side struct {
 	isTarget bool
 }
 
-func (s *side) fixture(key string) string {
+// fixtures are the side's {fixture:key} values, in the order of steps.Fixtures.
+func (s *side) fixtures() [][2]string {
 	f := s.cfg.Fixtures
-	return map[string]string{
-		"buyer_identity": f.BuyerIdentity, "merchant": f.Merchant, "merchant_identity": f.MerchantIdentity,
-		"plain_merchant": f.PlainMerchant, "plain_merchant_identity": f.PlainMerchantIdentity,
-		"subscription_schedule": f.SubscriptionSchedule, "subscription_amount": f.SubscriptionAmount,
-		"dispute": f.Dispute, "balance_transfer": f.BalanceTransfer,
-	}[key]
+	return [][2]string{
+		{"buyer_identity", f.BuyerIdentity}, {"merchant", f.Merchant}, {"merchant_identity", f.MerchantIdentity},
+		{"plain_merchant", f.PlainMerchant}, {"plain_merchant_identity", f.PlainMerchantIdentity},
+		{"subscription_schedule", f.SubscriptionSchedule}, {"subscription_amount", f.SubscriptionAmount},
+		{"dispute", f.Dispute}, {"balance_transfer", f.BalanceTransfer},
+	}
+}
+
+// fixture is the side's value of one fixture key ("" if unset or unknown).
+func (s *side) fixture(key string) string {
+	for _, kv := range s.fixtures() {
+		if kv[0] == key {
+			return kv[1]
+		}
+	}
+	return ""
 }
 
 // expand replaces {role} and {fixture:key} as the suite's steps do.
@@ -400,9 +411,8 @@ func (s *side) expand(text string) string {
 	for k, v := range s.ids {
 		pairs = append(pairs, "{"+k+"}", v)
 	}
-	for _, k := range []string{"buyer_identity", "merchant", "merchant_identity", "plain_merchant", "plain_merchant_identity",
-		"subscription_schedule", "subscription_amount", "dispute", "balance_transfer"} {
-		pairs = append(pairs, "{fixture:"+k+"}", s.fixture(k))
+	for _, kv := range s.fixtures() {
+		pairs = append(pairs, "{fixture:"+kv[0]+"}", kv[1])
 	}
 	return strings.NewReplacer(pairs...).Replace(text)
 }
