@@ -381,6 +381,12 @@ type side struct {
 	isTarget bool
 }
 
+// newSide is a side that has seen nothing yet.
+func newSide(do func(*http.Request) (*http.Response, error), base string, cfg steps.Config, ctype string) *side {
+	return &side{do: do, base: base, cfg: cfg, ctype: ctype,
+		ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}}
+}
+
 // fixtures are the side's {fixture:key} values, in the order of steps.Fixtures.
 func (s *side) fixtures() [][2]string {
 	f := s.cfg.Fixtures
@@ -490,8 +496,9 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, count bool
 	}
 	defer closeModel()
 	ctype := r.profile.RequestContentType
-	model := &side{do: handlerDo(h), base: modelBase, cfg: mcfg, ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, ctype: ctype}
-	target := &side{do: r.client.Do, base: strings.TrimRight(r.opts.Target.Target, "/"), cfg: r.opts.Target, ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, ctype: ctype, isTarget: true}
+	model := newSide(handlerDo(h), modelBase, mcfg, ctype)
+	target := newSide(r.client.Do, strings.TrimRight(r.opts.Target.Target, "/"), r.opts.Target, ctype)
+	target.isTarget = true
 	tag := fmt.Sprintf("%s-%d-%d", r.opts.RunID, r.opts.Seed, index)
 	if !count {
 		// A replay while shrinking: idempotency ids of its own, so the
@@ -547,7 +554,7 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, count bool
 func lastOK(exs []Exchange) bool {
 	for _, ex := range exs {
 		if !ex.Page && !ex.Probe && ex.Step.Method != "" {
-			return ex.Status >= 200 && ex.Status < 300
+			return is2xx(ex.Status)
 		}
 	}
 	return false
