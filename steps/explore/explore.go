@@ -626,7 +626,8 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	if err != nil {
 		return nil, nil, false, err
 	}
-	tex, err := target.send(ctx, r.routed(st), r.routed(st).Path)
+	routed := r.routed(st)
+	tex, err := target.send(ctx, routed, routed.Path)
 	r.requests++
 	if err != nil {
 		return nil, nil, false, err
@@ -642,7 +643,7 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	if f != nil || !ok {
 		return f, exs, ok, nil
 	}
-	if probe != nil && tex.Status >= 400 && tex.Status < 500 {
+	if probe != nil && is4xx(tex.Status) {
 		p := Step{Op: probe.Step.Op, Method: "GET", Path: probe.Step.Path}
 		after, err := target.send(ctx, p, p.Path+"?limit=1")
 		r.requests++
@@ -654,7 +655,7 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 		before, _ := lookupInt(probe.doc, "page.count")
 		now, _ := lookupInt(after.doc, "page.count")
 		if now != before {
-			return r.finding(checkChangesNone, st, judging.Basis{Clauses: []string{"7"}, Invariants: []string{"refusal_changes_nothing"}},
+			return r.finding(checkChangesNone, st, basisUnchanged,
 				fmt.Sprintf("a refused %s left a trace: page.count %d before, %d after", st.Op, before, now),
 				fmt.Sprintf("page.count = %d", before), fmt.Sprintf("%d", now), fmt.Sprintf(`the page count is %d`, before)), exs, true, nil
 		}
