@@ -106,10 +106,8 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		}
 		return r.finding(checkForbidden, st, b, fmt.Sprintf("%s %s was accepted with %d; %s", st.Method, tex.Path, tex.Status, rule),
 			"a 4xx refusal", fmt.Sprintf("status %d", tex.Status), "the request is refused"), true
-	case is4xx(mex.Status) && is4xx(tex.Status):
-		return nil, true
 	case !is2xx(tex.Status):
-		return nil, true
+		return nil, true // no success of the target to judge further (both refused included)
 	}
 	// Both succeeded.
 	if op.Response != "" {
