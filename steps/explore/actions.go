@@ -27,24 +27,38 @@ func needs(kind string) func(*generator) bool {
 	return func(g *generator) bool { return g.has(kind) }
 }
 
+// fetch reads one made role of kind at path/{role}.
+func fetch(name, op, kind, path string) action {
+	return action{name: name, op: op, ready: needs(kind), make: func(g *generator) Step {
+		r := g.any(kind)
+		return Step{Op: op, Method: "GET", Path: path + "/{" + r + "}", Of: r}
+	}}
+}
+
+// walkAll walks a list at path, looking for the made roles of kind (none when kind is "").
+func walkAll(name, op, path, kind, items string) action {
+	return action{name: name, op: op, ready: always, make: func(g *generator) Step {
+		return g.walkOf(op, path, kind, items)
+	}}
+}
+
+// readBackOf reads one made role of kind back as the generator knows to.
+func readBackOf(name, op, kind string) action {
+	return action{name: name, op: op, ready: needs(kind), make: func(g *generator) Step {
+		st, _ := g.readBack(g.any(kind))
+		return st
+	}}
+}
+
 func allActions() []action {
 	return []action{
 		{name: "create a card", op: "payment_instruments.create", ready: always, make: (*generator).createCard},
-		{name: "fetch a card", op: "payment_instruments.get", ready: needs("card"), make: func(g *generator) Step {
-			r := g.any("card")
-			return Step{Op: "payment_instruments.get", Method: "GET", Path: "/payment_instruments/{" + r + "}", Of: r}
-		}},
+		fetch("fetch a card", "payment_instruments.get", "card", "/payment_instruments"),
 		{name: "authorize", op: "authorizations.create", ready: needs("card"), make: (*generator).authorize},
 		{name: "capture", op: "authorizations.capture", ready: needs("authorization"), make: (*generator).capture},
-		{name: "fetch an authorization", op: "authorizations.get", ready: needs("authorization"), make: func(g *generator) Step {
-			r := g.any("authorization")
-			return Step{Op: "authorizations.get", Method: "GET", Path: "/authorizations/{" + r + "}", Of: r}
-		}},
+		fetch("fetch an authorization", "authorizations.get", "authorization", "/authorizations"),
 		{name: "create a sale", op: "transfers.create", ready: needs("card"), make: (*generator).sale},
-		{name: "fetch a sale", op: "transfers.get", ready: needs("sale"), make: func(g *generator) Step {
-			r := g.any("sale")
-			return Step{Op: "transfers.get", Method: "GET", Path: "/transfers/{" + r + "}", Of: r}
-		}},
+		fetch("fetch a sale", "transfers.get", "sale", "/transfers"),
 		{name: "fetch a merchant", op: "merchants.get", ready: always, make: func(g *generator) Step {
 			r := pick(g.c, "merchant", "plain merchant")
 			return Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + fixtureOfMerchant(r) + "}", Of: r}
@@ -52,60 +66,35 @@ func allActions() []action {
 		{name: "update a merchant", op: "merchants.update", ready: always, make: (*generator).updateMerchant},
 		{name: "create a webhook", op: "webhooks.create", ready: always, make: (*generator).createWebhook},
 		{name: "update a webhook", op: "webhooks.update", ready: needs("webhook"), make: (*generator).updateWebhook},
-		{name: "fetch a webhook", op: "webhooks.get", ready: needs("webhook"), make: func(g *generator) Step {
-			r := g.any("webhook")
-			return Step{Op: "webhooks.get", Method: "GET", Path: "/webhooks/{" + r + "}", Of: r}
-		}},
-		{name: "walk the webhooks", op: "webhooks.list", ready: always, make: func(g *generator) Step {
-			return g.walkOf("webhooks.list", "/webhooks", "webhook", "webhooks")
-		}},
+		fetch("fetch a webhook", "webhooks.get", "webhook", "/webhooks"),
+		walkAll("walk the webhooks", "webhooks.list", "/webhooks", "webhook", "webhooks"),
 		{name: "create a schedule", op: "subscription_schedules.create", ready: always, make: (*generator).createSchedule},
-		{name: "fetch a schedule", op: "subscription_schedules.get", ready: needs("schedule"), make: func(g *generator) Step {
-			r := g.any("schedule")
-			return Step{Op: "subscription_schedules.get", Method: "GET", Path: "/subscription/subscription_schedules/{" + r + "}", Of: r}
-		}},
+		fetch("fetch a schedule", "subscription_schedules.get", "schedule", "/subscription/subscription_schedules"),
 		{name: "create a subscription amount", op: "subscription_amounts.create", ready: needs("schedule"), make: (*generator).createAmount},
 		{name: "update a subscription amount", op: "subscription_amounts.update", ready: needs("amount"), make: (*generator).updateAmount},
-		{name: "fetch a subscription amount", op: "subscription_amounts.get", ready: needs("amount"), make: func(g *generator) Step {
-			st, _ := g.readBack(g.any("amount"))
-			return st
-		}},
+		readBackOf("fetch a subscription amount", "subscription_amounts.get", "amount"),
 		{name: "enroll", op: "subscription_enrollments.create", ready: func(g *generator) bool { return len(g.unenrolled()) > 0 }, make: (*generator).enroll},
-		{name: "fetch an enrollment", op: "subscription_enrollments.get", ready: needs("enrollment"), make: func(g *generator) Step {
-			st, _ := g.readBack(g.any("enrollment"))
-			return st
-		}},
+		readBackOf("fetch an enrollment", "subscription_enrollments.get", "enrollment"),
 		{name: "update an enrollment", op: "subscription_enrollments.update", ready: needs("enrollment"), make: (*generator).updateEnrollment},
 		{name: "delete an enrollment", op: "subscription_enrollments.delete", ready: needs("enrollment"), make: func(g *generator) Step {
 			r := g.any("enrollment")
 			return Step{Op: "subscription_enrollments.delete", Method: "DELETE", Path: "/subscription/subscription_enrollments/{" + r + "}", Of: r}
 		}},
-		{name: "walk the enrollments", op: "subscription_enrollments.list", ready: always, make: func(g *generator) Step {
-			return g.walkOf("subscription_enrollments.list", "/subscription/subscription_enrollments", "enrollment", "subscription_enrollments")
-		}},
+		walkAll("walk the enrollments", "subscription_enrollments.list", "/subscription/subscription_enrollments", "enrollment", "subscription_enrollments"),
 		{name: "walk a schedule's enrollments", op: "subscription_enrollments.list_by_schedule", ready: needs("schedule"), make: func(g *generator) Step {
 			s := g.any("schedule")
 			st := g.walkOf("subscription_enrollments.list_by_schedule", "/subscription/subscription_schedules/{"+s+"}/subscription_enrollments", "", "subscription_enrollments")
 			st.Of = s
 			return st
 		}},
-		{name: "walk the disputes", op: "disputes.list", ready: always, make: func(g *generator) Step {
-			return g.walkOf("disputes.list", "/disputes", "", "disputes")
-		}},
+		walkAll("walk the disputes", "disputes.list", "/disputes", "", "disputes"),
 		{name: "fetch the dispute", op: "disputes.get", ready: always, make: func(*generator) Step {
 			return Step{Op: "disputes.get", Method: "GET", Path: "/disputes/{fixture:dispute}"}
 		}},
 		{name: "add evidence", op: "dispute_evidence.create", ready: always, make: (*generator).addEvidence},
-		{name: "walk the evidence", op: "dispute_evidence.list", ready: always, make: func(g *generator) Step {
-			return g.walkOf("dispute_evidence.list", "/disputes/{fixture:dispute}/evidence", "evidence", "evidences")
-		}},
-		{name: "fetch evidence", op: "dispute_evidence.get", ready: needs("evidence"), make: func(g *generator) Step {
-			r := g.any("evidence")
-			return Step{Op: "dispute_evidence.get", Method: "GET", Path: "/disputes/{fixture:dispute}/evidence/{" + r + "}", Of: r}
-		}},
-		{name: "walk the adjustment transfers", op: "dispute_adjustment_transfers.list", ready: always, make: func(g *generator) Step {
-			return g.walkOf("dispute_adjustment_transfers.list", "/disputes/{fixture:dispute}/adjustment_transfers", "", "transfers")
-		}},
+		walkAll("walk the evidence", "dispute_evidence.list", "/disputes/{fixture:dispute}/evidence", "evidence", "evidences"),
+		fetch("fetch evidence", "dispute_evidence.get", "evidence", "/disputes/{fixture:dispute}/evidence"),
+		walkAll("walk the adjustment transfers", "dispute_adjustment_transfers.list", "/disputes/{fixture:dispute}/adjustment_transfers", "", "transfers"),
 		{name: "create a balance transfer", op: "balance_transfers.create", ready: always, make: (*generator).createBalanceTransfer},
 		{name: "fetch a balance transfer", op: "balance_transfers.get", ready: always, make: func(g *generator) Step {
 			if g.has("balance transfer") && g.c.draw(2) == 0 {
@@ -114,22 +103,15 @@ func allActions() []action {
 			}
 			return Step{Op: "balance_transfers.get", Method: "GET", Path: "/balance_transfers/{fixture:balance_transfer}"}
 		}},
-		{name: "walk the balance transfers", op: "balance_transfers.list", ready: always, make: func(g *generator) Step {
-			return g.walkOf("balance_transfers.list", "/balance_transfers", "balance transfer", "balance_transfers")
-		}},
+		walkAll("walk the balance transfers", "balance_transfers.list", "/balance_transfers", "balance transfer", "balance_transfers"),
 		{name: "create a file", op: "files.create", ready: always, make: (*generator).createFile},
-		{name: "fetch a file", op: "files.get", ready: needs("file"), make: func(g *generator) Step {
-			st, _ := g.readBack(g.any("file"))
-			return st
-		}},
+		readBackOf("fetch a file", "files.get", "file"),
 		{name: "upload a file", op: "files.upload", ready: needs("file"), make: (*generator).uploadFile},
 		{name: "download a file", op: "files.download", ready: needs("file"), make: func(g *generator) Step {
 			r := g.any("file")
 			return Step{Op: "files.download", Method: "POST", Path: "/files/{" + r + "}/download", Of: r}
 		}},
-		{name: "walk the files", op: "files.list", ready: always, make: func(g *generator) Step {
-			return g.walkOf("files.list", "/files", "file", "files")
-		}},
+		walkAll("walk the files", "files.list", "/files", "file", "files"),
 		{name: "create a link", op: "files.external_links.create", ready: needs("file"), make: (*generator).createLink},
 		{name: "walk a file's links", op: "files.external_links.list", ready: needs("file"), make: func(g *generator) Step {
 			f := g.any("file")
@@ -141,20 +123,8 @@ func allActions() []action {
 			r := g.any("external link")
 			return Step{Op: "files.external_links.get", Method: "GET", Path: "/files/{" + g.linkFile[r] + "}/external_links/{" + r + "}", Of: r}
 		}},
-		{name: "upload through a link", op: "files.external_upload", ready: func(g *generator) bool {
-			for _, r := range g.alive("external link") {
-				if g.linkType[r] == "UPLOAD" {
-					return true
-				}
-			}
-			return false
-		}, make: func(g *generator) Step {
-			var links []string
-			for _, r := range g.alive("external link") {
-				if g.linkType[r] == "UPLOAD" {
-					links = append(links, r)
-				}
-			}
+		{name: "upload through a link", op: "files.external_upload", ready: func(g *generator) bool { return len(g.uploadLinks()) > 0 }, make: func(g *generator) Step {
+			links := g.uploadLinks()
 			r := links[g.c.draw(len(links))]
 			return Step{Op: "files.external_upload", Method: "PUT", Path: "/external_links/{" + r + "}/upload", ContentType: "application/pdf",
 				Body: "%PDF-1.4 explore upload through a link", Of: g.linkFile[r]}
@@ -322,16 +292,7 @@ func (g *generator) authorize() Step {
 	if c := fields[len(fields)-1]; c != `"currency":"USD"` {
 		st.Refuse, st.Rule, st.Basis = true, "currency is a 3-letter ISO code", basisOf("4.1", "7")
 	}
-	if g.c.draw(3) == 0 {
-		fields = append(fields, `"idempotency_id":`+quote(g.idempotencyID()))
-	}
-	g.tags(&fields, &st.Expect, basisAuth)
-	if g.c.draw(3) == 2 {
-		fields = append(fields, `"additional_purchase_data":`+g.level3(&st, amount))
-		if plain && !st.Refuse {
-			st.Refuse, st.Rule, st.Basis = true, "Level 2/3 data for a merchant not enabled is refused", basisOf("2.13", "7")
-		}
-	}
+	g.paymentExtras(&st, &fields, amount, plain, basisAuth)
 	st.Body = object(fields)
 	if !st.Refuse {
 		st.Expect = append(st.Expect,
@@ -392,6 +353,21 @@ func (g *generator) capture() Step {
 	return st
 }
 
+// paymentExtras draws the optional fields authorize and sale share: an
+// idempotency_id, tags, and Level 2/3 data (refused for the plain merchant).
+func (g *generator) paymentExtras(st *Step, fields *[]string, amount int64, plain bool, b judging.Basis) {
+	if g.c.draw(3) == 0 {
+		*fields = append(*fields, `"idempotency_id":`+quote(g.idempotencyID()))
+	}
+	g.tags(fields, &st.Expect, b)
+	if g.c.draw(3) == 2 {
+		*fields = append(*fields, `"additional_purchase_data":`+g.level3(st, amount))
+		if plain && !st.Refuse {
+			st.Refuse, st.Rule, st.Basis = true, "Level 2/3 data for a merchant not enabled is refused", basisOf("2.13", "7")
+		}
+	}
+}
+
 // notNull is an expectation that a field holds some non-null value.
 type notNull struct{}
 
@@ -412,16 +388,7 @@ func (g *generator) sale() Step {
 		fields = append(fields, `"fee":`+strconv.FormatInt(amount+1, 10))
 		st.Refuse, st.Rule, st.Basis = true, "a fee above the amount is refused", basisOf("4.2", "7")
 	}
-	if g.c.draw(3) == 0 {
-		fields = append(fields, `"idempotency_id":`+quote(g.idempotencyID()))
-	}
-	g.tags(&fields, &st.Expect, basisSale)
-	if g.c.draw(3) == 2 {
-		fields = append(fields, `"additional_purchase_data":`+g.level3(&st, amount))
-		if plain && !st.Refuse {
-			st.Refuse, st.Rule, st.Basis = true, "Level 2/3 data for a merchant not enabled is refused", basisOf("2.13", "7")
-		}
-	}
+	g.paymentExtras(&st, &fields, amount, plain, basisSale)
 	st.Body = object(fields)
 	if st.Refuse {
 		st.Expect = nil
@@ -569,6 +536,17 @@ func (g *generator) unenrolled() []string {
 	for _, s := range g.alive("schedule") {
 		if !g.enrolled[s] {
 			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// uploadLinks are the live external links of type UPLOAD.
+func (g *generator) uploadLinks() []string {
+	var out []string
+	for _, r := range g.alive("external link") {
+		if g.linkType[r] == "UPLOAD" {
+			out = append(out, r)
 		}
 	}
 	return out

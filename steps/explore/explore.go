@@ -381,14 +381,31 @@ type side struct {
 	isTarget bool
 }
 
-func (s *side) fixture(key string) string {
+// newSide is a side that has seen nothing yet.
+func newSide(do func(*http.Request) (*http.Response, error), base string, cfg steps.Config, ctype string) *side {
+	return &side{do: do, base: base, cfg: cfg, ctype: ctype,
+		ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}}
+}
+
+// fixtures are the side's {fixture:key} values, in the order of steps.Fixtures.
+func (s *side) fixtures() [][2]string {
 	f := s.cfg.Fixtures
-	return map[string]string{
-		"buyer_identity": f.BuyerIdentity, "merchant": f.Merchant, "merchant_identity": f.MerchantIdentity,
-		"plain_merchant": f.PlainMerchant, "plain_merchant_identity": f.PlainMerchantIdentity,
-		"subscription_schedule": f.SubscriptionSchedule, "subscription_amount": f.SubscriptionAmount,
-		"dispute": f.Dispute, "balance_transfer": f.BalanceTransfer,
-	}[key]
+	return [][2]string{
+		{"buyer_identity", f.BuyerIdentity}, {"merchant", f.Merchant}, {"merchant_identity", f.MerchantIdentity},
+		{"plain_merchant", f.PlainMerchant}, {"plain_merchant_identity", f.PlainMerchantIdentity},
+		{"subscription_schedule", f.SubscriptionSchedule}, {"subscription_amount", f.SubscriptionAmount},
+		{"dispute", f.Dispute}, {"balance_transfer", f.BalanceTransfer},
+	}
+}
+
+// fixture is the side's value of one fixture key ("" if unset or unknown).
+func (s *side) fixture(key string) string {
+	for _, kv := range s.fixtures() {
+		if kv[0] == key {
+			return kv[1]
+		}
+	}
+	return ""
 }
 
 // expand replaces {role} and {fixture:key} as the suite's steps do.
@@ -400,9 +417,8 @@ func (s *side) expand(text string) string {
 	for k, v := range s.ids {
 		pairs = append(pairs, "{"+k+"}", v)
 	}
-	for _, k := range []string{"buyer_identity", "merchant", "merchant_identity", "plain_merchant", "plain_merchant_identity",
-		"subscription_schedule", "subscription_amount", "dispute", "balance_transfer"} {
-		pairs = append(pairs, "{fixture:"+k+"}", s.fixture(k))
+	for _, kv := range s.fixtures() {
+		pairs = append(pairs, "{fixture:"+kv[0]+"}", kv[1])
 	}
 	return strings.NewReplacer(pairs...).Replace(text)
 }
@@ -480,8 +496,9 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, count bool
 	}
 	defer closeModel()
 	ctype := r.profile.RequestContentType
-	model := &side{do: handlerDo(h), base: modelBase, cfg: mcfg, ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, ctype: ctype}
-	target := &side{do: r.client.Do, base: strings.TrimRight(r.opts.Target.Target, "/"), cfg: r.opts.Target, ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, ctype: ctype, isTarget: true}
+	model := newSide(handlerDo(h), modelBase, mcfg, ctype)
+	target := newSide(r.client.Do, strings.TrimRight(r.opts.Target.Target, "/"), r.opts.Target, ctype)
+	target.isTarget = true
 	tag := fmt.Sprintf("%s-%d-%d", r.opts.RunID, r.opts.Seed, index)
 	if !count {
 		// A replay while shrinking: idempotency ids of its own, so the
@@ -537,7 +554,7 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, count bool
 func lastOK(exs []Exchange) bool {
 	for _, ex := range exs {
 		if !ex.Page && !ex.Probe && ex.Step.Method != "" {
-			return ex.Status >= 200 && ex.Status < 300
+			return is2xx(ex.Status)
 		}
 	}
 	return false
@@ -609,7 +626,8 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	if err != nil {
 		return nil, nil, false, err
 	}
-	tex, err := target.send(ctx, r.routed(st), r.routed(st).Path)
+	routed := r.routed(st)
+	tex, err := target.send(ctx, routed, routed.Path)
 	r.requests++
 	if err != nil {
 		return nil, nil, false, err
@@ -625,7 +643,7 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	if f != nil || !ok {
 		return f, exs, ok, nil
 	}
-	if probe != nil && tex.Status >= 400 && tex.Status < 500 {
+	if probe != nil && is4xx(tex.Status) {
 		p := Step{Op: probe.Step.Op, Method: "GET", Path: probe.Step.Path}
 		after, err := target.send(ctx, p, p.Path+"?limit=1")
 		r.requests++
@@ -637,7 +655,7 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 		before, _ := lookupInt(probe.doc, "page.count")
 		now, _ := lookupInt(after.doc, "page.count")
 		if now != before {
-			return r.finding(checkChangesNone, st, judging.Basis{Clauses: []string{"7"}, Invariants: []string{"refusal_changes_nothing"}},
+			return r.finding(checkChangesNone, st, basisUnchanged,
 				fmt.Sprintf("a refused %s left a trace: page.count %d before, %d after", st.Op, before, now),
 				fmt.Sprintf("page.count = %d", before), fmt.Sprintf("%d", now), fmt.Sprintf(`the page count is %d`, before)), exs, true, nil
 		}

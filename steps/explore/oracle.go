@@ -3,7 +3,6 @@ package explore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -107,10 +106,8 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		}
 		return r.finding(checkForbidden, st, b, fmt.Sprintf("%s %s was accepted with %d; %s", st.Method, tex.Path, tex.Status, rule),
 			"a 4xx refusal", fmt.Sprintf("status %d", tex.Status), "the request is refused"), true
-	case is4xx(mex.Status) && is4xx(tex.Status):
-		return nil, true
 	case !is2xx(tex.Status):
-		return nil, true
+		return nil, true // no success of the target to judge further (both refused included)
 	}
 	// Both succeeded.
 	if op.Response != "" {
@@ -304,6 +301,8 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 	complete := false
 	limit := w.Limit // the page size the target answers with: a target may clamp a limit (page.limit says so)
 	offset := 0
+	op, _ := r.v.Operation(st.Op)
+	asc := strings.Contains(w.Query, "created_at,asc")
 	for page := 0; page < maxPages; page++ {
 		q := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, offset, w.Query)
 		ex, err := target.send(ctx, st, q)
@@ -336,7 +335,6 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 			}
 			return r.finding(checkAllowed, st, assumed("reference_rules"), fmt.Sprintf("GET %s was refused with %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
 		}
-		op, _ := r.v.Operation(st.Op)
 		if err := r.j.ValidateNormative(op.Response, []byte(ex.Response)); err != nil {
 			b, _ := r.j.SchemaBasis(op.Response)
 			if !r.declaredOtherwise(b.Assumed) {
@@ -371,7 +369,6 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 			seen[id] = true
 			ts, _ := m["created_at"].(string)
 			t, _ := time.Parse(time.RFC3339Nano, ts)
-			asc := strings.Contains(w.Query, "created_at,asc")
 			if n := len(times); n > 0 && ((!asc && t.After(times[n-1])) || (asc && t.Before(times[n-1]))) {
 				order, which := "descending", "newest"
 				if asc {
@@ -547,8 +544,6 @@ func firstLine(s string) string {
 func sortLimits(ls []LimitCoverage) {
 	sort.Slice(ls, func(i, j int) bool { return ls[i].Limit < ls[j].Limit })
 }
-
-var _ = errors.New
 
 // refusalNames reports whether an error envelope's items name the field
 // (in a field member, a pointer, a dotted path or the message).
