@@ -94,17 +94,11 @@ var oas30Keywords = map[string]bool{
 // and named in the x-conform-dropped extension; where dropping patternProperties would make
 // additionalProperties refuse valid names, additionalProperties is dropped too.
 func downSchema(s any) any {
-	switch b := s.(type) {
-	case bool:
-		if b {
-			return map[string]any{}
-		}
-		return map[string]any{"not": map[string]any{}}
-	case map[string]any:
-	default:
-		return s
+	m, ok := s.(map[string]any)
+	if !ok {
+		return boolSchemaObject(s)
 	}
-	c := &conversion{m: s.(map[string]any), original: map[string]any{}}
+	c := &conversion{m: m, original: map[string]any{}}
 	c.applicators = hasAny(c.m, "$ref", "allOf", "anyOf", "oneOf", "if", "dependentSchemas", "$dynamicRef")
 	for _, k := range []string{"additionalProperties", "items", "unevaluatedProperties", "unevaluatedItems"} {
 		if v, ok := c.m[k]; ok {
