@@ -27,6 +27,16 @@ type RefusalSeen struct {
 	Codes     []string
 }
 
+// refusalSeen is the exchange as a refusal of kind: its operation ("" when
+// the request matched none), status and error codes (sorted, each once).
+func refusalSeen(kind string, ex *exchange) RefusalSeen {
+	r := RefusalSeen{Kind: kind, Status: ex.status, Codes: slices.Compact(slices.Sorted(slices.Values(errorField(ex.doc, "code"))))}
+	if ex.hasOp {
+		r.Operation = ex.op.ID
+	}
+	return r
+}
+
 // observer collects a run's observations; scenarios run concurrently.
 type observer struct {
 	mu       sync.Mutex
