@@ -2,9 +2,9 @@ package openapi
 
 import (
 	"encoding/json"
+	"maps"
 	"math/big"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -279,13 +279,13 @@ func (c *conversion) conditionals() {
 	delete(m, "else")
 	if ds, ok := m["dependentSchemas"].(map[string]any); ok {
 		delete(m, "dependentSchemas")
-		for _, name := range sortedKeys(ds) {
+		for _, name := range slices.Sorted(maps.Keys(ds)) {
 			c.extra = append(c.extra, map[string]any{"anyOf": []any{absent(name), ds[name]}})
 		}
 	}
 	if dr, ok := m["dependentRequired"].(map[string]any); ok {
 		delete(m, "dependentRequired")
-		for _, name := range sortedKeys(dr) {
+		for _, name := range slices.Sorted(maps.Keys(dr)) {
 			if req, ok := dr[name].([]any); ok && len(req) > 0 {
 				c.extra = append(c.extra, map[string]any{"anyOf": []any{absent(name), map[string]any{"required": req}}})
 			}
@@ -394,7 +394,7 @@ func (c *conversion) finish() map[string]any {
 		m["allOf"] = append(all, c.extra...)
 	}
 	if len(c.dropped) > 0 {
-		sort.Strings(c.dropped)
+		slices.Sort(c.dropped)
 		names := make([]any, 0, len(c.dropped))
 		for _, d := range slices.Compact(c.dropped) {
 			names = append(names, d)
@@ -560,15 +560,6 @@ func absent(name string) map[string]any {
 func textual(mediaType string) bool {
 	mt := strings.ToLower(mediaType)
 	return strings.HasPrefix(mt, "text/") || strings.Contains(mt, "json") || strings.Contains(mt, "xml")
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // clone copies a JSON value deeply, so one subschema can appear twice.
