@@ -239,7 +239,7 @@ func (v *Validator) alternatives(requiredLoc string) []string {
 	branch := strings.TrimSuffix(requiredLoc, "/required")
 	group := branch[:strings.LastIndexByte(branch, '/')+1]
 	group = strings.TrimSuffix(group, "/")
-	if kw := lastSegment(group); kw != "anyOf" && kw != "oneOf" {
+	if kw := schemaerr.LastSegment(group); kw != "anyOf" && kw != "oneOf" {
 		return nil
 	}
 	branches, _ := v.schemaAt(group).([]any)
@@ -275,10 +275,6 @@ func ruleOf(loc string) string {
 		return "false"
 	}
 	return jsondoc.Unescape(last)
-}
-
-func lastSegment(loc string) string {
-	return loc[strings.LastIndexByte(loc, '/')+1:]
 }
 
 // schemaAt resolves an absolute keyword location (URL#pointer) in the
