@@ -102,22 +102,20 @@ func refusalFormOf(obs []RefusalSeen) (judging.RefusalForm, bool) {
 	}
 	// An operation has its own form when none of its statuses is used by
 	// another operation, and other operations were seen.
+	opsOf := map[int]int{} // status → how many operations answered with it
+	for _, sts := range statusesOf {
+		for st := range sts {
+			opsOf[st]++
+		}
+	}
 	own := map[string]bool{}
 	if len(statusesOf) > 1 {
 		for op, sts := range statusesOf {
-			if op == "" {
-				continue
+			mine := op != ""
+			for st := range sts {
+				mine = mine && opsOf[st] == 1
 			}
-			shared := false
-			for other, osts := range statusesOf {
-				if other == op {
-					continue
-				}
-				for st := range sts {
-					shared = shared || osts[st]
-				}
-			}
-			own[op] = !shared
+			own[op] = mine
 		}
 	}
 	if !slices.ContainsFunc(obs, func(r RefusalSeen) bool { return !own[r.Operation] }) {
