@@ -275,16 +275,12 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 		routeByAllow(&c, s.suite.profile, ex)
 		return s.judgeCheck(c)
 	}
-	codes := slices.Compact(slices.Sorted(slices.Values(errorField(ex.doc, "code"))))
-	opID := ""
-	if ex.hasOp {
-		opID = ex.op.ID
-	}
-	s.suite.observed.refusal(RefusalSeen{Kind: kind, Operation: opID, Status: ex.status, Codes: codes})
-	if form = form.ForOperation(opID); !form.StatusMatches(ex.status) || !form.CodeMatches(codes) {
+	seen := refusalSeen(kind, ex)
+	s.suite.observed.refusal(seen)
+	if form = form.ForOperation(seen.Operation); !form.StatusMatches(ex.status) || !form.CodeMatches(seen.Codes) {
 		// No patch: the writer reads every refusal of the kind the run
 		// observed (Summary.Observed), not this one alone.
-		observed := judging.RefusalForm{Status: ex.status, Codes: codes}
+		observed := judging.RefusalForm{Status: ex.status, Codes: seen.Codes}
 		return s.assume("refusals."+kind, form.String(), observed.String(), nil,
 			s.failf(ex, "refused with %s, want %s (%s)", observed, form, kind))
 	}

@@ -3,7 +3,6 @@ package steps
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/conform-kit/conform/validate/judging"
@@ -335,16 +334,12 @@ func copyObject(m map[string]any) map[string]any {
 // A refusal it recognises is recorded as a not_acceptable refusal of the
 // run (Summary.Observed): the writer covers it with the kind's statuses.
 func refusedForMediaType(s *scenario, ex *exchange, _ string) bool {
-	opID := ""
-	if ex.hasOp {
-		opID = ex.op.ID
-	}
-	form := s.suite.profile.RefusalFor(judging.RefusalNotAcceptable, opID)
+	seen := refusalSeen(judging.RefusalNotAcceptable, ex)
+	form := s.suite.profile.RefusalFor(seen.Kind, seen.Operation)
 	if ex.status != http.StatusUnsupportedMediaType && !form.StatusMatches(ex.status) {
 		return false
 	}
-	codes := slices.Compact(slices.Sorted(slices.Values(errorField(ex.doc, "code"))))
-	s.suite.observed.refusal(RefusalSeen{Kind: judging.RefusalNotAcceptable, Operation: opID, Status: ex.status, Codes: codes})
+	s.suite.observed.refusal(seen)
 	return true
 }
 

@@ -303,7 +303,7 @@ func (s *scenario) overMaxAsDeclared(ctx context.Context) error {
 			patch["list_over_max"] = bound.over
 			observed += ", " + bound.over + " above"
 		default:
-			patch["observed_once"] = []string{"list_max_limit"} // no limit up to the search's end was refused
+			patch[keyObservedOnce] = []string{"list_max_limit"} // no limit up to the search's end was refused
 			observed += " or more"
 		}
 		return s.checkListMax(ex, bound, patch, observed)

@@ -27,6 +27,16 @@ type RefusalSeen struct {
 	Codes     []string
 }
 
+// refusalSeen is the exchange as a refusal of kind: its operation ("" when
+// the request matched none), status and error codes (sorted, each once).
+func refusalSeen(kind string, ex *exchange) RefusalSeen {
+	r := RefusalSeen{Kind: kind, Status: ex.status, Codes: slices.Compact(slices.Sorted(slices.Values(errorField(ex.doc, "code"))))}
+	if ex.hasOp {
+		r.Operation = ex.op.ID
+	}
+	return r
+}
+
 // observer collects a run's observations; scenarios run concurrently.
 type observer struct {
 	mu       sync.Mutex
@@ -92,22 +102,20 @@ func refusalFormOf(obs []RefusalSeen) (judging.RefusalForm, bool) {
 	}
 	// An operation has its own form when none of its statuses is used by
 	// another operation, and other operations were seen.
+	opsOf := map[int]int{} // status → how many operations answered with it
+	for _, sts := range statusesOf {
+		for st := range sts {
+			opsOf[st]++
+		}
+	}
 	own := map[string]bool{}
 	if len(statusesOf) > 1 {
 		for op, sts := range statusesOf {
-			if op == "" {
-				continue
+			mine := op != ""
+			for st := range sts {
+				mine = mine && opsOf[st] == 1
 			}
-			shared := false
-			for other, osts := range statusesOf {
-				if other == op {
-					continue
-				}
-				for st := range sts {
-					shared = shared || osts[st]
-				}
-			}
-			own[op] = !shared
+			own[op] = mine
 		}
 	}
 	if !slices.ContainsFunc(obs, func(r RefusalSeen) bool { return !own[r.Operation] }) {

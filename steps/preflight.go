@@ -50,10 +50,11 @@ func (s *suite) preflight(ctx context.Context) error {
 			// Errors outside the §7 envelope break §7, which the scenarios
 			// judge; whether this is the API at all the authenticated
 			// answer tells.
-			if ok, err := s.speaksWithCredentials(ctx); err != nil || !ok {
-				if err != nil {
-					return err
-				}
+			ok, err := s.speaksWithCredentials(ctx)
+			if err != nil {
+				return err
+			}
+			if !ok {
 				return fmt.Errorf("%w: %s does not speak the Payments Service API: GET %s without credentials answered %d %s without the §7 error envelope, and with the platform credentials not with the list of schema %s",
 					ErrTarget, s.cfg.Target, preflightPath, status, describeType(ctype), preflightSchema)
 			}

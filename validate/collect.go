@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/conform-kit/conform/validate/internal/jsondoc"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -173,14 +174,14 @@ func typeOf(val any) uint8 {
 func (c *collector) object(n *fnode, obj map[string]any, ptr string) bool {
 	for _, name := range n.required {
 		if _, ok := obj[name]; !ok && name != "" {
-			c.out = append(c.out, Violation{Pointer: ptr + "/" + escape(name), Rule: "required", Message: name + " is required"})
+			c.out = append(c.out, Violation{Pointer: ptr + "/" + jsondoc.Escape(name), Rule: "required", Message: name + " is required"})
 		}
 	}
 	for name, val := range obj {
 		if p, ok := n.props[name]; ok {
 			if p.never {
-				c.out = append(c.out, Violation{Pointer: ptr + "/" + escape(name), Rule: "false", Message: "must not be present here"})
-			} else if r := p.check(val); r != fastValid && !c.walk(p, val, ptr+"/"+escape(name), r) {
+				c.out = append(c.out, Violation{Pointer: ptr + "/" + jsondoc.Escape(name), Rule: "false", Message: "must not be present here"})
+			} else if r := p.check(val); r != fastValid && !c.walk(p, val, ptr+"/"+jsondoc.Escape(name), r) {
 				return false
 			}
 			continue
@@ -188,9 +189,9 @@ func (c *collector) object(n *fnode, obj map[string]any, ptr string) bool {
 		switch {
 		case n.additional == nil:
 		case n.additional.never:
-			c.out = append(c.out, Violation{Pointer: ptr + "/" + escape(name), Rule: "additionalProperties", Message: name + " is not a known field"})
+			c.out = append(c.out, Violation{Pointer: ptr + "/" + jsondoc.Escape(name), Rule: "additionalProperties", Message: name + " is not a known field"})
 		default:
-			if r := n.additional.check(val); r != fastValid && !c.walk(n.additional, val, ptr+"/"+escape(name), r) {
+			if r := n.additional.check(val); r != fastValid && !c.walk(n.additional, val, ptr+"/"+jsondoc.Escape(name), r) {
 				return false
 			}
 		}

@@ -201,7 +201,7 @@ func (v *Validator) explain(doc any, leaf *jsonschema.ValidationError) []Violati
 			if len(alts) > 1 {
 				msg = strings.Join(alts, " or ") + " is required"
 			}
-			out = append(out, Violation{Pointer: ptr + "/" + escape(name), Rule: rule, Message: msg})
+			out = append(out, Violation{Pointer: ptr + "/" + jsondoc.Escape(name), Rule: rule, Message: msg})
 		}
 		if len(out) > 0 {
 			return out
@@ -213,7 +213,7 @@ func (v *Validator) explain(doc any, leaf *jsonschema.ValidationError) []Violati
 		var out []Violation
 		for name := range obj {
 			if _, ok := props[name]; !ok {
-				out = append(out, Violation{Pointer: ptr + "/" + escape(name), Rule: rule, Message: name + " is not a known field"})
+				out = append(out, Violation{Pointer: ptr + "/" + jsondoc.Escape(name), Rule: rule, Message: name + " is not a known field"})
 			}
 		}
 		if len(out) > 0 {
@@ -239,7 +239,7 @@ func (v *Validator) alternatives(requiredLoc string) []string {
 	branch := strings.TrimSuffix(requiredLoc, "/required")
 	group := branch[:strings.LastIndexByte(branch, '/')+1]
 	group = strings.TrimSuffix(group, "/")
-	if kw := lastSegment(group); kw != "anyOf" && kw != "oneOf" {
+	if kw := schemaerr.LastSegment(group); kw != "anyOf" && kw != "oneOf" {
 		return nil
 	}
 	branches, _ := v.schemaAt(group).([]any)
@@ -275,10 +275,6 @@ func ruleOf(loc string) string {
 		return "false"
 	}
 	return jsondoc.Unescape(last)
-}
-
-func lastSegment(loc string) string {
-	return loc[strings.LastIndexByte(loc, '/')+1:]
 }
 
 // schemaAt resolves an absolute keyword location (URL#pointer) in the

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/conform-kit/conform/validate/internal/jsondoc"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -134,7 +135,7 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 			props, _ := val.(map[string]any)
 			n.props = make(map[string]*fnode, len(props))
 			for name := range props {
-				if n.props[name] = sub("properties/" + escape(name)); n.props[name] == nil {
+				if n.props[name] = sub("properties/" + jsondoc.Escape(name)); n.props[name] == nil {
 					okKw = false
 				}
 			}
@@ -182,7 +183,7 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 			deps, _ := val.(map[string]any)
 			n.dependents = make(map[string]*fnode, len(deps))
 			for name := range deps {
-				if n.dependents[name] = sub("dependentSchemas/" + escape(name)); n.dependents[name] == nil {
+				if n.dependents[name] = sub("dependentSchemas/" + jsondoc.Escape(name)); n.dependents[name] == nil {
 					okKw = false
 				}
 			}

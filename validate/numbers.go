@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/conform-kit/conform/validate/internal/jsondoc"
 )
 
 // Bounds on the text of a JSON number. Schema validation turns every number
@@ -57,7 +59,7 @@ func collectOversized(doc any, pointer string, vs *[]Violation) {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			collectOversized(v[k], pointer+"/"+escape(k), vs)
+			collectOversized(v[k], pointer+"/"+jsondoc.Escape(k), vs)
 		}
 	case []any:
 		for i, c := range v {

@@ -21,5 +21,3 @@ func FieldAt(doc any, path string) (any, bool) {
 	}
 	return jsondoc.Walk(doc, strings.Split(path, "."))
 }
-
-func escape(s string) string { return jsondoc.Escape(s) }

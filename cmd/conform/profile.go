@@ -211,14 +211,9 @@ func diffProfiles(j *judging.Judge, a, b judging.Profile) []string {
 			continue
 		}
 		// A map-valued key: the entries that differ.
-		names := slices.Sorted(maps.Keys(ma))
-		for n := range mb {
-			if !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-		slices.Sort(names)
-		for _, n := range names {
+		both := maps.Clone(ma)
+		maps.Copy(both, mb)
+		for _, n := range slices.Sorted(maps.Keys(both)) {
 			ea, eb := compactJSON(ma[n]), compactJSON(mb[n])
 			if !bytes.Equal(ea, eb) {
 				out = append(out, fmt.Sprintf("%s.%s: %s → %s", k.Key, n, orAbsent(ea), orAbsent(eb)))

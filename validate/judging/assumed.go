@@ -353,7 +353,7 @@ func (j *Judge) AssumedValue(schema string, doc any, p Profile) ([]Deviation, er
 func (j *Judge) deviation(s *overlaySet, doc any, leaf *jsonschema.ValidationError, p Profile) (d Deviation, ok bool) {
 	key, node := s.tagAt(leaf.AbsoluteKeywordLocation)
 	ptr := leaf.InstanceLocation
-	got, _ := lookupPointer(doc, ptr)
+	got, _ := jsondoc.At(doc, ptr)
 	str, isString := got.(string)
 	d = Deviation{Key: key, Pointer: ptr}
 	switch key {
@@ -400,7 +400,8 @@ func (s *overlaySet) tagAt(loc string) (string, map[string]any) {
 	}
 	doc := s.docs[u]
 	for {
-		if m, ok := instanceAt(doc, frag).(map[string]any); ok {
+		v, _ := jsondoc.At(doc, frag)
+		if m, ok := v.(map[string]any); ok {
 			if key, ok := m[profileKeyword].(string); ok {
 				return key, m
 			}
@@ -457,7 +458,7 @@ func placeholderOrHidden(v any) string {
 
 // observedValue renders the value at ptr compactly ("absent" when missing).
 func observedValue(doc any, ptr string) string {
-	v, ok := lookupPointer(doc, ptr)
+	v, ok := jsondoc.At(doc, ptr)
 	if !ok {
 		return "absent"
 	}
@@ -469,13 +470,4 @@ func observedValue(doc any, ptr string) string {
 		return string(b[:77]) + "..."
 	}
 	return string(b)
-}
-
-// lookupPointer resolves a JSON pointer in a decoded document.
-func lookupPointer(doc any, ptr string) (any, bool) { return jsondoc.At(doc, ptr) }
-
-// instanceAt is lookupPointer, nil where nothing is.
-func instanceAt(doc any, ptr string) any {
-	v, _ := jsondoc.At(doc, ptr)
-	return v
 }

@@ -747,13 +747,11 @@ func (j *Judge) checkProfileKey(p *Profile, key string) error {
 		if key == "request_content_type" {
 			val = p.RequestContentType
 		}
-		if mt, _, err := mime.ParseMediaType(val); err != nil || !strings.Contains(mt, "/") {
-			return fmt.Errorf("%q is not a media type (type/subtype)", val)
-		}
+		return mediaType(val)
 	case "request_media_types":
 		for _, t := range p.RequestMediaTypes {
-			if mt, _, err := mime.ParseMediaType(t); err != nil || !strings.Contains(mt, "/") {
-				return fmt.Errorf("%q is not a media type (type/subtype)", t)
+			if err := mediaType(t); err != nil {
+				return err
 			}
 		}
 	case "list_max_limit":
@@ -813,20 +811,34 @@ func (j *Judge) checkProfileKey(p *Profile, key string) error {
 // checkRefusalForm checks a kind's form: every status a 4xx, every
 // per-operation form of an operation that exists.
 func checkRefusalForm(kind string, r RefusalForm, op func(string) (validate.Operation, error)) error {
-	for _, st := range r.Statuses() {
-		if st < 400 || st > 499 {
-			return fmt.Errorf("%s: status %d is not a 4xx (a refusal is a 4xx, spec section 7)", kind, st)
-		}
+	if err := refusalStatuses(kind, r); err != nil {
+		return err
 	}
 	for _, id := range slices.Sorted(maps.Keys(r.Operations)) {
 		if _, err := op(id); err != nil {
 			return fmt.Errorf("%s.operations: %w", kind, err)
 		}
-		for _, st := range r.Operations[id].Statuses() {
-			if st < 400 || st > 499 {
-				return fmt.Errorf("%s.operations.%s: status %d is not a 4xx (a refusal is a 4xx, spec section 7)", kind, id, st)
-			}
+		if err := refusalStatuses(kind+".operations."+id, r.Operations[id]); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// refusalStatuses checks that every status of a form (named where) is a 4xx.
+func refusalStatuses(where string, r RefusalForm) error {
+	for _, st := range r.Statuses() {
+		if st < 400 || st > 499 {
+			return fmt.Errorf("%s: status %d is not a 4xx (a refusal is a 4xx, spec section 7)", where, st)
+		}
+	}
+	return nil
+}
+
+// mediaType checks that val is a media type (type/subtype).
+func mediaType(val string) error {
+	if mt, _, err := mime.ParseMediaType(val); err != nil || !strings.Contains(mt, "/") {
+		return fmt.Errorf("%q is not a media type (type/subtype)", val)
 	}
 	return nil
 }

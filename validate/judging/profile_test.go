@@ -180,7 +180,10 @@ func TestDecodeProfileRefusesWhatItCannotHonour(t *testing.T) {
 		{"route of a spec operation", `{"webhook_routes": {"webhooks.get": "POST /hooks"}}`, "webhook_routes: webhooks.get"},
 		{"bad route", `{"webhook_routes": {"webhooks.create": "/hooks"}}`, "webhook_routes: webhooks.create"},
 		{"not an extension", `{"extensions": ["transfers.create"]}`, "extensions: transfers.create is not an extension"},
-		{"content type", `{"response_content_type": "json"}`, "response_content_type:"},
+		{"content type", `{"response_content_type": "json"}`, `response_content_type: "json" is not a media type`},
+		{"request content type", `{"request_content_type": "json"}`, `request_content_type: "json" is not a media type`},
+		{"request media type", `{"request_media_types": ["application/json", "text"]}`, `request_media_types: "text" is not a media type`},
+		{"operation's refusal not 4xx", `{"refusals": {"not_found": {"operations": {"files.get": {"status": 302}}}}}`, "refusals: not_found.operations.files.get: status 302 is not a 4xx"},
 		{"not judged", `{"webhook_retry_minutes": [1, 2]}`, "webhook_retry_minutes is not a profile key: the delays between retries"},
 	}
 	for _, tt := range tests {

@@ -2,9 +2,9 @@ package openapi
 
 import (
 	"encoding/json"
+	"maps"
 	"math/big"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -94,17 +94,11 @@ var oas30Keywords = map[string]bool{
 // and named in the x-conform-dropped extension; where dropping patternProperties would make
 // additionalProperties refuse valid names, additionalProperties is dropped too.
 func downSchema(s any) any {
-	switch b := s.(type) {
-	case bool:
-		if b {
-			return map[string]any{}
-		}
-		return map[string]any{"not": map[string]any{}}
-	case map[string]any:
-	default:
-		return s
+	m, ok := s.(map[string]any)
+	if !ok {
+		return boolSchemaObject(s)
 	}
-	c := &conversion{m: s.(map[string]any), original: map[string]any{}}
+	c := &conversion{m: m, original: map[string]any{}}
 	c.applicators = hasAny(c.m, "$ref", "allOf", "anyOf", "oneOf", "if", "dependentSchemas", "$dynamicRef")
 	for _, k := range []string{"additionalProperties", "items", "unevaluatedProperties", "unevaluatedItems"} {
 		if v, ok := c.m[k]; ok {
@@ -285,13 +279,13 @@ func (c *conversion) conditionals() {
 	delete(m, "else")
 	if ds, ok := m["dependentSchemas"].(map[string]any); ok {
 		delete(m, "dependentSchemas")
-		for _, name := range sortedKeys(ds) {
+		for _, name := range slices.Sorted(maps.Keys(ds)) {
 			c.extra = append(c.extra, map[string]any{"anyOf": []any{absent(name), ds[name]}})
 		}
 	}
 	if dr, ok := m["dependentRequired"].(map[string]any); ok {
 		delete(m, "dependentRequired")
-		for _, name := range sortedKeys(dr) {
+		for _, name := range slices.Sorted(maps.Keys(dr)) {
 			if req, ok := dr[name].([]any); ok && len(req) > 0 {
 				c.extra = append(c.extra, map[string]any{"anyOf": []any{absent(name), map[string]any{"required": req}}})
 			}
@@ -400,7 +394,7 @@ func (c *conversion) finish() map[string]any {
 		m["allOf"] = append(all, c.extra...)
 	}
 	if len(c.dropped) > 0 {
-		sort.Strings(c.dropped)
+		slices.Sort(c.dropped)
 		names := make([]any, 0, len(c.dropped))
 		for _, d := range slices.Compact(c.dropped) {
 			names = append(names, d)
@@ -566,15 +560,6 @@ func absent(name string) map[string]any {
 func textual(mediaType string) bool {
 	mt := strings.ToLower(mediaType)
 	return strings.HasPrefix(mt, "text/") || strings.Contains(mt, "json") || strings.Contains(mt, "xml")
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // clone copies a JSON value deeply, so one subschema can appear twice.

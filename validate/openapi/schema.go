@@ -81,17 +81,10 @@ func eachSchema(doc map[string]any, f func(any) any) {
 //   - an array schema without items or prefixItems gets items: {} (linters
 //     require it, and OpenAPI 3.0 too).
 func plain(s any) any {
-	switch b := s.(type) {
-	case bool:
-		if b {
-			return map[string]any{}
-		}
-		return map[string]any{"not": map[string]any{}}
-	case map[string]any:
-	default:
-		return s
+	m, ok := s.(map[string]any)
+	if !ok {
+		return boolSchemaObject(s)
 	}
-	m := s.(map[string]any)
 	ap, apBool := m["additionalProperties"].(bool)
 	eachSubschema(m, plain)
 	if apBool {
@@ -108,4 +101,17 @@ func plain(s any) any {
 	all, _ := m["allOf"].([]any)
 	m["allOf"] = append([]any{map[string]any{"$ref": r}}, all...)
 	return m
+}
+
+// boolSchemaObject is a boolean schema as the object saying the same (true
+// is {}, false is {"not": {}}); anything else is returned as it is.
+func boolSchemaObject(s any) any {
+	b, ok := s.(bool)
+	if !ok {
+		return s
+	}
+	if b {
+		return map[string]any{}
+	}
+	return map[string]any{"not": map[string]any{}}
 }

@@ -18,7 +18,7 @@ func Leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
 	if len(ve.Causes) == 0 {
 		return []*jsonschema.ValidationError{ve}
 	}
-	kw := lastSegment(ve.KeywordLocation)
+	kw := LastSegment(ve.KeywordLocation)
 	if kw != "anyOf" && kw != "oneOf" {
 		var out []*jsonschema.ValidationError
 		for _, c := range ve.Causes {
@@ -33,7 +33,7 @@ func Leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
 		branches[i] = Leaves(c)
 		typeOnly[i] = true
 		for _, l := range branches[i] {
-			if lastSegment(l.KeywordLocation) != "type" || l.InstanceLocation != ve.InstanceLocation {
+			if LastSegment(l.KeywordLocation) != "type" || l.InstanceLocation != ve.InstanceLocation {
 				typeOnly[i] = false
 			}
 		}
@@ -58,7 +58,7 @@ func Leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
 	return out
 }
 
-// lastSegment is the last segment of a keyword location ("anyOf").
-func lastSegment(loc string) string {
+// LastSegment is the last segment of a keyword location ("anyOf").
+func LastSegment(loc string) string {
 	return loc[strings.LastIndexByte(loc, '/')+1:]
 }
