@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"github.com/conform-kit/conform/validate"
 	"strconv"
 	"strings"
 )
@@ -97,7 +98,8 @@ func (g *generator) cardNumber() (number string, refuse bool, basisKey string) {
 		body += strconv.Itoa(seed % 10)
 		seed = seed/10 + len(body)*7
 	}
-	number = body + strconv.Itoa(luhnDigit(body))
+	digit, _ := validate.LuhnCheckDigit(body) // body is digits: a brand prefix and drawn digits
+	number = body + string(digit)
 	switch g.c.bias(5, 90) {
 	case 1: // Luhn broken
 		last := (int(number[len(number)-1]-'0') + 1) % 10
@@ -114,24 +116,6 @@ func (g *generator) cardNumber() (number string, refuse bool, basisKey string) {
 		return number[:4] + "A" + number[5:], true, ""
 	}
 	return number, false, ""
-}
-
-// luhnDigit is the check digit that makes body+digit pass the Luhn check.
-func luhnDigit(body string) int {
-	sum := 0
-	double := true
-	for i := len(body) - 1; i >= 0; i-- {
-		d := int(body[i] - '0')
-		if double {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
-	}
-	return (10 - sum%10) % 10
 }
 
 // quote renders a JSON string.

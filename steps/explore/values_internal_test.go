@@ -4,17 +4,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-)
 
-func luhnValid(n string) bool {
-	return luhnDigit(n[:len(n)-1]) == int(n[len(n)-1]-'0')
-}
+	"github.com/conform-kit/conform/validate"
+)
 
 // TestCardNumbersCoverTheContract: the numbers drawn as valid have every
 // length 12 to 19 and pass the Luhn check; those drawn as refused break it.
 func TestCardNumbersCoverTheContract(t *testing.T) {
-	assert.True(t, luhnValid("4111111111111111"), "a known valid number")
-	assert.False(t, luhnValid("4111111111111112"), "a known invalid number")
+	assert.True(t, validate.LuhnValid("4111111111111111"), "a known valid number")
+	assert.False(t, validate.LuhnValid("4111111111111112"), "a known invalid number")
 	lengths := map[int]bool{}
 	refused := 0
 	for seed := range uint64(3000) {
@@ -22,10 +20,10 @@ func TestCardNumbersCoverTheContract(t *testing.T) {
 		n, bad, _ := g.cardNumber()
 		if bad {
 			refused++
-			assert.False(t, len(n) >= 12 && len(n) <= 19 && allDigits(n) && luhnValid(n), "refused number %s is valid", n)
+			assert.False(t, len(n) >= 12 && len(n) <= 19 && allDigits(n) && validate.LuhnValid(n), "refused number %s is valid", n)
 			continue
 		}
-		assert.True(t, len(n) >= 12 && len(n) <= 19 && allDigits(n) && luhnValid(n), "number %s", n)
+		assert.True(t, len(n) >= 12 && len(n) <= 19 && allDigits(n) && validate.LuhnValid(n), "number %s", n)
 		lengths[len(n)] = true
 	}
 	for l := 12; l <= 19; l++ {
