@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestOutOfRangeNumbers sends numbers the schema admits as JSON but no
@@ -299,6 +301,47 @@ func TestIdempotentErrorsCarryRequestID(t *testing.T) {
 					t.Errorf("%s: X-Request-Id %q, want the logref %v", attempt, got, logref)
 				}
 			}
+		})
+	}
+}
+
+// TestRequestLogMasksLinkIDsAnywhere: an external link's id is masked by its
+// shape wherever it stands in a logged path, also in the non-canonical paths
+// hostile clients send (an empty segment, repeated segments), which the
+// reference answers 404 but still logs.
+func TestRequestLogMasksLinkIDsAnywhere(t *testing.T) {
+	const link = "EL_Ab3dEf6hIj9lMn2pQr5tUv"
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&lockedWriter{mu: &mu, w: &buf}, nil))
+	h := newHarness(t, func(c *Config) { c.Logger = logger })
+	for _, tc := range []struct {
+		path, logged string
+	}{
+		{"/external_links/" + link + "/upload", "/external_links/…/upload"},
+		{"//external_links/" + link + "/upload", "//external_links/…/upload"},
+		{"/external_links//" + link + "/upload", "/external_links//…/upload"},
+		{"/external_links/external_links/" + link + "/upload", "/external_links/…/…/upload"},
+		{"/external_links/" + link + "/" + link + "/upload", "/external_links/…/…/upload"},
+		{"/files/FILE_x/external_links/" + link, "/files/FILE_x/external_links/…"},
+		{"/upload/" + link, "/upload/…"},
+		{"/external_links/" + link[:9], "/external_links/…"},
+		{"/external_links/secret-token/upload", "/external_links/…/upload"},
+		{"/transfers/TR123", "/transfers/TR123"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			assert.Equal(t, tc.logged, logPath(tc.path))
+			r := httptest.NewRequest("PUT", "/", strings.NewReader("%PDF"))
+			r.URL.Path, r.RequestURI = tc.path, tc.path
+			r.Header.Set("Content-Type", "application/pdf")
+			w := httptest.NewRecorder()
+			h.srv.ServeHTTP(w, r)
+			assert.Less(t, w.Code, 500)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.NotContains(t, buf.String(), link[3:9], "the log holds the link id")
+			assert.Contains(t, buf.String(), "path="+tc.logged+" ")
+			buf.Reset()
 		})
 	}
 }

@@ -254,22 +254,31 @@ func (s *Server) logRequest(r *http.Request, sw *recorder, start time.Time) {
 	)
 }
 
-// logPath is a request path fit for a log line: an external link's id is
-// the only credential of its upload URL, so whatever follows
-// "external_links/" (the upload URL, or a link's own path under its file) is
-// masked.
+// logPath is a request path fit for a log line. An external link's id is
+// the only credential of its upload URL, so it is masked by its shape
+// wherever it stands: every segment that begins with the link prefix "EL"
+// (the id, also a mangled or truncated one), and every non-empty segment
+// that follows an "external_links" segment (whatever a client wrote there),
+// also in a path that is not canonical ("//external_links//EL_…/upload",
+// repeated segments).
 func logPath(p string) string {
-	const marker = "external_links/"
-	i := strings.Index(p, marker)
-	if i < 0 || len(p) == i+len(marker) {
+	if !strings.Contains(p, "EL") && !strings.Contains(p, "external_links") {
 		return p
 	}
-	rest := p[i+len(marker):]
-	tail := ""
-	if j := strings.IndexByte(rest, '/'); j >= 0 {
-		tail = rest[j:]
+	segs := strings.Split(p, "/")
+	afterLinks := false
+	for i, seg := range segs {
+		switch {
+		case seg == "":
+			continue // an empty segment keeps a following id masked
+		case strings.HasPrefix(seg, "EL"):
+			segs[i] = "…"
+		case afterLinks:
+			segs[i] = "…"
+		}
+		afterLinks = seg == "external_links"
 	}
-	return p[:i+len(marker)] + "…" + tail
+	return strings.Join(segs, "/")
 }
 
 // Close stops pending review timers and webhook deliveries and waits for the

@@ -36,6 +36,8 @@ type serveOptions struct {
 	nsIdle      time.Duration // a namespace is dropped after this long unused
 	nsMax       int           // namespaces held at once
 	budgetMiB   int           // MiB of request bodies read at once
+	idle        time.Duration // a kept-alive connection with no request is closed after this long
+	write       time.Duration // a response not written (to a slow reader) by then is cut off
 	out         io.Writer
 	errOut      io.Writer
 }
@@ -84,6 +86,8 @@ The reference is a model of the contract, not of the real service. Stop it with 
 	cmd.Flags().DurationVar(&opts.nsIdle, "namespace-idle", reference.DefaultNamespaceIdleTTL, "a namespace nobody used for this long is dropped with everything in it (0: kept until dropped)")
 	cmd.Flags().IntVar(&opts.budgetMiB, "body-budget-mib", reference.DefaultBodyBudget>>20, "MiB of request bodies read and held at once (a JSON body counts four times); requests beyond it wait their turn (0: no bound)")
 	cmd.Flags().IntVar(&opts.nsMax, "max-namespaces", reference.DefaultMaxNamespaces, "namespaces held at once; one more is 429 QUOTA_EXCEEDED (0: no bound)")
+	cmd.Flags().DurationVar(&opts.idle, "idle-timeout", defaultIdleTimeout, "a kept-alive connection that sends no request for this long is closed")
+	cmd.Flags().DurationVar(&opts.write, "write-timeout", defaultWriteTimeout, "a request whose answer is not written by then (a slow reader) loses its connection")
 	cmd.Flags().StringSliceVar(&opts.variants, "variant", nil, "serve a conformant variant of the reference: another choice where the spec is silent (see conform faults --variants); repeat it or separate names with commas to serve several choices at once")
 	cmd.Flags().StringSliceVar(&opts.faults, "fault", nil, "break the reference on purpose with these named faults of its catalog (to test a suite; never for a sandbox)")
 	return cmd
@@ -93,6 +97,9 @@ The reference is a model of the contract, not of the real service. Stop it with 
 func runServe(ctx context.Context, opts serveOptions) error {
 	if opts.reviewDelay < 0 {
 		return usageError(fmt.Errorf("serve: --review-delay must not be negative, got %s", opts.reviewDelay))
+	}
+	if opts.idle <= 0 || opts.write <= 0 {
+		return usageError(fmt.Errorf("serve: --idle-timeout and --write-timeout must be positive"))
 	}
 	if opts.nsIdle < 0 || opts.nsMax < 0 || opts.budgetMiB < 0 {
 		return usageError(fmt.Errorf("serve: --namespace-idle, --max-namespaces and --body-budget-mib must not be negative"))
@@ -180,14 +187,7 @@ func runServe(ctx context.Context, opts serveOptions) error {
 		fmt.Fprintf(opts.errOut, "conform serve: WARNING: serving a deliberately broken reference (faults: %s)\n", strings.Join(opts.faults, ", "))
 	}
 
-	srv := &http.Server{
-		Handler:                      handler,
-		DisableGeneralOptionsHandler: true, // "OPTIONS *" gets the envelope too
-		ReadHeaderTimeout:            5 * time.Second,
-		ReadTimeout:                  30 * time.Second,
-		WriteTimeout:                 30 * time.Second,
-		IdleTimeout:                  2 * time.Minute,
-	}
+	srv := sandboxHTTPServer(handler, opts.idle, opts.write)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -203,6 +203,35 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	}
 	fmt.Fprintln(opts.out, "conform serve: stopped")
 	return nil
+}
+
+// The connection bounds of a long-lived shared sandbox: a client may not hold
+// a connection it does not use, nor one it reads or writes slowly.
+const (
+	// defaultIdleTimeout closes a kept-alive connection with no request;
+	// clients reconnect in a millisecond on loopback, and a sandbox shared
+	// by many CI jobs must not keep their forgotten connections.
+	defaultIdleTimeout = 30 * time.Second
+	// defaultWriteTimeout bounds a request from the end of its headers to
+	// the end of its answer: the largest body (10 MiB) and its answer at
+	// modest speed, not a reader that never reads.
+	defaultWriteTimeout = 60 * time.Second
+	// readHeaderTimeout bounds the request line and headers (a slow-loris
+	// client), readTimeout the whole request with its body.
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 45 * time.Second
+)
+
+// sandboxHTTPServer is the http.Server of conform serve, with its bounds.
+func sandboxHTTPServer(handler http.Handler, idle, write time.Duration) *http.Server {
+	return &http.Server{
+		Handler:                      handler,
+		DisableGeneralOptionsHandler: true, // "OPTIONS *" gets the envelope too
+		ReadHeaderTimeout:            readHeaderTimeout,
+		ReadTimeout:                  readTimeout,
+		WriteTimeout:                 write,
+		IdleTimeout:                  idle,
+	}
 }
 
 // printServing prints the URL and the seeded users; passwords only when

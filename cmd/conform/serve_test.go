@@ -6,12 +6,16 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // startServe runs conform serve on a free loopback port with args and
@@ -131,5 +135,53 @@ func TestLimitFlagsTurnOff(t *testing.T) {
 	}
 	if got.MaxAge != -1 || got.MaxRetained != 7 || got.MaxBytes != 1<<20 || got.CreatesPerMinute != -1 || got.Webhooks != 3 || got.UploadBytes != -1 || got.Tags != 9 {
 		t.Errorf("limits %+v", got)
+	}
+}
+
+// TestServeClosesIdleConnections: a kept-alive connection that sends no
+// further request is closed after --idle-timeout (a shared sandbox keeps no
+// forgotten connection), while one that keeps asking is served.
+func TestServeClosesIdleConnections(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg, done, _, _ := startServe(t, ctx, "--idle-timeout", "300ms")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(cfg.Target, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	rd := bufio.NewReader(conn)
+	for range 3 { // kept alive while used
+		fmt.Fprint(conn, "GET /disputes HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, err := http.ReadResponse(rd, nil)
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+		time.Sleep(100 * time.Millisecond)
+	}
+	start := time.Now()
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(5*time.Second)))
+	_, err = rd.ReadByte()
+	assert.ErrorIs(t, err, io.EOF, "the idle connection is closed by the server, not by the test's deadline")
+	assert.Less(t, time.Since(start), 3*time.Second)
+	cancel()
+	<-done
+}
+
+// TestServeConnectionBounds: the sandbox's http.Server bounds every phase of
+// a connection (none is left at net/http's "no limit"), and the idle bound
+// is short enough for a sandbox many clients share.
+func TestServeConnectionBounds(t *testing.T) {
+	srv := sandboxHTTPServer(http.NotFoundHandler(), defaultIdleTimeout, defaultWriteTimeout)
+	for name, d := range map[string]time.Duration{
+		"read header": srv.ReadHeaderTimeout, "read": srv.ReadTimeout, "write": srv.WriteTimeout, "idle": srv.IdleTimeout,
+	} {
+		assert.Positive(t, d, name)
+	}
+	assert.LessOrEqual(t, srv.IdleTimeout, time.Minute)
+	assert.True(t, srv.DisableGeneralOptionsHandler)
+	for _, args := range [][]string{{"--idle-timeout", "0s"}, {"--write-timeout", "-1s"}} {
+		code, _, errOut := run(t, "", append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+		assert.Equal(t, exitUsage, code, args)
+		assert.Contains(t, errOut, args[0])
 	}
 }
