@@ -1,23 +1,31 @@
 package reference
 
-// Handlers of payment instruments, authorizations and transfers (sales).
+// Handlers of payment instruments, authorizations and transfers (sales):
+// each request is one unit of work, whose events are emitted in it.
 
 func (s *Server) createPaymentInstrument(rq *request) (any, error) {
 	var in cardCreate
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	p, err := s.st.createCard(rq.user.app, in, rq.now)
+	var v paymentInstrumentView
+	err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+		p, err := createCard(t, in)
+		if err != nil {
+			return err
+		}
+		v = viewPaymentInstrument(rq.base, p)
+		t.Outbox().Emit("payment_instrument", "created", v)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	v := viewPaymentInstrument(rq.base, p)
-	s.publish(rq.base, rq.user.app, "payment_instrument", "created", v)
 	return v, nil
 }
 
 func (s *Server) getPaymentInstrument(rq *request) (any, error) {
-	p, err := getCopy(s.st, s.st.cards, rq.user.app, rq.r.PathValue("id"))
+	p, err := getOne(s, rq, tx.Cards, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -30,19 +38,28 @@ func (s *Server) createAuthorization(rq *request) (any, error) {
 		return nil, err
 	}
 	return s.idempotent(rq, in.IdempotencyID, &in, func(rq *request) (any, error) {
-		a, err := s.st.createAuthorization(rq.user.app, in, rq.now)
-		if a.ID != "" {
-			s.publish(rq.base, rq.user.app, "authorization", "created", viewAuthorization(rq.base, a))
-		}
-		if err != nil {
+		var a authorization
+		var declined bool
+		err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+			var err error
+			if a, declined, err = authorize(t, in); err != nil {
+				return err
+			}
+			t.Outbox().Emit("authorization", "created", viewAuthorization(rq.base, a))
+			return nil
+		})
+		switch {
+		case err != nil:
 			return nil, err
+		case declined:
+			return nil, errDeclined(a.ID)
 		}
 		return viewAuthorization(rq.base, a), nil
 	})
 }
 
 func (s *Server) getAuthorization(rq *request) (any, error) {
-	a, err := getCopy(s.st, s.st.auths, rq.user.app, rq.r.PathValue("id"))
+	a, err := getOne(s, rq, tx.Authorizations, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -54,14 +71,21 @@ func (s *Server) captureAuthorization(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	a, t, err := s.st.capture(rq.user.app, rq.r.PathValue("id"), in, rq.now)
+	var v authorizationView
+	err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+		a, tr, err := capture(t, rq.r.PathValue("id"), in)
+		if err != nil {
+			return err
+		}
+		info, _ := t.AppInfo()
+		t.Outbox().Emit("transfer", "created", viewTransfer(rq.base, info.feeProfile, tr))
+		v = viewAuthorization(rq.base, a)
+		t.Outbox().Emit("authorization", "updated", v)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	fp := s.feeProfile(rq.user.app)
-	s.publish(rq.base, rq.user.app, "transfer", "created", viewTransfer(rq.base, fp, t))
-	v := viewAuthorization(rq.base, a)
-	s.publish(rq.base, rq.user.app, "authorization", "updated", v)
 	return v, nil
 }
 
@@ -71,52 +95,87 @@ func (s *Server) createTransfer(rq *request) (any, error) {
 		return nil, err
 	}
 	return s.idempotent(rq, in.IdempotencyID, &in, func(rq *request) (any, error) {
-		app := rq.user.app
-		res, err := s.st.createSale(app, in, rq.now)
-		fp := s.feeProfile(app)
-		v := viewTransfer(rq.base, fp, res.transfer)
-		if res.transfer.ID != "" {
-			s.publish(rq.base, app, "transfer", "created", v)
-		}
-		if err != nil {
+		var v transferView
+		var res saleResult
+		err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+			var err error
+			if res, err = sale(t, in); err != nil {
+				return err
+			}
+			info, _ := t.AppInfo()
+			v = viewTransfer(rq.base, info.feeProfile, res.transfer)
+			t.Outbox().Emit("transfer", "created", v)
+			if res.dispute != nil {
+				t.Outbox().Emit("dispute", "created", viewDispute(rq.base, *res.dispute))
+				t.Outbox().Emit("transfer", "created", viewTransfer(rq.base, info.feeProfile, *res.adjustment))
+				t.Outbox().After(s.cfg.ReviewDelay, timerDisputeStep, res.dispute.ID, rq.base)
+			}
+			return nil
+		})
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		if res.dispute != nil {
-			s.publish(rq.base, app, "dispute", "created", viewDispute(rq.base, *res.dispute))
-			s.publish(rq.base, app, "transfer", "created", viewTransfer(rq.base, fp, *res.adjustment))
-			s.scheduleDisputeStep(rq.base, app, res.dispute.ID)
+		case res.declined:
+			return nil, errDeclined(res.transfer.ID)
 		}
 		return v, nil
 	})
 }
 
 func (s *Server) getTransfer(rq *request) (any, error) {
-	t, err := getCopy(s.st, s.st.transfers, rq.user.app, rq.r.PathValue("id"))
+	var v transferView
+	err := s.units.View(rq.r.Context(), rq.user.app, func(t tx) error {
+		tr, err := t.Transfers().Get(rq.r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		info, _ := t.AppInfo()
+		v = viewTransfer(rq.base, info.feeProfile, tr)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return viewTransfer(rq.base, s.feeProfile(rq.user.app), t), nil
+	return v, nil
 }
 
-// scheduleDisputeStep moves a dispute opened by the sandbox trigger from
-// INQUIRY to PENDING once the review delay has passed.
-func (s *Server) scheduleDisputeStep(base, app, id string) {
-	s.after(s.cfg.ReviewDelay, func() {
-		d, adj, ok := s.st.advanceDispute(id, s.now())
-		if !ok {
-			return
+// disputeStep is the timer of a dispute opened by the sandbox trigger: it
+// moves the dispute from INQUIRY to PENDING, in one unit of work with its
+// events.
+func (s *Server) disputeStep(base, app, id string) {
+	err := s.units.Update(s.ctx, app, func(t tx) error {
+		d, adj, ok, err := advanceDispute(t, id)
+		if err != nil || !ok {
+			return err
 		}
-		s.publish(base, app, "dispute", "updated", viewDispute(base, d))
-		s.publish(base, app, "transfer", "created", viewTransfer(base, s.feeProfile(app), adj))
+		info, _ := t.AppInfo()
+		t.Outbox().Emit("dispute", "updated", viewDispute(base, d))
+		t.Outbox().Emit("transfer", "created", viewTransfer(base, info.feeProfile, adj))
+		return nil
 	})
+	if err != nil {
+		s.log.Error("advance a dispute", "dispute", id, "error", err)
+	}
+}
+
+// getOne reads one record of the request's application in a read-only unit.
+func getOne[T any](s *Server, rq *request, tbl func(tx) table[T], id string) (T, error) {
+	var out T
+	err := s.units.View(rq.r.Context(), rq.user.app, func(t tx) error {
+		var err error
+		out, err = tbl(t).Get(id)
+		return err
+	})
+	return out, err
 }
 
 // feeProfile is the application's fee profile id (for transfer links).
 func (s *Server) feeProfile(app string) string {
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	if a := s.st.apps[app]; a != nil {
-		return a.feeProfile
-	}
-	return ""
+	var fp string
+	_ = s.units.View(s.ctx, app, func(t tx) error {
+		info, _ := t.AppInfo()
+		fp = info.feeProfile
+		return nil
+	})
+	return fp
 }

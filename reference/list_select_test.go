@@ -150,7 +150,7 @@ func TestIndexPageMatchesStableSort(t *testing.T) {
 // goroutine holds the store's lock, so a selection never waits for (or
 // stalls) the rest of the store.
 func TestIndexPageNeedsNoStoreLock(t *testing.T) {
-	st := newStore(randomID)
+	st := newStore(randomID, time.Now)
 	app := &appData{id: "app"}
 	st.apps["app"] = app
 	rnd := rand.New(rand.NewPCG(3, 4))
@@ -364,8 +364,10 @@ func TestSortedListsFollowUpdates(t *testing.T) {
 		d := m["_embedded"].(map[string]any)["disputes"].([]any)[0].(map[string]any)["id"].(string)
 		later()
 		h.expect(h.call(h.platform(), "POST", "/transfers", map[string]any{"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": amountDisputed, "currency": "USD"}), 201, "transfer")
-		if _, _, ok := h.srv.st.advanceDispute(d, later()); !ok {
-			t.Fatal("the dispute did not move to PENDING")
+		later()
+		h.srv.disputeStep(testBase, h.srv.st.users[h.platform().Username].app, d)
+		if state := h.expect(h.call(h.platform(), "GET", "/disputes/"+d, nil), 200, "").str(t, "state"); state != "PENDING" {
+			t.Fatalf("the dispute is %s, not PENDING", state)
 		}
 		if got := first(t, "disputes", "disputes"); got != d {
 			t.Errorf("latest updated dispute %s, want the advanced %s", got, d)

@@ -126,6 +126,7 @@ type adjustment struct {
 	FailureMessage           null  `json:"failure_message"`
 	SecurityCodeVerification null  `json:"security_code_verification"`
 	disputedTransfer         string
+	dispute                  string // the dispute whose adjustment this is
 }
 
 type transfer struct {

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -250,7 +251,10 @@ func TestRequestsInFlightWhenTheirNamespaceIsDropped(t *testing.T) {
 	require.True(t, ok)
 	require.NoError(t, h.srv.DropNamespace(ns.ID))
 
-	_, err = h.srv.st.createCard(u.app, cardCreate{Type: "PAYMENT_CARD", Number: "4111111111111111", Identity: ns.Fixtures.BuyerIdentity}, h.srv.now())
+	err = h.srv.units.Update(context.Background(), u.app, func(t tx) error {
+		_, err := createCard(t, cardCreate{Type: "PAYMENT_CARD", Number: "4111111111111111", Identity: ns.Fixtures.BuyerIdentity})
+		return err
+	})
 	var de *domainError
 	if assert.ErrorAs(t, err, &de, "a create") {
 		assert.Equal(t, kindNotFound, de.kind, "a create")

@@ -171,24 +171,29 @@ func seedMerchant(st *store, src *seededSource, app, name string, level23 bool, 
 // seedDispute creates a card, a sale on it and a dispute in PENDING with
 // evidence and both adjustment transfers.
 func seedDispute(st *store, app, buyer, merchantID string, at time.Time) string {
-	card, err := st.createCard(app, cardCreate{
-		Type: "PAYMENT_CARD", Name: "Seeded Buyer", Number: "4111111111111111",
-		ExpirationMonth: 12, ExpirationYear: at.Year() + 5, SecurityCode: "123",
-		Identity: buyer, Address: address{PostalCode: "94110"},
-	}, at)
-	if err != nil {
-		return ""
-	}
-	sale, err := st.createSale(app, transferCreate{Source: card.ID, Merchant: merchantID, Amount: 15000, Currency: "USD"}, at)
-	if err != nil {
-		return ""
-	}
-	st.mu.Lock()
-	d, _ := st.openDispute(st.transfers[sale.transfer.ID], "FRAUD", at)
-	st.mu.Unlock()
-	st.advanceDispute(d.ID, at)
-	_, _ = st.createEvidence(app, d.ID, upload{
+	var id string
+	_ = st.unit(app, at, false, func(t tx) error {
+		card, err := createCard(t, cardCreate{
+			Type: "PAYMENT_CARD", Name: "Seeded Buyer", Number: "4111111111111111",
+			ExpirationMonth: 12, ExpirationYear: at.Year() + 5, SecurityCode: "123",
+			Identity: buyer, Address: address{PostalCode: "94110"},
+		})
+		if err != nil {
+			return err
+		}
+		res, err := sale(t, transferCreate{Source: card.ID, Merchant: merchantID, Amount: 15000, Currency: "USD"})
+		if err != nil {
+			return err
+		}
+		d, _ := openDispute(t, res.transfer, "FRAUD")
+		if _, _, _, err := advanceDispute(t, d.ID); err != nil {
+			return err
+		}
+		id = d.ID
+		return nil
+	})
+	_, _ = st.createEvidence(app, id, upload{
 		name: "receipt.txt", contentType: "text/plain", extension: "txt", data: []byte("signed receipt"),
 	}, at)
-	return d.ID
+	return id
 }

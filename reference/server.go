@@ -79,6 +79,7 @@ type Server struct {
 	v        *validate.Validator
 	judged   judging.Table // judging.json: the status and codes of each kind of refusal
 	st       *store
+	units    unitStore // the store seam: every request is one unit of work
 	mux      *http.ServeMux
 	fixtures Seeded
 	policy   webhookPolicy
@@ -141,16 +142,18 @@ func New(cfg Config) (*Server, error) {
 		policy: policy,
 		log:    cfg.Logger,
 		v:      v,
-		st:     newStore(cfg.NewID),
+		st:     newStore(cfg.NewID, cfg.Now),
 		ctx:    ctx,
 		cancel: cancel,
 		timers: map[*time.Timer]struct{}{},
 		bodies: newBodyBudget(cfg.BodyBudget),
 	}
+	s.units = s.st
 	s.ledger = s.st
 	if cfg.Postgres != nil {
 		s.ledger = cfg.Postgres
 	}
+	s.st.dispatch = s.dispatch
 	s.fixtures = seed(s.st, cfg.Seed, stamp(cfg.Now))
 	s.st.retention = newRetention(cfg.Limits)
 	s.limits = s.st.retention.lim

@@ -12,6 +12,12 @@ import (
 type store struct {
 	mu    sync.Mutex
 	newID func(prefix string) string
+	// clock is read once at the start of each unit of work (unit.go).
+	clock func() time.Time
+	// dispatch publishes the events and starts the timers of a committed
+	// unit of work; nil drops them.
+	dispatch func(effects)
+	txs      *sync.Pool // of *memTx
 
 	users       map[string]*user
 	apps        map[string]*appData
@@ -84,9 +90,10 @@ type appData struct {
 	uploadBytes        int64 // file content held, against Limits.UploadBytes
 }
 
-func newStore(newID func(string) string) *store {
-	return &store{
+func newStore(newID func(string) string, clock func() time.Time) *store {
+	st := &store{
 		newID:                 newID,
+		clock:                 clock,
 		users:                 map[string]*user{},
 		apps:                  map[string]*appData{},
 		identities:            map[string]*identity{},
@@ -113,6 +120,8 @@ func newStore(newID func(string) string) *store {
 		seeding:               map[string]bool{},
 		gone:                  &appData{merchantByIdentity: map[string]*merchant{}},
 	}
+	st.txs = memTxPool(st)
+	return st
 }
 
 // lookup finds a record of app by id; another application's id is not found.

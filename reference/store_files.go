@@ -44,7 +44,12 @@ func (st *store) createEvidence(app, disputeID string, up upload, now time.Time)
 		},
 	}
 	st.evidence[e.ID] = e
-	st.evidenceByDispute[disputeID].add(e)
+	ser := st.evidenceByDispute[disputeID]
+	if ser == nil {
+		ser = &series[*evidence]{}
+		st.evidenceByDispute[disputeID] = ser
+	}
+	ser.add(e)
 	st.keep(app, now, len(up.name)+len(up.contentType), func() {
 		delete(st.evidence, e.ID)
 		st.evidenceByDispute[disputeID].remove(e)

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 func storeFixture(t *testing.T) (*store, Seeded, string, time.Time) {
 	t.Helper()
 	now := newClock().Now()
-	st := newStore(counterIDs())
+	st := newStore(counterIDs(), time.Now)
 	fx := seed(st, 1, now)
 	return st, fx, st.users[fx.Credentials.Platform.Username].app, now
 }
@@ -24,7 +25,7 @@ func TestSeedIsDeterministic(t *testing.T) {
 	_, a, _, _ := storeFixture(t)
 	_, b, _, _ := storeFixture(t)
 	assert.Equal(t, a, b, "fixtures of the same seed")
-	other := seed(newStore(counterIDs()), 2, time.Now())
+	other := seed(newStore(counterIDs(), time.Now), 2, time.Now())
 	assert.NotEqual(t, a.Credentials.Platform, other.Credentials.Platform, "platform credentials of seeds 1 and 2")
 	v := a.Fixtures
 	for name, id := range map[string]string{
@@ -37,19 +38,34 @@ func TestSeedIsDeterministic(t *testing.T) {
 	}
 }
 
+// inUnit runs fn as a unit of work of app at now.
+func inUnit(st *store, app string, now time.Time, fn func(t tx) error) error {
+	return st.unit(app, now, false, fn)
+}
+
 func TestStoreCaptureRules(t *testing.T) {
 	st, fx, app, now := storeFixture(t)
-	card, err := st.createCard(app, cardCreate{Number: "4111111111111111", ExpirationMonth: 1, ExpirationYear: 2099, Identity: fx.Fixtures.BuyerIdentity}, now)
-	require.NoError(t, err, "createCard")
-	a, err := st.createAuthorization(app, authorizationCreate{Source: card.ID, Merchant: fx.Fixtures.Merchant, Amount: 1000, Currency: "USD"}, now)
-	require.NoError(t, err, "createAuthorization")
+	var card paymentInstrument
+	var a authorization
+	require.NoError(t, inUnit(st, app, now, func(t tx) error {
+		var err error
+		if card, err = createCard(t, cardCreate{Number: "4111111111111111", ExpirationMonth: 1, ExpirationYear: 2099, Identity: fx.Fixtures.BuyerIdentity}); err != nil {
+			return err
+		}
+		a, _, err = authorize(t, authorizationCreate{Source: card.ID, Merchant: fx.Fixtures.Merchant, Amount: 1000, Currency: "USD"})
+		return err
+	}), "create a card and authorize")
+	captureIn := func(app string, amount int64) error {
+		return inUnit(st, app, now, func(t tx) error {
+			_, _, err := capture(t, a.ID, captureRequest{CaptureAmount: amount})
+			return err
+		})
+	}
 	var ve *validate.Error
-	_, _, err = st.capture(app, a.ID, captureRequest{CaptureAmount: 1001}, now)
-	if assert.ErrorAs(t, err, &ve, "capture over the amount") {
+	if assert.ErrorAs(t, captureIn(app, 1001), &ve, "capture over the amount") {
 		assert.Equal(t, validate.CodeInvalidField, ve.Code, "capture over the amount: code")
 	}
-	_, _, err = st.capture(app, a.ID, captureRequest{CaptureAmount: 1000}, now)
-	require.NoError(t, err, "capture of the whole amount")
+	require.NoError(t, captureIn(app, 1000), "capture of the whole amount")
 	tests := []struct {
 		name string
 		app  string
@@ -60,11 +76,41 @@ func TestStoreCaptureRules(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var de *domainError
-		_, _, err := st.capture(tc.app, a.ID, captureRequest{CaptureAmount: 1}, now)
-		if assert.ErrorAs(t, err, &de, tc.name) {
+		if assert.ErrorAs(t, captureIn(tc.app, 1), &de, tc.name) {
 			assert.Equal(t, tc.want, de.kind, "%s: kind", tc.name)
 		}
 	}
+}
+
+// TestFailedUnitKeepsNothing: a unit of work whose function fails after
+// creating records commits none of them, and emits nothing.
+func TestFailedUnitKeepsNothing(t *testing.T) {
+	st, fx, app, now := storeFixture(t)
+	var dispatched []effects
+	st.dispatch = func(e effects) { dispatched = append(dispatched, e) }
+	sizes := func() []int {
+		return []int{len(st.cards), len(st.transfers), len(st.disputes), len(st.adjustmentsByDispute), st.apps[app].disputes.idx.len()}
+	}
+	before := sizes()
+	var card paymentInstrument
+	err := inUnit(st, app, now, func(u tx) error {
+		var err error
+		if card, err = createCard(u, cardCreate{Number: "4111111111111111", ExpirationMonth: 1, ExpirationYear: 2099, Identity: fx.Fixtures.BuyerIdentity}); err != nil {
+			return err
+		}
+		res, err := sale(u, transferCreate{Source: card.ID, Merchant: fx.Fixtures.Merchant, Amount: amountDisputed, Currency: "USD"})
+		if err != nil {
+			return err
+		}
+		require.NotNil(t, res.dispute)
+		u.Outbox().Emit("transfer", "created", res.transfer)
+		return errUnprocessable("refused after writing")
+	})
+	require.Error(t, err)
+	assert.Equal(t, before, sizes(), "cards, transfers, disputes, adjustment lists, the dispute list after the failed unit")
+	assert.Empty(t, dispatched, "events of the failed unit")
+	err = st.View(context.Background(), app, func(t tx) error { _, err := t.Cards().Get(card.ID); return err })
+	assert.Error(t, err, "the card of the failed unit")
 }
 
 func TestStoreAmountUpdateRule(t *testing.T) {

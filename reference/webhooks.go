@@ -38,6 +38,20 @@ type event struct {
 	Embedded   map[string][]any `json:"_embedded"`
 }
 
+// dispatch publishes the events of a committed unit of work, in the order
+// it emitted them, and starts its timers.
+func (s *Server) dispatch(e effects) {
+	for _, ev := range e.events {
+		s.publish("", e.app, ev.entity, ev.typ, ev.view)
+	}
+	for _, tm := range e.timers {
+		switch tm.kind {
+		case timerDisputeStep:
+			s.after(tm.d, func() { s.disputeStep(tm.base, e.app, tm.id) })
+		}
+	}
+}
+
 // publish sends a created/updated event for a resource view to every enabled
 // webhook of app whose enabled_events admit it.
 func (s *Server) publish(base, app, entity, typ string, view any) {

@@ -23,15 +23,17 @@ const (
 // authorizationLifetime is how long an authorization can be captured.
 const authorizationLifetime = 7 * 24 * time.Hour
 
+// The rules of payment instruments, authorizations, captures, sales and the
+// disputes the sandbox trigger opens, written against a unit of work (tx).
+
 // createCard stores a payment card. number and securityCode are checked and
 // then dropped: only bin, last four and a keyed fingerprint are kept.
-func (st *store) createCard(app string, in cardCreate, now time.Time) (paymentInstrument, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := st.admit(app, now, in.size); err != nil {
+func createCard(t tx, in cardCreate) (paymentInstrument, error) {
+	now := t.Now()
+	if err := t.Quota().Admit(in.size); err != nil {
 		return paymentInstrument{}, err
 	}
-	if _, err := lookup(st.identities, app, in.Identity); err != nil {
+	if _, err := t.Identities().Get(in.Identity); err != nil {
 		return paymentInstrument{}, errInvalidField("/identity", "identity %s was not found", in.Identity)
 	}
 	if err := checkCardNumber(in.Number); err != nil {
@@ -40,14 +42,16 @@ func (st *store) createCard(app string, in cardCreate, now time.Time) (paymentIn
 	if in.ExpirationYear*12+in.ExpirationMonth < now.Year()*12+int(now.Month()) {
 		return paymentInstrument{}, errInvalidField("/expiration_year", "the card has expired")
 	}
-	mac := hmac.New(sha256.New, st.appOf(app).fingerprintKey)
+	info, _ := t.AppInfo()
+	mac := hmac.New(sha256.New, info.fingerprintKey)
 	mac.Write([]byte(in.Number))
 	avs := "UNKNOWN"
 	if in.Address.Line1 != nil {
 		avs = "POSTAL_CODE_AND_STREET_MATCH"
 	}
-	p := &paymentInstrument{
-		meta:                     newMeta(st.newID(prefixCard), app, now),
+	app := t.App()
+	p := paymentInstrument{
+		meta:                     newMeta(t.NewID(prefixCard), app, now),
 		Application:              app,
 		Fingerprint:              "FP" + encodeBase62(mac.Sum(nil)[:idLength]),
 		Tags:                     orEmpty(in.Tags),
@@ -66,31 +70,30 @@ func (st *store) createCard(app string, in cardCreate, now time.Time) (paymentIn
 		Currency:                 "USD",
 		Identity:                 in.Identity,
 	}
-	st.cards[p.ID] = p
-	st.keep(app, now, in.size, func() { delete(st.cards, p.ID) })
-	return *p, nil
+	t.Cards().Put(&p)
+	return p, nil
 }
 
 // resolveMerchant finds the merchant an authorization names, by Merchant id
 // or by the merchant's Identity id; exactly one must be given.
-func (st *store) resolveMerchant(app, merchantID, identityID string) (*merchant, error) {
+func resolveMerchant(t tx, merchantID, identityID string) (merchant, error) {
 	switch {
 	case merchantID != "" && identityID != "":
-		return nil, errInvalidField("/merchant", "give either merchant or merchant_identity, not both")
+		return merchant{}, errInvalidField("/merchant", "give either merchant or merchant_identity, not both")
 	case merchantID != "":
-		m, err := lookup(st.merchants, app, merchantID)
+		m, err := t.Merchants().Get(merchantID)
 		if err != nil {
-			return nil, errInvalidField("/merchant", "merchant %s was not found", merchantID)
+			return merchant{}, errInvalidField("/merchant", "merchant %s was not found", merchantID)
 		}
 		return m, nil
 	case identityID != "":
-		m, ok := st.appOf(app).merchantByIdentity[identityID]
+		m, ok := t.MerchantByIdentity(identityID)
 		if !ok {
-			return nil, errInvalidField("/merchant_identity", "no merchant has identity %s", identityID)
+			return merchant{}, errInvalidField("/merchant_identity", "no merchant has identity %s", identityID)
 		}
 		return m, nil
 	}
-	return nil, errInvalidField("/merchant_identity", "merchant_identity (or merchant) is required")
+	return merchant{}, errInvalidField("/merchant_identity", "merchant_identity (or merchant) is required")
 }
 
 // purchaseData applies the Level 2/3 rules to data sent for merchant m,
@@ -135,36 +138,37 @@ func decodePurchaseData(raw json.RawMessage) (map[string]any, error) {
 	return m, nil
 }
 
-func (st *store) card(app, id string) (*paymentInstrument, error) {
-	p, err := lookup(st.cards, app, id)
+// sourceCard is the payment instrument a request names as its source.
+func sourceCard(t tx, id string) (paymentInstrument, error) {
+	p, err := t.Cards().Get(id)
 	if err != nil {
-		return nil, errInvalidField("/source", "payment instrument %s was not found", id)
+		return paymentInstrument{}, errInvalidField("/source", "payment instrument %s was not found", id)
 	}
 	return p, nil
 }
 
-// createAuthorization stores an authorization; amount 102 stores it FAILED
-// and returns a decline naming it.
-func (st *store) createAuthorization(app string, in authorizationCreate, now time.Time) (authorization, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := st.admit(app, now, in.size); err != nil {
-		return authorization{}, err
+// authorize stores an authorization; amount 102 (the decline trigger)
+// stores it FAILED, and declined says so: the unit commits the failed
+// authorization, and the request answers the decline.
+func authorize(t tx, in authorizationCreate) (a authorization, declined bool, err error) {
+	if err := t.Quota().Admit(in.size); err != nil {
+		return authorization{}, false, err
 	}
-	src, err := st.card(app, in.Source)
+	src, err := sourceCard(t, in.Source)
 	if err != nil {
-		return authorization{}, err
+		return authorization{}, false, err
 	}
-	m, err := st.resolveMerchant(app, in.Merchant, in.MerchantIdentity)
+	m, err := resolveMerchant(t, in.Merchant, in.MerchantIdentity)
 	if err != nil {
-		return authorization{}, err
+		return authorization{}, false, err
 	}
-	data, err := purchaseData(m, in.AdditionalPurchaseData)
+	data, err := purchaseData(&m, in.AdditionalPurchaseData)
 	if err != nil {
-		return authorization{}, err
+		return authorization{}, false, err
 	}
-	a := &authorization{
-		meta:                   newMeta(st.newID(prefixAuthz), app, now),
+	now, app := t.Now(), t.App()
+	a = authorization{
+		meta:                   newMeta(t.NewID(prefixAuthz), app, now),
 		Application:            app,
 		Amount:                 in.Amount,
 		Tags:                   orEmpty(in.Tags),
@@ -180,23 +184,23 @@ func (st *store) createAuthorization(app string, in authorizationCreate, now tim
 		AdditionalPurchaseData: data,
 		merchant:               m.ID,
 	}
-	st.auths[a.ID] = a
-	st.keep(app, now, in.size, func() { delete(st.auths, a.ID) })
 	if in.Amount == amountDeclined {
 		a.State = "FAILED"
-		return *a, errDeclined(a.ID)
+		declined = true
 	}
-	return *a, nil
+	t.Authorizations().Put(&a)
+	return a, declined, nil
 }
 
-// capture captures an authorization once, creating its DEBIT transfer.
-func (st *store) capture(app, id string, in captureRequest, now time.Time) (authorization, transfer, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := st.admit(app, now, in.size); err != nil {
+// capture captures an authorization once, creating its DEBIT transfer: the
+// authorization must be SUCCEEDED, not void, not expired and not captured,
+// and the capture amount and fee obey validate.CheckCapture.
+func capture(t tx, id string, in captureRequest) (authorization, transfer, error) {
+	if err := t.Quota().Admit(in.size); err != nil {
 		return authorization{}, transfer{}, err
 	}
-	a, err := lookup(st.auths, app, id)
+	now := t.Now()
+	a, err := t.Authorizations().Get(id)
 	if err != nil {
 		return authorization{}, transfer{}, err
 	}
@@ -223,13 +227,18 @@ func (st *store) capture(app, id string, in captureRequest, now time.Time) (auth
 			merged = map[string]any{}
 		}
 		maps.Copy(merged, in.AdditionalPurchaseData)
-		if data, err = purchaseData(st.merchants[a.merchant], merged); err != nil {
+		m, err := t.Merchants().Get(a.merchant)
+		if err != nil {
+			return authorization{}, transfer{}, err
+		}
+		if data, err = purchaseData(&m, merged); err != nil {
 			return authorization{}, transfer{}, err
 		}
 	}
 	src := a.Source
-	t := &transfer{
-		meta:                   newMeta(st.newID(prefixTransfer), app, now),
+	app := t.App()
+	tr := transfer{
+		meta:                   newMeta(t.NewID(prefixTransfer), app, now),
 		Amount:                 in.CaptureAmount,
 		Tags:                   tags{},
 		State:                  "PENDING",
@@ -245,48 +254,50 @@ func (st *store) capture(app, id string, in captureRequest, now time.Time) (auth
 		MerchantIdentity:       a.MerchantIdentity,
 		AdditionalPurchaseData: data,
 	}
-	st.transfers[t.ID] = t
-	st.keep(app, now, in.size, func() { delete(st.transfers, t.ID) })
-	a.Transfer = &t.ID
+	t.Transfers().Put(&tr)
+	a.Transfer = &tr.ID
 	a.AdditionalPurchaseData = data
 	a.UpdatedAt = jsonTime(now)
-	return *a, *t, nil
+	t.Authorizations().Put(&a)
+	return a, tr, nil
 }
 
 // saleResult is what a sale created: the transfer and, for the dispute
-// trigger, the dispute and its first adjustment transfer.
+// trigger, the dispute and its first adjustment transfer; declined is the
+// decline trigger (the FAILED transfer is kept, the request answers 402).
 type saleResult struct {
 	transfer   transfer
 	dispute    *dispute
 	adjustment *transfer
+	declined   bool
 }
 
-// createSale stores a sale (a DEBIT transfer, PENDING). Amount 102 stores it
-// FAILED and declines; amount 888888 also opens a dispute in INQUIRY.
-func (st *store) createSale(app string, in transferCreate, now time.Time) (saleResult, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := st.admit(app, now, in.size); err != nil {
+// sale stores a sale (a DEBIT transfer, PENDING) whose fee is at most its
+// amount. Amount 102 stores it FAILED and declines; amount 888888 also
+// opens a dispute in INQUIRY, in the same unit of work.
+func sale(t tx, in transferCreate) (saleResult, error) {
+	if err := t.Quota().Admit(in.size); err != nil {
 		return saleResult{}, err
 	}
-	src, err := st.card(app, in.Source)
+	src, err := sourceCard(t, in.Source)
 	if err != nil {
 		return saleResult{}, err
 	}
-	m, err := lookup(st.merchants, app, in.Merchant)
+	m, err := t.Merchants().Get(in.Merchant)
 	if err != nil {
 		return saleResult{}, errInvalidField("/merchant", "merchant %s was not found", in.Merchant)
 	}
 	if err := validate.CheckFee(in.Amount, in.Fee); err != nil {
 		return saleResult{}, err
 	}
-	data, err := purchaseData(m, in.AdditionalPurchaseData)
+	data, err := purchaseData(&m, in.AdditionalPurchaseData)
 	if err != nil {
 		return saleResult{}, err
 	}
+	now, app := t.Now(), t.App()
 	descriptor := "FNX*" + m.MerchantName
-	t := &transfer{
-		meta:                   newMeta(st.newID(prefixTransfer), app, now),
+	tr := transfer{
+		meta:                   newMeta(t.NewID(prefixTransfer), app, now),
 		Amount:                 in.Amount,
 		Tags:                   orEmpty(in.Tags),
 		State:                  "PENDING",
@@ -304,78 +315,43 @@ func (st *store) createSale(app string, in transferCreate, now time.Time) (saleR
 		MerchantIdentity:       m.Identity,
 		AdditionalPurchaseData: data,
 	}
-	st.transfers[t.ID] = t
-	res := saleResult{transfer: *t}
-	switch in.Amount {
-	case amountDeclined:
-		t.State = "FAILED"
-		st.keep(app, now, in.size, func() { delete(st.transfers, t.ID) })
-		return saleResult{transfer: *t}, errDeclined(t.ID)
-	case amountDisputed:
-		d, adj := st.openDispute(t, "INQUIRY", now)
-		res.dispute, res.adjustment = &d, &adj
-		st.keep(app, now, in.size, func() {
-			delete(st.transfers, t.ID)
-			st.dropDispute(d.ID)
-		})
-		return res, nil
+	if in.Amount == amountDeclined {
+		tr.State = "FAILED"
 	}
-	st.keep(app, now, in.size, func() { delete(st.transfers, t.ID) })
+	t.Transfers().Put(&tr)
+	res := saleResult{transfer: tr, declined: in.Amount == amountDeclined}
+	if in.Amount == amountDisputed {
+		d, adj := openDispute(t, tr, "INQUIRY")
+		res.dispute, res.adjustment = &d, &adj
+	}
 	return res, nil
 }
 
-// openDispute opens a dispute in INQUIRY on t with a PLATFORM_CREDIT
-// adjustment. Callers hold the lock.
-func (st *store) openDispute(t *transfer, reason string, now time.Time) (dispute, transfer) {
-	d := &dispute{
-		meta:           newMeta(st.newID(prefixDispute), t.app, now),
-		Application:    t.app,
+// openDispute opens a dispute in INQUIRY on sale with a PLATFORM_CREDIT
+// adjustment.
+func openDispute(t tx, sale transfer, reason string) (dispute, transfer) {
+	now, app := t.Now(), t.App()
+	d := dispute{
+		meta:           newMeta(t.NewID(prefixDispute), app, now),
+		Application:    app,
 		Tags:           tags{},
-		Amount:         t.Amount,
+		Amount:         sale.Amount,
 		State:          "INQUIRY",
-		Transfer:       t.ID,
+		Transfer:       sale.ID,
 		Reason:         reason,
-		Identity:       t.MerchantIdentity,
+		Identity:       sale.MerchantIdentity,
 		OccurredAt:     jsonTime(now),
 		RespondBy:      jsonTime(now.Add(authorizationLifetime)),
 		DisputeDetails: disputeDetails{ARN: fmt.Sprintf("%012d", uint64(now.UnixNano())%1_000_000_000_000)},
 	}
-	st.disputes[d.ID] = d
-	st.apps[t.app].disputes.add(d)
-	st.evidenceByDispute[d.ID] = &series[*evidence]{}
-	st.adjustmentsByDispute[d.ID] = &series[*transfer]{}
-	adj := st.addAdjustment(d, "PLATFORM_CREDIT", now)
-	return *d, adj
+	t.Disputes().Put(&d)
+	return d, addAdjustment(t, d, sale, "PLATFORM_CREDIT")
 }
 
-// dropDispute removes a dispute with its adjustment transfers and evidence.
-// Callers hold the lock.
-func (st *store) dropDispute(id string) {
-	d, ok := st.disputes[id]
-	if !ok {
-		return
-	}
-	delete(st.disputes, id)
-	st.apps[d.app].disputes.remove(d)
-	if adj := st.adjustmentsByDispute[id]; adj != nil {
-		for _, t := range adj.items {
-			delete(st.transfers, t.ID)
-		}
-	}
-	if ev := st.evidenceByDispute[id]; ev != nil {
-		for _, e := range ev.items {
-			delete(st.evidence, e.ID)
-		}
-	}
-	delete(st.adjustmentsByDispute, id)
-	delete(st.evidenceByDispute, id)
-}
-
-// addAdjustment records an adjustment transfer of d. Callers hold the lock.
-func (st *store) addAdjustment(d *dispute, subtype string, now time.Time) transfer {
-	disputed := st.transfers[d.Transfer]
-	t := &transfer{
-		meta:             newMeta(st.newID(prefixTransfer), d.app, now),
+// addAdjustment records an adjustment transfer of d on its disputed sale.
+func addAdjustment(t tx, d dispute, disputed transfer, subtype string) transfer {
+	adj := transfer{
+		meta:             newMeta(t.NewID(prefixTransfer), d.app, t.Now()),
 		Amount:           d.Amount,
 		Tags:             tags{},
 		State:            "SUCCEEDED",
@@ -388,27 +364,44 @@ func (st *store) addAdjustment(d *dispute, subtype string, now time.Time) transf
 		Subtype:          subtype,
 		Messages:         []string{},
 		MerchantIdentity: disputed.MerchantIdentity,
-		adjustment:       &adjustment{AmountRequested: d.Amount, disputedTransfer: d.Transfer},
+		adjustment:       &adjustment{AmountRequested: d.Amount, disputedTransfer: d.Transfer, dispute: d.ID},
 	}
-	st.transfers[t.ID] = t
-	st.adjustmentsByDispute[d.ID].add(t)
-	return *t
+	t.Transfers().Put(&adj)
+	return adj
 }
 
 // advanceDispute moves a dispute from INQUIRY to PENDING, adding the
 // MERCHANT_CREDIT adjustment. ok is false when there was nothing to do.
-func (st *store) advanceDispute(id string, now time.Time) (d dispute, adj transfer, ok bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	p, found := st.disputes[id]
-	if !found || p.State != "INQUIRY" {
-		return dispute{}, transfer{}, false
+func advanceDispute(t tx, id string) (d dispute, adj transfer, ok bool, err error) {
+	d, err = t.Disputes().Get(id)
+	if err != nil || d.State != "INQUIRY" {
+		return dispute{}, transfer{}, false, nil //nolint:nilerr // gone or moved on: nothing to do
 	}
-	p.State = "PENDING"
-	p.UpdatedAt = jsonTime(now)
-	st.apps[p.app].disputes.touch(p)
-	adj = st.addAdjustment(p, "MERCHANT_CREDIT", now)
-	return *p, adj, true
+	disputed, err := t.Transfers().Get(d.Transfer)
+	if err != nil {
+		return dispute{}, transfer{}, false, err
+	}
+	d.State = "PENDING"
+	d.UpdatedAt = jsonTime(t.Now())
+	t.Disputes().Put(&d)
+	return d, addAdjustment(t, d, disputed, "MERCHANT_CREDIT"), true, nil
+}
+
+// dropDisputeChildren removes a dropped dispute's adjustment transfers and
+// evidence with their lists. Callers hold the lock.
+func (st *store) dropDisputeChildren(id string) {
+	if adj := st.adjustmentsByDispute[id]; adj != nil {
+		for _, t := range adj.items {
+			delete(st.transfers, t.ID)
+		}
+	}
+	if ev := st.evidenceByDispute[id]; ev != nil {
+		for _, e := range ev.items {
+			delete(st.evidence, e.ID)
+		}
+	}
+	delete(st.adjustmentsByDispute, id)
+	delete(st.evidenceByDispute, id)
 }
 
 func orEmpty(t tags) tags {

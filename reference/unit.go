@@ -1,0 +1,124 @@
+package reference
+
+import (
+	"context"
+	"time"
+)
+
+// The seam between the reference's rules and where its state is kept
+// (reference/README.md "The store seam"). A request is one unit of work:
+// Update runs a function against a tx and commits everything it wrote (the
+// records, what the quotas count, the events it emitted and the timers it
+// set) together, or nothing; View runs a read-only one. The rules (capture,
+// fees, Level 2/3, the sandbox triggers, quotas, tenancy) are written once
+// against tx, outside any implementation of it; the in-memory store
+// (unit_memory.go) is one implementation.
+
+// unitStore keeps the reference's state and runs units of work on it.
+type unitStore interface {
+	// Update runs fn as one unit of work of application app and commits
+	// what it wrote when fn returns nil. An error from fn commits nothing:
+	// rules check before they write, so a refusal changes nothing.
+	Update(ctx context.Context, app string, fn func(tx) error) error
+	// View runs fn as a read-only unit of work of application app.
+	View(ctx context.Context, app string, fn func(tx) error) error
+}
+
+// tx is one unit of work of one application: every table it reaches holds
+// that application's records only (another application's id is not found),
+// and its clock is read once, when the unit starts.
+type tx interface {
+	// Now is the unit's time, the same for everything it writes.
+	Now() time.Time
+	// App is the application the unit works for.
+	App() string
+	// NewID is a fresh id with the prefix.
+	NewID(prefix string) string
+	// AppInfo is what the application has besides its records; ok is false
+	// once its namespace was dropped.
+	AppInfo() (info appInfo, ok bool)
+
+	Identities() table[identity]
+	Cards() table[paymentInstrument]
+	Authorizations() table[authorization]
+	// Transfers pages a dispute's adjustment transfers by the dispute's id.
+	Transfers() table[transfer]
+	Merchants() table[merchant]
+	// MerchantByIdentity finds the application's merchant of an identity.
+	MerchantByIdentity(identityID string) (merchant, bool)
+	// Disputes pages the application's disputes (parent "").
+	Disputes() table[dispute]
+
+	// Quota admits what the unit creates against the application's bounds.
+	Quota() quota
+	// Outbox takes the webhook events and timers the unit produces; they
+	// are delivered and started only once the unit has committed.
+	Outbox() outbox
+}
+
+// table is one kind of record of the unit's application.
+type table[T any] interface {
+	// Get returns a copy of the record with this id; errNotFound for an id
+	// that is unknown or another application's.
+	Get(id string) (T, error)
+	// Put stores v: a new record (id not yet stored), or a new version of
+	// one (its lists follow a changed updated_at or amount).
+	Put(v *T)
+	// Page returns one page of the list under parent ("" for the
+	// application's own list) in q's order, and the list's length.
+	Page(parent string, q listQuery) ([]T, int)
+}
+
+// appInfo is an application's own data.
+type appInfo struct {
+	feeProfile     string
+	fingerprintKey []byte
+}
+
+// quota applies the application's bounds to what a unit creates.
+type quota interface {
+	// Admit checks, for a resource created from a body of bodyBytes, the
+	// application's creation rate and its resource and byte bounds. A unit
+	// admitted once counts as one resource: everything it created is kept
+	// together and expires together.
+	Admit(bodyBytes int) error
+}
+
+// outbox takes what a unit sets in motion once it commits.
+type outbox interface {
+	// Emit publishes a created or updated event of entity with the
+	// resource's view to the application's enabled webhooks.
+	Emit(entity, typ string, view any)
+	// After starts a timer of kind for resource id, due after d; base is
+	// the base URL of the links of the events the timer emits.
+	After(d time.Duration, kind timerKind, id, base string)
+}
+
+// timerKind names what a due timer does.
+type timerKind int
+
+const (
+	// timerDisputeStep moves a dispute opened by the sandbox trigger from
+	// INQUIRY to PENDING.
+	timerDisputeStep timerKind = iota + 1
+)
+
+// pendingEvent is an event a unit emitted, published once it commits.
+type pendingEvent struct {
+	entity, typ string
+	view        any
+}
+
+// pendingTimer is a timer a unit set, started once it commits.
+type pendingTimer struct {
+	kind     timerKind
+	d        time.Duration
+	id, base string
+}
+
+// effects is what a committed unit of application app set in motion.
+type effects struct {
+	app    string
+	events []pendingEvent
+	timers []pendingTimer
+}

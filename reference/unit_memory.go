@@ -1,0 +1,294 @@
+package reference
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// The in-memory implementation of the store seam (unit.go): a unit of work
+// holds the store's one lock from start to commit, so units are serial and
+// see each other's writes whole. Records are copied in and out (Get, Put),
+// never shared with the rules. A unit that fails drops what it created;
+// rules check before they change an existing record, so nothing else needs
+// undoing.
+
+// Update runs fn as one unit of work at the store's clock.
+func (st *store) Update(_ context.Context, app string, fn func(tx) error) error {
+	return st.unit(app, stamp(st.clock), false, fn)
+}
+
+// View runs fn as one read-only unit of work at the store's clock.
+func (st *store) View(_ context.Context, app string, fn func(tx) error) error {
+	return st.unit(app, stamp(st.clock), true, fn)
+}
+
+// unit runs fn as a unit of work of app at now and, once it committed,
+// hands what it set in motion to the store's dispatcher.
+func (st *store) unit(app string, now time.Time, readOnly bool, fn func(tx) error) error {
+	t := st.txs.Get().(*memTx)
+	t.app, t.now, t.readOnly = app, now, readOnly
+	err := t.run(fn)
+	eff := t.eff
+	t.reset()
+	st.txs.Put(t)
+	if err == nil && (len(eff.events) > 0 || len(eff.timers) > 0) && st.dispatch != nil {
+		eff.app = app
+		st.dispatch(eff)
+	}
+	return err
+}
+
+// run runs fn under the store's lock and commits or drops what it created.
+func (t *memTx) run(fn func(tx) error) (err error) {
+	st := t.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	committed := false
+	defer func() {
+		if !committed { // an error or a panic: nothing the unit created stays
+			for _, drop := range t.created {
+				drop()
+			}
+			t.eff = effects{}
+		}
+	}()
+	if err := fn(t); err != nil {
+		return err
+	}
+	committed = true
+	if t.admitted && len(t.created) > 0 {
+		drops := t.created
+		t.created = nil // kept by the retention record: not reused
+		st.keep(t.app, t.now, t.bodyBytes, func() {
+			for _, drop := range drops {
+				drop()
+			}
+		})
+	}
+	return nil
+}
+
+// memTx is a unit of work of the in-memory store; the store pools them.
+type memTx struct {
+	st        *store
+	app       string
+	now       time.Time
+	readOnly  bool
+	admitted  bool
+	bodyBytes int
+	created   []func() // drop each record the unit created
+	eff       effects
+
+	identities     memTable[identity, *identity]
+	cards          memTable[paymentInstrument, *paymentInstrument]
+	authorizations memTable[authorization, *authorization]
+	transfers      memTable[transfer, *transfer]
+	merchants      memTable[merchant, *merchant]
+	disputes       memTable[dispute, *dispute]
+}
+
+// newMemTx wires a unit's tables to the store's maps and lists.
+func newMemTx(st *store) *memTx {
+	t := &memTx{st: st}
+	t.identities = memTable[identity, *identity]{tx: t, m: st.identities}
+	t.cards = memTable[paymentInstrument, *paymentInstrument]{tx: t, m: st.cards}
+	t.authorizations = memTable[authorization, *authorization]{tx: t, m: st.auths}
+	t.transfers = memTable[transfer, *transfer]{tx: t, m: st.transfers,
+		parents: st.adjustmentsByDispute,
+		parentOf: func(p *transfer) string {
+			if p.adjustment != nil {
+				return p.adjustment.dispute
+			}
+			return ""
+		}}
+	t.merchants = memTable[merchant, *merchant]{tx: t, m: st.merchants,
+		onPut: func(p *merchant) {
+			if a := st.apps[p.app]; a != nil {
+				a.merchantByIdentity[p.Identity] = p
+			}
+		},
+		onDrop: func(p *merchant) {
+			if a := st.apps[p.app]; a != nil && a.merchantByIdentity[p.Identity] == p {
+				delete(a.merchantByIdentity, p.Identity)
+			}
+		}}
+	t.disputes = memTable[dispute, *dispute]{tx: t, m: st.disputes,
+		appList: func(a *appData) *series[*dispute] { return &a.disputes },
+		onDrop:  func(p *dispute) { st.dropDisputeChildren(p.ID) }}
+	return t
+}
+
+func (t *memTx) reset() {
+	t.app, t.readOnly, t.admitted, t.bodyBytes = "", false, false, 0
+	clear(t.created)
+	t.created = t.created[:0]
+	t.eff = effects{}
+}
+
+func (t *memTx) Now() time.Time             { return t.now }
+func (t *memTx) App() string                { return t.app }
+func (t *memTx) NewID(prefix string) string { return t.st.newID(prefix) }
+
+func (t *memTx) AppInfo() (appInfo, bool) {
+	a := t.st.apps[t.app]
+	if a == nil {
+		return appInfo{}, false
+	}
+	return appInfo{feeProfile: a.feeProfile, fingerprintKey: a.fingerprintKey}, true
+}
+
+func (t *memTx) Identities() table[identity]             { return &t.identities }
+func (t *memTx) Cards() table[paymentInstrument]         { return &t.cards }
+func (t *memTx) Authorizations() table[authorization]    { return &t.authorizations }
+func (t *memTx) Transfers() table[transfer]              { return &t.transfers }
+func (t *memTx) Merchants() table[merchant]              { return &t.merchants }
+func (t *memTx) Disputes() table[dispute]                { return &t.disputes }
+func (t *memTx) Quota() quota                            { return t }
+func (t *memTx) Outbox() outbox                          { return t }
+func (t *memTx) MerchantByIdentity(id string) (merchant, bool) {
+	m, ok := t.st.appOf(t.app).merchantByIdentity[id]
+	if !ok {
+		return merchant{}, false
+	}
+	return *m, true
+}
+
+// Admit applies the application's bounds (retention.go) once per unit.
+func (t *memTx) Admit(bodyBytes int) error {
+	if err := t.st.admit(t.app, t.now, bodyBytes); err != nil {
+		return err
+	}
+	t.admitted, t.bodyBytes = true, bodyBytes
+	return nil
+}
+
+func (t *memTx) Emit(entity, typ string, view any) {
+	t.eff.events = append(t.eff.events, pendingEvent{entity: entity, typ: typ, view: view})
+}
+
+func (t *memTx) After(d time.Duration, kind timerKind, id, base string) {
+	t.eff.timers = append(t.eff.timers, pendingTimer{kind: kind, d: d, id: id, base: base})
+}
+
+// memTable is a table of the in-memory store: a map by id, the
+// application's list (appList, nil when the records are not listed by
+// application) and the lists under a parent (parents, keyed by parentOf).
+type memTable[T any, P interface {
+	*T
+	record
+}] struct {
+	tx       *memTx
+	m        map[string]P
+	appList  func(*appData) *series[P]
+	parents  map[string]*series[P]
+	parentOf func(P) string
+	onPut    func(P) // after a new record is stored
+	onDrop   func(P) // after a record is dropped
+}
+
+func (tb *memTable[T, P]) Get(id string) (T, error) {
+	p, ok := tb.m[id]
+	if !ok || p.appID() != tb.tx.app {
+		var zero T
+		return zero, errNotFound(id)
+	}
+	return *p, nil
+}
+
+func (tb *memTable[T, P]) Put(v *T) {
+	if tb.tx.readOnly {
+		panic("reference: Put in a read-only unit of work")
+	}
+	_, id := P(v).recordKey()
+	if p := tb.m[id]; p != nil {
+		*p = *v
+		if tb.appList != nil {
+			if a := tb.tx.st.apps[p.appID()]; a != nil {
+				tb.appList(a).touch(p)
+			}
+		}
+		if tb.parentOf != nil {
+			tb.parents[tb.parentOf(p)].touch(p)
+		}
+		return
+	}
+	p := P(new(T))
+	*p = *v
+	tb.m[id] = p
+	app := p.appID()
+	if tb.appList != nil {
+		tb.appList(tb.tx.st.appOf(app)).add(p)
+	}
+	parent := ""
+	if tb.parentOf != nil {
+		if parent = tb.parentOf(p); parent != "" {
+			s := tb.parents[parent]
+			if s == nil {
+				s = &series[P]{}
+				tb.parents[parent] = s
+			}
+			s.add(p)
+		}
+	}
+	if tb.onPut != nil {
+		tb.onPut(p)
+	}
+	st := tb.tx.st
+	tb.tx.created = append(tb.tx.created, func() {
+		if tb.m[id] != p {
+			return // dropped already
+		}
+		delete(tb.m, id)
+		if tb.appList != nil {
+			if a := st.apps[app]; a != nil {
+				tb.appList(a).remove(p)
+			}
+		}
+		if parent != "" {
+			tb.parents[parent].remove(p)
+		}
+		if tb.onDrop != nil {
+			tb.onDrop(p)
+		}
+	})
+}
+
+// Page selects one page. The default order is a walk of the list; any other
+// is selected in the list's index, which in a read-only unit is done under
+// the index's own lock alone (the store's lock is let go meanwhile, as a
+// list may be long), and only the page's records are copied under the
+// store's lock.
+func (tb *memTable[T, P]) Page(parent string, q listQuery) ([]T, int) {
+	var ser *series[P]
+	switch {
+	case parent != "":
+		ser = tb.parents[parent]
+	case tb.appList != nil:
+		ser = tb.appList(tb.tx.st.appOf(tb.tx.app))
+	}
+	if ser == nil {
+		return []T{}, 0
+	}
+	if q.isDefaultOrder() {
+		return pageOf(ser, q, func(p P) T { return *p })
+	}
+	st := tb.tx.st
+	if tb.tx.readOnly {
+		st.mu.Unlock()
+	}
+	picked, total := ser.idx.page(q.sort, q.offset, q.limit)
+	if tb.tx.readOnly {
+		st.mu.Lock()
+	}
+	out := make([]T, 0, len(picked))
+	for _, p := range picked {
+		out = append(out, *p)
+	}
+	return out, total
+}
+
+// memTxPool makes the pool of a store's units.
+func memTxPool(st *store) *sync.Pool {
+	return &sync.Pool{New: func() any { return newMemTx(st) }}
+}
