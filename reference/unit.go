@@ -62,7 +62,8 @@ type table[T any] interface {
 	// that is unknown or another application's.
 	Get(id string) (T, error)
 	// Put stores v: a new record (id not yet stored), or a new version of
-	// one (its lists follow a changed updated_at or amount).
+	// one (its lists follow a changed updated_at or amount). The caller
+	// hands v over: it must not change *v afterwards (a store may keep it).
 	Put(v *T)
 	// Page returns one page of the list under parent ("" for the
 	// application's own list) in q's order, and the list's length.

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -29,13 +30,12 @@ func (st *store) unit(app string, now time.Time, readOnly bool, fn func(tx) erro
 	t := st.txs.Get().(*memTx)
 	t.app, t.now, t.readOnly = app, now, readOnly
 	err := t.run(fn)
-	eff := t.eff
+	if err == nil && (len(t.eff.events) > 0 || len(t.eff.timers) > 0) && st.dispatch != nil {
+		t.eff.app = app
+		st.dispatch(t.eff) // keeps nothing of the slices: the unit reuses them
+	}
 	t.reset()
 	st.txs.Put(t)
-	if err == nil && (len(eff.events) > 0 || len(eff.timers) > 0) && st.dispatch != nil {
-		eff.app = app
-		st.dispatch(eff)
-	}
 	return err
 }
 
@@ -50,16 +50,19 @@ func (t *memTx) run(fn func(tx) error) (err error) {
 			for _, drop := range t.created {
 				drop()
 			}
-			t.eff = effects{}
+			t.eff.events, t.eff.timers = t.eff.events[:0], t.eff.timers[:0]
 		}
 	}()
 	if err := fn(t); err != nil {
 		return err
 	}
 	committed = true
-	if t.admitted && len(t.created) > 0 {
-		drops := t.created
-		t.created = nil // kept by the retention record: not reused
+	switch {
+	case !t.admitted || len(t.created) == 0:
+	case len(t.created) == 1:
+		st.keep(t.app, t.now, t.bodyBytes, t.created[0])
+	default:
+		drops := slices.Clone(t.created)
 		st.keep(t.app, t.now, t.bodyBytes, func() {
 			for _, drop := range drops {
 				drop()
@@ -123,7 +126,8 @@ func (t *memTx) reset() {
 	t.app, t.readOnly, t.admitted, t.bodyBytes = "", false, false, 0
 	clear(t.created)
 	t.created = t.created[:0]
-	t.eff = effects{}
+	clear(t.eff.events) // let the views go
+	t.eff = effects{events: t.eff.events[:0], timers: t.eff.timers[:0]}
 }
 
 func (t *memTx) Now() time.Time             { return t.now }
@@ -213,8 +217,7 @@ func (tb *memTable[T, P]) Put(v *T) {
 		}
 		return
 	}
-	p := P(new(T))
-	*p = *v
+	p := P(v) // a new record is kept as given: the caller hands it over
 	tb.m[id] = p
 	app := p.appID()
 	if tb.appList != nil {
