@@ -3,7 +3,7 @@ package reference
 // Handlers of merchants, subscriptions and balance transfers.
 
 func (s *Server) getMerchant(rq *request) (any, error) {
-	m, err := getCopy(s.st, s.st.merchants, rq.user.app, rq.r.PathValue("id"))
+	m, err := getOne(s, rq, tx.Merchants, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -15,13 +15,13 @@ func (s *Server) updateMerchant(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	m, err := s.st.updateMerchant(rq.user.app, rq.r.PathValue("id"), in, rq.now)
-	if err != nil {
-		return nil, err
-	}
-	v := viewMerchant(rq.base, m)
-	s.publish(rq.base, rq.user.app, "merchant", "updated", v)
-	return v, nil
+	return s.change(rq, "merchant", "updated", func(t tx) (any, error) {
+		m, err := updateMerchant(t, rq.r.PathValue("id"), in)
+		if err != nil {
+			return nil, err
+		}
+		return viewMerchant(rq.base, m), nil
+	})
 }
 
 func (s *Server) createSchedule(rq *request) (any, error) {
@@ -29,17 +29,17 @@ func (s *Server) createSchedule(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	sched, err := s.st.createSchedule(rq.user, in, rq.now)
-	if err != nil {
-		return nil, err
-	}
-	v := viewSchedule(rq.base, sched)
-	s.publish(rq.base, rq.user.app, "subscription_schedule", "created", v)
-	return v, nil
+	return s.change(rq, "subscription_schedule", "created", func(t tx) (any, error) {
+		sched, err := createSchedule(t, rq.user.id, in)
+		if err != nil {
+			return nil, err
+		}
+		return viewSchedule(rq.base, sched), nil
+	})
 }
 
 func (s *Server) getSchedule(rq *request) (any, error) {
-	sc, err := getCopy(s.st, s.st.schedules, rq.user.app, rq.r.PathValue("id"))
+	sc, err := getOne(s, rq, tx.Schedules, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -51,21 +51,23 @@ func (s *Server) createAmount(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	a, err := s.st.createAmount(rq.user, rq.r.PathValue("schedule_id"), in, rq.now)
-	if err != nil {
-		return nil, err
-	}
-	v := viewAmount(rq.base, a)
-	s.publish(rq.base, rq.user.app, "subscription_amount", "created", v)
-	return v, nil
+	return s.change(rq, "subscription_amount", "created", func(t tx) (any, error) {
+		a, err := createAmount(t, rq.user.id, rq.r.PathValue("schedule_id"), in)
+		if err != nil {
+			return nil, err
+		}
+		return viewAmount(rq.base, a), nil
+	})
 }
 
 func (s *Server) getAmount(rq *request) (any, error) {
-	a, err := s.st.getAmount(rq.user.app, rq.r.PathValue("schedule_id"), rq.r.PathValue("id"))
-	if err != nil {
-		return nil, err
-	}
-	return viewAmount(rq.base, a), nil
+	return s.read(rq, func(t tx) (any, error) {
+		a, err := getAmount(t, rq.r.PathValue("schedule_id"), rq.r.PathValue("id"))
+		if err != nil {
+			return nil, err
+		}
+		return viewAmount(rq.base, a), nil
+	})
 }
 
 func (s *Server) updateAmount(rq *request) (any, error) {
@@ -73,13 +75,13 @@ func (s *Server) updateAmount(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	a, err := s.st.updateAmount(rq.user, rq.r.PathValue("schedule_id"), rq.r.PathValue("id"), in, rq.now)
-	if err != nil {
-		return nil, err
-	}
-	v := viewAmount(rq.base, a)
-	s.publish(rq.base, rq.user.app, "subscription_amount", "created", v)
-	return v, nil
+	return s.change(rq, "subscription_amount", "created", func(t tx) (any, error) {
+		a, err := updateAmount(t, rq.user.id, rq.r.PathValue("schedule_id"), rq.r.PathValue("id"), in)
+		if err != nil {
+			return nil, err
+		}
+		return viewAmount(rq.base, a), nil
+	})
 }
 
 func (s *Server) createEnrollment(rq *request) (any, error) {
@@ -87,13 +89,13 @@ func (s *Server) createEnrollment(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	e, err := s.st.createEnrollment(rq.user, rq.r.PathValue("schedule_id"), in, rq.now)
-	if err != nil {
-		return nil, err
-	}
-	v := viewEnrollment(rq.base, e)
-	s.publish(rq.base, rq.user.app, "subscription_enrollment", "created", v)
-	return v, nil
+	return s.change(rq, "subscription_enrollment", "created", func(t tx) (any, error) {
+		e, err := createEnrollment(t, rq.user.id, rq.r.PathValue("schedule_id"), in)
+		if err != nil {
+			return nil, err
+		}
+		return viewEnrollment(rq.base, e), nil
+	})
 }
 
 func (s *Server) listEnrollmentsBySchedule(rq *request) (any, error) {
@@ -101,12 +103,14 @@ func (s *Server) listEnrollmentsBySchedule(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	app, id := rq.user.app, rq.r.PathValue("schedule_id")
-	if _, err := getCopy(s.st, s.st.schedules, app, id); err != nil {
-		return nil, err
-	}
-	items, total := listCopy(s.st, func() *series[*subscriptionEnrollment] { return s.st.enrollmentsBySchedule[id] }, q)
-	return newList(rq, "subscription_enrollments", q, mapViews(rq.base, items, viewEnrollment), total), nil
+	return s.read(rq, func(t tx) (any, error) {
+		id := rq.r.PathValue("schedule_id")
+		if _, err := t.Schedules().Get(id); err != nil {
+			return nil, err
+		}
+		items, total := t.Enrollments().Page(id, q)
+		return newList(rq, "subscription_enrollments", q, mapViews(rq.base, items, viewEnrollment), total), nil
+	})
 }
 
 func (s *Server) listEnrollments(rq *request) (any, error) {
@@ -114,12 +118,14 @@ func (s *Server) listEnrollments(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, total := listCopy(s.st, func() *series[*subscriptionEnrollment] { return &s.st.appOf(rq.user.app).enrollments }, q)
-	return newList(rq, "subscription_enrollments", q, mapViews(rq.base, items, viewEnrollment), total), nil
+	return s.read(rq, func(t tx) (any, error) {
+		items, total := t.Enrollments().Page("", q)
+		return newList(rq, "subscription_enrollments", q, mapViews(rq.base, items, viewEnrollment), total), nil
+	})
 }
 
 func (s *Server) getEnrollment(rq *request) (any, error) {
-	e, err := getCopy(s.st, s.st.enrollments, rq.user.app, rq.r.PathValue("id"))
+	e, err := getOne(s, rq, tx.Enrollments, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -131,17 +137,19 @@ func (s *Server) updateEnrollment(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	e, err := s.st.updateEnrollment(rq.user.app, rq.r.PathValue("id"), in, rq.now)
-	if err != nil {
-		return nil, err
-	}
-	v := viewEnrollment(rq.base, e)
-	s.publish(rq.base, rq.user.app, "subscription_enrollment", "updated", v)
-	return v, nil
+	return s.change(rq, "subscription_enrollment", "updated", func(t tx) (any, error) {
+		e, err := updateEnrollment(t, rq.r.PathValue("id"), in)
+		if err != nil {
+			return nil, err
+		}
+		return viewEnrollment(rq.base, e), nil
+	})
 }
 
 func (s *Server) deleteEnrollment(rq *request) (any, error) {
-	return nil, s.st.deleteEnrollment(rq.user.app, rq.r.PathValue("id"))
+	return s.change(rq, "", "", func(t tx) (any, error) {
+		return nil, t.Enrollments().Delete(rq.r.PathValue("id"))
+	})
 }
 
 func (s *Server) createBalanceTransfer(rq *request) (any, error) {
@@ -149,13 +157,13 @@ func (s *Server) createBalanceTransfer(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	b, err := s.st.createBalanceTransfer(rq.user.app, in, rq.now)
-	if err != nil {
-		return nil, err
-	}
-	v := viewBalanceTransfer(rq.base, b)
-	s.publish(rq.base, rq.user.app, "balance_transfer", "created", v)
-	return v, nil
+	return s.change(rq, "balance_transfer", "created", func(t tx) (any, error) {
+		b, err := createBalanceTransfer(t, in)
+		if err != nil {
+			return nil, err
+		}
+		return viewBalanceTransfer(rq.base, b), nil
+	})
 }
 
 func (s *Server) listBalanceTransfers(rq *request) (any, error) {
@@ -163,12 +171,14 @@ func (s *Server) listBalanceTransfers(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, total := listCopy(s.st, func() *series[*balanceTransfer] { return &s.st.appOf(rq.user.app).balanceTransfers }, q)
-	return newList(rq, "balance_transfers", q, mapViews(rq.base, items, viewBalanceTransfer), total), nil
+	return s.read(rq, func(t tx) (any, error) {
+		items, total := t.BalanceTransfers().Page("", q)
+		return newList(rq, "balance_transfers", q, mapViews(rq.base, items, viewBalanceTransfer), total), nil
+	})
 }
 
 func (s *Server) getBalanceTransfer(rq *request) (any, error) {
-	b, err := getCopy(s.st, s.st.balances, rq.user.app, rq.r.PathValue("id"))
+	b, err := getOne(s, rq, tx.BalanceTransfers, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}

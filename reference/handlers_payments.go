@@ -179,3 +179,38 @@ func (s *Server) feeProfile(app string) string {
 	})
 	return fp
 }
+
+// change runs fn as the request's unit of work; the view fn returns is the
+// answer and, unless entity is "", the event of that entity and type the
+// unit emits.
+func (s *Server) change(rq *request, entity, typ string, fn func(t tx) (any, error)) (any, error) {
+	var v any
+	err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+		var err error
+		if v, err = fn(t); err != nil {
+			return err
+		}
+		if entity != "" {
+			t.Outbox().Emit(entity, typ, v)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// read runs fn as the request's read-only unit of work.
+func (s *Server) read(rq *request, fn func(t tx) (any, error)) (any, error) {
+	var v any
+	err := s.units.View(rq.r.Context(), rq.user.app, func(t tx) error {
+		var err error
+		v, err = fn(t)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}

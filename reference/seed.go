@@ -85,27 +85,40 @@ func seedInto(st *store, src *seededSource, now time.Time, ns *namespace) Seeded
 		ids.PlainMerchant, ids.PlainMerchantIdentity = plain.ID, plain.Identity
 	}()
 
-	platform := user{id: fx.Credentials.Platform.Username, app: appA}
-	sched, _ := st.createSchedule(platform, scheduleCreate{
-		LineItemType: "FEE", Nickname: "Monthly platform fee", SubscriptionType: "PERIODIC_MONTHLY",
-		PeriodOffset: map[string]any{"day": 1, "month": nil},
-	}, at)
-	ids.SubscriptionSchedule = sched.ID
-	nickname, label, currency, amount := "Platform fee", "Platform fee", "USD", int64(2500)
-	body := amountBody{AmountType: "FEE", Nickname: &nickname}
-	body.FeeAmountData = &struct {
-		Amount   *int64  `json:"amount"`
-		Currency *string `json:"currency"`
-		Label    *string `json:"label"`
-	}{&amount, &currency, &label}
-	amt, _ := st.createAmount(platform, sched.ID, body, at)
-	ids.SubscriptionAmount = amt.ID
-
+	// Seeding runs before retention (or marked as seeding): nothing is
+	// refused. The order of the creates fixes the seeded ids.
+	_ = st.unit(appA, at, false, func(t tx) error {
+		platform := fx.Credentials.Platform.Username
+		sched, err := createSchedule(t, platform, scheduleCreate{
+			LineItemType: "FEE", Nickname: "Monthly platform fee", SubscriptionType: "PERIODIC_MONTHLY",
+			PeriodOffset: map[string]any{"day": 1, "month": nil},
+		})
+		if err != nil {
+			return err
+		}
+		ids.SubscriptionSchedule = sched.ID
+		nickname, label, currency, amount := "Platform fee", "Platform fee", "USD", int64(2500)
+		body := amountBody{AmountType: "FEE", Nickname: &nickname}
+		body.FeeAmountData = &struct {
+			Amount   *int64  `json:"amount"`
+			Currency *string `json:"currency"`
+			Label    *string `json:"label"`
+		}{&amount, &currency, &label}
+		amt, err := createAmount(t, platform, sched.ID, body)
+		if err != nil {
+			return err
+		}
+		ids.SubscriptionAmount = amt.ID
+		return nil
+	})
 	ids.Dispute = seedDispute(st, appA, ids.BuyerIdentity, m.ID, at)
-	balance, _ := st.createBalanceTransfer(appA, balanceTransferCreate{
-		Amount: 100000, Currency: "USD", Description: "Seeded balance transfer",
-	}, at) // seeding runs before retention: nothing is refused
-	ids.BalanceTransfer = balance.ID
+	_ = st.unit(appA, at, false, func(t tx) error {
+		balance, err := createBalanceTransfer(t, balanceTransferCreate{
+			Amount: 100000, Currency: "USD", Description: "Seeded balance transfer",
+		})
+		ids.BalanceTransfer = balance.ID
+		return err
+	})
 
 	// Application B: its own buyer and merchants, invisible to application A.
 	st.mu.Lock()

@@ -115,13 +115,22 @@ func TestFailedUnitKeepsNothing(t *testing.T) {
 
 func TestStoreAmountUpdateRule(t *testing.T) {
 	st, fx, app, now := storeFixture(t)
-	u := user{id: fx.Credentials.Platform.Username, app: app}
+	user := fx.Credentials.Platform.Username
 	sched, id := fx.Fixtures.SubscriptionSchedule, fx.Fixtures.SubscriptionAmount
-	next, err := st.updateAmount(u, sched, id, amountBody{AmountType: "FEE"}, now)
+	update := func(target string) (subscriptionAmount, error) {
+		var out subscriptionAmount
+		err := inUnit(st, app, now, func(t tx) error {
+			var err error
+			out, err = updateAmount(t, user, sched, target, amountBody{AmountType: "FEE"})
+			return err
+		})
+		return out, err
+	}
+	next, err := update(id)
 	require.NoError(t, err, "first update")
 	for _, target := range []string{id, next.ID} {
 		var ve *validate.Error
-		_, err := st.updateAmount(u, sched, target, amountBody{AmountType: "FEE"}, now)
+		_, err := update(target)
 		if assert.ErrorAs(t, err, &ve, "update of %s", target) {
 			assert.Equal(t, validate.CodeUnprocessable, ve.Code, "update of %s: code", target)
 		}

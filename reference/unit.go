@@ -48,6 +48,13 @@ type tx interface {
 	MerchantByIdentity(identityID string) (merchant, bool)
 	// Disputes pages the application's disputes (parent "").
 	Disputes() table[dispute]
+	Schedules() table[subscriptionSchedule]
+	Amounts() table[subscriptionAmount]
+	// Enrollments pages the application's enrollments (parent "") and a
+	// schedule's (parent: the schedule's id).
+	Enrollments() table[subscriptionEnrollment]
+	// BalanceTransfers pages the application's balance transfers.
+	BalanceTransfers() table[balanceTransfer]
 
 	// Quota admits what the unit creates against the application's bounds.
 	Quota() quota
@@ -65,6 +72,8 @@ type table[T any] interface {
 	// one (its lists follow a changed updated_at or amount). The caller
 	// hands v over: it must not change *v afterwards (a store may keep it).
 	Put(v *T)
+	// Delete removes the record with this id (errNotFound as Get).
+	Delete(id string) error
 	// Page returns one page of the list under parent ("" for the
 	// application's own list) in q's order, and the list's length.
 	Page(parent string, q listQuery) ([]T, int)

@@ -89,6 +89,10 @@ type memTx struct {
 	transfers      memTable[transfer, *transfer]
 	merchants      memTable[merchant, *merchant]
 	disputes       memTable[dispute, *dispute]
+	schedules      memTable[subscriptionSchedule, *subscriptionSchedule]
+	amounts        memTable[subscriptionAmount, *subscriptionAmount]
+	enrollments    memTable[subscriptionEnrollment, *subscriptionEnrollment]
+	balances       memTable[balanceTransfer, *balanceTransfer]
 }
 
 // newMemTx wires a unit's tables to the store's maps and lists.
@@ -119,6 +123,15 @@ func newMemTx(st *store) *memTx {
 	t.disputes = memTable[dispute, *dispute]{tx: t, m: st.disputes,
 		appList: func(a *appData) *series[*dispute] { return &a.disputes },
 		onDrop:  func(p *dispute) { st.dropDisputeChildren(p.ID) }}
+	t.schedules = memTable[subscriptionSchedule, *subscriptionSchedule]{tx: t, m: st.schedules,
+		onDrop: func(p *subscriptionSchedule) { delete(st.enrollmentsBySchedule, p.ID) }}
+	t.amounts = memTable[subscriptionAmount, *subscriptionAmount]{tx: t, m: st.amounts}
+	t.enrollments = memTable[subscriptionEnrollment, *subscriptionEnrollment]{tx: t, m: st.enrollments,
+		appList:  func(a *appData) *series[*subscriptionEnrollment] { return &a.enrollments },
+		parents:  st.enrollmentsBySchedule,
+		parentOf: func(p *subscriptionEnrollment) string { return p.SubscriptionSchedule }}
+	t.balances = memTable[balanceTransfer, *balanceTransfer]{tx: t, m: st.balances,
+		appList: func(a *appData) *series[*balanceTransfer] { return &a.balanceTransfers }}
 	return t
 }
 
@@ -148,6 +161,12 @@ func (t *memTx) Authorizations() table[authorization] { return &t.authorizations
 func (t *memTx) Transfers() table[transfer]           { return &t.transfers }
 func (t *memTx) Merchants() table[merchant]           { return &t.merchants }
 func (t *memTx) Disputes() table[dispute]             { return &t.disputes }
+func (t *memTx) Schedules() table[subscriptionSchedule] { return &t.schedules }
+func (t *memTx) Amounts() table[subscriptionAmount]     { return &t.amounts }
+func (t *memTx) Enrollments() table[subscriptionEnrollment] {
+	return &t.enrollments
+}
+func (t *memTx) BalanceTransfers() table[balanceTransfer] { return &t.balances }
 func (t *memTx) Quota() quota                         { return t }
 func (t *memTx) Outbox() outbox                       { return t }
 func (t *memTx) MerchantByIdentity(id string) (merchant, bool) {
@@ -219,13 +238,11 @@ func (tb *memTable[T, P]) Put(v *T) {
 	}
 	p := P(v) // a new record is kept as given: the caller hands it over
 	tb.m[id] = p
-	app := p.appID()
 	if tb.appList != nil {
-		tb.appList(tb.tx.st.appOf(app)).add(p)
+		tb.appList(tb.tx.st.appOf(p.appID())).add(p)
 	}
-	parent := ""
 	if tb.parentOf != nil {
-		if parent = tb.parentOf(p); parent != "" {
+		if parent := tb.parentOf(p); parent != "" {
 			s := tb.parents[parent]
 			if s == nil {
 				s = &series[P]{}
@@ -237,24 +254,43 @@ func (tb *memTable[T, P]) Put(v *T) {
 	if tb.onPut != nil {
 		tb.onPut(p)
 	}
-	st := tb.tx.st
 	tb.tx.created = append(tb.tx.created, func() {
-		if tb.m[id] != p {
-			return // dropped already
-		}
-		delete(tb.m, id)
-		if tb.appList != nil {
-			if a := st.apps[app]; a != nil {
-				tb.appList(a).remove(p)
-			}
-		}
-		if parent != "" {
-			tb.parents[parent].remove(p)
-		}
-		if tb.onDrop != nil {
-			tb.onDrop(p)
+		if tb.m[id] == p { // not dropped already
+			tb.drop(p)
 		}
 	})
+}
+
+// Delete removes the record with this id and everything listed of it.
+func (tb *memTable[T, P]) Delete(id string) error {
+	if tb.tx.readOnly {
+		panic("reference: Delete in a read-only unit of work")
+	}
+	p, ok := tb.m[id]
+	if !ok || p.appID() != tb.tx.app {
+		return errNotFound(id)
+	}
+	tb.drop(p)
+	return nil
+}
+
+// drop removes p from the map and its lists. Callers hold the lock.
+func (tb *memTable[T, P]) drop(p P) {
+	_, id := p.recordKey()
+	delete(tb.m, id)
+	if tb.appList != nil {
+		if a := tb.tx.st.apps[p.appID()]; a != nil {
+			tb.appList(a).remove(p)
+		}
+	}
+	if tb.parentOf != nil {
+		if parent := tb.parentOf(p); parent != "" {
+			tb.parents[parent].remove(p)
+		}
+	}
+	if tb.onDrop != nil {
+		tb.onDrop(p)
+	}
 }
 
 // Page selects one page. The default order is a walk of the list; any other

@@ -6,11 +6,13 @@ import (
 	"github.com/conform-kit/conform/validate"
 )
 
-// updateMerchant sets the merchant's flags; the role check happens before.
-func (st *store) updateMerchant(app, id string, in merchantUpdate, now time.Time) (merchant, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	m, err := lookup(st.merchants, app, id)
+// The rules of merchants, subscription schedules, amounts and enrollments,
+// and balance transfers, written against a unit of work (tx).
+
+// updateMerchant sets the merchant's flags (Level 2/3 enablement, tags);
+// the role check happens before.
+func updateMerchant(t tx, id string, in merchantUpdate) (merchant, error) {
+	m, err := t.Merchants().Get(id)
 	if err != nil {
 		return merchant{}, err
 	}
@@ -20,19 +22,19 @@ func (st *store) updateMerchant(app, id string, in merchantUpdate, now time.Time
 	if in.Tags != nil {
 		m.Tags = in.Tags
 	}
-	m.UpdatedAt = jsonTime(now)
-	return *m, nil
+	m.UpdatedAt = jsonTime(t.Now())
+	t.Merchants().Put(&m)
+	return m, nil
 }
 
-func (st *store) createSchedule(u user, in scheduleCreate, now time.Time) (subscriptionSchedule, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := st.admit(u.app, now, in.size); err != nil {
+// createSchedule stores a subscription schedule created by user userID.
+func createSchedule(t tx, userID string, in scheduleCreate) (subscriptionSchedule, error) {
+	if err := t.Quota().Admit(in.size); err != nil {
 		return subscriptionSchedule{}, err
 	}
-	s := &subscriptionSchedule{
-		meta:                    newMeta(st.newID(prefixSchedule), u.app, now),
-		CreatedBy:               u.id,
+	s := subscriptionSchedule{
+		meta:                    newMeta(t.NewID(prefixSchedule), t.App(), t.Now()),
+		CreatedBy:               userID,
 		LineItemType:            in.LineItemType,
 		Nickname:                in.Nickname,
 		SubscriptionType:        in.SubscriptionType,
@@ -40,40 +42,32 @@ func (st *store) createSchedule(u user, in scheduleCreate, now time.Time) (subsc
 		FixedTimeIntervalOffset: in.FixedTimeIntervalOffset,
 		Tags:                    orEmpty(in.Tags),
 	}
-	st.schedules[s.ID] = s
-	st.enrollmentsBySchedule[s.ID] = &series[*subscriptionEnrollment]{}
-	st.keep(u.app, now, in.size, func() {
-		delete(st.schedules, s.ID)
-		delete(st.enrollmentsBySchedule, s.ID)
-	})
-	return *s, nil
+	t.Schedules().Put(&s)
+	return s, nil
 }
 
 // createAmount adds an amount to a schedule; amount, currency and label are required.
-func (st *store) createAmount(u user, scheduleID string, in amountBody, now time.Time) (subscriptionAmount, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := st.admit(u.app, now, in.size); err != nil {
+func createAmount(t tx, userID, scheduleID string, in amountBody) (subscriptionAmount, error) {
+	if err := t.Quota().Admit(in.size); err != nil {
 		return subscriptionAmount{}, err
 	}
-	if _, err := lookup(st.schedules, u.app, scheduleID); err != nil {
+	if _, err := t.Schedules().Get(scheduleID); err != nil {
 		return subscriptionAmount{}, err
 	}
-	a := &subscriptionAmount{
-		meta:                 newMeta(st.newID(prefixAmount), u.app, now),
+	a := subscriptionAmount{
+		meta:                 newMeta(t.NewID(prefixAmount), t.App(), t.Now()),
 		AmountType:           in.AmountType,
-		CreatedBy:            u.id,
+		CreatedBy:            userID,
 		SubscriptionSchedule: scheduleID,
 		Tags:                 orEmpty(in.Tags),
 		FeeAmountData:        feeAmountData{Currency: "USD"},
 	}
-	applyAmountBody(a, in)
+	applyAmountBody(&a, in)
 	if a.FeeAmountData.Amount <= 0 {
 		return subscriptionAmount{}, errInvalidField("/fee_amount_data/amount", "amount is required and must be positive")
 	}
-	st.amounts[a.ID] = a
-	st.keep(u.app, now, in.size, func() { delete(st.amounts, a.ID) })
-	return *a, nil
+	t.Amounts().Put(&a)
+	return a, nil
 }
 
 func applyAmountBody(a *subscriptionAmount, in amountBody) {
@@ -103,34 +97,31 @@ func applyAmountBody(a *subscriptionAmount, in amountBody) {
 }
 
 // getAmount fetches an amount through its schedule's path.
-func (st *store) getAmount(app, scheduleID, id string) (subscriptionAmount, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	a, err := lookup(st.amounts, app, id)
+func getAmount(t tx, scheduleID, id string) (subscriptionAmount, error) {
+	a, err := t.Amounts().Get(id)
 	if err != nil || a.SubscriptionSchedule != scheduleID {
 		return subscriptionAmount{}, errNotFound(id)
 	}
-	return *a, nil
+	return a, nil
 }
 
 // updateAmount creates the successor of an amount (spec 3.2): a new id, the
 // old one marked updated; neither may be updated again.
-func (st *store) updateAmount(u user, scheduleID, id string, in amountBody, now time.Time) (subscriptionAmount, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := st.admit(u.app, now, in.size); err != nil {
+func updateAmount(t tx, userID, scheduleID, id string, in amountBody) (subscriptionAmount, error) {
+	if err := t.Quota().Admit(in.size); err != nil {
 		return subscriptionAmount{}, err
 	}
-	old, err := lookup(st.amounts, u.app, id)
-	if err != nil || old.SubscriptionSchedule != scheduleID {
-		return subscriptionAmount{}, errNotFound(id)
+	old, err := getAmount(t, scheduleID, id)
+	if err != nil {
+		return subscriptionAmount{}, err
 	}
 	if err := validate.CheckSubscriptionAmountUpdate(old.producedByUpdate, old.updated); err != nil {
 		return subscriptionAmount{}, err
 	}
-	n := *old
-	n.meta = newMeta(st.newID(prefixAmount), u.app, now)
-	n.CreatedBy = u.id
+	now := t.Now()
+	n := old
+	n.meta = newMeta(t.NewID(prefixAmount), t.App(), now)
+	n.CreatedBy = userID
 	n.Tags = orEmpty(old.Tags)
 	applyAmountBody(&n, in)
 	if n.FeeAmountData.Amount <= 0 {
@@ -139,51 +130,47 @@ func (st *store) updateAmount(u user, scheduleID, id string, in amountBody, now 
 	n.producedByUpdate, n.updated = true, false
 	old.updated = true
 	old.UpdatedAt = jsonTime(now)
-	st.amounts[n.ID] = &n
-	st.keep(u.app, now, in.size, func() { delete(st.amounts, n.ID) })
+	t.Amounts().Put(&old)
+	t.Amounts().Put(&n)
 	return n, nil
 }
 
-func (st *store) createEnrollment(u user, scheduleID string, in enrollmentBody, now time.Time) (subscriptionEnrollment, error) {
+// createEnrollment enrolls a merchant of the application in a schedule.
+func createEnrollment(t tx, userID, scheduleID string, in enrollmentBody) (subscriptionEnrollment, error) {
 	started, ended, err := enrollmentTimes(in)
 	if err != nil {
 		return subscriptionEnrollment{}, err
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := st.admit(u.app, now, in.size); err != nil {
+	if err := t.Quota().Admit(in.size); err != nil {
 		return subscriptionEnrollment{}, err
 	}
-	if _, err := lookup(st.schedules, u.app, scheduleID); err != nil {
+	if _, err := t.Schedules().Get(scheduleID); err != nil {
 		return subscriptionEnrollment{}, err
 	}
-	if _, err := lookup(st.merchants, u.app, in.Merchant); err != nil {
+	if _, err := t.Merchants().Get(in.Merchant); err != nil {
 		return subscriptionEnrollment{}, errInvalidField("/merchant", "merchant %s was not found", in.Merchant)
 	}
-	e := &subscriptionEnrollment{
-		meta:                 newMeta(st.newID(prefixEnrollment), u.app, now),
-		CreatedBy:            u.id,
+	now := t.Now()
+	e := subscriptionEnrollment{
+		meta:                 newMeta(t.NewID(prefixEnrollment), t.App(), now),
+		CreatedBy:            userID,
 		Merchant:             in.Merchant,
 		StartedAt:            jsonTime(now),
 		SubscriptionSchedule: scheduleID,
 		Tags:                 orEmpty(in.Tags),
 	}
 	e.apply(in, started, ended)
-	st.enrollments[e.ID] = e
-	st.apps[u.app].enrollments.add(e)
-	st.enrollmentsBySchedule[scheduleID].add(e)
-	st.keep(u.app, now, in.size, func() { st.dropEnrollment(e) })
-	return *e, nil
+	t.Enrollments().Put(&e)
+	return e, nil
 }
 
-func (st *store) updateEnrollment(app, id string, in enrollmentBody, now time.Time) (subscriptionEnrollment, error) {
+// updateEnrollment sets the fields an update body names.
+func updateEnrollment(t tx, id string, in enrollmentBody) (subscriptionEnrollment, error) {
 	started, ended, err := enrollmentTimes(in)
 	if err != nil {
 		return subscriptionEnrollment{}, err
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	e, err := lookup(st.enrollments, app, id)
+	e, err := t.Enrollments().Get(id)
 	if err != nil {
 		return subscriptionEnrollment{}, err
 	}
@@ -191,10 +178,9 @@ func (st *store) updateEnrollment(app, id string, in enrollmentBody, now time.Ti
 	if in.Tags != nil {
 		e.Tags = in.Tags
 	}
-	e.UpdatedAt = jsonTime(now)
-	st.apps[e.app].enrollments.touch(e)
-	st.enrollmentsBySchedule[e.SubscriptionSchedule].touch(e)
-	return *e, nil
+	e.UpdatedAt = jsonTime(t.Now())
+	t.Enrollments().Put(&e)
+	return e, nil
 }
 
 // enrollmentTimes parses the optional started_at and ended_at of a body.
@@ -221,36 +207,13 @@ func (e *subscriptionEnrollment) apply(in enrollmentBody, started, ended *time.T
 	}
 }
 
-func (st *store) deleteEnrollment(app, id string) error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	e, err := lookup(st.enrollments, app, id)
-	if err != nil {
-		return err
-	}
-	st.dropEnrollment(e)
-	return nil
-}
-
-// dropEnrollment removes an enrollment from the store and its lists; a
-// second call does nothing. Callers hold the lock.
-func (st *store) dropEnrollment(e *subscriptionEnrollment) {
-	if st.enrollments[e.ID] != e {
-		return
-	}
-	delete(st.enrollments, e.ID)
-	st.apps[e.app].enrollments.remove(e)
-	st.enrollmentsBySchedule[e.SubscriptionSchedule].remove(e)
-}
-
-func (st *store) createBalanceTransfer(app string, in balanceTransferCreate, now time.Time) (balanceTransfer, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if err := st.admit(app, now, in.size); err != nil {
+// createBalanceTransfer stores a balance transfer, SUCCEEDED at once.
+func createBalanceTransfer(t tx, in balanceTransferCreate) (balanceTransfer, error) {
+	if err := t.Quota().Admit(in.size); err != nil {
 		return balanceTransfer{}, err
 	}
-	b := &balanceTransfer{
-		meta:                newMeta(st.newID(prefixBalance), app, now),
+	b := balanceTransfer{
+		meta:                newMeta(t.NewID(prefixBalance), t.App(), t.Now()),
 		Amount:              in.Amount,
 		Currency:            in.Currency,
 		Description:         in.Description,
@@ -261,9 +224,9 @@ func (st *store) createBalanceTransfer(app string, in balanceTransferCreate, now
 		State:               "SUCCEEDED",
 		Tags:                orEmpty(in.Tags),
 	}
-	b.ReferenceID = st.newID("")
+	b.ReferenceID = t.NewID("")
 	if b.ExternalReferenceID == "" {
-		b.ExternalReferenceID = st.newID("")
+		b.ExternalReferenceID = t.NewID("")
 	}
 	if b.Source == "" {
 		b.Source = "OPERATING_ACCOUNT"
@@ -274,11 +237,6 @@ func (st *store) createBalanceTransfer(app string, in balanceTransferCreate, now
 	if b.ProcessorType == "" {
 		b.ProcessorType = "LITLE_V1"
 	}
-	st.balances[b.ID] = b
-	st.apps[app].balanceTransfers.add(b)
-	st.keep(app, now, in.size, func() {
-		delete(st.balances, b.ID)
-		st.apps[app].balanceTransfers.remove(b)
-	})
-	return *b, nil
+	t.BalanceTransfers().Put(&b)
+	return b, nil
 }
