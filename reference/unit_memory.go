@@ -155,20 +155,20 @@ func (t *memTx) AppInfo() (appInfo, bool) {
 	return appInfo{feeProfile: a.feeProfile, fingerprintKey: a.fingerprintKey}, true
 }
 
-func (t *memTx) Identities() table[identity]          { return &t.identities }
-func (t *memTx) Cards() table[paymentInstrument]      { return &t.cards }
-func (t *memTx) Authorizations() table[authorization] { return &t.authorizations }
-func (t *memTx) Transfers() table[transfer]           { return &t.transfers }
-func (t *memTx) Merchants() table[merchant]           { return &t.merchants }
-func (t *memTx) Disputes() table[dispute]             { return &t.disputes }
+func (t *memTx) Identities() table[identity]            { return &t.identities }
+func (t *memTx) Cards() table[paymentInstrument]        { return &t.cards }
+func (t *memTx) Authorizations() table[authorization]   { return &t.authorizations }
+func (t *memTx) Transfers() table[transfer]             { return &t.transfers }
+func (t *memTx) Merchants() table[merchant]             { return &t.merchants }
+func (t *memTx) Disputes() table[dispute]               { return &t.disputes }
 func (t *memTx) Schedules() table[subscriptionSchedule] { return &t.schedules }
 func (t *memTx) Amounts() table[subscriptionAmount]     { return &t.amounts }
 func (t *memTx) Enrollments() table[subscriptionEnrollment] {
 	return &t.enrollments
 }
 func (t *memTx) BalanceTransfers() table[balanceTransfer] { return &t.balances }
-func (t *memTx) Quota() quota                         { return t }
-func (t *memTx) Outbox() outbox                       { return t }
+func (t *memTx) Quota() quota                             { return t }
+func (t *memTx) Outbox() outbox                           { return t }
 func (t *memTx) MerchantByIdentity(id string) (merchant, bool) {
 	m, ok := t.st.appOf(t.app).merchantByIdentity[id]
 	if !ok {
