@@ -99,14 +99,14 @@ func describeUpload(name, contentType string, data []byte, allowed []string) (up
 	return upload{name: name, contentType: ct, extension: ext, data: data}, nil
 }
 
-// startReview schedules the end of a file's simulated review, which sends an
-// updated event when the file reaches UPLOADED (or INVALID).
-func (s *Server) startReview(base, app, id string) {
-	s.after(s.cfg.ReviewDelay, func() {
-		f, ok := s.st.reviewFile(id, s.now())
-		if !ok {
-			return
+// fileReview is the timer of an uploaded file's simulated review: it ends
+// the review and sends the updated event when the file reaches UPLOADED (or
+// INVALID), in one unit of work.
+func (s *Server) fileReview(base, app, id string) {
+	_ = s.units.Update(s.ctx, app, func(t tx) error {
+		if f, ok := reviewFile(t, id); ok {
+			t.Outbox().Emit("file", "updated", viewFile(base, f))
 		}
-		s.publish(base, app, "file", "updated", viewFile(base, f))
+		return nil
 	})
 }

@@ -7,12 +7,14 @@ func (s *Server) listDisputes(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, total := listCopy(s.st, func() *series[*dispute] { return &s.st.appOf(rq.user.app).disputes }, q)
-	return newList(rq, "disputes", q, mapViews(rq.base, items, viewDispute), total), nil
+	return s.read(rq, func(t tx) (any, error) {
+		items, total := t.Disputes().Page("", q)
+		return newList(rq, "disputes", q, mapViews(rq.base, items, viewDispute), total), nil
+	})
 }
 
 func (s *Server) getDispute(rq *request) (any, error) {
-	d, err := getCopy(s.st, s.st.disputes, rq.user.app, rq.r.PathValue("id"))
+	d, err := getOne(s, rq, tx.Disputes, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -21,20 +23,20 @@ func (s *Server) getDispute(rq *request) (any, error) {
 
 func (s *Server) createEvidence(rq *request) (any, error) {
 	id := rq.r.PathValue("id")
-	if err := s.st.disputeExists(rq.user.app, id); err != nil {
-		return nil, err
+	if _, err := getOne(s, rq, tx.Disputes, id); err != nil {
+		return nil, err // another application's dispute: refused before the body is read
 	}
 	up, err := readMultipartFile(rq.r, evidenceTypes)
 	if err != nil {
 		return nil, err
 	}
-	e, err := s.st.createEvidence(rq.user.app, id, up, rq.now)
-	if err != nil {
-		return nil, err
-	}
-	v := viewEvidence(rq.base, e)
-	s.publish(rq.base, rq.user.app, "evidence", "created", v)
-	return v, nil
+	return s.change(rq, "evidence", "created", func(t tx) (any, error) {
+		e, err := createEvidence(t, id, up)
+		if err != nil {
+			return nil, err
+		}
+		return viewEvidence(rq.base, e), nil
+	})
 }
 
 func (s *Server) listEvidence(rq *request) (any, error) {
@@ -42,20 +44,24 @@ func (s *Server) listEvidence(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := rq.r.PathValue("id")
-	if err := s.st.disputeExists(rq.user.app, id); err != nil {
-		return nil, err
-	}
-	items, total := listCopy(s.st, func() *series[*evidence] { return s.st.evidenceByDispute[id] }, q)
-	return newList(rq, "evidences", q, mapViews(rq.base, items, viewEvidence), total), nil
+	return s.read(rq, func(t tx) (any, error) {
+		id := rq.r.PathValue("id")
+		if _, err := t.Disputes().Get(id); err != nil {
+			return nil, err
+		}
+		items, total := t.Evidence().Page(id, q)
+		return newList(rq, "evidences", q, mapViews(rq.base, items, viewEvidence), total), nil
+	})
 }
 
 func (s *Server) getEvidence(rq *request) (any, error) {
-	e, err := s.st.getEvidence(rq.user.app, rq.r.PathValue("dispute_id"), rq.r.PathValue("id"))
-	if err != nil {
-		return nil, err
-	}
-	return viewEvidence(rq.base, e), nil
+	return s.read(rq, func(t tx) (any, error) {
+		e, err := getEvidence(t, rq.r.PathValue("dispute_id"), rq.r.PathValue("id"))
+		if err != nil {
+			return nil, err
+		}
+		return viewEvidence(rq.base, e), nil
+	})
 }
 
 func (s *Server) listAdjustmentTransfers(rq *request) (any, error) {
@@ -63,15 +69,17 @@ func (s *Server) listAdjustmentTransfers(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := rq.r.PathValue("dispute_id")
-	if err := s.st.disputeExists(rq.user.app, id); err != nil {
-		return nil, err
-	}
-	items, total := listCopy(s.st, func() *series[*transfer] { return s.st.adjustmentsByDispute[id] }, q)
-	fp := s.feeProfile(rq.user.app)
-	views := make([]transferView, len(items))
-	for i, t := range items {
-		views[i] = viewTransfer(rq.base, fp, t)
-	}
-	return newList(rq, "transfers", q, views, total), nil
+	return s.read(rq, func(t tx) (any, error) {
+		id := rq.r.PathValue("dispute_id")
+		if _, err := t.Disputes().Get(id); err != nil {
+			return nil, err
+		}
+		items, total := t.Transfers().Page(id, q)
+		info, _ := t.AppInfo()
+		views := make([]transferView, len(items))
+		for i, tr := range items {
+			views[i] = viewTransfer(rq.base, info.feeProfile, tr)
+		}
+		return newList(rq, "transfers", q, views, total), nil
+	})
 }

@@ -7,13 +7,13 @@ func (s *Server) createFile(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	f, err := s.st.createFile(rq.user, in, rq.now)
-	if err != nil {
-		return nil, err
-	}
-	v := viewFile(rq.base, f)
-	s.publish(rq.base, rq.user.app, "file", "created", v)
-	return v, nil
+	return s.change(rq, "file", "created", func(t tx) (any, error) {
+		f, err := createFile(t, in)
+		if err != nil {
+			return nil, err
+		}
+		return viewFile(rq.base, f), nil
+	})
 }
 
 func (s *Server) listFiles(rq *request) (any, error) {
@@ -21,12 +21,14 @@ func (s *Server) listFiles(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, total := listCopy(s.st, func() *series[*file] { return &s.st.appOf(rq.user.app).files }, q)
-	return newList(rq, "files", q, mapViews(rq.base, items, viewFile), total), nil
+	return s.read(rq, func(t tx) (any, error) {
+		items, total := t.Files().Page("", q)
+		return newList(rq, "files", q, mapViews(rq.base, items, viewFile), total), nil
+	})
 }
 
 func (s *Server) getFile(rq *request) (any, error) {
-	f, err := getCopy(s.st, s.st.files, rq.user.app, rq.r.PathValue("id"))
+	f, err := getOne(s, rq, tx.Files, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -34,35 +36,46 @@ func (s *Server) getFile(rq *request) (any, error) {
 }
 
 func (s *Server) uploadFile(rq *request) (any, error) {
-	app, id := rq.user.app, rq.r.PathValue("id")
-	if _, err := getCopy(s.st, s.st.files, app, id); err != nil {
-		return nil, err
+	id := rq.r.PathValue("id")
+	if _, err := getOne(s, rq, tx.Files, id); err != nil {
+		return nil, err // another application's file: refused before the body is read
 	}
 	up, err := readMultipartFile(rq.r, nil)
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.st.uploadFile(app, id, up, rq.now)
+	return s.uploadInto(rq, rq.user.app, func(t tx) (file, error) { return putContent(t, id, up) })
+}
+
+// uploadInto runs an upload of application app as one unit of work: the
+// content stored, the file's updated event and the start of its review.
+func (s *Server) uploadInto(rq *request, app string, put func(t tx) (file, error)) (any, error) {
+	var v fileView
+	err := s.units.Update(rq.r.Context(), app, func(t tx) error {
+		f, err := put(t)
+		if err != nil {
+			return err
+		}
+		v = viewFile(rq.base, f)
+		t.Outbox().Emit("file", "updated", v)
+		t.Outbox().After(s.cfg.ReviewDelay, timerFileReview, f.ID, rq.base)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	return s.uploaded(rq.base, app, f), nil
-}
-
-// uploaded announces a file that moved to PENDING and starts its review.
-func (s *Server) uploaded(base, app string, f file) fileView {
-	v := viewFile(base, f)
-	s.publish(base, app, "file", "updated", v)
-	s.startReview(base, app, f.ID)
-	return v
+	return v, nil
 }
 
 func (s *Server) downloadFile(rq *request) (any, error) {
-	f, data, err := s.st.download(rq.user.app, rq.r.PathValue("id"))
+	f, err := getOne(s, rq, tx.Files, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
-	return rawBody{contentType: f.contentType, data: data}, nil
+	if f.content == nil {
+		return nil, errUnprocessable("file %s has no uploaded content", f.ID)
+	}
+	return rawBody{contentType: f.contentType, data: f.content}, nil
 }
 
 func (s *Server) createExternalLink(rq *request) (any, error) {
@@ -71,13 +84,13 @@ func (s *Server) createExternalLink(rq *request) (any, error) {
 		return nil, err
 	}
 	url := func(id string) string { return rq.base + "/external_links/" + id + "/upload" }
-	l, err := s.st.createLink(rq.user, rq.r.PathValue("id"), in, url, rq.now)
-	if err != nil {
-		return nil, err
-	}
-	v := viewExternalLink(rq.base, l)
-	s.publish(rq.base, rq.user.app, "external_link", "created", v)
-	return v, nil
+	return s.change(rq, "external_link", "created", func(t tx) (any, error) {
+		l, err := createLink(t, rq.user.id, rq.r.PathValue("id"), in, url)
+		if err != nil {
+			return nil, err
+		}
+		return viewExternalLink(rq.base, l), nil
+	})
 }
 
 func (s *Server) listExternalLinks(rq *request) (any, error) {
@@ -85,27 +98,32 @@ func (s *Server) listExternalLinks(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := rq.r.PathValue("id")
-	if _, err := getCopy(s.st, s.st.files, rq.user.app, id); err != nil {
-		return nil, err
-	}
-	items, total := listCopy(s.st, func() *series[*externalLink] { return s.st.linksByFile[id] }, q)
-	for i := range items {
-		items[i].Expired = !rq.now.Before(items[i].ExpiresAt.time())
-	}
-	return newList(rq, "external_links", q, mapViews(rq.base, items, viewExternalLink), total), nil
+	return s.read(rq, func(t tx) (any, error) {
+		id := rq.r.PathValue("id")
+		if _, err := t.Files().Get(id); err != nil {
+			return nil, err
+		}
+		items, total := t.Links().Page(id, q)
+		for i := range items {
+			items[i].Expired = !rq.now.Before(items[i].ExpiresAt.time())
+		}
+		return newList(rq, "external_links", q, mapViews(rq.base, items, viewExternalLink), total), nil
+	})
 }
 
 func (s *Server) getExternalLink(rq *request) (any, error) {
-	l, err := s.st.getLink(rq.user.app, rq.r.PathValue("file_id"), rq.r.PathValue("id"), rq.now)
-	if err != nil {
-		return nil, err
-	}
-	return viewExternalLink(rq.base, l), nil
+	return s.read(rq, func(t tx) (any, error) {
+		l, err := getLink(t, rq.r.PathValue("file_id"), rq.r.PathValue("id"), rq.now)
+		if err != nil {
+			return nil, err
+		}
+		return viewExternalLink(rq.base, l), nil
+	})
 }
 
 // externalUpload is the PUT to an external link's URL: no credentials, the
-// link id is the credential; the body is the file's bytes.
+// link id is the credential (the unit of work is its application's); the
+// body is the file's bytes.
 func (s *Server) externalUpload(rq *request) (any, error) {
 	name := ""
 	if _, params, err := mimeParams(rq.r.Header.Get("Content-Disposition")); err == nil {
@@ -115,9 +133,16 @@ func (s *Server) externalUpload(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.st.externalUpload(rq.r.PathValue("id"), up, rq.now)
-	if err != nil {
-		return nil, err
+	id := rq.r.PathValue("id")
+	app, ok := s.units.LinkOwner(rq.r.Context(), id)
+	if !ok {
+		return nil, errNotFound(id)
 	}
-	return s.uploaded(rq.base, f.app, f), nil
+	return s.uploadInto(rq, app, func(t tx) (file, error) {
+		l, err := uploadLink(t, id, t.Now())
+		if err != nil {
+			return file{}, err
+		}
+		return putContent(t, l.FileID, up)
+	})
 }

@@ -10,12 +10,9 @@ func (s *Server) createWebhook(rq *request) (any, error) {
 	if err := s.decodeWebhook(rq, &in); err != nil {
 		return nil, err
 	}
-	w, err := s.st.createWebhook(rq.user.app, in, newSecret(signingKeyBytes), rq.now)
-	if err != nil {
-		return nil, err
-	}
-	s.publish(rq.base, rq.user.app, "webhook", "created", viewWebhookItem(rq.base, w))
-	return viewWebhook(rq.base, w), nil
+	return s.changeWebhook(rq, "created", func(t tx) (webhook, error) {
+		return createWebhook(t, in, newSecret(signingKeyBytes))
+	})
 }
 
 func (s *Server) updateWebhook(rq *request) (any, error) {
@@ -23,11 +20,26 @@ func (s *Server) updateWebhook(rq *request) (any, error) {
 	if err := s.decodeWebhook(rq, &in); err != nil {
 		return nil, err
 	}
-	w, err := s.st.updateWebhook(rq.user.app, rq.r.PathValue("id"), in, rq.now)
+	return s.changeWebhook(rq, "updated", func(t tx) (webhook, error) {
+		return updateWebhook(t, rq.r.PathValue("id"), in)
+	})
+}
+
+// changeWebhook runs a webhook's create or update as one unit of work with
+// its event, which carries the webhook without its signing secret.
+func (s *Server) changeWebhook(rq *request, typ string, fn func(t tx) (webhook, error)) (any, error) {
+	var w webhook
+	err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+		var err error
+		if w, err = fn(t); err != nil {
+			return err
+		}
+		t.Outbox().Emit("webhook", typ, viewWebhookItem(rq.base, w))
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	s.publish(rq.base, rq.user.app, "webhook", "updated", viewWebhookItem(rq.base, w))
 	return viewWebhook(rq.base, w), nil
 }
 
@@ -50,12 +62,14 @@ func (s *Server) listWebhooks(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, total := listCopy(s.st, func() *series[*webhook] { return &s.st.appOf(rq.user.app).webhooks }, q)
-	return newList(rq, "webhooks", q, mapViews(rq.base, items, viewWebhookItem), total), nil
+	return s.read(rq, func(t tx) (any, error) {
+		items, total := t.Webhooks().Page("", q)
+		return newList(rq, "webhooks", q, mapViews(rq.base, items, viewWebhookItem), total), nil
+	})
 }
 
 func (s *Server) getWebhook(rq *request) (any, error) {
-	w, err := getCopy(s.st, s.st.webhooks, rq.user.app, rq.r.PathValue("id"))
+	w, err := getOne(s, rq, tx.Webhooks, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}

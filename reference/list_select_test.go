@@ -350,8 +350,10 @@ func TestSortedListsFollowUpdates(t *testing.T) {
 		}
 		later()
 		h.expect(h.call(h.platform(), "POST", "/files/"+b+"/upload", body, "Content-Type", ct), 200, "file")
-		if _, ok := h.srv.st.reviewFile(a, later()); !ok {
-			t.Fatal("the review of the uploaded file did nothing")
+		later()
+		h.srv.fileReview(testBase, h.srv.st.users[h.platform().Username].app, a)
+		if got := h.fileStatus(a); got != fileUploaded {
+			t.Fatalf("the reviewed file is %s, not %s", got, fileUploaded)
 		}
 		if got := first(t, "files", "files"); got != a {
 			t.Errorf("after the review: latest updated file %s, want %s", got, a)

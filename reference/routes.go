@@ -76,10 +76,25 @@ func (s *Server) gates() map[string]gate {
 		// read too (by its declared length; the quota is checked again on
 		// the bytes read).
 		"files.external_upload": func(rq *request) error {
-			return s.st.checkUploadLink(rq.r.PathValue("id"), rq.now, rq.r.ContentLength)
+			id := rq.r.PathValue("id")
+			app, ok := s.units.LinkOwner(rq.r.Context(), id)
+			if !ok {
+				return errNotFound(id)
+			}
+			return s.units.View(rq.r.Context(), app, func(t tx) error {
+				if _, err := uploadLink(t, id, rq.now); err != nil {
+					return err
+				}
+				return t.Quota().UploadFits(rq.r.ContentLength)
+			})
 		},
 		"files.upload": func(rq *request) error {
-			return s.st.checkUpload(rq.user.app, rq.r.PathValue("id"), rq.r.ContentLength-multipartSlack)
+			return s.units.View(rq.r.Context(), rq.user.app, func(t tx) error {
+				if _, err := t.Files().Get(rq.r.PathValue("id")); err != nil {
+					return err
+				}
+				return t.Quota().UploadFits(rq.r.ContentLength - multipartSlack)
+			})
 		},
 	}
 }

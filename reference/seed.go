@@ -205,8 +205,11 @@ func seedDispute(st *store, app, buyer, merchantID string, at time.Time) string 
 		id = d.ID
 		return nil
 	})
-	_, _ = st.createEvidence(app, id, upload{
-		name: "receipt.txt", contentType: "text/plain", extension: "txt", data: []byte("signed receipt"),
-	}, at)
+	_ = st.unit(app, at, false, func(t tx) error {
+		_, err := createEvidence(t, id, upload{
+			name: "receipt.txt", contentType: "text/plain", extension: "txt", data: []byte("signed receipt"),
+		})
+		return err
+	})
 	return id
 }

@@ -134,54 +134,6 @@ func lookup[P record](m map[string]P, app, id string) (P, error) {
 	return p, nil
 }
 
-// getCopy is lookup under the lock, returning a copy of the record.
-func getCopy[P interface {
-	*T
-	record
-}, T any](st *store, m map[string]P, app, id string) (T, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	p, err := lookup(m, app, id)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return *p, nil
-}
-
-// listCopy pages a series, copying each record. The default order is a
-// walk under the store's lock, O(limit); any other order is selected from
-// the series' index under the index's lock alone (O(log n + limit) for most
-// pages, see index.page), and only the page's records are copied under the
-// store's lock.
-func listCopy[P interface {
-	*T
-	record
-}, T any](st *store, s func() *series[P], q listQuery) ([]T, int) {
-	st.mu.Lock()
-	ser := s()
-	if ser == nil {
-		st.mu.Unlock()
-		return []T{}, 0
-	}
-	if q.isDefaultOrder() {
-		defer st.mu.Unlock()
-		return pageOf(ser, q, func(p P) T { return *p })
-	}
-	st.mu.Unlock()
-	picked, total := ser.idx.page(q.sort, q.offset, q.limit)
-	out := make([]T, 0, len(picked))
-	if len(picked) == 0 {
-		return out, total
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	for _, p := range picked {
-		out = append(out, *p)
-	}
-	return out, total
-}
-
 // user returns the user with this username; the caller compares the password
 // in constant time. A user of a namespace marks it used at now (its idle
 // time counts from the last request).

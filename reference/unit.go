@@ -22,6 +22,9 @@ type unitStore interface {
 	Update(ctx context.Context, app string, fn func(tx) error) error
 	// View runs fn as a read-only unit of work of application app.
 	View(ctx context.Context, app string, fn func(tx) error) error
+	// LinkOwner is the application of external link id: the link id is the
+	// only credential of its upload URL, which names no application.
+	LinkOwner(ctx context.Context, id string) (app string, ok bool)
 }
 
 // tx is one unit of work of one application: every table it reaches holds
@@ -55,6 +58,14 @@ type tx interface {
 	Enrollments() table[subscriptionEnrollment]
 	// BalanceTransfers pages the application's balance transfers.
 	BalanceTransfers() table[balanceTransfer]
+	// Evidence pages a dispute's evidence (parent: the dispute's id).
+	Evidence() table[evidence]
+	// Files pages the application's files; a file carries its content.
+	Files() table[file]
+	// Links pages a file's external links (parent: the file's id).
+	Links() table[externalLink]
+	// Webhooks pages the application's webhooks.
+	Webhooks() table[webhook]
 
 	// Quota admits what the unit creates against the application's bounds.
 	Quota() quota
@@ -92,6 +103,15 @@ type quota interface {
 	// admitted once counts as one resource: everything it created is kept
 	// together and expires together.
 	Admit(bodyBytes int) error
+	// AdmitWebhook checks that one more enabled webhook fits the bound.
+	AdmitWebhook() error
+	// Upload takes n bytes of file content from the application's upload
+	// bound, or refuses them; a file's content is given back when the file
+	// expires.
+	Upload(n int64) error
+	// UploadFits checks, before a body is read, that n declared bytes of
+	// content would fit.
+	UploadFits(n int64) error
 }
 
 // outbox takes what a unit sets in motion once it commits.
@@ -111,6 +131,8 @@ const (
 	// timerDisputeStep moves a dispute opened by the sandbox trigger from
 	// INQUIRY to PENDING.
 	timerDisputeStep timerKind = iota + 1
+	// timerFileReview ends the simulated review of an uploaded file.
+	timerFileReview
 )
 
 // pendingEvent is an event a unit emitted, published once it commits.

@@ -93,6 +93,10 @@ type memTx struct {
 	amounts        memTable[subscriptionAmount, *subscriptionAmount]
 	enrollments    memTable[subscriptionEnrollment, *subscriptionEnrollment]
 	balances       memTable[balanceTransfer, *balanceTransfer]
+	evidence       memTable[evidence, *evidence]
+	files          memTable[file, *file]
+	links          memTable[externalLink, *externalLink]
+	webhooks       memTable[webhook, *webhook]
 }
 
 // newMemTx wires a unit's tables to the store's maps and lists.
@@ -132,6 +136,25 @@ func newMemTx(st *store) *memTx {
 		parentOf: func(p *subscriptionEnrollment) string { return p.SubscriptionSchedule }}
 	t.balances = memTable[balanceTransfer, *balanceTransfer]{tx: t, m: st.balances,
 		appList: func(a *appData) *series[*balanceTransfer] { return &a.balanceTransfers }}
+	t.evidence = memTable[evidence, *evidence]{tx: t, m: st.evidence,
+		parents: st.evidenceByDispute, parentOf: func(p *evidence) string { return p.Dispute }}
+	t.files = memTable[file, *file]{tx: t, m: st.files,
+		appList: func(a *appData) *series[*file] { return &a.files },
+		onDrop: func(p *file) {
+			if a := st.apps[p.app]; a != nil {
+				a.uploadBytes -= int64(len(p.content))
+			}
+			if links := st.linksByFile[p.ID]; links != nil {
+				for _, l := range links.items {
+					delete(st.links, l.ID)
+				}
+			}
+			delete(st.linksByFile, p.ID)
+		}}
+	t.links = memTable[externalLink, *externalLink]{tx: t, m: st.links,
+		parents: st.linksByFile, parentOf: func(p *externalLink) string { return p.FileID }}
+	t.webhooks = memTable[webhook, *webhook]{tx: t, m: st.webhooks,
+		appList: func(a *appData) *series[*webhook] { return &a.webhooks }}
 	return t
 }
 
@@ -167,6 +190,10 @@ func (t *memTx) Enrollments() table[subscriptionEnrollment] {
 	return &t.enrollments
 }
 func (t *memTx) BalanceTransfers() table[balanceTransfer] { return &t.balances }
+func (t *memTx) Evidence() table[evidence]                { return &t.evidence }
+func (t *memTx) Files() table[file]                       { return &t.files }
+func (t *memTx) Links() table[externalLink]               { return &t.links }
+func (t *memTx) Webhooks() table[webhook]                 { return &t.webhooks }
 func (t *memTx) Quota() quota                             { return t }
 func (t *memTx) Outbox() outbox                           { return t }
 func (t *memTx) MerchantByIdentity(id string) (merchant, bool) {
@@ -184,6 +211,62 @@ func (t *memTx) Admit(bodyBytes int) error {
 	}
 	t.admitted, t.bodyBytes = true, bodyBytes
 	return nil
+}
+
+// AdmitWebhook bounds the application's enabled webhooks: the ones that
+// receive deliveries; disabled ones (the suite disables each webhook it
+// creates when its scenario ends) only age out with retention.
+func (t *memTx) AdmitWebhook() error {
+	rt := t.st.retention
+	if rt == nil || rt.lim.Webhooks <= 0 {
+		return nil
+	}
+	n := 0
+	for _, w := range t.st.appOf(t.app).webhooks.items {
+		if w.Enabled {
+			n++
+		}
+	}
+	if n >= rt.lim.Webhooks {
+		return errQuota("this application has %d enabled webhooks, the most it may: disable one, or wait for it to expire (%s after creation)", rt.lim.Webhooks, rt.lim.MaxAge)
+	}
+	return nil
+}
+
+// Upload takes n bytes from the application's upload bound.
+func (t *memTx) Upload(n int64) error {
+	a := t.st.apps[t.app]
+	if a == nil {
+		return &domainError{kind: kindNotFound, message: "the application was not found (its namespace was dropped)"}
+	}
+	if rt := t.st.retention; rt != nil && rt.lim.UploadBytes > 0 && a.uploadBytes+n > rt.lim.UploadBytes {
+		return errQuota("this application holds %d bytes of file content; %d more would pass its %d-byte quota (files expire %s after creation)",
+			a.uploadBytes, n, rt.lim.UploadBytes, rt.lim.MaxAge)
+	}
+	a.uploadBytes += n
+	return nil
+}
+
+// UploadFits refuses, before a byte is read, content of at least n bytes
+// that would pass the application's upload bound.
+func (t *memTx) UploadFits(n int64) error {
+	rt, a := t.st.retention, t.st.apps[t.app]
+	if rt == nil || a == nil || rt.lim.UploadBytes <= 0 || n <= 0 || a.uploadBytes+n <= rt.lim.UploadBytes {
+		return nil
+	}
+	return errQuota("this application holds %d bytes of file content; the %d declared would pass its %d-byte quota (files expire %s after creation)",
+		a.uploadBytes, n, rt.lim.UploadBytes, rt.lim.MaxAge)
+}
+
+// LinkOwner finds the application of an external link by its id alone.
+func (st *store) LinkOwner(_ context.Context, id string) (string, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	l, ok := st.links[id]
+	if !ok {
+		return "", false
+	}
+	return l.app, true
 }
 
 func (t *memTx) Emit(entity, typ string, view any) {

@@ -48,6 +48,8 @@ func (s *Server) dispatch(e effects) {
 		switch tm.kind {
 		case timerDisputeStep:
 			s.after(tm.d, func() { s.disputeStep(tm.base, e.app, tm.id) })
+		case timerFileReview:
+			s.after(tm.d, func() { s.fileReview(tm.base, e.app, tm.id) })
 		}
 	}
 }
