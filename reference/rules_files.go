@@ -243,24 +243,6 @@ func updateWebhook(t tx, id string, in webhookBody) (webhook, error) {
 	return w, nil
 }
 
-// enabledWebhooks returns copies of the application's enabled webhooks:
-// the outbox of the in-memory store reads them when it delivers.
-func (st *store) enabledWebhooks(app string) []webhook {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	a := st.apps[app]
-	if a == nil {
-		return nil
-	}
-	var out []webhook
-	for _, w := range a.webhooks.items {
-		if w.Enabled {
-			out = append(out, *w)
-		}
-	}
-	return out
-}
-
 // enabledWebhook returns a copy of webhook id of app if it is still enabled.
 func (st *store) enabledWebhook(app, id string) (webhook, bool) {
 	st.mu.Lock()

@@ -148,9 +148,11 @@ type pendingTimer struct {
 	id, base string
 }
 
-// effects is what a committed unit of application app set in motion.
+// effects is what a committed unit of application app set in motion: its
+// events go to the webhooks enabled when it committed (hooks, copies).
 type effects struct {
 	app    string
 	events []pendingEvent
 	timers []pendingTimer
+	hooks  []webhook
 }

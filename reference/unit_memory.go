@@ -30,7 +30,7 @@ func (st *store) unit(app string, now time.Time, readOnly bool, fn func(tx) erro
 	t := st.txs.Get().(*memTx)
 	t.app, t.now, t.readOnly = app, now, readOnly
 	err := t.run(fn)
-	if err == nil && (len(t.eff.events) > 0 || len(t.eff.timers) > 0) && st.dispatch != nil {
+	if err == nil && (len(t.eff.hooks) > 0 || len(t.eff.timers) > 0) && st.dispatch != nil {
 		t.eff.app = app
 		st.dispatch(t.eff) // keeps nothing of the slices: the unit reuses them
 	}
@@ -50,6 +50,7 @@ func (t *memTx) run(fn func(tx) error) (err error) {
 			for _, drop := range t.created {
 				drop()
 			}
+			clear(t.eff.events)
 			t.eff.events, t.eff.timers = t.eff.events[:0], t.eff.timers[:0]
 		}
 	}()
@@ -57,6 +58,15 @@ func (t *memTx) run(fn func(tx) error) (err error) {
 		return err
 	}
 	committed = true
+	if len(t.eff.events) > 0 { // the outbox: the webhooks its events go to
+		if a := st.apps[t.app]; a != nil {
+			for _, w := range a.webhooks.items {
+				if w.Enabled {
+					t.eff.hooks = append(t.eff.hooks, *w)
+				}
+			}
+		}
+	}
 	switch {
 	case !t.admitted || len(t.created) == 0:
 	case len(t.created) == 1:
@@ -162,8 +172,9 @@ func (t *memTx) reset() {
 	t.app, t.readOnly, t.admitted, t.bodyBytes = "", false, false, 0
 	clear(t.created)
 	t.created = t.created[:0]
-	clear(t.eff.events) // let the views go
-	t.eff = effects{events: t.eff.events[:0], timers: t.eff.timers[:0]}
+	clear(t.eff.events) // let the views and webhooks go
+	clear(t.eff.hooks)
+	t.eff = effects{events: t.eff.events[:0], timers: t.eff.timers[:0], hooks: t.eff.hooks[:0]}
 }
 
 func (t *memTx) Now() time.Time             { return t.now }

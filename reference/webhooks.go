@@ -39,10 +39,11 @@ type event struct {
 }
 
 // dispatch publishes the events of a committed unit of work, in the order
-// it emitted them, and starts its timers.
+// it emitted them, to the webhooks enabled when it committed, and starts its
+// timers.
 func (s *Server) dispatch(e effects) {
 	for _, ev := range e.events {
-		s.publish("", e.app, ev.entity, ev.typ, ev.view)
+		s.publish(e.hooks, ev.entity, ev.typ, ev.view)
 	}
 	for _, tm := range e.timers {
 		switch tm.kind {
@@ -54,11 +55,11 @@ func (s *Server) dispatch(e effects) {
 	}
 }
 
-// publish sends a created/updated event for a resource view to every enabled
-// webhook of app whose enabled_events admit it.
-func (s *Server) publish(base, app, entity, typ string, view any) {
+// publish sends a created/updated event for a resource view to every one of
+// the enabled webhooks whose enabled_events admit it.
+func (s *Server) publish(enabled []webhook, entity, typ string, view any) {
 	var targets []webhook
-	for _, w := range s.st.enabledWebhooks(app) {
+	for _, w := range enabled {
 		if eventEnabled(w.EnabledEvents, entity, typ) {
 			targets = append(targets, w)
 		}

@@ -167,7 +167,9 @@ func TestDisabledWebhookIsNotATarget(t *testing.T) {
 	h := newHarness(t)
 	on := h.webhook("http://127.0.0.1:9/on", nil)
 	off := h.webhook("http://127.0.0.1:9/off", map[string]any{"enabled": false})
-	targets := h.srv.st.enabledWebhooks(h.srv.st.users[h.platform().Username].app)
+	var targets []webhook
+	h.srv.st.dispatch = func(e effects) { targets = append(targets, e.hooks...) }
+	h.card() // emits payment_instrument created to the webhooks enabled at its commit
 	if len(targets) != 1 || targets[0].ID != on["id"] || targets[0].ID == off["id"] {
 		t.Errorf("targets %v, want only %v", targets, on["id"])
 	}
