@@ -21,7 +21,7 @@ func (s *Server) authenticate(r *http.Request, roles []string) (user, error) {
 	if !ok {
 		return user{}, errUnauthorized
 	}
-	u, found := s.st.user(username, s.now())
+	u, found := s.units.User(r.Context(), username, s.now())
 	want := sha256.Sum256([]byte(u.password))
 	got := sha256.Sum256([]byte(password))
 	if subtle.ConstantTimeCompare(want[:], got[:]) != 1 || !found {

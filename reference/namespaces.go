@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"context"
 	"crypto/rand"
 	"fmt"
 	"maps"
@@ -60,11 +61,28 @@ func (s *Server) CreateNamespace() (Namespace, error) {
 		return Namespace{}, fmt.Errorf("reference: namespace secret: %w", err)
 	}
 	src := &seededSource{rng: mrand.New(mrand.NewChaCha8(key))}
-	st := s.st
+	return s.units.MintNamespace(s.ctx, src, s.cfg.MaxNamespaces, s.cfg.NamespaceIdleTTL, now)
+}
+
+// DropNamespace removes a namespace with everything in it: its applications,
+// users, resources, idempotency keys and retention records. Requests with
+// its credentials are 401 afterwards.
+func (s *Server) DropNamespace(id string) error {
+	if !s.units.DropNamespace(s.ctx, id) {
+		return errNamespaceNotFound(id)
+	}
+	return nil
+}
+
+// NamespaceCount is how many namespaces the sandbox holds.
+func (s *Server) NamespaceCount() int { return s.units.NamespaceCount(s.ctx) }
+
+// MintNamespace makes a namespace seeded from src in the in-memory store.
+func (st *store) MintNamespace(_ context.Context, src *seededSource, max int, idle time.Duration, now time.Time) (Namespace, error) {
 	st.mu.Lock()
-	if max := s.cfg.MaxNamespaces; max > 0 && len(st.namespaces) >= max {
+	if max > 0 && len(st.namespaces) >= max {
 		st.mu.Unlock()
-		return Namespace{}, errQuota("this sandbox holds %d namespaces, the most it may; drop one, or wait for an idle one to be dropped (%s idle)", max, s.cfg.NamespaceIdleTTL)
+		return Namespace{}, errQuota("this sandbox holds %d namespaces, the most it may; drop one, or wait for an idle one to be dropped (%s idle)", max, idle)
 	}
 	ns := &namespace{id: src.id(namespacePrefix), used: now}
 	st.namespaces[ns.id] = ns
@@ -80,21 +98,17 @@ func (s *Server) CreateNamespace() (Namespace, error) {
 	return Namespace{ID: ns.id, Seeded: fx}, nil
 }
 
-// DropNamespace removes a namespace with everything in it: its applications,
-// users, resources, idempotency keys and retention records. Requests with
-// its credentials are 401 afterwards.
-func (s *Server) DropNamespace(id string) error {
-	if !s.st.dropNamespace(id) {
-		return errNamespaceNotFound(id)
-	}
-	return nil
+// NamespaceCount is how many namespaces the store holds.
+func (st *store) NamespaceCount(context.Context) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.namespaces)
 }
 
-// NamespaceCount is how many namespaces the sandbox holds.
-func (s *Server) NamespaceCount() int {
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	return len(s.st.namespaces)
+// Sweep expires what has aged out and drops idle namespaces.
+func (st *store) Sweep(_ context.Context, now time.Time, idle time.Duration) {
+	st.expireNow(now)
+	st.dropIdleNamespaces(now, idle)
 }
 
 // dropIdleNamespaces drops every namespace nobody authenticated into for
@@ -123,8 +137,8 @@ func (st *store) touchApp(app string, now time.Time) {
 	}
 }
 
-// dropNamespace removes namespace id and everything of its applications.
-func (st *store) dropNamespace(id string) bool {
+// DropNamespace removes namespace id and everything of its applications.
+func (st *store) DropNamespace(_ context.Context, id string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	ns := st.namespaces[id]

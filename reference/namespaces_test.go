@@ -247,7 +247,7 @@ func TestRequestsInFlightWhenTheirNamespaceIsDropped(t *testing.T) {
 	h := newHarness(t)
 	ns, err := h.srv.CreateNamespace()
 	require.NoError(t, err)
-	u, ok := h.srv.st.user(ns.Credentials.Platform.Username, h.srv.now())
+	u, ok := h.srv.st.User(context.Background(), ns.Credentials.Platform.Username, h.srv.now())
 	require.True(t, ok)
 	require.NoError(t, h.srv.DropNamespace(ns.ID))
 

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -213,7 +214,7 @@ func TestRetentionBoundsMemory(t *testing.T) {
 // app returns the application id of a seeded user.
 func (c Credential) app(t *testing.T, h *harness) string {
 	t.Helper()
-	u, ok := h.srv.st.user(c.Username, h.srv.now())
+	u, ok := h.srv.st.User(context.Background(), c.Username, h.srv.now())
 	if !ok {
 		t.Fatalf("no user %s", c.Username)
 	}

@@ -242,14 +242,3 @@ func updateWebhook(t tx, id string, in webhookBody) (webhook, error) {
 	t.Webhooks().Put(&w)
 	return w, nil
 }
-
-// enabledWebhook returns a copy of webhook id of app if it is still enabled.
-func (st *store) enabledWebhook(app, id string) (webhook, bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	w, err := lookup(st.webhooks, app, id)
-	if err != nil || !w.Enabled {
-		return webhook{}, false
-	}
-	return *w, true
-}

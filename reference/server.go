@@ -79,7 +79,7 @@ type Server struct {
 	v        *validate.Validator
 	judged   judging.Table // judging.json: the status and codes of each kind of refusal
 	st       *store
-	units    unitStore // the store seam: every request is one unit of work
+	units    sandboxStore // the store seam: every request is one unit of work
 	mux      *http.ServeMux
 	fixtures Seeded
 	policy   webhookPolicy
@@ -340,8 +340,7 @@ func (s *Server) sweepEveryMinute() {
 			case <-s.ctx.Done():
 				return
 			case <-t.C:
-				s.st.expireNow(s.now())
-				s.st.dropIdleNamespaces(s.now(), s.cfg.NamespaceIdleTTL)
+				s.units.Sweep(s.ctx, s.now(), s.cfg.NamespaceIdleTTL)
 				if p := s.cfg.Postgres; p != nil && s.limits.MaxAge > 0 {
 					if err := p.expireIdempotency(s.ctx, s.now().Add(-s.limits.MaxAge)); err != nil {
 						s.log.Error("expire idempotency keys", "error", err)

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"context"
 	"crypto/sha256"
 	"sync"
 	"time"
@@ -134,10 +135,10 @@ func lookup[P record](m map[string]P, app, id string) (P, error) {
 	return p, nil
 }
 
-// user returns the user with this username; the caller compares the password
+// User returns the user with this username; the caller compares the password
 // in constant time. A user of a namespace marks it used at now (its idle
 // time counts from the last request).
-func (st *store) user(username string, now time.Time) (user, bool) {
+func (st *store) User(_ context.Context, username string, now time.Time) (user, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	u, ok := st.users[username]

@@ -27,6 +27,28 @@ type unitStore interface {
 	LinkOwner(ctx context.Context, id string) (app string, ok bool)
 }
 
+// sandboxStore is a unitStore that also keeps the sandbox's users and
+// namespaces, and sweeps what has aged out. The Server reaches its state
+// only through it.
+type sandboxStore interface {
+	unitStore
+	// User returns the user with this username (the caller compares the
+	// password in constant time) and marks its namespace used at now.
+	User(ctx context.Context, username string, now time.Time) (user, bool)
+	// MintNamespace makes a namespace seeded from src, unless max (> 0)
+	// namespaces are held already (429 QUOTA_EXCEEDED, naming idle, the
+	// time after which an unused one is dropped).
+	MintNamespace(ctx context.Context, src *seededSource, max int, idle time.Duration, now time.Time) (Namespace, error)
+	// DropNamespace removes a namespace with everything in it; false when
+	// there is none with this id.
+	DropNamespace(ctx context.Context, id string) bool
+	// NamespaceCount is how many namespaces are held.
+	NamespaceCount(ctx context.Context) int
+	// Sweep drops what is older than its age limit at now, and the
+	// namespaces nobody used for idle (idle ≤ 0: none).
+	Sweep(ctx context.Context, now time.Time, idle time.Duration)
+}
+
 // tx is one unit of work of one application: every table it reaches holds
 // that application's records only (another application's id is not found),
 // and its clock is read once, when the unit starts.

@@ -138,7 +138,7 @@ func signature(secret string, ts int64, body []byte) string {
 func (s *Server) deliver(w webhook, eventID string, body []byte) {
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
-			current, ok := s.st.enabledWebhook(w.app, w.ID)
+			current, ok := s.enabledWebhook(w.app, w.ID)
 			if !ok {
 				s.log.Info("webhook delivery stopped: webhook disabled", "webhook", w.ID, "event", eventID)
 				return
@@ -167,6 +167,18 @@ func (s *Server) deliver(w webhook, eventID string, body []byte) {
 		case <-t.C:
 		}
 	}
+}
+
+// enabledWebhook reads webhook id of app again; ok is false once it is
+// disabled or gone.
+func (s *Server) enabledWebhook(app, id string) (w webhook, ok bool) {
+	_ = s.units.View(s.ctx, app, func(t tx) error {
+		var err error
+		w, err = t.Webhooks().Get(id)
+		ok = err == nil && w.Enabled
+		return nil
+	})
+	return w, ok
 }
 
 func (s *Server) post(w webhook, body []byte) error {
