@@ -125,31 +125,76 @@ func errQuota(format string, args ...any) error {
 
 // admit checks, after dropping what has expired, the application's creation
 // rate and whether one more resource from a body of bodyBytes fits its
-// resource and byte quotas. A refusal changes nothing. Callers hold the
-// lock; a store without retention (while seeding) admits everything.
-func (st *store) admit(app string, now time.Time, bodyBytes int) error {
-	if st.apps[app] == nil { // its namespace was dropped after the request authenticated
+// resource and byte bounds, and counts the unit's creates as that one
+// resource. A refusal changes nothing; an application being seeded is
+// exempt.
+func admit(t tx, bodyBytes int) error {
+	q := t.Quota()
+	u, ok := q.Usage()
+	if !ok {
 		return &domainError{kind: kindNotFound, message: "the application was not found (its namespace was dropped)"}
 	}
-	rt := st.retention
-	if rt == nil || st.seeding[app] {
-		return nil
+	if !u.exempt {
+		lim, now := q.Limits(), t.Now()
+		created := u.created
+		if now.Sub(u.window) >= time.Minute || now.Before(u.window) {
+			created = 0
+		}
+		switch {
+		case lim.CreatesPerMinute > 0 && created >= lim.CreatesPerMinute:
+			return errQuota("this application created %d resources in the last minute, the most it may; retry in a minute", lim.CreatesPerMinute)
+		case lim.MaxRetained > 0 && u.retained >= lim.MaxRetained:
+			return errQuota("this application holds %d resources, the most it may; they free up as they reach the age limit (%s)", lim.MaxRetained, ageText(lim.MaxAge))
+		case lim.MaxBytes > 0 && u.bytes+cost(bodyBytes) > lim.MaxBytes:
+			return errQuota("this application's resources take %d of the %d bytes it may hold; they free up as they reach the age limit (%s)", u.bytes, lim.MaxBytes, ageText(lim.MaxAge))
+		}
 	}
-	st.expire(now)
-	a := rt.app(app)
-	if now.Sub(a.window) >= time.Minute || now.Before(a.window) {
-		a.window, a.created = now, 0
-	}
-	if rt.lim.CreatesPerMinute > 0 && a.created >= rt.lim.CreatesPerMinute {
-		return errQuota("this application created %d resources in the last minute, the most it may; retry in a minute", rt.lim.CreatesPerMinute)
-	}
-	if rt.lim.MaxRetained > 0 && a.live() >= rt.lim.MaxRetained {
-		return errQuota("this application holds %d resources, the most it may; they free up as they reach the age limit (%s)", rt.lim.MaxRetained, ageText(rt.lim.MaxAge))
-	}
-	if rt.lim.MaxBytes > 0 && a.bytes+cost(bodyBytes) > rt.lim.MaxBytes {
-		return errQuota("this application's resources take %d of the %d bytes it may hold; they free up as they reach the age limit (%s)", a.bytes, rt.lim.MaxBytes, ageText(rt.lim.MaxAge))
+	q.Count(bodyBytes)
+	return nil
+}
+
+// admitWebhook bounds the application's enabled webhooks: the ones that
+// receive deliveries; disabled ones (the suite disables each webhook it
+// creates when its scenario ends) only age out with retention.
+func admitWebhook(t tx) error {
+	q := t.Quota()
+	lim := q.Limits()
+	if lim.Webhooks > 0 && q.EnabledWebhooks() >= lim.Webhooks {
+		return errQuota("this application has %d enabled webhooks, the most it may: disable one, or wait for it to expire (%s after creation)", lim.Webhooks, lim.MaxAge)
 	}
 	return nil
+}
+
+// takeUpload takes n bytes of file content from the application's upload
+// bound, or refuses them.
+func takeUpload(t tx, n int64) error {
+	q := t.Quota()
+	u, ok := q.Usage()
+	if !ok {
+		return &domainError{kind: kindNotFound, message: "the application was not found (its namespace was dropped)"}
+	}
+	if lim := q.Limits(); lim.UploadBytes > 0 && u.uploadBytes+n > lim.UploadBytes {
+		return errQuota("this application holds %d bytes of file content; %d more would pass its %d-byte quota (files expire %s after creation)",
+			u.uploadBytes, n, lim.UploadBytes, lim.MaxAge)
+	}
+	q.AddUpload(n)
+	return nil
+}
+
+// uploadFits refuses, before a byte is read, content of at least n declared
+// bytes that would pass the application's upload bound.
+func uploadFits(t tx, n int64) error {
+	q := t.Quota()
+	lim := q.Limits()
+	if lim.UploadBytes <= 0 || n <= 0 {
+		return nil
+	}
+	u, ok := q.Usage()
+	if !ok || u.uploadBytes+n <= lim.UploadBytes {
+		return nil
+	}
+	return errQuota("this application holds %d bytes of file content; the %d declared would pass its %d-byte quota (files expire %s after creation)",
+		u.uploadBytes, n, lim.UploadBytes, lim.MaxAge)
 }
 
 // ageText names an age limit for a refusal's message.
@@ -158,14 +203,6 @@ func ageText(d time.Duration) string {
 		return "none: nothing expires"
 	}
 	return d.String()
-}
-
-// admitTags checks the per-resource tag cap.
-func (st *store) admitTags(t tags) error {
-	if rt := st.retention; rt != nil && rt.lim.Tags > 0 && len(t) > rt.lim.Tags {
-		return errQuota("a resource may carry at most %d tags, got %d", rt.lim.Tags, len(t))
-	}
-	return nil
 }
 
 // keep records a resource just created by a client from a body of

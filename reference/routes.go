@@ -85,7 +85,7 @@ func (s *Server) gates() map[string]gate {
 				if _, err := uploadLink(t, id, rq.now); err != nil {
 					return err
 				}
-				return t.Quota().UploadFits(rq.r.ContentLength)
+				return uploadFits(t, rq.r.ContentLength)
 			})
 		},
 		"files.upload": func(rq *request) error {
@@ -93,7 +93,7 @@ func (s *Server) gates() map[string]gate {
 				if _, err := t.Files().Get(rq.r.PathValue("id")); err != nil {
 					return err
 				}
-				return t.Quota().UploadFits(rq.r.ContentLength - multipartSlack)
+				return uploadFits(t, rq.r.ContentLength - multipartSlack)
 			})
 		},
 	}

@@ -29,7 +29,7 @@ func updateMerchant(t tx, id string, in merchantUpdate) (merchant, error) {
 
 // createSchedule stores a subscription schedule created by user userID.
 func createSchedule(t tx, userID string, in scheduleCreate) (subscriptionSchedule, error) {
-	if err := t.Quota().Admit(in.size); err != nil {
+	if err := admit(t, in.size); err != nil {
 		return subscriptionSchedule{}, err
 	}
 	s := subscriptionSchedule{
@@ -48,7 +48,7 @@ func createSchedule(t tx, userID string, in scheduleCreate) (subscriptionSchedul
 
 // createAmount adds an amount to a schedule; amount, currency and label are required.
 func createAmount(t tx, userID, scheduleID string, in amountBody) (subscriptionAmount, error) {
-	if err := t.Quota().Admit(in.size); err != nil {
+	if err := admit(t, in.size); err != nil {
 		return subscriptionAmount{}, err
 	}
 	if _, err := t.Schedules().Get(scheduleID); err != nil {
@@ -108,7 +108,7 @@ func getAmount(t tx, scheduleID, id string) (subscriptionAmount, error) {
 // updateAmount creates the successor of an amount (spec 3.2): a new id, the
 // old one marked updated; neither may be updated again.
 func updateAmount(t tx, userID, scheduleID, id string, in amountBody) (subscriptionAmount, error) {
-	if err := t.Quota().Admit(in.size); err != nil {
+	if err := admit(t, in.size); err != nil {
 		return subscriptionAmount{}, err
 	}
 	old, err := getAmount(t, scheduleID, id)
@@ -141,7 +141,7 @@ func createEnrollment(t tx, userID, scheduleID string, in enrollmentBody) (subsc
 	if err != nil {
 		return subscriptionEnrollment{}, err
 	}
-	if err := t.Quota().Admit(in.size); err != nil {
+	if err := admit(t, in.size); err != nil {
 		return subscriptionEnrollment{}, err
 	}
 	if _, err := t.Schedules().Get(scheduleID); err != nil {
@@ -209,7 +209,7 @@ func (e *subscriptionEnrollment) apply(in enrollmentBody, started, ended *time.T
 
 // createBalanceTransfer stores a balance transfer, SUCCEEDED at once.
 func createBalanceTransfer(t tx, in balanceTransferCreate) (balanceTransfer, error) {
-	if err := t.Quota().Admit(in.size); err != nil {
+	if err := admit(t, in.size); err != nil {
 		return balanceTransfer{}, err
 	}
 	b := balanceTransfer{

@@ -30,7 +30,7 @@ type upload struct {
 // createEvidence adds evidence (its name and content type as tags) to a
 // dispute of the application.
 func createEvidence(t tx, disputeID string, up upload) (evidence, error) {
-	if err := t.Quota().Admit(len(up.name) + len(up.contentType)); err != nil {
+	if err := admit(t, len(up.name) + len(up.contentType)); err != nil {
 		return evidence{}, err
 	}
 	if _, err := t.Disputes().Get(disputeID); err != nil {
@@ -61,7 +61,7 @@ func getEvidence(t tx, disputeID, id string) (evidence, error) {
 
 // createFile stores a file awaiting its content, linked to a merchant.
 func createFile(t tx, in fileCreate) (file, error) {
-	if err := t.Quota().Admit(in.size); err != nil {
+	if err := admit(t, in.size); err != nil {
 		return file{}, err
 	}
 	if _, err := t.Merchants().Get(in.LinkedTo); err != nil {
@@ -97,7 +97,7 @@ func putContent(t tx, fileID string, up upload) (file, error) {
 	if f.Status != fileRequiresUpload {
 		return file{}, errUnprocessable("file %s is %s; content can be uploaded only once", f.ID, f.Status)
 	}
-	if err := t.Quota().Upload(int64(len(up.data))); err != nil {
+	if err := takeUpload(t, int64(len(up.data))); err != nil {
 		return file{}, err
 	}
 	f.content, f.contentType = up.data, up.contentType
@@ -142,7 +142,7 @@ func download(t tx, id string) (file, error) {
 // createLink adds an external link of user userID to a file; url builds
 // the link's URL from its id.
 func createLink(t tx, userID, fileID string, in externalLinkCreate, url func(id string) string) (externalLink, error) {
-	if err := t.Quota().Admit(in.size); err != nil {
+	if err := admit(t, in.size); err != nil {
 		return externalLink{}, err
 	}
 	if _, err := t.Files().Get(fileID); err != nil {
@@ -194,10 +194,10 @@ func uploadLink(t tx, id string, now time.Time) (externalLink, error) {
 // createWebhook stores an enabled webhook with its signing secret, within
 // the application's bound of enabled webhooks.
 func createWebhook(t tx, in webhookBody, secret string) (webhook, error) {
-	if err := t.Quota().Admit(in.size); err != nil {
+	if err := admit(t, in.size); err != nil {
 		return webhook{}, err
 	}
-	if err := t.Quota().AdmitWebhook(); err != nil {
+	if err := admitWebhook(t); err != nil {
 		return webhook{}, err
 	}
 	w := webhook{

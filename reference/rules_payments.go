@@ -30,7 +30,7 @@ const authorizationLifetime = 7 * 24 * time.Hour
 // then dropped: only bin, last four and a keyed fingerprint are kept.
 func createCard(t tx, in cardCreate) (paymentInstrument, error) {
 	now := t.Now()
-	if err := t.Quota().Admit(in.size); err != nil {
+	if err := admit(t, in.size); err != nil {
 		return paymentInstrument{}, err
 	}
 	if _, err := t.Identities().Get(in.Identity); err != nil {
@@ -151,7 +151,7 @@ func sourceCard(t tx, id string) (paymentInstrument, error) {
 // stores it FAILED, and declined says so: the unit commits the failed
 // authorization, and the request answers the decline.
 func authorize(t tx, in authorizationCreate) (a authorization, declined bool, err error) {
-	if err := t.Quota().Admit(in.size); err != nil {
+	if err := admit(t, in.size); err != nil {
 		return authorization{}, false, err
 	}
 	src, err := sourceCard(t, in.Source)
@@ -196,7 +196,7 @@ func authorize(t tx, in authorizationCreate) (a authorization, declined bool, er
 // authorization must be SUCCEEDED, not void, not expired and not captured,
 // and the capture amount and fee obey validate.CheckCapture.
 func capture(t tx, id string, in captureRequest) (authorization, transfer, error) {
-	if err := t.Quota().Admit(in.size); err != nil {
+	if err := admit(t, in.size); err != nil {
 		return authorization{}, transfer{}, err
 	}
 	now := t.Now()
@@ -276,7 +276,7 @@ type saleResult struct {
 // amount. Amount 102 stores it FAILED and declines; amount 888888 also
 // opens a dispute in INQUIRY, in the same unit of work.
 func sale(t tx, in transferCreate) (saleResult, error) {
-	if err := t.Quota().Admit(in.size); err != nil {
+	if err := admit(t, in.size); err != nil {
 		return saleResult{}, err
 	}
 	src, err := sourceCard(t, in.Source)

@@ -89,7 +89,7 @@ type tx interface {
 	// Webhooks pages the application's webhooks.
 	Webhooks() table[webhook]
 
-	// Quota admits what the unit creates against the application's bounds.
+	// Quota is what counts against the application's bounds.
 	Quota() quota
 	// Outbox takes the webhook events and timers the unit produces; they
 	// are delivered and started only once the unit has committed.
@@ -118,22 +118,34 @@ type appInfo struct {
 	fingerprintKey []byte
 }
 
-// quota applies the application's bounds to what a unit creates.
+// quota is what a unit knows of its application's bounds and what counts
+// against them; the rules that refuse (admit, admitWebhook, takeUpload,
+// uploadFits in retention.go) are written against it once.
 type quota interface {
-	// Admit checks, for a resource created from a body of bodyBytes, the
-	// application's creation rate and its resource and byte bounds. A unit
-	// admitted once counts as one resource: everything it created is kept
-	// together and expires together.
-	Admit(bodyBytes int) error
-	// AdmitWebhook checks that one more enabled webhook fits the bound.
-	AdmitWebhook() error
-	// Upload takes n bytes of file content from the application's upload
-	// bound, or refuses them; a file's content is given back when the file
-	// expires.
-	Upload(n int64) error
-	// UploadFits checks, before a body is read, that n declared bytes of
-	// content would fit.
-	UploadFits(n int64) error
+	// Limits are the bounds (a zero field: no bound).
+	Limits() Limits
+	// Usage is what the application holds at the unit's time, after what
+	// has aged out was dropped; ok is false once the application is gone.
+	Usage() (u usage, ok bool)
+	// EnabledWebhooks counts the application's enabled webhooks.
+	EnabledWebhooks() int
+	// Count records that the unit creates: it counts as one resource from a
+	// body of bodyBytes, whatever it creates (a sale and the dispute its
+	// trigger opens are kept, and expire, together).
+	Count(bodyBytes int)
+	// AddUpload adds n bytes of file content held (given back when the file
+	// expires).
+	AddUpload(n int64)
+}
+
+// usage is what an application holds against its bounds.
+type usage struct {
+	exempt      bool      // being seeded: its fixtures count against nothing
+	window      time.Time // start of the current minute of creates
+	created     int       // creates in that minute
+	retained    int       // client-created resources held
+	bytes       int64     // their estimated memory
+	uploadBytes int64     // file content held
 }
 
 // outbox takes what a unit sets in motion once it commits.

@@ -215,58 +215,56 @@ func (t *memTx) MerchantByIdentity(id string) (merchant, bool) {
 	return *m, true
 }
 
-// Admit applies the application's bounds (retention.go) once per unit.
-func (t *memTx) Admit(bodyBytes int) error {
-	if err := t.st.admit(t.app, t.now, bodyBytes); err != nil {
-		return err
+// Limits are the store's bounds; none while seeding before retention.
+func (t *memTx) Limits() Limits {
+	if rt := t.st.retention; rt != nil {
+		return rt.lim
 	}
-	t.admitted, t.bodyBytes = true, bodyBytes
-	return nil
+	return Limits{}
 }
 
-// AdmitWebhook bounds the application's enabled webhooks: the ones that
-// receive deliveries; disabled ones (the suite disables each webhook it
-// creates when its scenario ends) only age out with retention.
-func (t *memTx) AdmitWebhook() error {
-	rt := t.st.retention
-	if rt == nil || rt.lim.Webhooks <= 0 {
-		return nil
+// Usage drops what has aged out and reads the application's counts.
+func (t *memTx) Usage() (usage, bool) {
+	st := t.st
+	a := st.apps[t.app]
+	if a == nil { // its namespace was dropped after the request authenticated
+		return usage{}, false
 	}
+	rt := st.retention
+	if rt == nil || st.seeding[t.app] {
+		return usage{exempt: true, uploadBytes: a.uploadBytes}, true
+	}
+	st.expire(t.now)
+	r := rt.app(t.app)
+	return usage{window: r.window, created: r.created, retained: r.live(), bytes: r.bytes, uploadBytes: a.uploadBytes}, true
+}
+
+func (t *memTx) EnabledWebhooks() int {
 	n := 0
 	for _, w := range t.st.appOf(t.app).webhooks.items {
 		if w.Enabled {
 			n++
 		}
 	}
-	if n >= rt.lim.Webhooks {
-		return errQuota("this application has %d enabled webhooks, the most it may: disable one, or wait for it to expire (%s after creation)", rt.lim.Webhooks, rt.lim.MaxAge)
-	}
-	return nil
+	return n
 }
 
-// Upload takes n bytes from the application's upload bound.
-func (t *memTx) Upload(n int64) error {
-	a := t.st.apps[t.app]
-	if a == nil {
-		return &domainError{kind: kindNotFound, message: "the application was not found (its namespace was dropped)"}
+// Count marks the unit as a create: what it creates is kept together at
+// commit (keep), and the minute's window starts afresh when it has passed.
+func (t *memTx) Count(bodyBytes int) {
+	t.admitted, t.bodyBytes = true, bodyBytes
+	if rt := t.st.retention; rt != nil && !t.st.seeding[t.app] {
+		r := rt.app(t.app)
+		if t.now.Sub(r.window) >= time.Minute || t.now.Before(r.window) {
+			r.window, r.created = t.now, 0
+		}
 	}
-	if rt := t.st.retention; rt != nil && rt.lim.UploadBytes > 0 && a.uploadBytes+n > rt.lim.UploadBytes {
-		return errQuota("this application holds %d bytes of file content; %d more would pass its %d-byte quota (files expire %s after creation)",
-			a.uploadBytes, n, rt.lim.UploadBytes, rt.lim.MaxAge)
-	}
-	a.uploadBytes += n
-	return nil
 }
 
-// UploadFits refuses, before a byte is read, content of at least n bytes
-// that would pass the application's upload bound.
-func (t *memTx) UploadFits(n int64) error {
-	rt, a := t.st.retention, t.st.apps[t.app]
-	if rt == nil || a == nil || rt.lim.UploadBytes <= 0 || n <= 0 || a.uploadBytes+n <= rt.lim.UploadBytes {
-		return nil
+func (t *memTx) AddUpload(n int64) {
+	if a := t.st.apps[t.app]; a != nil {
+		a.uploadBytes += n
 	}
-	return errQuota("this application holds %d bytes of file content; the %d declared would pass its %d-byte quota (files expire %s after creation)",
-		a.uploadBytes, n, rt.lim.UploadBytes, rt.lim.MaxAge)
 }
 
 // LinkOwner finds the application of an external link by its id alone.
