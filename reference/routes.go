@@ -93,7 +93,7 @@ func (s *Server) gates() map[string]gate {
 				if _, err := t.Files().Get(rq.r.PathValue("id")); err != nil {
 					return err
 				}
-				return uploadFits(t, rq.r.ContentLength - multipartSlack)
+				return uploadFits(t, rq.r.ContentLength-multipartSlack)
 			})
 		},
 	}

@@ -30,7 +30,7 @@ type upload struct {
 // createEvidence adds evidence (its name and content type as tags) to a
 // dispute of the application.
 func createEvidence(t tx, disputeID string, up upload) (evidence, error) {
-	if err := admit(t, len(up.name) + len(up.contentType)); err != nil {
+	if err := admit(t, len(up.name)+len(up.contentType)); err != nil {
 		return evidence{}, err
 	}
 	if _, err := t.Disputes().Get(disputeID); err != nil {
