@@ -8,20 +8,21 @@ func (s *Server) createPaymentInstrument(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	var v paymentInstrumentView
+	var p paymentInstrument
 	err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
-		p, err := createCard(t, in)
-		if err != nil {
+		var err error
+		if p, err = createCard(t, in); err != nil {
 			return err
 		}
-		v = viewPaymentInstrument(rq.base, p)
-		t.Outbox().Emit("payment_instrument", "created", v)
+		if ob := t.Outbox(); ob.Listening() {
+			ob.Emit("payment_instrument", "created", viewPaymentInstrument(rq.base, p))
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return v, nil
+	return viewPaymentInstrument(rq.base, p), nil
 }
 
 func (s *Server) getPaymentInstrument(rq *request) (any, error) {
@@ -45,7 +46,9 @@ func (s *Server) createAuthorization(rq *request) (any, error) {
 			if a, declined, err = authorize(t, in); err != nil {
 				return err
 			}
-			t.Outbox().Emit("authorization", "created", viewAuthorization(rq.base, a))
+			if ob := t.Outbox(); ob.Listening() {
+				ob.Emit("authorization", "created", viewAuthorization(rq.base, a))
+			}
 			return nil
 		})
 		switch {
@@ -71,22 +74,24 @@ func (s *Server) captureAuthorization(rq *request) (any, error) {
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	var v authorizationView
+	var a authorization
 	err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
-		a, tr, err := capture(t, rq.r.PathValue("id"), in)
-		if err != nil {
+		var tr transfer
+		var err error
+		if a, tr, err = capture(t, rq.r.PathValue("id"), in); err != nil {
 			return err
 		}
-		info, _ := t.AppInfo()
-		t.Outbox().Emit("transfer", "created", viewTransfer(rq.base, info.feeProfile, tr))
-		v = viewAuthorization(rq.base, a)
-		t.Outbox().Emit("authorization", "updated", v)
+		if ob := t.Outbox(); ob.Listening() {
+			info, _ := t.AppInfo()
+			ob.Emit("transfer", "created", viewTransfer(rq.base, info.feeProfile, tr))
+			ob.Emit("authorization", "updated", viewAuthorization(rq.base, a))
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return v, nil
+	return viewAuthorization(rq.base, a), nil
 }
 
 func (s *Server) createTransfer(rq *request) (any, error) {
@@ -95,19 +100,23 @@ func (s *Server) createTransfer(rq *request) (any, error) {
 		return nil, err
 	}
 	return s.idempotent(rq, in.IdempotencyID, &in, func(rq *request) (any, error) {
-		var v transferView
 		var res saleResult
+		var fp string
 		err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
 			var err error
 			if res, err = sale(t, in); err != nil {
 				return err
 			}
 			info, _ := t.AppInfo()
-			v = viewTransfer(rq.base, info.feeProfile, res.transfer)
-			t.Outbox().Emit("transfer", "created", v)
+			fp = info.feeProfile
+			if ob := t.Outbox(); ob.Listening() {
+				ob.Emit("transfer", "created", viewTransfer(rq.base, fp, res.transfer))
+				if res.dispute != nil {
+					ob.Emit("dispute", "created", viewDispute(rq.base, *res.dispute))
+					ob.Emit("transfer", "created", viewTransfer(rq.base, fp, *res.adjustment))
+				}
+			}
 			if res.dispute != nil {
-				t.Outbox().Emit("dispute", "created", viewDispute(rq.base, *res.dispute))
-				t.Outbox().Emit("transfer", "created", viewTransfer(rq.base, info.feeProfile, *res.adjustment))
 				t.Outbox().After(s.cfg.ReviewDelay, timerDisputeStep, res.dispute.ID, rq.base)
 			}
 			return nil
@@ -118,7 +127,7 @@ func (s *Server) createTransfer(rq *request) (any, error) {
 		case res.declined:
 			return nil, errDeclined(res.transfer.ID)
 		}
-		return v, nil
+		return viewTransfer(rq.base, fp, res.transfer), nil
 	})
 }
 

@@ -150,6 +150,10 @@ type usage struct {
 
 // outbox takes what a unit sets in motion once it commits.
 type outbox interface {
+	// Listening reports whether an event of the application may reach a
+	// webhook (one is enabled); a unit builds an event's view only then. A
+	// store that cannot tell cheaply answers true.
+	Listening() bool
 	// Emit publishes a created or updated event of entity with the
 	// resource's view to the application's enabled webhooks.
 	Emit(entity, typ string, view any)

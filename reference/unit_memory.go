@@ -278,6 +278,15 @@ func (st *store) LinkOwner(_ context.Context, id string) (string, bool) {
 	return l.app, true
 }
 
+func (t *memTx) Listening() bool {
+	for _, w := range t.st.appOf(t.app).webhooks.items {
+		if w.Enabled {
+			return true
+		}
+	}
+	return false
+}
+
 func (t *memTx) Emit(entity, typ string, view any) {
 	t.eff.events = append(t.eff.events, pendingEvent{entity: entity, typ: typ, view: view})
 }
