@@ -103,14 +103,15 @@ func (s *Server) listEnrollmentsBySchedule(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.read(rq, func(t tx) (any, error) {
-		id := rq.r.PathValue("schedule_id")
-		if _, err := t.Schedules().Get(id); err != nil {
-			return nil, err
-		}
-		items, total := t.Enrollments().Page(id, q)
-		return newList(rq, "subscription_enrollments", q, mapViews(rq.base, items, viewEnrollment), total), nil
-	})
+	id := rq.r.PathValue("schedule_id")
+	items, total, err := listPage(s, rq, tx.Enrollments, id, func(t tx) error {
+		_, err := t.Schedules().Get(id)
+		return err
+	}, q)
+	if err != nil {
+		return nil, err
+	}
+	return newList(rq, "subscription_enrollments", q, mapViews(rq.base, items, viewEnrollment), total), nil
 }
 
 func (s *Server) listEnrollments(rq *request) (any, error) {
@@ -118,10 +119,11 @@ func (s *Server) listEnrollments(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.read(rq, func(t tx) (any, error) {
-		items, total := t.Enrollments().Page("", q)
-		return newList(rq, "subscription_enrollments", q, mapViews(rq.base, items, viewEnrollment), total), nil
-	})
+	items, total, err := listPage(s, rq, tx.Enrollments, "", nil, q)
+	if err != nil {
+		return nil, err
+	}
+	return newList(rq, "subscription_enrollments", q, mapViews(rq.base, items, viewEnrollment), total), nil
 }
 
 func (s *Server) getEnrollment(rq *request) (any, error) {
@@ -171,10 +173,11 @@ func (s *Server) listBalanceTransfers(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.read(rq, func(t tx) (any, error) {
-		items, total := t.BalanceTransfers().Page("", q)
-		return newList(rq, "balance_transfers", q, mapViews(rq.base, items, viewBalanceTransfer), total), nil
-	})
+	items, total, err := listPage(s, rq, tx.BalanceTransfers, "", nil, q)
+	if err != nil {
+		return nil, err
+	}
+	return newList(rq, "balance_transfers", q, mapViews(rq.base, items, viewBalanceTransfer), total), nil
 }
 
 func (s *Server) getBalanceTransfer(rq *request) (any, error) {

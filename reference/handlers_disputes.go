@@ -7,10 +7,11 @@ func (s *Server) listDisputes(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.read(rq, func(t tx) (any, error) {
-		items, total := t.Disputes().Page("", q)
-		return newList(rq, "disputes", q, mapViews(rq.base, items, viewDispute), total), nil
-	})
+	items, total, err := listPage(s, rq, tx.Disputes, "", nil, q)
+	if err != nil {
+		return nil, err
+	}
+	return newList(rq, "disputes", q, mapViews(rq.base, items, viewDispute), total), nil
 }
 
 func (s *Server) getDispute(rq *request) (any, error) {
@@ -44,14 +45,15 @@ func (s *Server) listEvidence(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.read(rq, func(t tx) (any, error) {
-		id := rq.r.PathValue("id")
-		if _, err := t.Disputes().Get(id); err != nil {
-			return nil, err
-		}
-		items, total := t.Evidence().Page(id, q)
-		return newList(rq, "evidences", q, mapViews(rq.base, items, viewEvidence), total), nil
-	})
+	id := rq.r.PathValue("id")
+	items, total, err := listPage(s, rq, tx.Evidence, id, func(t tx) error {
+		_, err := t.Disputes().Get(id)
+		return err
+	}, q)
+	if err != nil {
+		return nil, err
+	}
+	return newList(rq, "evidences", q, mapViews(rq.base, items, viewEvidence), total), nil
 }
 
 func (s *Server) getEvidence(rq *request) (any, error) {

@@ -21,10 +21,11 @@ func (s *Server) listFiles(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.read(rq, func(t tx) (any, error) {
-		items, total := t.Files().Page("", q)
-		return newList(rq, "files", q, mapViews(rq.base, items, viewFile), total), nil
-	})
+	items, total, err := listPage(s, rq, tx.Files, "", nil, q)
+	if err != nil {
+		return nil, err
+	}
+	return newList(rq, "files", q, mapViews(rq.base, items, viewFile), total), nil
 }
 
 func (s *Server) getFile(rq *request) (any, error) {
@@ -98,17 +99,18 @@ func (s *Server) listExternalLinks(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.read(rq, func(t tx) (any, error) {
-		id := rq.r.PathValue("id")
-		if _, err := t.Files().Get(id); err != nil {
-			return nil, err
-		}
-		items, total := t.Links().Page(id, q)
-		for i := range items {
-			items[i].Expired = !rq.now.Before(items[i].ExpiresAt.time())
-		}
-		return newList(rq, "external_links", q, mapViews(rq.base, items, viewExternalLink), total), nil
-	})
+	id := rq.r.PathValue("id")
+	items, total, err := listPage(s, rq, tx.Links, id, func(t tx) error {
+		_, err := t.Files().Get(id)
+		return err
+	}, q)
+	if err != nil {
+		return nil, err
+	}
+	for i := range items {
+		items[i].Expired = !rq.now.Before(items[i].ExpiresAt.time())
+	}
+	return newList(rq, "external_links", q, mapViews(rq.base, items, viewExternalLink), total), nil
 }
 
 func (s *Server) getExternalLink(rq *request) (any, error) {

@@ -167,17 +167,6 @@ func (s *Server) disputeStep(base, app, id string) {
 	}
 }
 
-// getOne reads one record of the request's application in a read-only unit.
-func getOne[T any](s *Server, rq *request, tbl func(tx) table[T], id string) (T, error) {
-	var out T
-	err := s.units.View(rq.r.Context(), rq.user.app, func(t tx) error {
-		var err error
-		out, err = tbl(t).Get(id)
-		return err
-	})
-	return out, err
-}
-
 // feeProfile is the application's fee profile id (for transfer links).
 func (s *Server) feeProfile(app string) string {
 	var fp string
@@ -187,39 +176,4 @@ func (s *Server) feeProfile(app string) string {
 		return nil
 	})
 	return fp
-}
-
-// change runs fn as the request's unit of work; the view fn returns is the
-// answer and, unless entity is "", the event of that entity and type the
-// unit emits.
-func (s *Server) change(rq *request, entity, typ string, fn func(t tx) (any, error)) (any, error) {
-	var v any
-	err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
-		var err error
-		if v, err = fn(t); err != nil {
-			return err
-		}
-		if entity != "" {
-			t.Outbox().Emit(entity, typ, v)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// read runs fn as the request's read-only unit of work.
-func (s *Server) read(rq *request, fn func(t tx) (any, error)) (any, error) {
-	var v any
-	err := s.units.View(rq.r.Context(), rq.user.app, func(t tx) error {
-		var err error
-		v, err = fn(t)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
 }

@@ -62,10 +62,11 @@ func (s *Server) listWebhooks(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.read(rq, func(t tx) (any, error) {
-		items, total := t.Webhooks().Page("", q)
-		return newList(rq, "webhooks", q, mapViews(rq.base, items, viewWebhookItem), total), nil
-	})
+	items, total, err := listPage(s, rq, tx.Webhooks, "", nil, q)
+	if err != nil {
+		return nil, err
+	}
+	return newList(rq, "webhooks", q, mapViews(rq.base, items, viewWebhookItem), total), nil
 }
 
 func (s *Server) getWebhook(rq *request) (any, error) {
