@@ -413,13 +413,17 @@ func (tb *memTable[T, P]) Page(parent string, q listQuery) ([]T, int) {
 	if q.isDefaultOrder() {
 		return pageOf(ser, q, func(p P) T { return *p })
 	}
-	st := tb.tx.st
+	var picked []P
+	var total int
 	if tb.tx.readOnly {
+		st := tb.tx.st
 		st.mu.Unlock()
-	}
-	picked, total := ser.idx.page(q.sort, q.offset, q.limit)
-	if tb.tx.readOnly {
-		st.mu.Lock()
+		func() {
+			defer st.mu.Lock() // the unit's run unlocks it, also after a panic
+			picked, total = ser.idx.page(q.sort, q.offset, q.limit)
+		}()
+	} else {
+		picked, total = ser.idx.page(q.sort, q.offset, q.limit)
 	}
 	out := make([]T, 0, len(picked))
 	for _, p := range picked {
