@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"os"
@@ -223,4 +224,40 @@ func TestResultsBeside(t *testing.T) {
 	} {
 		assert.Equal(t, filepath.FromSlash(want), resultsBeside(filepath.FromSlash(in)), in)
 	}
+}
+
+// TestVerifyRefusesEveryMutant: conform verify, the command itself, refuses
+// a signed run's bundle with any one byte flipped, and the run with any one
+// byte of a report flipped; exit 1 and one line each.
+func TestVerifyRefusesEveryMutant(t *testing.T) {
+	dir := t.TempDir()
+	key, pub := keygen(t, dir, "ci")
+	bundle, junit := filepath.Join(dir, "conform.sigstore.json"), filepath.Join(dir, "conform.xml")
+	code, _, errOut := run(t, "", "run", "--tags", "@spec-2.1", "--seed", "0",
+		"--format", "junit:"+junit, "--attest", bundle, "--signing-key", key)
+	require.Equal(t, exitOK, code, errOut)
+	verify := func() (int, string, string) { return run(t, "", "verify", "--attestation", bundle, "--key", pub) }
+	code, _, errOut = verify()
+	require.Equal(t, exitOK, code, "the original: %s", errOut)
+
+	mutants := 0
+	for _, file := range []string{bundle, junit} {
+		original, err := os.ReadFile(file)
+		require.NoError(t, err)
+		for i := range original {
+			m := bytes.Clone(original)
+			m[i] ^= 0xff
+			require.NoError(t, os.WriteFile(file, m, 0o644))
+			code, out, errOut := verify()
+			if code != exitFailed || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "refused: ") {
+				t.Fatalf("%s byte %d flipped: exit %d, stdout %q, stderr %q; want exit 1 and one line", filepath.Base(file), i, code, out, errOut)
+			}
+			mutants++
+		}
+		require.NoError(t, os.WriteFile(file, original, 0o644))
+	}
+	require.GreaterOrEqual(t, mutants, 1000)
+	code, _, errOut = verify()
+	require.Equal(t, exitOK, code, "the original again: %s", errOut)
+	t.Logf("conform verify refused all %d mutants", mutants)
 }

@@ -198,7 +198,7 @@ func independent(t *testing.T, pubFile string, cases []mutantCase) []string {
 	bin := filepath.Join(t.TempDir(), "independent")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Dir = filepath.Join("testdata", "independent")
-	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "build the independent verifier: %s", out)
 
