@@ -53,6 +53,9 @@ func prepareAttest(verb string, opts *runOptions) (*attester, error) {
 	if opts.signingKey == "" {
 		return nil, usageError(fmt.Errorf("%s: --attest needs --signing-key KEY (a PEM file, or env:NAME)", verb))
 	}
+	if info, err := os.Stat(filepath.Dir(opts.attest)); err != nil || !info.IsDir() {
+		return nil, usageError(fmt.Errorf("%s: --attest %s: its folder does not exist", verb, opts.attest))
+	}
 	key, err := attest.LoadSigningKey(opts.signingKey, opts.lookupEnv)
 	if err != nil {
 		return nil, usageError(fmt.Errorf("%s: --signing-key: %w", verb, err))
