@@ -139,7 +139,7 @@ func (a *attester) sign(cfg steps.Config, runID string, run results.Run) error {
 	if err := os.WriteFile(a.path, bundle, 0o644); err != nil {
 		return fmt.Errorf("%s: --attest: %w", a.verb, err)
 	}
-	fmt.Fprintf(a.errOut, "conform %s: %s results signed (%d reports) in %s\n", a.verb, st.Predicate.Result, len(st.Subject), a.path)
+	fmt.Fprintf(a.errOut, "conform %s: %s results signed (%s) in %s\n", a.verb, st.Predicate.Result, reportCount(len(st.Subject)), a.path)
 	return nil
 }
 
@@ -157,4 +157,12 @@ func withoutCredentials(cfg steps.Config) steps.Config {
 		cfg.Sandbox = &sb
 	}
 	return cfg
+}
+
+// reportCount is "1 report" or "N reports".
+func reportCount(n int) string {
+	if n == 1 {
+		return "1 report"
+	}
+	return strconv.Itoa(n) + " reports"
 }

@@ -89,7 +89,7 @@ func runVerify(cmd *cobra.Command, opts verifyOptions) error {
 		return refused(err)
 	}
 	p := st.Predicate
-	fmt.Fprintf(cmd.OutOrStdout(), "conform verify: accepted: %s run of %s (run %s): %d passed, %d warned, %d failed, %d skipped; %d reports unchanged; signed by key %s\n",
-		p.Result, p.Conform.Target, p.Conform.RunID, len(p.PassedTests), len(p.WarnedTests), len(p.FailedTests), len(p.Conform.SkippedTests), len(st.Subject), attest.Hint(pub))
+	fmt.Fprintf(cmd.OutOrStdout(), "conform verify: accepted: %s run of %s (run %s): %d passed, %d warned, %d failed, %d skipped; %s unchanged; signed by key %s\n",
+		p.Result, p.Conform.Target, p.Conform.RunID, len(p.PassedTests), len(p.WarnedTests), len(p.FailedTests), len(p.Conform.SkippedTests), reportCount(len(st.Subject)), attest.Hint(pub))
 	return nil
 }

@@ -182,7 +182,7 @@ func TestExploreAttests(t *testing.T) {
 	bundle := filepath.Join(dir, "explore.sigstore.json")
 	code, _, errOut := run(t, "", "explore", "--seed", "7", "--budget", "60", "--ops", "disputes.*", "--attest", bundle, "--signing-key", key)
 	require.Equal(t, exitOK, code, errOut)
-	assert.Contains(t, errOut, "conform explore: PASSED results signed (1 reports) in "+bundle)
+	assert.Contains(t, errOut, "conform explore: PASSED results signed (1 report) in "+bundle)
 	st := statementOf(t, bundle)
 	assert.Equal(t, "s7", st.Predicate.Conform.RunID)
 	code, _, errOut = run(t, "", "verify", "--attestation", bundle, "--key", pub)
