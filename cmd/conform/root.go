@@ -56,6 +56,8 @@ an in-memory reference implementation of the whole API.`,
 		newOpenAPICmd(),
 		newProxyCmd(),
 		newProfileCmd(),
+		newKeygenCmd(),
+		newVerifyCmd(),
 	)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	return root

@@ -38,6 +38,8 @@ type runOptions struct {
 	writeProf   string        // --write-profile FILE: the choices observed
 	explore     time.Duration // --explore DURATION: an exploration after the suite, in the same report
 	keepNS      string        // --keep-namespace FILE: keep the run's sandbox namespace, its config written here
+	attest      string        // --attest FILE: sign the reports, the attestation written here
+	signingKey  string        // --signing-key KEY: a PEM file or env:NAME
 	out         io.Writer
 	errOut      io.Writer
 	lookupEnv   func(string) (string, bool)
@@ -102,6 +104,7 @@ credentials refused), the selection is empty, or every selected scenario was ski
 	f.StringVar(&opts.writeProf, "write-profile", "", "write the choices the run observed as a profile file to review and pass back with --profile")
 	f.StringVar(&opts.keepNS, "keep-namespace", "", "against a conform sandbox: keep the run's namespace instead of dropping it, and write its config to this file")
 	f.DurationVar(&opts.explore, "explore", 0, "after the suite, explore the target for this long (conform explore) and add its findings to the same reports")
+	addAttestFlags(f, &opts)
 	return cmd
 }
 
@@ -170,6 +173,10 @@ func runRun(ctx context.Context, opts runOptions) error {
 	if opts.timeout < 0 {
 		return usageError(fmt.Errorf("run: --timeout must be positive, got %s", opts.timeout))
 	}
+	att, err := prepareAttest("run", &opts)
+	if err != nil {
+		return err
+	}
 	runOpts := steps.Options{
 		Tags: opts.tags, Formats: opts.formats, Strict: opts.strict, Concurrency: opts.concurrency,
 		Seed: opts.seed, Out: opts.out, ErrOut: opts.errOut, ListOnly: opts.list,
@@ -224,7 +231,13 @@ func runRun(ctx context.Context, opts runOptions) error {
 			return nil
 		}
 	}
+	cfg, runOpts.After = att.hook(cfg, runOpts.After)
 	sum, err := steps.Run(ctx, cfg, runOpts)
+	if err == nil {
+		if err := att.signRun(cfg); err != nil {
+			return err
+		}
+	}
 	if err == nil && explored != nil && explored.Failed() {
 		return &exitError{code: exitFailed}
 	}
