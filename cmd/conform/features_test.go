@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// feeFeature is a scenario a user writes outside the repository: a sale
+// whose fee exceeds its amount is refused (§4.2, §7).
+const feeFeature = `@mine @spec-4.2
+Feature: My own fee rule
+  A regression kept from a finding.
+
+  Scenario: a sale whose fee is twice its amount is refused
+    Given I am the platform user
+    And a card for the buyer
+    When I create a sale of 500 cents with a fee of 1000 cents
+    Then the request is refused as an invalid field "/fee"
+`
+
+// TestRunFeaturesFromDisk: a scenario written to a file outside the
+// repository, run by the built binary with --features, FAILs against a
+// server with the fault it is about and PASSes against the reference; the
+// reports name the file.
+func TestRunFeaturesFromDisk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and serves the reference twice")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "conform")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	feature := filepath.Join(dir, "mine", "fees.feature")
+	require.NoError(t, os.MkdirAll(filepath.Dir(feature), 0o755))
+	require.NoError(t, os.WriteFile(feature, []byte(feeFeature), 0o600))
+
+	for _, tc := range []struct {
+		name     string
+		serve    []string
+		features []string // --features arguments
+		wantCode int
+		wantLine string
+	}{
+		{"faulted server, the file", []string{"--fault", "sale-fee-over-amount-accepted"}, []string{"--features", feature, "--features-only"}, exitFailed, "FAIL  " + feature + ":5 a sale whose fee is twice its amount is refused [§4.2]"},
+		{"reference, the file", nil, []string{"--features", feature, "--features-only"}, exitOK, "PASS  " + feature + ":5 a sale whose fee is twice its amount is refused [§4.2]"},
+		{"faulted server, the folder with the embedded features", []string{"--fault", "sale-fee-over-amount-accepted"}, []string{"--features", filepath.Dir(feature), "--tags", "@mine or @transfers"}, exitFailed, "FAIL  " + feature + ":5 a sale whose fee is twice its amount is refused [§4.2]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fixtures := filepath.Join(t.TempDir(), "conform.json")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			serve := exec.CommandContext(ctx, bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--fixtures", fixtures}, tc.serve...)...)
+			serve.Cancel = func() error { return serve.Process.Signal(os.Interrupt) }
+			serve.WaitDelay = 10 * time.Second
+			require.NoError(t, serve.Start())
+			exited := make(chan int, 1)
+			go func() {
+				_ = serve.Wait()
+				exited <- serve.ProcessState.ExitCode()
+			}()
+			defer func() {
+				cancel()
+				<-exited
+			}()
+			cfg := waitForFixtures(t, fixtures, exited)
+
+			var out, errOut bytes.Buffer
+			cmd := exec.Command(bin, append([]string{"run", "--target", cfg.Target, "--config", fixtures, "--format", "pretty", "--seed", "0"}, tc.features...)...)
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err := cmd.Run()
+			code := 0
+			if err != nil {
+				var ee *exec.ExitError
+				require.ErrorAs(t, err, &ee, "stderr: %s", errOut.String())
+				code = ee.ExitCode()
+			}
+			assert.Equal(t, tc.wantCode, code, "stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+			assert.Contains(t, out.String(), tc.wantLine)
+		})
+	}
+}
+
+// TestRunFeaturesRefused: a feature from disk that cannot be read, does not
+// parse or has a step the kit does not define is refused before anything
+// runs, exit 2, naming the file and the line.
+func TestRunFeaturesRefused(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o600))
+		return p
+	}
+	syntax := write("syntax.feature", "Feature: x\n  Scenario: y\n    Given I am the platform user\n  Scenario z\n")
+	undefined := write("undefined.feature", "Feature: x\n  Scenario: y\n    Given I am the platform user\n    When I frobnicate the sale\n")
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.Mkdir(empty, 0o755))
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"syntax error", []string{"--features", syntax}, syntax + " (4:3): expected:"},
+		{"undefined step", []string{"--features", undefined}, undefined + ":4: undefined step: I frobnicate the sale"},
+		{"missing file", []string{"--features", filepath.Join(dir, "nope.feature")}, "nope.feature: no such file or directory"},
+		{"folder without features", []string{"--features", empty}, "the folder holds no *.feature file"},
+		{"only without features", []string{"--features-only"}, "--features-only needs --features"},
+		{"listed, too", []string{"--features", undefined, "--list"}, undefined + ":4: undefined step"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := run(t, "", append([]string{"run"}, tc.args...)...)
+			assert.Equal(t, exitUsage, code, "stdout: %s", out)
+			assert.Contains(t, errOut, tc.wantErr)
+			assert.NotContains(t, errOut, "bundled reference at", "refused before the reference starts")
+		})
+	}
+}
