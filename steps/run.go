@@ -93,6 +93,8 @@ type Summary struct {
 	Differences []Difference
 	// Observed is every observation of a declared choice (WriteProfile reads it).
 	Observed Observed
+	// ClauseTitles are the titles of the spec sections, from judging.json.
+	ClauseTitles map[string]string
 }
 
 // CoverageLine counts the operations exercised with both a success and a refusal, per source.
@@ -181,7 +183,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (Summary, error) {
 	sum.Order = st.results.order()
 	sum.Target, sum.Strict, sum.Tags, sum.Concurrency, sum.Started = st.cfg.Target, opts.Strict, opts.Tags, opts.Concurrency, start
 	sum.Notes = st.recv.diagnose()
-	sum.Sources = srcs
+	sum.Sources, sum.ClauseTitles = srcs, st.table.Clauses
 	sum.Profile, sum.Differences, sum.Observed = st.profile, differences(sum.Results), st.observed.snapshot()
 	run := sum.Report()
 	if opts.After != nil {
