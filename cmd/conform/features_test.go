@@ -3,14 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/reference/faults"
 )
 
 // feeFeature is a scenario a user writes outside the repository: a sale
@@ -123,4 +129,77 @@ func TestRunFeaturesRefused(t *testing.T) {
 			assert.NotContains(t, errOut, "bundled reference at", "refused before the reference starts")
 		})
 	}
+}
+
+// TestSuggestions: a misspelt flag, schema name or operation id given as a
+// schema name is refused (exit 2) with what was probably meant.
+func TestSuggestions(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--taget", "http://127.0.0.1:9"}, "unknown flag: --taget; did you mean --target?"},
+		{[]string{"run", "--list", "--featres", "x"}, "did you mean --features?"},
+		{[]string{"serve", "--fixture", "x.json"}, "did you mean --fixtures?"},
+		{[]string{"schemas", "show", "transfers.create"}, `did you mean "transfer_create"? (the request body of operation transfers.create; its response is "transfer")`},
+		{[]string{"schemas", "show", "transfers.get"}, `did you mean "transfer"? (the response of operation transfers.get)`},
+		{[]string{"schemas", "show", "transfer_creat"}, `did you mean "transfer_create"?`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, _, errOut := run(t, "", tc.args...)
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, errOut, tc.want)
+		})
+	}
+	_, _, errOut := run(t, "", "run", "--zzzzzzzzzz")
+	assert.NotContains(t, errOut, "did you mean", "nothing near enough is suggested")
+}
+
+// TestREADMECommandsTable: the commands table of cmd/conform/README.md
+// names every command and subcommand, and every flag of conform faults
+// that changes what it lists.
+func TestREADMECommandsTable(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	_, table, ok := strings.Cut(string(readme), "\n## Commands\n")
+	require.True(t, ok, "cmd/conform/README.md has no Commands section")
+	table, _, _ = strings.Cut(table, "\n## ")
+	root := newRootCmd()
+	for _, cmd := range root.Commands() {
+		if cmd.Hidden || cmd.Name() == "help" || cmd.Name() == "completion" {
+			continue
+		}
+		assert.Contains(t, table, "`conform "+cmd.Name(), "the commands table lacks conform %s", cmd.Name())
+		for _, sub := range cmd.Commands() {
+			assert.Contains(t, table, "`conform "+cmd.Name()+" "+sub.Name(), "the commands table lacks conform %s %s", cmd.Name(), sub.Name())
+		}
+	}
+	for _, flag := range []string{"--json", "--explore", "--variants"} {
+		assert.Regexp(t, "`conform faults [^`]*"+flag, table, "the commands table lacks conform faults %s", flag)
+	}
+}
+
+// TestExploreREADMETally: steps/explore/README.md tells the suite's verdict
+// on the explore faults once, and that tally is the count of its table's
+// suite column, whose rows are the catalog's faults.
+func TestExploreREADMETally(t *testing.T) {
+	b, err := os.ReadFile("../../steps/explore/README.md")
+	require.NoError(t, err)
+	readme := string(b)
+	tallies := regexp.MustCompile(`fails (\d+), warns on (\d+) and misses (\d+)`).FindAllStringSubmatch(readme, -1)
+	require.Len(t, tallies, 1, "one tally of the suite on the explore faults")
+	counts := map[string]int{}
+	var rows []string
+	for _, m := range regexp.MustCompile("(?m)^\\| ([a-z0-9-]+) \\| (?:FAIL|WARN) \\|.*\\| ([A-Za-z]+)[^|]* \\|$").FindAllStringSubmatch(readme, -1) {
+		rows = append(rows, m[1])
+		counts[m[2]]++
+	}
+	var names []string
+	for _, f := range faults.ExploreCatalog() {
+		names = append(names, f.Name)
+	}
+	assert.ElementsMatch(t, names, rows, "the table's rows are the explore catalog")
+	assert.Contains(t, readme, fmt.Sprintf("holds %d faults", len(names)))
+	want := []string{strconv.Itoa(counts["FAIL"]), strconv.Itoa(counts["WARN"]), strconv.Itoa(counts["missed"])}
+	assert.Equal(t, want, tallies[0][1:], "the tally (fails, warns on, misses) counts the table's suite column")
 }
