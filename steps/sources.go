@@ -133,6 +133,25 @@ func diskName(p string) string {
 	return p
 }
 
+// EmbeddedDigest is the digest of the embedded features among srcs: the
+// SHA-256 of their lines "<sha256>  <name>\n" in order, which is what
+// "sha256sum *.feature | sha256sum" prints in the features folder of the
+// source the binary was built from. "" when srcs has no embedded feature.
+func EmbeddedDigest(srcs []FeatureSource) string {
+	h := sha256.New()
+	n := 0
+	for _, s := range srcs {
+		if s.Embedded {
+			fmt.Fprintf(h, "%s  %s\n", s.SHA256, s.Name)
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 func digest(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
