@@ -2,10 +2,13 @@ package steps
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/conform-kit/conform/steps/report"
 )
 
 // scenario is the state of one scenario: who calls, the last exchange, the
@@ -20,7 +23,6 @@ type scenario struct {
 	profileKey    string   // the @profile-<key> tag of an @assumed scenario
 	clauses       []string // the spec sections of the @spec-* tags
 	stepKey       string   // the profile key of a step ending in "(assumed: <key>)"
-	checks        []Check  // every failed check, with its basis
 
 	auth       authMode
 	user       string // credential key of the current user
@@ -44,9 +46,8 @@ type scenario struct {
 	webhooks     []owned // webhooks to disable at the end
 	restore      func(ctx context.Context) error
 
-	failures, warnings, kitErrs []string
-	skipped                     string
-	rec                         record // what the reports need (outcome.go)
+	skipped string // why the scenario stopped, when a step skipped it
+	rec     record // what the reports need, its verdicts among them (outcome.go)
 }
 
 // owned is a resource id with the credential key of the user who created it.
@@ -83,12 +84,12 @@ func (s *scenario) cleanup(ctx context.Context) {
 	for _, w := range s.webhooks {
 		ex, err := s.disableOwned(ctx, w)
 		if err == nil && (ex.status < 200 || ex.status > 299) {
-			s.warnings = append(s.warnings, "cleanup: could not disable webhook "+w.id)
+			s.verdict(Verdict{Report: report.Check{Kind: report.KindAssumed, Step: "clean-up", Message: fmt.Sprintf("could not disable webhook %s: status %d", w.id, ex.status)}})
 		}
 	}
 	if s.restore != nil {
 		if err := s.restore(ctx); err != nil {
-			s.failures = append(s.failures, "cleanup: "+err.Error())
+			s.verdict(Verdict{Report: report.Check{Kind: report.KindNormative, Clauses: slices.Clone(s.clauses), Step: "clean-up", Message: err.Error()}})
 		}
 	}
 	if s.hookToken != "" {

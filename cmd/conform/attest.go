@@ -31,12 +31,13 @@ type attester struct {
 	verb, path string
 	key        *ecdsa.PrivateKey
 	reports    []string
-	// features are the feature files a user added from disk, each digested
-	// into the statement's configuration (filled from --features once a
-	// run can load features from disk; empty until then).
-	features []string
-	run      *results.Run
-	errOut   io.Writer
+	// features are the feature files the run read from disk (--features),
+	// with the digests of the bytes it read; withoutEmbedded is set when it
+	// read none of the embedded ones (--features-only).
+	features        []attest.FeatureFile
+	withoutEmbedded bool
+	run             *results.Run
+	errOut          io.Writer
 }
 
 // prepareAttest checks --attest and --signing-key before anything runs and
@@ -109,10 +110,19 @@ func (a *attester) hook(cfg steps.Config, after func(context.Context, *results.R
 	}
 }
 
-// signRun signs the reports of a conform run, once they are written.
-func (a *attester) signRun(cfg steps.Config) error {
+// signRun signs the reports of a conform run, once they are written; the
+// feature files it read are named from sources.
+func (a *attester) signRun(cfg steps.Config, sources []steps.FeatureSource) error {
 	if a == nil || a.run == nil {
 		return nil
+	}
+	a.withoutEmbedded = true
+	for _, src := range sources {
+		if src.Embedded {
+			a.withoutEmbedded = false
+			continue
+		}
+		a.features = append(a.features, attest.FeatureFile{Name: src.Name, Path: src.Path, SHA256: src.SHA256})
 	}
 	return a.sign(cfg, cfg.RunID, *a.run)
 }
@@ -128,7 +138,7 @@ func (a *attester) sign(cfg steps.Config, runID string, run results.Run) error {
 	}
 	exe, _ := os.Executable()
 	st, err := attest.Build(attest.Input{Run: run, RunID: runID, Reports: a.reports, Dir: filepath.Dir(a.path),
-		Profile: cfg.Profile, Config: redacted, FeatureFiles: a.features, Version: version(), Executable: exe})
+		Profile: cfg.Profile, Config: redacted, FeatureFiles: a.features, WithoutEmbedded: a.withoutEmbedded, Version: version(), Executable: exe})
 	if err != nil {
 		return fmt.Errorf("%s: --attest: %w", a.verb, err)
 	}

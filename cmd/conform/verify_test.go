@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -261,4 +263,35 @@ func TestVerifyRefusesEveryMutant(t *testing.T) {
 	code, _, errOut = verify()
 	require.Equal(t, exitOK, code, "the original again: %s", errOut)
 	t.Logf("conform verify refused all %d mutants", mutants)
+}
+
+// TestAttestNamesFeaturesFromDisk: a run with --features-only signs a
+// statement naming the user's feature file with the digest of its bytes,
+// and not the embedded features it did not run.
+func TestAttestNamesFeaturesFromDisk(t *testing.T) {
+	dir := t.TempDir()
+	key, pub := keygen(t, dir, "ci")
+	feature := filepath.Join(dir, "mine.feature")
+	text := "@mine\nFeature: mine\n  Scenario: the card list answers\n    Given I am the platform user\n    When I list the disputes\n    Then the request succeeds\n"
+	require.NoError(t, os.WriteFile(feature, []byte(text), 0o644))
+	bundle := filepath.Join(dir, "out", "conform.sigstore.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(bundle), 0o755))
+	code, _, errOut := run(t, "", "run", "--features", feature, "--features-only", "--attest", bundle, "--signing-key", key)
+	require.Equal(t, exitOK, code, errOut)
+
+	st := statementOf(t, bundle)
+	byName := map[string]attest.ResourceDescriptor{}
+	for _, c := range st.Predicate.Configuration {
+		byName[c.Name] = c
+	}
+	assert.NotContains(t, byName, "features", "the embedded features did not run")
+	mine, ok := byName["features/"+feature]
+	require.True(t, ok, "configuration: %v", st.Predicate.Configuration)
+	assert.Equal(t, feature, mine.URI)
+	sum := sha256.Sum256([]byte(text))
+	assert.Equal(t, hex.EncodeToString(sum[:]), mine.Digest["sha256"])
+	assert.Len(t, st.Predicate.PassedTests, 1)
+
+	code, _, errOut = run(t, "", "verify", "--attestation", bundle, "--key", pub)
+	assert.Equal(t, exitOK, code, errOut)
 }

@@ -91,10 +91,10 @@ func TestBuildNamesEverything(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(results), 0o755))
 	require.NoError(t, os.WriteFile(results, []byte("{}\n"), 0o644))
 	extra := filepath.Join(dir, "extra.feature")
-	require.NoError(t, os.WriteFile(extra, []byte("Feature: extra\n"), 0o644))
+	extraFile := FeatureFile{Name: "mine/extra.feature", Path: extra, SHA256: digest([]byte("Feature: extra\n"))["sha256"]}
 	run := sampleRun(false, report.Pass, report.Warn, report.Fail, report.Skip, report.Error)
 	st, err := Build(Input{Run: run, RunID: "run-9", Reports: []string{results, results}, Dir: dir, Profile: []byte("{}"),
-		Config: []byte(`{"x":1}`), FeatureFiles: []string{extra}, Version: "v9"})
+		Config: []byte(`{"x":1}`), FeatureFiles: []FeatureFile{extraFile}, Version: "v9"})
 	require.NoError(t, err)
 
 	assert.Equal(t, StatementType, st.Type)
@@ -121,8 +121,8 @@ func TestBuildNamesEverything(t *testing.T) {
 	assert.Greater(t, n, 10)
 	assert.Equal(t, embedded, byName["features"].Digest["sha256"])
 	assert.Equal(t, "v9", byName["conform"].Annotations["version"])
-	assert.Equal(t, extra, byName["features/extra.feature"].URI)
-	assert.Equal(t, digest([]byte("Feature: extra\n")), byName["features/extra.feature"].Digest)
+	assert.Equal(t, extra, byName["features/mine/extra.feature"].URI)
+	assert.Equal(t, digest([]byte("Feature: extra\n")), byName["features/mine/extra.feature"].Digest)
 	assert.Equal(t, digest([]byte("{}")), byName["profile"].Digest)
 	assert.Equal(t, []byte(`{"x":1}`), byName["config"].Content)
 

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"sort"
 	"strings"
 
@@ -104,11 +103,26 @@ type Input struct {
 	Profile []byte
 	// Config is the run's effective config with every credential removed (JSON).
 	Config []byte
-	// FeatureFiles are feature files a user added from disk, digested one by one.
-	FeatureFiles []string
+	// FeatureFiles are the feature files a user added from disk, with the
+	// digests of the bytes the run read (not read again here: a file edited
+	// since the run would be attested as it is now).
+	FeatureFiles []FeatureFile
+	// WithoutEmbedded leaves the embedded features out of the configuration:
+	// the run did not read them (--features-only).
+	WithoutEmbedded bool
 	// Version is the conform version; Executable, when set, the binary digested.
 	Version    string
 	Executable string
+}
+
+// FeatureFile is a feature file a run read from disk.
+type FeatureFile struct {
+	// Name is the file as the reports name it (the path as given).
+	Name string
+	// Path is its absolute path.
+	Path string
+	// SHA256 is the hex SHA-256 of the bytes the run read.
+	SHA256 string
 }
 
 // Result maps a run to the predicate's result: FAIL or ERROR → FAILED, WARN →
@@ -206,19 +220,18 @@ func configuration(in Input) ([]ResourceDescriptor, error) {
 			self.Digest = digest(data)
 		}
 	}
-	embedded, n, err := FeaturesDigest(features.FS)
-	if err != nil {
-		return nil, err
-	}
-	out := []ResourceDescriptor{self, {Name: "features", Digest: map[string]string{"sha256": embedded},
-		Annotations: map[string]string{"source": "embedded", "files": fmt.Sprint(n)}}}
-	for _, file := range in.FeatureFiles {
-		data, err := os.ReadFile(file)
+	out := []ResourceDescriptor{self}
+	if !in.WithoutEmbedded {
+		embedded, n, err := FeaturesDigest(features.FS)
 		if err != nil {
-			return nil, fmt.Errorf("attest: read feature file: %w", err)
+			return nil, err
 		}
-		out = append(out, ResourceDescriptor{Name: "features/" + path.Base(strings.ReplaceAll(file, `\`, "/")), URI: file,
-			Digest: digest(data), Annotations: map[string]string{"source": "file"}})
+		out = append(out, ResourceDescriptor{Name: "features", Digest: map[string]string{"sha256": embedded},
+			Annotations: map[string]string{"source": "embedded", "files": fmt.Sprint(n)}})
+	}
+	for _, f := range in.FeatureFiles {
+		out = append(out, ResourceDescriptor{Name: "features/" + f.Name, URI: f.Path,
+			Digest: map[string]string{"sha256": f.SHA256}, Annotations: map[string]string{"source": "file"}})
 	}
 	if len(in.Profile) > 0 {
 		out = append(out, ResourceDescriptor{Name: "profile", Digest: digest(in.Profile)})
