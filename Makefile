@@ -22,12 +22,17 @@ run:
 ## through go run). Six tests run (again) without it: the hostile clients at
 ## their full 3,000 requests per class, the suite against 28 conformant
 ## variants served at once, and the explorer against the reference, every
-## explore fault and every conformant variant.
+## explore fault and every conformant variant. Every line runs, whichever
+## failed before it; the last line names each that failed.
 test: openapi-tools
-	$(GO) test -race -count=1 -timeout 20m $$($(GO) list $(PKGS) | grep -v '/openapi$$')
-	$(GO) test -count=1 ./validate/openapi/
-	$(GO) test -count=1 -run '^(TestHostileClients|TestCombinedVariantsNeverFail)$$' ./reference/ ./steps/
-	$(GO) test -count=1 -run '^(TestReferenceHasNoFindings|TestExploreCatchesEachFault|TestVariantsNeverFailExplored|TestPrintedScenarioRuns)$$' ./steps/explore/
+	@failed=""; \
+	step() { echo "+ $$*"; "$$@" || failed="$$failed$$(printf '\n  %s' "$$*")"; }; \
+	step $(GO) test -race -count=1 -timeout 20m $$($(GO) list $(PKGS) | grep -v '/openapi$$'); \
+	step $(GO) test -count=1 ./validate/openapi/; \
+	step $(GO) test -count=1 -run '^(TestHostileClients|TestCombinedVariantsNeverFail)$$' ./reference/ ./steps/; \
+	step $(GO) test -count=1 -run '^(TestReferenceHasNoFindings|TestExploreCatchesEachFault|TestVariantsNeverFailExplored|TestPrintedScenarioRuns)$$' ./steps/explore/; \
+	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
+	echo "make test: every line passed"
 
 ## bench: the validator's ratio table and the proxy's added latency (one run each, interleaved rounds, medians), then every benchmark with allocations.
 bench:

@@ -103,12 +103,12 @@ func normativeInAssumed(t *testing.T, fault, cites string, cfg steps.Config) {
 				continue
 			}
 			found = true
-			assert.Equal(t, steps.Fail, r.Outcome, "%s, profile %q: %s: %v", fault, profile, name, r.Messages)
+			assert.Equal(t, steps.Fail, r.Outcome, "%s, profile %q: %s: %v", fault, profile, name, r.Messages())
 			cited := false
-			for _, c := range r.Judged {
+			for _, c := range r.Judged() {
 				cited = cited || c.Basis.Normative() && citesPart(c.Basis.Cites(), cites)
 			}
-			assert.True(t, cited, "%s, profile %q: the FAIL cites %s: %+v", fault, profile, cites, r.Judged)
+			assert.True(t, cited, "%s, profile %q: the FAIL cites %s: %+v", fault, profile, cites, r.Judged())
 		}
 		assert.True(t, found, "%s, profile %q: no scenario %q", fault, profile, name)
 	}

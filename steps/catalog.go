@@ -1,10 +1,12 @@
 package steps
 
 import (
+	"bytes"
 	"fmt"
-	"io/fs"
+	"slices"
 	"strings"
 
+	gherkin "github.com/cucumber/gherkin/go/v26"
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v21"
 )
@@ -34,22 +36,36 @@ type stepPos struct {
 }
 
 // readCatalog parses the features the way godog's runner will (same
-// paths, same id sequence) and marks the scenarios sel selects.
-func readCatalog(fsys fs.FS, sel func(catalogScenario) bool) (*catalog, error) {
-	feats, err := godog.TestSuite{Options: &godog.Options{FS: fsys, Paths: []string{"."}}}.RetrieveFeatures()
-	if err != nil {
-		return nil, fmt.Errorf("%w: read features: %w", ErrUsage, err)
-	}
+// order, same id sequence: godog's parser of Options.FeatureContents) and
+// marks the scenarios sel selects. A feature from disk that does not parse,
+// or has a step no definition of defs matches, is a usage error naming
+// its file and line: the kit never runs a user's feature half-understood.
+func readCatalog(srcs []FeatureSource, sel func(catalogScenario) bool, defs []stepDef) (*catalog, error) {
 	c := &catalog{byPickle: map[string]int{}, steps: map[string]stepPos{}}
-	for _, f := range feats {
+	newID := (&messages.Incrementing{}).NewId
+	var problems []string
+	for _, src := range srcs {
+		doc, err := gherkin.ParseGherkinDocumentForLanguage(bytes.NewReader(src.data), gherkin.DefaultDialect, newID)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s", ErrUsage, syntaxError(src.Name, err))
+		}
+		doc.Uri = src.Name
+		pickles := gherkin.Pickles(*doc, src.Name, newID)
 		lines := map[string]int{}
 		name := ""
-		if f.GherkinDocument != nil && f.GherkinDocument.Feature != nil {
-			name = f.GherkinDocument.Feature.Name
-			collectPositions(f.GherkinDocument.Feature.Children, lines, c.steps)
+		if doc.Feature != nil {
+			name = doc.Feature.Name
+			collectPositions(doc.Feature.Children, lines, c.steps)
 		}
-		for _, p := range f.Pickles {
-			sc := catalogScenario{id: p.Id, feature: f.Uri, featureName: name, name: p.Name}
+		for _, p := range pickles {
+			if !src.Embedded {
+				for _, msg := range undefinedSteps(src.Name, p, c, defs) {
+					if !slices.Contains(problems, msg) {
+						problems = append(problems, msg)
+					}
+				}
+			}
+			sc := catalogScenario{id: p.Id, feature: src.Name, featureName: name, name: p.Name}
 			for _, t := range p.Tags {
 				sc.tags = append(sc.tags, t.Name)
 			}
@@ -64,7 +80,42 @@ func readCatalog(fsys fs.FS, sel func(catalogScenario) bool) (*catalog, error) {
 			c.scenarios = append(c.scenarios, sc)
 		}
 	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%w: %s", ErrUsage, strings.Join(problems, "\n"))
+	}
 	return c, nil
+}
+
+// syntaxError names the file before each "(line:column): message" of a
+// Gherkin parse error.
+func syntaxError(name string, err error) string {
+	var lines []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l != "" && l != "Parser errors:" {
+			lines = append(lines, fmt.Sprintf("%s %s", name, l))
+		}
+	}
+	return "syntax error: " + strings.Join(lines, "\n")
+}
+
+// undefinedSteps names the steps of a pickle that no definition matches,
+// "file:line: undefined step: text".
+func undefinedSteps(name string, p *messages.Pickle, c *catalog, defs []stepDef) []string {
+	var out []string
+	for _, st := range p.Steps {
+		if slices.ContainsFunc(defs, func(d stepDef) bool { return d.re.MatchString(st.Text) }) {
+			continue
+		}
+		line := 0
+		for _, id := range st.AstNodeIds {
+			if pos, ok := c.steps[id]; ok {
+				line = pos.line
+				break
+			}
+		}
+		out = append(out, fmt.Sprintf("%s:%d: undefined step: %s", name, line, st.Text))
+	}
+	return out
 }
 
 // collectPositions records the line of every scenario and example row, and

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -101,12 +102,41 @@ func LoadConfigFile(path string) (Config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("%w: read %s: %w", ErrConfig, path, err)
 	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
+		if off, ok := errorOffset(err); ok {
+			line, col := position(b, off)
+			return cfg, fmt.Errorf("%w: parse %s:%d:%d: %w", ErrConfig, path, line, col, err)
+		}
 		return cfg, fmt.Errorf("%w: parse %s: %w", ErrConfig, path, err)
 	}
 	return cfg, nil
+}
+
+// errorOffset is the offset of the byte a JSON decoding error names (the
+// errors count the bytes read, that one included): the character that
+// breaks the syntax, or the last of a value of the wrong type. An unknown
+// field names no offset (its name is in the message).
+func errorOffset(err error) (int64, bool) {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return se.Offset - 1, true
+	case errors.As(err, &te):
+		return te.Offset - 1, true
+	}
+	return 0, false
+}
+
+// position converts a byte offset of b into a 1-based line and column.
+func position(b []byte, offset int64) (line, col int) {
+	offset = min(max(offset, 0), int64(len(b)))
+	before := b[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
 }
 
 // Setting is one CONFORM_* environment variable of the suite's config: the

@@ -3,6 +3,7 @@ package steps
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -46,9 +47,10 @@ func (c *console) scenarioDone(r ScenarioResult) {
 	}
 }
 
-// printSummary prints the causes (the same check failing in N scenarios is
-// one entry), the skip reasons grouped, the run's diagnostics, the coverage
-// and the closing line: once, whatever the formats.
+// printSummary prints the causes (the same check with the same clauses and
+// message is one entry, whatever scenario, operation or user it failed
+// with), the skip reasons grouped, the run's diagnostics, the coverage and
+// the closing line: once, whatever the formats.
 func printSummary(w io.Writer, sum Summary, run report.Run) {
 	causes := run.Causes()
 	if len(causes) > 0 {
@@ -58,16 +60,23 @@ func printSummary(w io.Writer, sum Summary, run report.Run) {
 		if c.Outcome == report.Warn && c.Example.ProfileKey != "" {
 			continue // in the table of differences below
 		}
-		fmt.Fprintf(w, "%-5s ×%d %s\n", c.Outcome, len(c.Scenarios), firstLine(c.Example.Message))
+		fmt.Fprintf(w, "%-5s ×%d %s%s\n", c.Outcome, len(c.Scenarios), citation(c.Example), c.Text())
 		if c.Example.ProfileKey != "" {
 			fmt.Fprintf(w, "      profile key %s: expected %s, observed %s\n", c.Example.ProfileKey, c.Example.Expected, c.Example.Observed)
+		}
+		if line := operationList(c.Operations); line != "" {
+			fmt.Fprintf(w, "      on %s\n", line)
 		}
 		fmt.Fprintf(w, "      in %s\n", scenarioList(run, c.Scenarios))
 		if rest := strings.TrimPrefix(c.Example.Message, firstLine(c.Example.Message)); rest != "" {
 			fmt.Fprintf(w, "      %s\n", strings.ReplaceAll(strings.TrimSpace(rest), "\n", "\n      "))
 		}
 		if ex := c.Example.Exchange; ex != nil {
-			fmt.Fprintf(w, "      response: %d %s\n", ex.Status, oneLine(ex.ResponseBody, 400))
+			who := ""
+			if ex.User != "" {
+				who = " as " + ex.User
+			}
+			fmt.Fprintf(w, "      e.g. %s %s%s: %d %s\n", ex.Method, urlPath(ex.URL), who, ex.Status, oneLine(ex.ResponseBody, 400))
 		}
 		if c.Example.Curl != "" {
 			fmt.Fprintf(w, "      reproduce: %s\n", oneLine(c.Example.Curl, 600))
@@ -94,7 +103,7 @@ func printSummary(w io.Writer, sum Summary, run report.Run) {
 		fmt.Fprintf(w, "conform: spec sections not all PASS: %s\n", line)
 	}
 	if line := unsettledOperations(run); line != "" {
-		fmt.Fprintf(w, "conform: operations in scenarios that did not PASS: %s\n", line)
+		fmt.Fprintf(w, "conform: operations with a failing check (PASS: scenarios that called them): %s\n", line)
 	}
 	for _, n := range sum.Notes {
 		fmt.Fprintf(w, "conform: %s\n", n)
@@ -103,6 +112,38 @@ func printSummary(w io.Writer, sum Summary, run report.Run) {
 		fmt.Fprintln(w, sum.CoverageLine())
 	}
 	fmt.Fprintln(w, sum.Line())
+}
+
+// citation is what a failed check judges by, before its message: its spec
+// sections ("§4.1 §7 "), else "".
+func citation(c report.Check) string {
+	if len(c.Clauses) == 0 {
+		return ""
+	}
+	return "§" + strings.Join(c.Clauses, " §") + " "
+}
+
+// operationList names the operations of a cause with their scenario
+// counts: "transfers.create ×12, authorizations.create ×3", at most six.
+func operationList(ops []report.OperationCount) string {
+	var parts []string
+	for i, op := range ops {
+		if i == 6 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ops)-6))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s ×%d", op.ID, op.Count))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// urlPath is the path (and query) of an absolute URL, or the URL itself.
+func urlPath(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" {
+		return raw
+	}
+	return u.RequestURI()
 }
 
 // scenarioList names the scenarios of a cause: "name (file:line)", at most five.
@@ -165,7 +206,8 @@ func unsettledSections(run report.Run) string {
 	return strings.Join(parts, ", ")
 }
 
-// unsettledOperations lists the operations called by FAIL, WARN or ERROR scenarios.
+// unsettledOperations lists the operations a FAIL, WARN or ERROR scenario's
+// failing check was about (not those it only called to set up).
 func unsettledOperations(run report.Run) string {
 	var parts []string
 	for _, row := range run.OperationRows() {

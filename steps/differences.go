@@ -28,7 +28,7 @@ func differences(results []ScenarioResult) []Difference {
 	type group struct{ key, expected, observed string }
 	seen := map[group]map[string]bool{}
 	for _, r := range results {
-		for _, c := range r.Judged {
+		for _, c := range r.Judged() {
 			if c.Basis.Normative() {
 				continue
 			}
@@ -189,7 +189,7 @@ func observedPatches(results []ScenarioResult) (patches [][]byte, once []string)
 	precisions := map[string]bool{}
 	seen := map[string]int{}
 	for _, r := range results {
-		for _, c := range r.Judged {
+		for _, c := range r.Judged() {
 			if c.Basis.Normative() || c.Patch == nil {
 				continue
 			}

@@ -7,8 +7,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/validate/judging"
 )
+
+// judged makes the verdicts of judged checks, as judgeCheck records them.
+func judged(checks ...Check) []Verdict {
+	out := make([]Verdict, len(checks))
+	for i := range checks {
+		kind := report.KindAssumed
+		if checks[i].Basis.Normative() {
+			kind = report.KindNormative
+		}
+		out[i] = Verdict{Report: report.Check{Kind: kind, Message: checks[i].Message}, Judged: &checks[i]}
+	}
+	return out
+}
 
 func assumedCheck(key, expected, observed, patch string) Check {
 	top, _, _ := strings.Cut(key, ".")
@@ -23,15 +37,15 @@ func assumedCheck(key, expected, observed, patch string) Check {
 // observed, naming every scenario once; normative checks are not differences.
 func TestDifferencesGroupByKeyExpectedObserved(t *testing.T) {
 	results := []ScenarioResult{
-		{Feature: "a.feature", Name: "one", Judged: []Check{
+		{Feature: "a.feature", Name: "one", Verdicts: judged(
 			assumedCheck("create_status", "201", "200", `{"success_status":{"transfers.create":200}}`),
 			assumedCheck("create_status", "201", "200", `{"success_status":{"transfers.create":200}}`),
-			{Basis: judging.Basis{Clauses: []string{"7"}}, Message: "normative"},
-		}},
-		{Feature: "b.feature", Name: "two", Judged: []Check{
+			Check{Basis: judging.Basis{Clauses: []string{"7"}}, Message: "normative"},
+		)},
+		{Feature: "b.feature", Name: "two", Verdicts: judged(
 			assumedCheck("create_status", "201", "200", `{"success_status":{"payment_instruments.create":200}}`),
 			assumedCheck("refusals.not_found", "404 NOT_FOUND", "400 MISSING", `{"refusals":{"not_found":{"status":400,"codes":["MISSING"]}}}`),
-		}},
+		)},
 	}
 	got := differences(results)
 	want := []Difference{
@@ -102,8 +116,8 @@ func TestWrittenExtensionsAreWhatNoScenarioFoundMissing(t *testing.T) {
 		return string(b)
 	}
 	results := []ScenarioResult{
-		{Feature: "a.feature", Name: "one", Judged: []Check{assumedCheck("extensions", "transfers.get offered", "404", without("transfers.get"))}},
-		{Feature: "b.feature", Name: "two", Judged: []Check{assumedCheck("extensions", "authorizations.get offered", "405", without("authorizations.get"))}},
+		{Feature: "a.feature", Name: "one", Verdicts: judged(assumedCheck("extensions", "transfers.get offered", "404", without("transfers.get")))},
+		{Feature: "b.feature", Name: "two", Verdicts: judged(assumedCheck("extensions", "authorizations.get offered", "405", without("authorizations.get")))},
 	}
 	var out bytes.Buffer
 	if err := WriteProfile(&out, Summary{Results: results, Profile: v.DefaultProfile()}); err != nil {

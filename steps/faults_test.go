@@ -66,7 +66,7 @@ func faultReport(sum steps.Summary) string {
 		out = out[:0]
 		for _, r := range sum.Results {
 			if r.Outcome != steps.Pass && r.Outcome != steps.Skip {
-				out = append(out, fmt.Sprintf("%s %q: %s", r.Outcome, r.Name, strings.Join(r.Messages, " | ")))
+				out = append(out, fmt.Sprintf("%s %q: %s", r.Outcome, r.Name, strings.Join(r.Messages(), " | ")))
 			}
 		}
 	}
@@ -155,7 +155,7 @@ func warnsNameKeys(t *testing.T, fault string, sum steps.Summary) bool {
 		if r.Outcome != steps.Warn {
 			continue
 		}
-		for _, c := range r.Judged {
+		for _, c := range r.Judged() {
 			if c.Basis.Normative() || c.Key == "" {
 				t.Errorf("fault %s: WARN %q has a check that names no profile key: %+v", fault, r.Name, c)
 				ok = false

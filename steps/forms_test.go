@@ -261,7 +261,7 @@ func TestRefusedFormIsSentOnceInTheOther(t *testing.T) {
 			if r.Name == "" {
 				t.Fatalf("no scenario tagged %s ran", tc.tag)
 			}
-			msgs := strings.Join(r.Messages, "\n")
+			msgs := strings.Join(r.Messages(), "\n")
 			if r.Outcome != tc.want {
 				t.Errorf("%s: %s, want %s; messages:\n%s", r.Name, r.Outcome, tc.want, msgs)
 			}

@@ -94,12 +94,10 @@ func (s *scenario) judgeCheck(c Check) error {
 		// unchecked is written so.
 		c.Patch, _ = json.Marshal(map[string]string{c.Basis.Assumed: judging.Unchecked})
 	}
-	s.checks = append(s.checks, c)
-	s.recordCheck(s.reportCheck(c))
+	s.verdict(Verdict{Report: s.reportCheck(c), Judged: &c})
 	if c.Basis.Normative() {
 		return &judgedError{msg: fmt.Sprintf("(%s) %s", c.Basis.Cites(), c.Message)}
 	}
-	s.warnings = append(s.warnings, fmt.Sprintf("assumed %s (expected %s, observed %s): %s", c.Key, orNone(c.Expected), orNone(c.Observed), c.Message))
 	return nil
 }
 

@@ -36,21 +36,97 @@ type ScenarioResult struct {
 	Name        string
 	Line        int // the scenario's line (its example row's, in an outline)
 	Tags        []string
-	Outcome     Outcome
-	Messages    []string      // failures, warnings, the skip reason or the kit error
+	Outcome     Outcome       // computed from the kinds of Verdicts (outcomeOf)
 	Duration    time.Duration // wall time from the first step to the verdict
-	// Checks are the checks that did not hold, and the skip reason, with their evidence.
-	Checks []report.Check
+	// Verdicts are the checks that did not hold, and the skip reason, each
+	// recorded once, where it was judged.
+	Verdicts []Verdict
 	// Steps are the scenario's steps as they ran.
 	Steps []report.Step
 	// Reproduction replays the scenario's requests up to its first failing check.
 	Reproduction string
 	// Operations are the ids of the operations the scenario called.
 	Operations []string
-	// Judged are the failed checks as the kit judged them, each with its
-	// basis, expected and observed values (the difference table and
-	// --write-profile read them).
-	Judged []Check
+}
+
+// Verdict is one check that did not hold, or the reason a scenario was
+// skipped: the one record of it from the step that judged it to the
+// reports. Report is what the reports show (its Kind decides the
+// scenario's outcome); Judged is the check as the kit judged it (its
+// basis, profile key, expected and observed values and profile patch: the
+// difference table and --write-profile read it), nil for a kit error, a
+// skip or a step's own failure that no basis judged.
+type Verdict struct {
+	Report report.Check
+	Judged *Check
+}
+
+// Checks are the reports of the scenario's verdicts.
+func (r ScenarioResult) Checks() []report.Check {
+	out := make([]report.Check, len(r.Verdicts))
+	for i, v := range r.Verdicts {
+		out[i] = v.Report
+	}
+	return out
+}
+
+// Judged are the failed checks as the kit judged them, each with its basis.
+func (r ScenarioResult) Judged() []Check {
+	var out []Check
+	for _, v := range r.Verdicts {
+		if v.Judged != nil {
+			out = append(out, *v.Judged)
+		}
+	}
+	return out
+}
+
+// Messages are the verdicts, each "kind [§clauses] step: message" and the
+// response it failed on.
+func (r ScenarioResult) Messages() []string {
+	out := make([]string, len(r.Verdicts))
+	for i, v := range r.Verdicts {
+		c := v.Report
+		m := c.Kind
+		if len(c.Clauses) > 0 {
+			m += " [§" + strings.Join(c.Clauses, " §") + "]"
+		}
+		if c.ProfileKey != "" {
+			m += fmt.Sprintf(" %s (expected %s, observed %s)", c.ProfileKey, orNone(c.Expected), orNone(c.Observed))
+		}
+		if c.Step != "" {
+			m += " " + c.Step + ":"
+		}
+		m += " " + c.Message
+		if ex := c.Exchange; ex != nil {
+			m += fmt.Sprintf("\n    response: %d %s", ex.Status, ex.ResponseBody)
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// outcomeOf is the outcome of a scenario by the kinds of its verdicts: ERROR
+// if the kit could not run a step, else FAIL on a normative check, WARN on
+// an assumed one (FAIL when strict), SKIP on a skip reason, else PASS.
+func outcomeOf(vs []Verdict, strict bool) Outcome {
+	kinds := map[string]bool{}
+	for _, v := range vs {
+		kinds[v.Report.Kind] = true
+	}
+	switch {
+	case kinds[report.KindKit]:
+		return Error
+	case kinds[report.KindNormative]:
+		return Fail
+	case kinds[report.KindAssumed] && strict:
+		return Fail
+	case kinds[report.KindAssumed]:
+		return Warn
+	case kinds[report.KindSkip]:
+		return Skip
+	}
+	return Pass
 }
 
 // ID names the scenario within a run: "transfers.feature:42".
@@ -147,9 +223,10 @@ type record struct {
 	featureName string
 	unselected  bool // not selected by the run: skipped silently, never reported
 	steps       []report.Step
-	checks      []report.Check
+	verdicts    []Verdict
 	stepStart   time.Time
-	marks       [4]int // len(failures), len(warnings), len(kitErrs), len(rec.checks) when the step began
+	mark        int    // len(verdicts) when the step began
+	stepMark    int    // len(exchanges) when the step began
 	stepText    string // the text of the step running
 	exchanges   []*exchange
 	operations  []string // ids of the operations called, in first-call order
@@ -179,7 +256,7 @@ func (s *scenario) before(ctx context.Context, sc *godog.Scenario) (context.Cont
 func (s *scenario) beforeStep(ctx context.Context, st *godog.Step) (context.Context, error) {
 	s.stepKey = stepKeyOf(st.Text)
 	s.rec.stepStart = time.Now()
-	s.rec.marks = [4]int{len(s.failures), len(s.warnings), len(s.kitErrs), len(s.rec.checks)}
+	s.rec.mark, s.rec.stepMark = len(s.rec.verdicts), len(s.rec.exchanges)
 	s.rec.stepText = st.Text
 	return ctx, nil
 }
@@ -197,7 +274,6 @@ func (s *scenario) afterStep(ctx context.Context, st *godog.Step, status godog.S
 	switch {
 	case err == nil:
 	case errors.As(err, &je): // recorded with its basis by judgeCheck
-		s.failures = append(s.failures, fmt.Sprintf("%s: %v", st.Text, err))
 	case errors.As(err, &se):
 		s.skipped = se.Error()
 	case errors.As(err, &sd):
@@ -205,52 +281,63 @@ func (s *scenario) afterStep(ctx context.Context, st *godog.Step, status godog.S
 	case errors.Is(err, godog.ErrSkip):
 		s.skipped = err.Error()
 	case errors.As(err, &ke), errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous):
-		s.kitErrs = append(s.kitErrs, fmt.Sprintf("%s: %v", st.Text, err))
-		s.recordCheck(report.Check{Kind: report.KindKit, Step: st.Text, Message: err.Error()})
+		s.verdict(Verdict{Report: report.Check{Kind: report.KindKit, Step: st.Text, Message: err.Error(), Operation: s.stepOperation(nil)}})
 	default: // a step's own failure, not judged by a basis: normative by the scenario's sections
-		s.failures = append(s.failures, fmt.Sprintf("%s: %v", st.Text, err))
-		s.recordCheck(s.reportCheck(Check{Basis: judging.Basis{Clauses: slices.Clone(s.clauses)}, Message: err.Error(), Err: err}))
+		s.verdict(Verdict{Report: s.reportCheck(Check{Basis: judging.Basis{Clauses: slices.Clone(s.clauses)}, Message: err.Error(), Err: err})})
 	}
 	s.recordStep(st, status, err)
 	return ctx, nil
 }
 
-// recordStep appends the step with its status; its checks were recorded
-// as they were judged (recordCheck).
+// recordStep appends the step with its status, the worst kind of the
+// verdicts recorded while it ran (recorded as they were judged).
 func (s *scenario) recordStep(st *godog.Step, status godog.StepResultStatus, err error) {
 	pos := s.suite.catalog.step(st)
 	step := report.Step{Keyword: pos.keyword, Text: st.Text, Line: pos.line, Duration: report.MillisOf(time.Since(s.rec.stepStart))}
-	if added := s.rec.checks[s.rec.marks[3]:]; len(added) > 0 {
-		step.Message = firstLine(added[0].Message)
+	added := s.rec.verdicts[s.rec.mark:]
+	if len(added) > 0 {
+		step.Message = firstLine(added[0].Report.Message)
 	}
-	switch {
-	case len(s.kitErrs) > s.rec.marks[2]:
+	switch outcomeOf(added, false) {
+	case Error:
 		step.Status = report.StepError
-	case len(s.failures) > s.rec.marks[0]:
+	case Fail:
 		step.Status = report.StepFailed
-	case status == godog.StepSkipped || err != nil:
-		step.Status = report.StepSkipped
-		if len(s.warnings) > s.rec.marks[1] {
-			step.Status = report.StepWarned
-		}
-		if s.skipped != "" && err != nil {
-			step.Message = s.skipped
-		}
-	case len(s.warnings) > s.rec.marks[1]:
+	case Warn:
 		step.Status = report.StepWarned
 	default:
 		step.Status = report.StepPassed
+		if status == godog.StepSkipped || err != nil {
+			step.Status = report.StepSkipped
+			if s.skipped != "" && err != nil {
+				step.Message = s.skipped
+			}
+		}
 	}
 	s.rec.steps = append(s.rec.steps, step)
 }
 
-// recordCheck appends a check that did not hold to the scenario's report;
-// the reproduction replays the exchanges up to the first one.
-func (s *scenario) recordCheck(c report.Check) {
+// verdict appends a verdict to the scenario; the reproduction replays the
+// exchanges up to the first one.
+func (s *scenario) verdict(v Verdict) {
 	if s.rec.reproUpTo == 0 {
 		s.rec.reproUpTo = len(s.rec.exchanges)
 	}
-	s.rec.checks = append(s.rec.checks, c)
+	s.rec.verdicts = append(s.rec.verdicts, v)
+}
+
+// stepOperation is the operation a failed check is about: the operation of
+// the exchange it names, else that of the last exchange the running step
+// sent; "" when the step sent none (a check of what earlier steps set up is
+// not blamed on their operations).
+func (s *scenario) stepOperation(ex *exchange) string {
+	if ex == nil && len(s.rec.exchanges) > s.rec.stepMark {
+		ex = s.rec.exchanges[len(s.rec.exchanges)-1]
+	}
+	if ex == nil || !ex.hasOp {
+		return ""
+	}
+	return ex.op.ID
 }
 
 // reportCheck fills the report of a failed check from the check itself:
@@ -273,6 +360,9 @@ func (s *scenario) reportCheck(c Check) report.Check {
 		rc.Message, rc.Detail = f.text, f.detail
 		rc.Exchange = s.exchangeReport(f.ex)
 		rc.Curl = s.curl(f.ex)
+		rc.Operation = s.stepOperation(f.ex)
+	} else {
+		rc.Operation = s.stepOperation(nil)
 	}
 	if len(rc.Invariants) > 0 {
 		rc.Message = "invariant " + strings.Join(rc.Invariants, ", ") + ": " + rc.Message
@@ -286,40 +376,31 @@ func (s *scenario) reportCheck(c Check) report.Check {
 	return rc
 }
 
-// after cleans up, records the verdict and, in strict mode, fails on warnings.
+// after cleans up and records the scenario's result, its outcome computed
+// from the kinds of its verdicts; in strict mode a warning fails it.
 func (s *scenario) after(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 	s.cleanup(ctx)
 	if s.rec.unselected {
 		return ctx, nil
 	}
+	if err != nil && !errors.Is(err, godog.ErrSkip) && len(s.rec.verdicts) == 0 {
+		s.verdict(Verdict{Report: report.Check{Kind: report.KindNormative, Message: err.Error()}})
+	}
+	if s.skipped != "" && len(s.rec.verdicts) == 0 {
+		s.rec.verdicts = append(s.rec.verdicts, Verdict{Report: report.Check{Kind: report.KindSkip, Message: s.skipped}})
+	}
 	res := ScenarioResult{
 		Feature: s.feature, FeatureName: s.rec.featureName, Name: s.name, Line: s.rec.line, Tags: s.tags,
-		Duration: time.Since(s.start), Steps: s.rec.steps, Checks: s.rec.checks, Operations: s.rec.operations,
-		Judged: s.checks, Outcome: Pass,
+		Duration: time.Since(s.start), Steps: s.rec.steps, Verdicts: s.rec.verdicts, Operations: s.rec.operations,
 	}
-	switch {
-	case len(s.kitErrs) > 0:
-		res.Outcome, res.Messages = Error, append(s.kitErrs, s.failures...)
-	case len(s.failures) > 0:
-		res.Outcome, res.Messages = Fail, append(s.failures, s.warnings...)
-	case len(s.warnings) > 0:
-		res.Outcome, res.Messages = Warn, s.warnings
-	case s.skipped != "":
-		res.Outcome, res.Messages = Skip, []string{s.skipped}
-		res.Checks = append(res.Checks, report.Check{Kind: report.KindSkip, Message: s.skipped})
-	case err != nil && !errors.Is(err, godog.ErrSkip):
-		res.Outcome, res.Messages = Fail, []string{err.Error()}
-		res.Checks = append(res.Checks, report.Check{Kind: report.KindNormative, Message: err.Error()})
-	}
+	res.Outcome = outcomeOf(res.Verdicts, s.suite.strict)
 	if res.Outcome == Fail || res.Outcome == Warn || res.Outcome == Error {
 		res.Reproduction = s.reproduction()
 	}
-	if s.suite.strict && res.Outcome == Warn {
-		res.Outcome = Fail
-		s.suite.results.add(res)
-		return ctx, fmt.Errorf("assumed checks failed (strict):\n  %s", strings.Join(s.warnings, "\n  "))
-	}
 	s.suite.results.add(res)
+	if s.suite.strict && outcomeOf(res.Verdicts, false) == Warn {
+		return ctx, fmt.Errorf("assumed checks failed (strict):\n  %s", strings.Join(res.Messages(), "\n  "))
+	}
 	return ctx, nil
 }
 

@@ -56,7 +56,7 @@ func TestPreflightTellsBrokenErrorsFromAnotherAPI(t *testing.T) {
 	assert.Positive(t, sum.Counts[steps.Fail], "its §7 checks FAIL: %s", sum.Line())
 	var cites []string
 	for _, r := range sum.Results {
-		for _, c := range r.Judged {
+		for _, c := range r.Judged() {
 			if c.Basis.Normative() {
 				cites = append(cites, c.Basis.Cites())
 			}

@@ -43,9 +43,9 @@ func TestReproductionReplaysTheSetUp(t *testing.T) {
 		t.Errorf("reproduction carries the platform password:\n%s", script)
 	}
 	var check *report.Check
-	for i, c := range failed.Checks {
-		if c.Kind == report.KindNormative {
-			check = &failed.Checks[i]
+	for i, c := range failed.Verdicts {
+		if c.Report.Kind == report.KindNormative {
+			check = &failed.Verdicts[i].Report
 		}
 	}
 	if check == nil || check.Exchange == nil || check.Exchange.Method != "PUT" || !strings.Contains(check.Curl, "$CONFORM_PASSWORD") {

@@ -138,12 +138,13 @@ func (s Summary) Report() report.Run {
 	run := report.Run{
 		Tool: "conform", Target: s.Target, Seed: s.Seed, Strict: s.Strict, Tags: s.Tags,
 		Concurrency: s.Concurrency, Started: s.Started, Duration: report.MillisOf(s.Duration), Notes: s.Notes,
+		ClauseTitles: s.ClauseTitles,
 	}
 	for _, r := range s.Results {
 		run.Scenarios = append(run.Scenarios, report.Scenario{
 			Feature: r.Feature, FeatureName: r.FeatureName, Name: r.Name, Line: r.Line, Tags: r.Tags,
 			Outcome: r.Outcome, Duration: report.MillisOf(r.Duration),
-			Checks: r.Checks, Steps: r.Steps, Reproduction: r.Reproduction, Operations: r.Operations,
+			Checks: r.Checks(), Steps: r.Steps, Reproduction: r.Reproduction, Operations: r.Operations,
 		})
 	}
 	for _, op := range s.Operations {

@@ -45,8 +45,18 @@ type Options struct {
 	// ErrOut receives the console output instead of Out when a report is
 	// written to Out; default Out.
 	ErrOut io.Writer
-	// FS holds the features; default features.FS.
+	// FS holds the embedded features; default features.FS.
 	FS fs.FS
+	// Features are feature files, or folders of them (their *.feature files,
+	// recursively), read from disk when the run starts and added after FS's
+	// (conform run --features): the same steps, tags, reports and exit codes.
+	// A feature from disk is named in the reports by its path as given. One
+	// that does not parse or has a step no definition matches is ErrUsage,
+	// naming the file and line, before anything runs. Summary.Sources lists
+	// every feature file read with its SHA-256.
+	Features []string
+	// FeaturesOnly leaves FS's features out: only Features run (--features-only).
+	FeaturesOnly bool
 	// After, when set, runs once the scenarios have run and before the
 	// reports are written, and may add to the run (conform run --explore
 	// adds an exploration's findings, coverage and notes).
@@ -67,6 +77,9 @@ type Summary struct {
 	Order []string
 	// Notes are diagnostics of the run as a whole.
 	Notes []string
+	// Sources are the feature files the run read, embedded first, then those
+	// of Options.Features, each with its SHA-256.
+	Sources []FeatureSource
 
 	Target      string
 	Strict      bool
@@ -80,6 +93,8 @@ type Summary struct {
 	Differences []Difference
 	// Observed is every observation of a declared choice (WriteProfile reads it).
 	Observed Observed
+	// ClauseTitles are the titles of the spec sections, from judging.json.
+	ClauseTitles map[string]string
 }
 
 // CoverageLine counts the operations exercised with both a success and a refusal, per source.
@@ -130,7 +145,11 @@ func Run(ctx context.Context, cfg Config, opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	cat, err := readCatalog(opts.FS, sel)
+	srcs, err := featureSources(opts)
+	if err != nil {
+		return Summary{}, err
+	}
+	cat, err := readCatalog(srcs, sel, allSteps())
 	if err != nil {
 		return Summary{}, err
 	}
@@ -156,7 +175,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (Summary, error) {
 	godog.TestSuite{
 		Name:                "conform",
 		ScenarioInitializer: st.initializeScenario,
-		Options:             godogOptions(ctx, opts, filter),
+		Options:             godogOptions(ctx, opts, filter, srcs),
 	}.Run()
 	sum := summarize(st.results.all(), opts.Seed, time.Since(start))
 	sum.Coverage = st.results.coverageCopy()
@@ -164,6 +183,7 @@ func Run(ctx context.Context, cfg Config, opts Options) (Summary, error) {
 	sum.Order = st.results.order()
 	sum.Target, sum.Strict, sum.Tags, sum.Concurrency, sum.Started = st.cfg.Target, opts.Strict, opts.Tags, opts.Concurrency, start
 	sum.Notes = st.recv.diagnose()
+	sum.Sources, sum.ClauseTitles = srcs, st.table.Clauses
 	sum.Profile, sum.Differences, sum.Observed = st.profile, differences(sum.Results), st.observed.snapshot()
 	run := sum.Report()
 	if opts.After != nil {
@@ -207,28 +227,38 @@ func (o Options) withDefaults() Options {
 // output and reports. godog gets the tag filter in its own syntax (filter),
 // so it leaves most unselected scenarios out; the kit's selection decides
 // the rest (see scenario.before).
-func godogOptions(ctx context.Context, o Options, filter string) *godog.Options {
+func godogOptions(ctx context.Context, o Options, filter string, srcs []FeatureSource) *godog.Options {
 	return &godog.Options{
-		Tags:           filter,
-		Format:         "progress",
-		Output:         io.Discard,
-		NoColors:       true,
-		Paths:          []string{"."},
-		FS:             o.FS,
-		Strict:         true,
-		Concurrency:    o.Concurrency,
-		Randomize:      o.Seed,
-		DefaultContext: ctx,
+		Tags:            filter,
+		Format:          "progress",
+		Output:          io.Discard,
+		NoColors:        true,
+		FeatureContents: featureContents(srcs),
+		Strict:          true,
+		Concurrency:     o.Concurrency,
+		Randomize:       o.Seed,
+		DefaultContext:  ctx,
 	}
 }
 
 // Check reports invalid options: unknown formats, more than one report on
-// the console, a bad tag expression.
+// the console, a bad tag expression, a feature from disk that cannot be
+// read, does not parse or has an undefined step.
 func (o Options) Check() error {
 	if _, err := parseFormats(o.withDefaults().Formats); err != nil {
 		return err
 	}
-	_, err := parseTags(o.Tags)
+	if _, err := parseTags(o.Tags); err != nil {
+		return err
+	}
+	if len(o.Features) == 0 && !o.FeaturesOnly {
+		return nil
+	}
+	srcs, err := featureSources(o.withDefaults())
+	if err != nil {
+		return err
+	}
+	_, err = readCatalog(srcs, func(catalogScenario) bool { return false }, allSteps())
 	return err
 }
 

@@ -2,7 +2,13 @@ package steps
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
 	"time"
+
+	"github.com/conform-kit/conform/steps/report"
 )
 
 // scenario is the state of one scenario: who calls, the last exchange, the
@@ -17,7 +23,6 @@ type scenario struct {
 	profileKey    string   // the @profile-<key> tag of an @assumed scenario
 	clauses       []string // the spec sections of the @spec-* tags
 	stepKey       string   // the profile key of a step ending in "(assumed: <key>)"
-	checks        []Check  // every failed check, with its basis
 
 	auth       authMode
 	user       string // credential key of the current user
@@ -41,9 +46,8 @@ type scenario struct {
 	webhooks     []owned // webhooks to disable at the end
 	restore      func(ctx context.Context) error
 
-	failures, warnings, kitErrs []string
-	skipped                     string
-	rec                         record // what the reports need (outcome.go)
+	skipped string // why the scenario stopped, when a step skipped it
+	rec     record // what the reports need, its verdicts among them (outcome.go)
 }
 
 // owned is a resource id with the credential key of the user who created it.
@@ -78,19 +82,54 @@ func (s *scenario) cleanup(ctx context.Context) {
 	defer cancel()
 	s.auth = authUser
 	for _, w := range s.webhooks {
-		ex, err := s.send(ctx, "PUT", "/webhooks/"+w.id, map[string]any{"enabled": false}, w.user)
+		ex, err := s.disableOwned(ctx, w)
 		if err == nil && (ex.status < 200 || ex.status > 299) {
-			s.warnings = append(s.warnings, "cleanup: could not disable webhook "+w.id)
+			s.verdict(Verdict{Report: report.Check{Kind: report.KindAssumed, Step: "clean-up", Message: fmt.Sprintf("could not disable webhook %s: status %d", w.id, ex.status)}})
 		}
 	}
 	if s.restore != nil {
 		if err := s.restore(ctx); err != nil {
-			s.failures = append(s.failures, "cleanup: "+err.Error())
+			s.verdict(Verdict{Report: report.Check{Kind: report.KindNormative, Clauses: slices.Clone(s.clauses), Step: "clean-up", Message: err.Error()}})
 		}
 	}
 	if s.hookToken != "" {
 		s.suite.recv.unregister(s.hookToken)
 	}
+}
+
+// disableOwned disables a webhook the scenario created, through the route
+// the run declares. A target that refuses that route with 405 and names one
+// other write method in Allow (a route the run has not declared yet) is
+// asked again with that method: a webhook left enabled receives every later
+// event of its application at a receiver route that is closed, and run
+// after run those deliveries pile up on the target.
+func (s *scenario) disableOwned(ctx context.Context, w owned) (*exchange, error) {
+	path := "/webhooks/" + w.id
+	off := map[string]any{"enabled": false}
+	ex, err := s.send(ctx, "PUT", path, off, w.user)
+	if err != nil || ex.status != http.StatusMethodNotAllowed {
+		return ex, err
+	}
+	if method, ok := otherWriteMethod(ex.header.Get("Allow"), ex.method); ok {
+		return s.send(ctx, method, path, off, w.user)
+	}
+	return ex, nil
+}
+
+// otherWriteMethod is the one write method of an Allow header other than
+// refused, if there is exactly one.
+func otherWriteMethod(allow, refused string) (string, bool) {
+	var writes []string
+	for _, m := range strings.Split(allow, ",") {
+		m = strings.ToUpper(strings.TrimSpace(m))
+		if (m == "PUT" || m == "PATCH" || m == "POST") && m != refused && !slices.Contains(writes, m) {
+			writes = append(writes, m)
+		}
+	}
+	if len(writes) != 1 {
+		return "", false
+	}
+	return writes[0], true
 }
 
 // deadline returns the end of an asynchronous wait started now.

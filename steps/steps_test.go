@@ -72,7 +72,7 @@ func TestFeatures(t *testing.T) {
 	}
 	for _, r := range sum.Results {
 		if r.Outcome != steps.Pass {
-			t.Errorf("%s %s: %s: %s", r.Outcome, r.Feature, r.Name, strings.Join(r.Messages, "; "))
+			t.Errorf("%s %s: %s: %s", r.Outcome, r.Feature, r.Name, strings.Join(r.Messages(), "; "))
 		}
 	}
 	checkCoverage(t, sum.Coverage)
@@ -120,11 +120,11 @@ func TestMissingFixturesSkip(t *testing.T) {
 		t.Errorf("partial config: %s, want SKIPs and no ERROR", sum.Line())
 	}
 	for _, r := range sum.Results {
-		if r.Outcome == steps.Skip && !strings.Contains(strings.Join(r.Messages, " "), "is not configured") {
-			t.Errorf("SKIP %s does not name the missing key: %v", r.Name, r.Messages)
+		if r.Outcome == steps.Skip && !strings.Contains(strings.Join(r.Messages(), " "), "is not configured") {
+			t.Errorf("SKIP %s does not name the missing key: %v", r.Name, r.Messages())
 		}
 		if r.Outcome == steps.Error || r.Outcome == steps.Fail {
-			t.Errorf("%s %s: %v", r.Outcome, r.Name, r.Messages)
+			t.Errorf("%s %s: %v", r.Outcome, r.Name, r.Messages())
 		}
 	}
 }

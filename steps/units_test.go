@@ -127,11 +127,14 @@ func TestLoadConfigFile(t *testing.T) {
 	tests := []struct {
 		name, body string
 		wantErr    bool
+		wantAt     string // the position the error names, "file.json:line:col"
 	}{
-		{"full", `{"target":"http://x","credentials":{"platform":{"username":"US1","password":"p"}},"fixtures":{"merchant":"MU1"},"webhook_receiver":{"listen":"127.0.0.1:0"}}`, false},
-		{"empty object", `{}`, false},
-		{"unknown key", `{"targte":"http://x"}`, true},
-		{"not json", `target=http://x`, true},
+		{"full", `{"target":"http://x","credentials":{"platform":{"username":"US1","password":"p"}},"fixtures":{"merchant":"MU1"},"webhook_receiver":{"listen":"127.0.0.1:0"}}`, false, ""},
+		{"empty object", `{}`, false, ""},
+		{"unknown key", `{"targte":"http://x"}`, true, ""},
+		{"not json", `target=http://x`, true, "not json.json:1:2:"},
+		{"missing comma", "{\n  \"target\": \"http://x\",\n  \"credentials\": {\"platform\": {\"username\": \"a\" \"password\": \"b\"}}\n}", true, "missing comma.json:3:48:"},
+		{"wrong type", "{\n  \"target\": 5\n}", true, "wrong type.json:2:13:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,6 +145,9 @@ func TestLoadConfigFile(t *testing.T) {
 			_, err := LoadConfigFile(path)
 			if (err != nil) != tt.wantErr || (err != nil && !errors.Is(err, ErrConfig)) {
 				t.Errorf("LoadConfigFile(%s) = %v, want error %t wrapping ErrConfig", tt.body, err, tt.wantErr)
+			}
+			if tt.wantAt != "" && (err == nil || !strings.Contains(err.Error(), tt.wantAt)) {
+				t.Errorf("LoadConfigFile(%s) = %v, want the position %s", tt.body, err, tt.wantAt)
 			}
 		})
 	}

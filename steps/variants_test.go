@@ -109,7 +109,7 @@ func neverFails(t *testing.T, name, choice, profile, tags string, cfg steps.Conf
 		t.Errorf("%s: no difference under a key the variant declares (%s): %+v", name, profile, plain.Differences)
 	}
 	for _, r := range plain.Results {
-		for _, c := range r.Judged {
+		for _, c := range r.Judged() {
 			if r.Outcome == steps.Warn && (c.Basis.Normative() || c.Key == "") {
 				t.Errorf("%s: WARN %q has a check that names no profile key: %+v", name, r.Name, c)
 			}

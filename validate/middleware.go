@@ -2,6 +2,7 @@ package validate
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -24,6 +25,7 @@ type middlewareConfig struct {
 	skip            func(*http.Request) bool
 	rejectUnknown   bool
 	reportResponses func(*http.Request, error)
+	noBodyRules     bool
 }
 
 // WithBasePath mounts the contract under prefix (e.g. "/api/v1"): the prefix
@@ -52,6 +54,13 @@ func RejectUnknownRoutes() Option {
 	return func(c *middlewareConfig) { c.rejectUnknown = true }
 }
 
+// WithoutBodyRules turns off the business rules Middleware applies by
+// default to a body that passed its schema (BodyRules): the handler then
+// calls CheckFee and CheckTaxExempt itself, if it wants them.
+func WithoutBodyRules() Option {
+	return func(c *middlewareConfig) { c.noBodyRules = true }
+}
+
 // WithResponseValidation checks every response of a matched operation with
 // Validator.Response and calls report with the *Error (Where response) when
 // it breaks the contract. The response is buffered, then sent unchanged:
@@ -64,7 +73,13 @@ func WithResponseValidation(report func(r *http.Request, err error)) Option {
 // next (Validator.HTTPRequest): the route, path ids (404), Accept and
 // Content-Type (406), the list parameters offset, limit and sort and the
 // JSON body (422 listing every violation), a body that is not a JSON object
-// (400) or larger than MaxBodyBytes (413). Refused requests are written by
+// (400) or larger than MaxBodyBytes (413); then the business rules that
+// need only the body (BodyRules: a sale's fee over its amount, sales_tax
+// on a tax-exempt Level 2/3 purchase; 422 INVALID_FIELD), unless
+// WithoutBodyRules is given. Rules that need stored state (a capture over
+// the authorization, Level 2/3 data for a merchant not enabled for it, a
+// subscription amount updated twice) remain the handler's: CheckCapture,
+// CheckLevel23, CheckSubscriptionAmountUpdate. Refused requests are written by
 // the error renderer (WriteError by default). Requests reach next with the
 // body still readable and the match in the context (OperationFrom,
 // MatchFrom). Routes the table does not know pass through untouched unless
@@ -107,6 +122,9 @@ func Middleware(v *Validator, opts ...Option) func(http.Handler) http.Handler {
 				return
 			}
 			m, err := v.HTTPRequest(r, path, body)
+			if err == nil && !cfg.noBodyRules {
+				err = BodyRules(m.Operation.ID, body)
+			}
 			if err != nil {
 				cfg.render(w, r, err)
 				return
@@ -126,6 +144,55 @@ func Middleware(v *Validator, opts ...Option) func(http.Handler) http.Handler {
 			rec.replay(w)
 		})
 	}
+}
+
+// BodyRules applies to a request body that passed its schema the business
+// rules that need nothing but the body: on a sale (transfers.create) fee
+// must not exceed amount (CheckFee); on a sale, an authorization or a
+// capture, a tax-exempt additional_purchase_data carries sales_tax 0 or
+// none (CheckTaxExempt). It returns nil or an *Error (Where request, code
+// INVALID_FIELD) naming the operation; other operations, and a body that
+// is not a JSON object, pass.
+func BodyRules(operationID string, body []byte) error {
+	switch operationID {
+	case "transfers.create", "authorizations.create", "authorizations.capture":
+	default:
+		return nil
+	}
+	var doc struct {
+		Amount       *json.Number   `json:"amount"`
+		Fee          *json.Number   `json:"fee"`
+		PurchaseData map[string]any `json:"additional_purchase_data"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if dec.Decode(&doc) != nil {
+		return nil // not this shape: the schema has judged the body
+	}
+	var vs []Violation
+	if operationID == "transfers.create" && doc.Amount != nil && doc.Fee != nil {
+		amount, errA := doc.Amount.Int64()
+		fee, errF := doc.Fee.Int64()
+		if errA == nil && errF == nil {
+			vs = append(vs, violationsOf(CheckFee(amount, &fee))...)
+		}
+	}
+	if doc.PurchaseData != nil {
+		vs = append(vs, violationsOf(CheckTaxExempt(doc.PurchaseData))...)
+	}
+	if len(vs) == 0 {
+		return nil
+	}
+	return newRequestError(CodeInvalidField, operationID, vs)
+}
+
+// violationsOf returns the violations of an *Error from a rule, or none.
+func violationsOf(err error) []Violation {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Violations
+	}
+	return nil
 }
 
 // cutBasePath returns path without base, and whether path lies under base.

@@ -64,6 +64,7 @@ Exit codes as conform run: 0 no FAIL, 1 any FAIL (WARN too with --strict), 2 usa
 	f.DurationVar(&opts.time, "time", 0, "how long to explore (default 20s when no --budget)")
 	f.StringVar(&opts.runID, "run-id", "", "the run's tag in idempotency ids (printed): by default from --seed when one is given, so the same seed sends byte-identical requests, else from the clock; another one sends fresh idempotency ids to a target that keeps an earlier run's")
 	f.StringVar(&opts.ops, "ops", "", "operations to explore: comma-separated patterns of operation ids, e.g. 'authorizations.*'")
+	addAttestFlags(f, &opts.run)
 	return cmd
 }
 
@@ -79,6 +80,10 @@ func referenceModel() (http.Handler, steps.Config, func(), error) {
 
 // runExplore resolves the target, explores it and writes the findings.
 func runExplore(ctx context.Context, opts exploreOptions) error {
+	att, err := prepareAttest("explore", &opts.run)
+	if err != nil {
+		return err
+	}
 	cfg, err := resolveRunConfig(opts.run)
 	if err != nil {
 		return usageError(fmt.Errorf("explore: %w", err))
@@ -119,8 +124,12 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		return fmt.Errorf("explore: %w", err)
 	}
 	printExplore(opts.run.out, res)
-	if err := writeExploreReports(reports, cfg.Target, strict, res); err != nil {
+	run, err := writeExploreReports(reports, cfg.Target, strict, res)
+	if err != nil {
 		return usageError(fmt.Errorf("explore: %w", err))
+	}
+	if err := att.sign(cfg, res.RunID, run); err != nil {
+		return err
 	}
 	if res.Failed() {
 		return &exitError{code: exitFailed}
@@ -174,22 +183,23 @@ func parseExploreFormats(formats []string) ([]exploreReport, error) {
 	return reports, nil
 }
 
-// writeExploreReports writes the findings as a conform results file, JUnit, cucumber or HTML.
-func writeExploreReports(reports []exploreReport, target string, strict bool, res explore.Result) error {
+// writeExploreReports writes the findings as a conform results file, JUnit,
+// cucumber or HTML, and returns the run they were written from.
+func writeExploreReports(reports []exploreReport, target string, strict bool, res explore.Result) (results.Run, error) {
 	run := results.Run{Tool: "conform", Target: target, Seed: int64(res.Seed & (1<<63 - 1)), Strict: strict, Started: time.Now().Add(-res.Duration), Duration: results.MillisOf(res.Duration)}
 	res.AddTo(&run)
 	for _, r := range reports {
 		out, err := os.Create(r.file)
 		if err != nil {
-			return err
+			return run, err
 		}
 		if err := r.write(out, run); err != nil {
 			out.Close()
-			return err
+			return run, err
 		}
 		if err := out.Close(); err != nil {
-			return err
+			return run, err
 		}
 	}
-	return nil
+	return run, nil
 }

@@ -264,6 +264,16 @@ func compactJSON(raw json.RawMessage) []byte {
 // nearestHint is "; did you mean X?" for the candidate nearest s by edit
 // distance, when one is near enough to be a slip.
 func nearestHint(s string, candidates []string) string {
+	best, ok := nearest(s, candidates)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("; did you mean %q?", best)
+}
+
+// nearest is the candidate nearest s by edit distance (case ignored), when
+// one is near enough to be a slip.
+func nearest(s string, candidates []string) (string, bool) {
 	best, bestD := "", -1
 	for _, c := range candidates {
 		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); bestD < 0 || d < bestD {
@@ -271,9 +281,9 @@ func nearestHint(s string, candidates []string) string {
 		}
 	}
 	if bestD < 0 || bestD > max(3, len(s)/2) {
-		return ""
+		return "", false
 	}
-	return fmt.Sprintf("; did you mean %q?", best)
+	return best, true
 }
 
 // editDistance is the Levenshtein distance of a and b.

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes of the conform binary.
@@ -56,9 +57,29 @@ an in-memory reference implementation of the whole API.`,
 		newOpenAPICmd(),
 		newProxyCmd(),
 		newProfileCmd(),
+		newKeygenCmd(),
+		newVerifyCmd(),
 	)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.SetFlagErrorFunc(flagError)
 	return root
+}
+
+// flagError makes a flag error a usage error (exit 2); an unknown long
+// flag near one of the command's own gets "did you mean --target?".
+func flagError(cmd *cobra.Command, err error) error {
+	var unknown *pflag.NotExistError
+	if errors.As(err, &unknown) && unknown.GetSpecifiedShortnames() == "" {
+		var names []string
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden {
+				names = append(names, f.Name)
+			}
+		})
+		if best, ok := nearest(unknown.GetSpecifiedName(), names); ok {
+			err = fmt.Errorf("%w; did you mean --%s?", err, best)
+		}
+	}
+	return usageError(err)
 }
 
 // execute runs the command tree with args and returns the process exit code.

@@ -22,25 +22,29 @@ import (
 
 // runOptions holds the flags of conform run.
 type runOptions struct {
-	target      string
-	configPath  string
-	user        string
-	password    string
-	tags        string
-	formats     []string
-	strict      bool
-	concurrency int
-	seed        int64
-	list        bool
-	timeout     time.Duration
-	rerunFailed string
-	profile     string        // --profile FILE: the target's declared choices
-	writeProf   string        // --write-profile FILE: the choices observed
-	explore     time.Duration // --explore DURATION: an exploration after the suite, in the same report
-	keepNS      string        // --keep-namespace FILE: keep the run's sandbox namespace, its config written here
-	out         io.Writer
-	errOut      io.Writer
-	lookupEnv   func(string) (string, bool)
+	target       string
+	configPath   string
+	user         string
+	password     string
+	tags         string
+	formats      []string
+	strict       bool
+	concurrency  int
+	seed         int64
+	list         bool
+	timeout      time.Duration
+	rerunFailed  string
+	profile      string        // --profile FILE: the target's declared choices
+	writeProf    string        // --write-profile FILE: the choices observed
+	explore      time.Duration // --explore DURATION: an exploration after the suite, in the same report
+	keepNS       string        // --keep-namespace FILE: keep the run's sandbox namespace, its config written here
+	features     []string      // --features PATH: feature files or folders read from disk, added to the embedded ones
+	featuresOnly bool          // --features-only: run only the --features, not the embedded ones
+	attest       string        // --attest FILE: sign the reports, the attestation written here
+	signingKey   string        // --signing-key KEY: a PEM file or env:NAME
+	out          io.Writer
+	errOut       io.Writer
+	lookupEnv    func(string) (string, bool)
 }
 
 func newRunCmd() *cobra.Command {
@@ -66,6 +70,11 @@ the given users instead. Against any other target the admin token is never sent.
 Before the first scenario one request checks that the target answers, speaks this API
 (the §7 error envelope without credentials) and accepts every configured credential.
 
+Scenarios of your own: --features PATH (a .feature file or a folder of them, repeatable)
+adds feature files from disk to the embedded ones, with the same steps, tags, reports and
+exit codes; --features-only runs them alone. A feature from disk that does not parse or
+uses a step the kit does not define is refused (exit 2) with its file and line.
+
 Reports: json:FILE (the conform results file, the source of the others), junit:FILE,
 cucumber:FILE and html:FILE; one of them may go to standard output (no :FILE), and the
 console output then goes to standard error. --rerun-failed FILE runs again the FAIL, WARN
@@ -78,7 +87,8 @@ credentials refused), the selection is empty, or every selected scenario was ski
   conform run --target https://sandbox.example --config conform.json --format progress,junit:conform.xml,html:conform.html
   conform run --tags '@transfers and not @assumed' --list
   conform run --config conform.json --format json:results.json
-  conform run --config conform.json --rerun-failed results.json`,
+  conform run --config conform.json --rerun-failed results.json
+  conform run --target http://127.0.0.1:8080 --config conform.json --features regressions/ --features-only`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.out, opts.errOut, opts.lookupEnv = cmd.OutOrStdout(), cmd.ErrOrStderr(), os.LookupEnv
@@ -101,7 +111,10 @@ credentials refused), the selection is empty, or every selected scenario was ski
 	f.StringVar(&opts.profile, "profile", "", "profile file: the target's choices where the spec is silent (wins over the config file's profile)")
 	f.StringVar(&opts.writeProf, "write-profile", "", "write the choices the run observed as a profile file to review and pass back with --profile")
 	f.StringVar(&opts.keepNS, "keep-namespace", "", "against a conform sandbox: keep the run's namespace instead of dropping it, and write its config to this file")
+	f.StringArrayVar(&opts.features, "features", nil, "a feature file, or a folder of them, read from disk and run with the embedded features (repeatable)")
+	f.BoolVar(&opts.featuresOnly, "features-only", false, "run only the --features, without the embedded features")
 	f.DurationVar(&opts.explore, "explore", 0, "after the suite, explore the target for this long (conform explore) and add its findings to the same reports")
+	addAttestFlags(f, &opts)
 	return cmd
 }
 
@@ -170,9 +183,14 @@ func runRun(ctx context.Context, opts runOptions) error {
 	if opts.timeout < 0 {
 		return usageError(fmt.Errorf("run: --timeout must be positive, got %s", opts.timeout))
 	}
+	att, err := prepareAttest("run", &opts)
+	if err != nil {
+		return err
+	}
 	runOpts := steps.Options{
 		Tags: opts.tags, Formats: opts.formats, Strict: opts.strict, Concurrency: opts.concurrency,
 		Seed: opts.seed, Out: opts.out, ErrOut: opts.errOut, ListOnly: opts.list,
+		Features: opts.features, FeaturesOnly: opts.featuresOnly,
 	}
 	if err := runOpts.Check(); err != nil {
 		return usageError(fmt.Errorf("run: %w", err))
@@ -224,7 +242,13 @@ func runRun(ctx context.Context, opts runOptions) error {
 			return nil
 		}
 	}
+	cfg, runOpts.After = att.hook(cfg, runOpts.After)
 	sum, err := steps.Run(ctx, cfg, runOpts)
+	if err == nil {
+		if err := att.signRun(cfg, sum.Sources); err != nil {
+			return err
+		}
+	}
 	if err == nil && explored != nil && explored.Failed() {
 		return &exitError{code: exitFailed}
 	}

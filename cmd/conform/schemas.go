@@ -36,13 +36,30 @@ every schema name. "conform schemas show NAME" prints one schema.`,
 			}
 			raw, ok := v.Schema(args[0])
 			if !ok {
-				return usageError(fmt.Errorf("schemas: unknown schema %q (see conform schemas)", args[0]))
+				return usageError(fmt.Errorf("schemas: unknown schema %q%s (conform schemas lists them)", args[0], schemaHint(v, args[0])))
 			}
 			_, err = cmd.OutOrStdout().Write(raw)
 			return err
 		},
 	})
 	return cmd
+}
+
+// schemaHint suggests the schema meant by an unknown name: for an
+// operation id its request schema (else its response schema), else the
+// nearest schema name.
+func schemaHint(v *validate.Validator, name string) string {
+	if op, ok := v.Operation(name); ok {
+		switch {
+		case op.Request != "" && op.Response != "":
+			return fmt.Sprintf("; did you mean %q? (the request body of operation %s; its response is %q)", op.Request, name, op.Response)
+		case op.Request != "":
+			return fmt.Sprintf("; did you mean %q? (the request body of operation %s)", op.Request, name)
+		case op.Response != "":
+			return fmt.Sprintf("; did you mean %q? (the response of operation %s)", op.Response, name)
+		}
+	}
+	return nearestHint(name, v.Schemas())
 }
 
 // listSchemas writes the operations table, then the schema names.

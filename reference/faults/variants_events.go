@@ -85,44 +85,80 @@ func dropCreatedEvents(base http.RoundTripper) http.RoundTripper {
 // hexSecret matches the reference's secret_signing_key in a JSON body.
 var hexSecret = regexp.MustCompile(`("secret_signing_key"\s*:\s*")([0-9a-f]{64})"`)
 
+// secretSet is the webhook secrets a variant has seen in answers. Its lock
+// guards only the map: signature checks run on a copy, outside it. A
+// delivery checks its signature against every secret seen, and the secrets
+// grow with every webhook made; with the lock held across those checks,
+// thousands of deliveries queued behind it and an answer that showed a
+// secret (PATCH /webhooks) waited for all of them, past the client's
+// timeout.
+type secretSet struct {
+	mu   sync.Mutex
+	seen map[string]struct{}
+	list []string // seen, in the order first seen: the copy checks read
+}
+
+// add remembers secret.
+func (ss *secretSet) add(secret string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if _, ok := ss.seen[secret]; ok {
+		return
+	}
+	if ss.seen == nil {
+		ss.seen = map[string]struct{}{}
+	}
+	ss.seen[secret] = struct{}{}
+	ss.list = append(ss.list, secret)
+}
+
+// signer is the secret seen whose signature signed carries for body, or
+// false. It reads a snapshot of the secrets: add only appends, so the
+// prefix it copies never changes.
+func (ss *secretSet) signer(signed string, body []byte) (string, bool) {
+	ss.mu.Lock()
+	secrets := ss.list[:len(ss.list):len(ss.list)]
+	ss.mu.Unlock()
+	for _, secret := range secrets {
+		if judging.VerifySignature(signed, secret, body) == nil {
+			return secret, true
+		}
+	}
+	return "", false
+}
+
+// whsecForm is the secret shown for a reference secret: "whsec_" and the
+// base64url of its bytes (orig itself when it is not hex).
+func whsecForm(orig string) string {
+	raw, err := hex.DecodeString(orig)
+	if err != nil {
+		return orig
+	}
+	return "whsec_" + base64.RawURLEncoding.EncodeToString(raw)
+}
+
 // whsecSecrets shows each webhook secret as "whsec_" and the base64url of
 // its bytes, and signs each delivery again with the secret shown: the
 // original secret is the one whose signature the delivery carries.
 func whsecSecrets() variantParts {
-	var mu sync.Mutex
-	shown := map[string]string{} // reference secret → secret shown
-	reform := func(orig string) string {
-		raw, err := hex.DecodeString(orig)
-		if err != nil {
-			return orig
-		}
-		out := "whsec_" + base64.RawURLEncoding.EncodeToString(raw)
-		mu.Lock()
-		shown[orig] = out
-		mu.Unlock()
-		return out
-	}
+	var seen secretSet
 	return variantParts{
 		wrap: func(next http.Handler, _ faultDeps) http.Handler {
 			return onJSON(next, func(_ *http.Request, _ *faultRecorder, body []byte) []byte {
 				return hexSecret.ReplaceAllFunc(body, func(m []byte) []byte {
 					sub := hexSecret.FindSubmatch(m)
-					return []byte(string(sub[1]) + reform(string(sub[2])) + `"`)
+					seen.add(string(sub[2]))
+					return []byte(string(sub[1]) + whsecForm(string(sub[2])) + `"`)
 				})
 			})
 		},
 		transport: func(base http.RoundTripper) http.RoundTripper {
 			return rewriteDelivery(base, func(req *http.Request, body []byte) ([]byte, error) {
 				signed := req.Header.Get("Finix-Signature")
-				ts, _ := judging.ParseSignature(signed)
-				mu.Lock()
-				for orig, out := range shown {
-					if judging.VerifySignature(signed, orig, body) == nil {
-						req.Header.Set("Finix-Signature", judging.SignatureValue(out, ts, body))
-						break
-					}
+				if orig, ok := seen.signer(signed, body); ok {
+					ts, _ := judging.ParseSignature(signed)
+					req.Header.Set("Finix-Signature", judging.SignatureValue(whsecForm(orig), ts, body))
 				}
-				mu.Unlock()
 				return body, nil
 			})
 		},
@@ -148,32 +184,21 @@ func renamedSignature(base http.RoundTripper) http.RoundTripper {
 // webhook secret that signed the original: the secrets are read from the
 // responses.
 type resigner struct {
-	mu      sync.Mutex
-	secrets map[string]bool
+	secrets secretSet
 }
 
 // note remembers the webhook secrets in a JSON response body.
 func (rs *resigner) note(body []byte) {
 	for _, m := range hexSecret.FindAllSubmatch(body, -1) {
-		rs.mu.Lock()
-		if rs.secrets == nil {
-			rs.secrets = map[string]bool{}
-		}
-		rs.secrets[string(m[2])] = true
-		rs.mu.Unlock()
+		rs.secrets.add(string(m[2]))
 	}
 }
 
 // resign signs out with the secret whose signature req carries for in.
 func (rs *resigner) resign(req *http.Request, in, out []byte) {
 	signed := req.Header.Get("Finix-Signature")
-	ts, _ := judging.ParseSignature(signed)
-	rs.mu.Lock()
-	defer rs.mu.Unlock()
-	for secret := range rs.secrets {
-		if judging.VerifySignature(signed, secret, in) == nil {
-			req.Header.Set("Finix-Signature", judging.SignatureValue(secret, ts, out))
-			return
-		}
+	if secret, ok := rs.secrets.signer(signed, in); ok {
+		ts, _ := judging.ParseSignature(signed)
+		req.Header.Set("Finix-Signature", judging.SignatureValue(secret, ts, out))
 	}
 }

@@ -188,27 +188,27 @@ td,dd,h3{overflow-wrap:anywhere}
 
 <h2 id="matrix">Spec sections × outcome</h2>
 <table><thead><tr><th>section</th>{{range .Outcomes}}<th class="n">{{.}}</th>{{end}}<th class="n">scenarios</th></tr></thead><tbody>
-{{range .Sections}}<tr><td>{{if ne .Section "—"}}§{{end}}{{.Section}}</td>{{$row := .}}{{range $.Outcomes}}{{$n := count $row.Counts .}}<td class="n{{if eq $n 0}} zero{{else}} {{lower .}}{{end}}">{{$n}}</td>{{end}}<td class="n">{{total .Counts}}</td></tr>
+{{range .Sections}}<tr><td>{{if ne .Section "—"}}§{{end}}{{.Section}}{{with index $.Run.ClauseTitles .Section}} <span class="small">{{.}}</span>{{end}}</td>{{$row := .}}{{range $.Outcomes}}{{$n := count $row.Counts .}}<td class="n{{if eq $n 0}} zero{{else}} {{lower .}}{{end}}">{{$n}}</td>{{end}}<td class="n">{{total .Counts}}</td></tr>
 {{end}}</tbody></table>
 
 {{if .Causes}}<h2 id="causes">Causes</h2>
-<p class="small">The same check failing in several scenarios is one cause.</p>
-<table><thead><tr><th>outcome</th><th class="n">scenarios</th><th>check</th></tr></thead><tbody>
-{{range .Causes}}<tr><td><span class="tag {{lower .Outcome}}">{{.Outcome}}</span></td><td class="n">{{len .Scenarios}}</td><td>{{with .Example.ProfileKey}}<code>{{.}}</code>: {{end}}{{.Example.Message | printf "%.300s"}}<div class="small">{{join .Scenarios ", " | printf "%.400s"}}</div></td></tr>
+<p class="small">The same check, with the same clauses and message, is one cause whatever the scenario, operation or user it failed with.</p>
+<table><thead><tr><th>outcome</th><th class="n">scenarios</th><th>clauses</th><th>check</th></tr></thead><tbody>
+{{range .Causes}}<tr><td><span class="tag {{lower .Outcome}}">{{.Outcome}}</span></td><td class="n">{{len .Scenarios}}</td><td>{{range .Clauses}}§{{.}}{{with index $.Run.ClauseTitles .}} <span class="small">{{.}}</span>{{end}}<br>{{end}}</td><td>{{with .Example.ProfileKey}}<code>{{.}}</code>: {{end}}{{.Text | printf "%.300s"}}{{with .Operations}}<div class="small">on {{range $i, $op := .}}{{if $i}}, {{end}}<code>{{$op.ID}}</code> ×{{$op.Count}}{{end}}</div>{{end}}<div class="small">{{join .Scenarios ", " | printf "%.400s"}}</div></td></tr>
 {{end}}</tbody></table>{{with .MoreCauses}}<p class="small">and {{.}} more causes, with their scenarios under the failures below.</p>{{end}}{{end}}
 
 {{if .Details}}<h2 id="failures">Failures, warnings and errors</h2>
 {{range .Details}}<div class="scenario o-{{lower .Outcome}}">
 <h3><span class="tag {{lower .Outcome}}">{{.Outcome}}</span> {{.Name}}</h3>
 <div class="small">{{.ID}} · {{.FeatureName}}{{with clauses .}} · {{.}}{{end}} · {{ms .Duration}}</div>
-{{range .Checks}}<div class="check"><b>{{upper .Kind}}</b>{{with .Clause}} §{{.}}{{end}}{{with .ProfileKey}} <code>{{.}}</code>{{end}}{{with .Step}} in step <i>{{.}}</i>{{end}}
+{{range .Checks}}<div class="check"><b>{{upper .Kind}}</b>{{range .Clauses}} §{{.}}{{with index $.Run.ClauseTitles .}} <span class="small">{{.}}</span>{{end}}{{end}}{{with .ProfileKey}} <code>{{.}}</code>{{end}}{{with .Step}} in step <i>{{.}}</i>{{end}}
 <pre>{{.Message}}</pre>
 <dl class="kv">{{if or .Expected .Observed}}<dt>expected</dt><dd><code>{{.Expected}}</code></dd><dt>observed</dt><dd><code>{{.Observed}}</code></dd>{{end}}
 {{with .Pointers}}<dt>schema pointers</dt><dd>{{range .}}<code>{{.}}</code> {{end}}</dd>{{end}}
 {{with .Exchange}}<dt>request</dt><dd><code>{{.Method}} {{.URL}}</code>{{with .User}} as {{.}}{{end}}{{with .RequestBody}}<pre>{{clip .}}</pre>{{end}}</dd>
 <dt>response</dt><dd><code>{{.Status}}</code>{{with .ResponseBody}}<pre>{{clip .}}</pre>{{end}}</dd>{{end}}
 {{with .Curl}}<dt>curl</dt><dd><pre>{{clipTo 600 .}}</pre></dd>{{end}}</dl></div>
-{{end}}{{with .Reproduction}}<details><summary>reproduce the scenario</summary><pre>{{clipTo 1000 .}}</pre></details>{{end}}
+{{end}}{{with .Reproduction}}<details><summary>reproduce the scenario</summary><pre>{{.}}</pre></details>{{end}}
 </div>
 {{end}}{{end}}
 
@@ -222,7 +222,7 @@ td,dd,h3{overflow-wrap:anywhere}
 <table><thead><tr><th>operation</th><th>source</th><th class="n">2xx</th><th class="n">4xx</th>{{range .Outcomes}}<th class="n">{{.}}</th>{{end}}</tr></thead><tbody>
 {{range .Ops}}<tr><td><code>{{.ID}}</code></td><td>{{.Source}}</td><td class="n{{if eq .Successes 0}} zero{{end}}">{{.Successes}}</td><td class="n{{if eq .Refusals 0}} zero{{end}}">{{.Refusals}}</td>{{$row := .}}{{range $.Outcomes}}{{$n := count $row.Counts .}}<td class="n{{if eq $n 0}} zero{{else}} {{lower .}}{{end}}">{{$n}}</td>{{end}}</tr>
 {{end}}</tbody></table>
-<p class="small">2xx and 4xx count responses; the outcome columns count the scenarios that called the operation.</p>{{end}}
+<p class="small">2xx and 4xx count responses; PASS and SKIP count the scenarios that called the operation, FAIL, WARN and ERROR those whose failing check was about it (not those that called it to set up).</p>{{end}}
 
 <h2 id="scenarios">Every scenario</h2>
 {{range .Features}}<h3>{{.Title}} <span class="small">{{.File}}</span></h3>

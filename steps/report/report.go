@@ -9,6 +9,7 @@
 package report
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,6 +57,8 @@ type Run struct {
 	Operations  []Operation     `json:"operations,omitempty"`
 	// Notes are diagnostics of the run as a whole ("0 webhook deliveries arrived").
 	Notes []string `json:"notes,omitempty"`
+	// ClauseTitles names the spec sections ("4.2" → "Transfers"), from judging.json.
+	ClauseTitles map[string]string `json:"clause_titles,omitempty"`
 	// Exploration is what conform explore (or run --explore) covered, if it ran.
 	Exploration *Exploration `json:"exploration,omitempty"`
 }
@@ -89,6 +92,9 @@ type Check struct {
 	Clauses []string `json:"clauses,omitempty"`
 	// Invariants name the safety invariants a normative check enforces.
 	Invariants []string `json:"invariants,omitempty"`
+	// Operation is the operation the check is about: that of the request it
+	// failed on, else the last one its step sent; "" when its step sent none.
+	Operation string `json:"operation,omitempty"`
 	// ProfileKey names the assumption an assumed check judges, when it has one.
 	ProfileKey string `json:"profile_key,omitempty"`
 	Expected   string `json:"expected,omitempty"`
@@ -140,14 +146,16 @@ type Operation struct {
 	Refusals  int    `json:"refusals"`
 }
 
-// OperationRow is an operation with the outcomes of the scenarios that called it.
+// OperationRow is an operation with the outcomes of the scenarios about it.
 type OperationRow struct {
 	Operation
 	Counts map[Outcome]int
 }
 
 // OperationRows lists every operation of the table with the outcomes of the
-// scenarios that called it.
+// scenarios about it: a PASS or SKIP scenario counts for every operation it
+// called, a FAIL, WARN or ERROR one only for the operations its failing
+// checks were about (Check.Operation), not those it called to set up.
 func (r Run) OperationRows() []OperationRow {
 	idx := map[string]int{}
 	rows := make([]OperationRow, len(r.Operations))
@@ -156,13 +164,29 @@ func (r Run) OperationRows() []OperationRow {
 		idx[op.ID] = i
 	}
 	for _, s := range r.Scenarios {
-		for _, id := range s.Operations {
+		for _, id := range s.Subjects() {
 			if i, ok := idx[id]; ok {
 				rows[i].Counts[s.Outcome]++
 			}
 		}
 	}
 	return rows
+}
+
+// Subjects are the operations a scenario's outcome is about: for a FAIL,
+// WARN or ERROR the operations of its failing checks, else every
+// operation it called.
+func (s Scenario) Subjects() []string {
+	if s.Outcome == Pass || s.Outcome == Skip {
+		return s.Operations
+	}
+	var out []string
+	for _, c := range s.Checks {
+		if c.Kind != KindSkip && c.Operation != "" && !slices.Contains(out, c.Operation) {
+			out = append(out, c.Operation)
+		}
+	}
+	return out
 }
 
 // Millis is a duration in milliseconds, as the results file stores it.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/steps/report"
 )
@@ -382,4 +387,81 @@ func TestSectionsMatrix(t *testing.T) {
 	if got, want := strings.Join(order, " "), "4.1=2 4.2=1 4.8=1 7=1 —=1"; got != want {
 		t.Errorf("Sections() = %s, want %s", got, want)
 	}
+}
+
+// TestCausesOneCausePerCheckClauseAndMessage: the same check with the same
+// clauses and message is one cause whatever the step, operation or user it
+// failed with, naming the operations it hit with their counts; another
+// clause, kind or message is another cause.
+func TestCausesOneCausePerCheckClauseAndMessage(t *testing.T) {
+	envelope := func(op, method, path, user, step string) report.Check {
+		return report.Check{Kind: report.KindNormative, Step: step, Clause: "7", Clauses: []string{"7"}, Operation: op,
+			Message: method + " " + path + " as " + user + ": error body is not the §7 envelope: /total (required): total is required",
+			Detail:  "error body is not the §7 envelope: /total (required): total is required"}
+	}
+	run := report.Run{Scenarios: []report.Scenario{
+		{Feature: "a.feature", Line: 1, Outcome: report.Fail, Checks: []report.Check{
+			envelope("transfers.create", "POST", "/transfers", "platform", "the request is refused as an invalid field \"/fee\""),
+			envelope("transfers.create", "POST", "/transfers", "platform", "the request is refused as an invalid field \"/amount\""),
+		}},
+		{Feature: "a.feature", Line: 2, Outcome: report.Fail, Checks: []report.Check{envelope("transfers.create", "POST", "/transfers", "nobody", "the request is refused as unauthenticated")}},
+		{Feature: "b.feature", Line: 3, Outcome: report.Fail, Checks: []report.Check{envelope("authorizations.create", "POST", "/authorizations", "merchant", "the request is refused")}},
+		{Feature: "b.feature", Line: 4, Outcome: report.Fail, Checks: []report.Check{
+			{Kind: report.KindNormative, Clauses: []string{"4.2", "7"}, Operation: "transfers.create", Message: "POST /transfers as platform: status 201, want 4xx", Detail: "status 201, want 4xx"},
+			{Kind: report.KindNormative, Clauses: []string{"4.1", "7"}, Operation: "authorizations.capture", Message: "PUT /authorizations/AU1 as platform: status 201, want 4xx", Detail: "status 201, want 4xx"},
+		}},
+		{Feature: "b.feature", Line: 5, Outcome: report.Pass, Operations: []string{"transfers.create"}},
+	}}
+	causes := run.Causes()
+	require.Len(t, causes, 3, "%+v", causes)
+	first := causes[0]
+	assert.Equal(t, []string{"a.feature:1", "a.feature:2", "b.feature:3"}, first.Scenarios)
+	assert.Equal(t, []string{"7"}, first.Clauses)
+	assert.Equal(t, []report.OperationCount{{ID: "transfers.create", Count: 2}, {ID: "authorizations.create", Count: 1}}, first.Operations)
+	assert.Equal(t, "error body is not the §7 envelope: /total (required): total is required", first.Text())
+	for _, c := range causes[1:] {
+		assert.Len(t, c.Scenarios, 1, "another clause is another cause: %+v", c)
+	}
+}
+
+// TestOperationRowsCountTheSubject: a failing scenario counts only for the
+// operations its failing checks were about, not those it called to set
+// up; a passing one counts for every operation it called.
+func TestOperationRowsCountTheSubject(t *testing.T) {
+	run := report.Run{
+		Operations: []report.Operation{{ID: "payment_instruments.create"}, {ID: "transfers.create"}},
+		Scenarios: []report.Scenario{
+			{Feature: "t.feature", Line: 1, Outcome: report.Fail, Operations: []string{"payment_instruments.create", "transfers.create"},
+				Checks: []report.Check{{Kind: report.KindNormative, Clauses: []string{"4.2"}, Operation: "transfers.create", Message: "m"}}},
+			{Feature: "t.feature", Line: 2, Outcome: report.Pass, Operations: []string{"payment_instruments.create", "transfers.create"}},
+		},
+	}
+	rows := run.OperationRows()
+	require.Len(t, rows, 2)
+	assert.Equal(t, map[report.Outcome]int{report.Pass: 1}, rows[0].Counts, "the card created to set up the sale is not blamed")
+	assert.Equal(t, map[report.Outcome]int{report.Pass: 1, report.Fail: 1}, rows[1].Counts)
+}
+
+// TestHTMLClauseTitlesAndWholeReplay: the matrix and the cause table name
+// each section by its title, and the replay script is in the page whole.
+func TestHTMLClauseTitlesAndWholeReplay(t *testing.T) {
+	run := sampleRun()
+	run.ClauseTitles = map[string]string{"4.1": "Authorizations", "4.2": "Transfers", "7": "Errors"}
+	run.Scenarios[0].Checks[0].Clauses = []string{"4.1", "7"}
+	var script strings.Builder
+	script.WriteString("#!/bin/sh\n")
+	for i := range 60 {
+		fmt.Fprintf(&script, "curl -sS 'http://127.0.0.1:1/authorizations/AU%d'\n", i)
+	}
+	run.Scenarios[0].Reproduction = script.String()
+	var buf bytes.Buffer
+	require.NoError(t, report.WriteHTML(&buf, run))
+	page := html.UnescapeString(buf.String())
+	matrix := page[strings.Index(page, `id="matrix"`):strings.Index(page, `id="causes"`)]
+	assert.Contains(t, matrix, `§4.1 <span class="small">Authorizations</span>`)
+	assert.Contains(t, matrix, `§4.2 <span class="small">Transfers</span>`)
+	causes := page[strings.Index(page, `id="causes"`):strings.Index(page, `id="failures"`)]
+	assert.Contains(t, causes, `§7 <span class="small">Errors</span>`)
+	assert.Contains(t, page, script.String(), "the replay script is whole")
+	assert.NotContains(t, page, "whole in the results file)</pre></details>")
 }

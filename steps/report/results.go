@@ -82,20 +82,47 @@ func (r Run) Unsettled() []Ref {
 	return out
 }
 
-// Cause is one distinct check failure and the scenarios it occurred in.
+// Cause is one distinct check failure: the same check (kind), the same
+// clauses and the same message, in every scenario and on every operation
+// it hit.
 type Cause struct {
-	Kind      string
-	Key       string // what groups it: the profile key, or the message without its evidence
-	Outcome   Outcome
-	Scenarios []string // scenario IDs
-	Example   Check    // the first occurrence
+	Kind    string
+	Key     string // what groups it: kind, clauses, profile key and the message without its request
+	Outcome Outcome
+	// Clauses are the spec sections the check judges (Example.Clauses).
+	Clauses []string
+	// Scenarios are the IDs of the scenarios it failed in, each once, in run order.
+	Scenarios []string
+	// Operations are the operations it was about, the most hit first: in how
+	// many of its scenarios it failed on each.
+	Operations []OperationCount
+	Example    Check // the first occurrence
+}
+
+// OperationCount is an operation and a number of scenarios.
+type OperationCount struct {
+	ID    string `json:"id"`
+	Count int    `json:"count"`
+}
+
+// Text is what failed, without the request it failed on: the check's
+// detail, else the first line of its message.
+func (c Cause) Text() string {
+	t := c.Example.Detail
+	if t == "" {
+		t, _, _ = strings.Cut(c.Example.Message, "\n")
+	}
+	return t
 }
 
 // Causes groups the checks of FAIL, WARN and ERROR scenarios: the same check
-// failing in N scenarios is one cause with N scenarios. Most frequent first.
+// (kind, clauses, profile key) with the same message, whatever the step,
+// operation or user it failed with, is one cause, naming the scenarios and
+// the operations it hit. Worst outcome first, then most scenarios.
 func (r Run) Causes() []Cause {
 	idx := map[string]int{}
 	var out []Cause
+	ops := []map[string]int{}
 	for _, s := range r.Scenarios {
 		if s.Outcome == Pass || s.Outcome == Skip {
 			continue
@@ -106,10 +133,6 @@ func (r Run) Causes() []Cause {
 				continue
 			}
 			key := causeKey(c)
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
 			i, ok := idx[key]
 			if !ok {
 				i = len(out)
@@ -118,10 +141,27 @@ func (r Run) Causes() []Cause {
 				if o == Warn && r.Strict {
 					o = Fail // --strict: an assumed check that fails is a FAIL
 				}
-				out = append(out, Cause{Kind: c.Kind, Key: key, Outcome: o, Example: c})
+				out = append(out, Cause{Kind: c.Kind, Key: key, Outcome: o, Clauses: c.Clauses, Example: c})
+				ops = append(ops, map[string]int{})
 			}
-			out[i].Scenarios = append(out[i].Scenarios, s.ID())
+			if c.Operation != "" && !seen[key+" "+c.Operation] {
+				seen[key+" "+c.Operation] = true
+				ops[i][c.Operation]++
+			}
+			if !seen[key] {
+				seen[key] = true
+				out[i].Scenarios = append(out[i].Scenarios, s.ID())
+			}
 		}
+	}
+	for i := range out {
+		for id, n := range ops[i] {
+			out[i].Operations = append(out[i].Operations, OperationCount{ID: id, Count: n})
+		}
+		sort.Slice(out[i].Operations, func(a, b int) bool {
+			oa, ob := out[i].Operations[a], out[i].Operations[b]
+			return oa.Count > ob.Count || oa.Count == ob.Count && oa.ID < ob.ID
+		})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if a, b := rank(out[i].Outcome), rank(out[j].Outcome); a != b {
@@ -157,19 +197,21 @@ func rank(o Outcome) int {
 	return 0
 }
 
-// causeKey is what makes two checks the same cause: the profile key when the
-// check names one, else the first line of its detail (the message without
-// the request it failed on) with ids left out.
+// causeKey is what makes two checks the same cause: the kind, the clauses
+// and invariants, then the profile key and observed value when the check
+// names one, else the check's detail (the message without the request it
+// failed on: no step, operation or user) with ids left out.
 func causeKey(c Check) string {
+	basis := c.Kind + " " + strings.Join(c.Clauses, ",") + " " + strings.Join(c.Invariants, ",")
 	if c.ProfileKey != "" {
-		return c.Kind + " " + c.ProfileKey + " " + c.Observed
+		return basis + " " + c.ProfileKey + " " + c.Observed
 	}
 	first := c.Detail
 	if first == "" {
 		first = c.Message
 	}
 	first, _, _ = strings.Cut(first, "\n")
-	return c.Kind + " " + c.Step + " " + maskIDs(first)
+	return basis + " " + maskIDs(first)
 }
 
 // maskIDs replaces id-like words (two or more capitals and digits mixed, or
