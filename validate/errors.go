@@ -60,7 +60,8 @@ type Error struct {
 	Code       string      // one of the Code constants
 	Where      Where       // request, response, or a document on its own
 	Operation  string      // the operation id, when one is known
-	Violations []Violation // every violation, sorted by In, then Pointer
+	Violations []Violation // every violation, sorted by In, then Pointer (at most MaxViolations for a body)
+	Omitted    int         // violations found beyond MaxViolations and not listed
 }
 
 // Violation is one broken rule.
@@ -121,6 +122,9 @@ func (e *Error) Error() string {
 		}
 		b.WriteString(": ")
 		b.WriteString(v.Message)
+	}
+	if e.Omitted > 0 {
+		b.WriteString("; and " + strconv.Itoa(e.Omitted) + " more")
 	}
 	return b.String()
 }
