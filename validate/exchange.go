@@ -184,7 +184,7 @@ func (v *Validator) HTTPRequest(r *http.Request, path string, body []byte) (Matc
 	vs := v.checkQuery(i, r.URL.Query())
 	omitted := 0
 	if op.HasJSONBody() {
-		err := v.Validate(op.Request, body)
+		err := v.validate(v.bodies[i], body)
 		var verr *Error
 		switch {
 		case err == nil:

@@ -107,16 +107,17 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 			s, _ := val.(string)
 			m, err := compilePattern(s)
 			okKw = err == nil
-			n.pattern, n.patternText = m, s
+			n.pattern, n.patternMsg = m, "does not match pattern "+quote(s)
 		case "format":
 			s, _ := val.(string)
 			n.format, okKw = jsonschema.Formats[s]
-			n.formatName = s
+			n.formatMsg = quote(s)
 		case "minimum", "maximum", "exclusiveMinimum":
 			num, isNum := val.(json.Number)
 			okKw = isNum && !oversizedNumber(string(num))
 			if okKw {
-				n.bounds = append(n.bounds, numBound{rule: kw, text: string(num), dec: parseDecimal(string(num))})
+				op := map[string]string{"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">"}[kw]
+				n.bounds = append(n.bounds, numBound{rule: kw, op: op, text: string(num), dec: parseDecimal(string(num))})
 			}
 		case "properties":
 			props, _ := val.(map[string]any)

@@ -38,14 +38,14 @@ type fnode struct {
 	pattern   matcher
 	format    func(any) bool
 	// patternText and formatName are the keywords as written, for messages.
-	patternText string
-	formatName  string
+	patternMsg string // "does not match pattern '…'"
+	formatMsg  string // the format's name, quoted
 	bounds      []numBound
 	names       map[string]int // property, required and dependent names → entries
 	entries     []nameEntry
 	required    []string // in schema order
 	reqMask     uint64   // bits of the required names
-	reqAlts     []string // "a or b is required" when required sits alone in an anyOf branch
+	reqAltMsg   string   // "a or b is required" when required sits alone in an anyOf branch
 	hasDeps     bool
 	additional  *fnode // nil: allowed
 	closed      bool   // additionalProperties: false
@@ -70,6 +70,7 @@ type nameEntry struct {
 // numBound is one minimum, exclusiveMinimum or maximum keyword.
 type numBound struct {
 	rule string  // the keyword
+	op   string  // its comparison, as messages word it (">=")
 	text string  // the bound as written in the schema
 	dec  decimal // its value
 }

@@ -1,7 +1,6 @@
 package validate
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,6 +55,7 @@ type pass struct {
 	// typeHere counts type leaves at the instance of the innermost anyOf.
 	typeHere  int
 	anyDepth  int
+	arena     []byte // the pointers and messages of the violations
 	scratch   []byte // a decoded string
 	keyBuf    []byte // a decoded key
 	lastSlots []int32
@@ -64,9 +64,14 @@ type pass struct {
 // pleaf is a collected violation; names is set for a type failure, merged
 // with the others at its pointer when the error is built.
 type pleaf struct {
-	v     Violation
+	rule  string
+	ptr   span // in p.arena
+	msg   span
 	names []string
 }
+
+// span is a piece of p.arena.
+type span struct{ off, n int32 }
 
 // seg is one step of the pointer to the value at hand.
 type seg struct {
@@ -86,7 +91,10 @@ func getPass(data []byte) *pass {
 func (p *pass) reset() {
 	p.depth, p.syntaxBad, p.oversized, p.failed, p.speculative = 0, false, false, false, 0
 	p.collect, p.omitted, p.leaves, p.typeHere, p.anyDepth = false, 0, 0, 0, 0
+	clear(p.out)
 	p.out = p.out[:0]
+	p.arena = p.arena[:0]
+	clear(p.segs)
 	p.segs = p.segs[:0]
 	p.lastSlots = p.lastSlots[:0]
 }
@@ -94,11 +102,9 @@ func (p *pass) reset() {
 func (p *pass) release() {
 	p.reset()
 	p.data = nil
-	if cap(p.out) > 4*MaxViolations || cap(p.scratch) > 1<<16 || cap(p.keyBuf) > 1<<12 || cap(p.segs) > 1<<10 {
+	if cap(p.out) > 4*MaxViolations || cap(p.arena) > 1<<16 || cap(p.scratch) > 1<<16 || cap(p.keyBuf) > 1<<12 || cap(p.segs) > 1<<10 {
 		return // a hostile body grew it: let it go
 	}
-	clear(p.out[:cap(p.out)])
-	clear(p.segs[:cap(p.segs)])
 	passes.Put(p)
 }
 
@@ -366,6 +372,7 @@ func (p *pass) anyOf(n *fnode, start int) bool {
 		kept = append(kept, p.out[b.from:b.to]...)
 		leaves += b.leaves
 	}
+	clear(kept[len(kept):len(p.out)])
 	p.out, p.omitted = kept, omitted
 	p.typeHere, p.anyDepth, p.leaves = savedType, savedDepth, savedLeaves+leaves
 	return false
@@ -376,7 +383,7 @@ func (p *pass) checkString(n *fnode, s string) bool {
 	if n.format != nil && !n.format(s) {
 		ok = false
 		if p.collect {
-			p.emit("format", quote(s)+" is not valid "+quote(n.formatName), nil)
+			p.emitMsg("format", "", quote(s), " is not valid ", n.formatMsg)
 		}
 	}
 	if n.minLen >= 0 || n.maxLen >= 0 {
@@ -384,20 +391,20 @@ func (p *pass) checkString(n *fnode, s string) bool {
 		if n.minLen >= 0 && l < n.minLen {
 			ok = false
 			if p.collect {
-				p.emit("minLength", "length must be >= "+strconv.Itoa(n.minLen)+", but got "+strconv.Itoa(l), nil)
+				p.emitMsg("minLength", "", "length must be >= ", strconv.Itoa(n.minLen), ", but got ", strconv.Itoa(l))
 			}
 		}
 		if n.maxLen >= 0 && l > n.maxLen {
 			ok = false
 			if p.collect {
-				p.emit("maxLength", "length must be <= "+strconv.Itoa(n.maxLen)+", but got "+strconv.Itoa(l), nil)
+				p.emitMsg("maxLength", "", "length must be <= ", strconv.Itoa(n.maxLen), ", but got ", strconv.Itoa(l))
 			}
 		}
 	}
 	if n.pattern != nil && !n.pattern.MatchString(s) {
 		ok = false
 		if p.collect {
-			p.emit("pattern", "does not match pattern "+quote(n.patternText), nil)
+			p.emit("pattern", n.patternMsg, nil)
 		}
 	}
 	return ok
@@ -416,8 +423,7 @@ func (p *pass) checkNumber(n *fnode, text string) bool {
 		}
 		ok = false
 		if p.collect {
-			msg, _ := boundMessage(b.rule, json.Number(b.text), json.Number(text))
-			p.emit(b.rule, msg, nil)
+			p.emitMsg(b.rule, "", "must be ", b.op, " ", b.text, " but found ", text)
 		}
 	}
 	return ok
@@ -476,7 +482,7 @@ again:
 				if !unknown {
 					p.leaves++
 				}
-				p.emitViolation(Violation{Pointer: p.pointer(jsondoc.Escape(key)), Rule: "additionalProperties", Message: key + " is not a known field"})
+				p.emitMsg("additionalProperties", jsondoc.Escape(key), key, " is not a known field")
 			} else if p.speculative == 0 {
 				p.failed = true
 				return len(p.data), false
@@ -504,7 +510,9 @@ again:
 		if p.syntaxBad || p.failed {
 			return len(p.data), false
 		}
-		if !valOK && !p.collect && p.speculative == 0 && !known {
+		if !valOK && !p.collect && p.speculative == 0 {
+			// Stop reading: the second run reads the rest (and a later
+			// duplicate of this name, which a decoder would keep instead).
 			p.failed = true
 			return len(p.data), false
 		}
@@ -548,11 +556,11 @@ func (p *pass) objectEnd(n *fnode, start, end int, seen, failed uint64, ok bool)
 				if name == "" || missing&(1<<n.entries[n.names[name]].bit) == 0 {
 					continue
 				}
-				msg := name + " is required"
-				if len(n.reqAlts) > 1 {
-					msg = strings.Join(n.reqAlts, " or ") + " is required"
+				if n.reqAltMsg != "" {
+					p.emitMsg("required", jsondoc.Escape(name), n.reqAltMsg)
+				} else {
+					p.emitMsg("required", jsondoc.Escape(name), name, " is required")
 				}
-				p.emitViolation(Violation{Pointer: p.pointer(jsondoc.Escape(name)), Rule: "required", Message: msg})
 			}
 		}
 	}
@@ -649,102 +657,148 @@ func (p *pass) arrayEnd(n *fnode, count int, ok bool) bool {
 	if n.minItems >= 0 && count < n.minItems {
 		ok = false
 		if p.collect {
-			p.emit("minItems", "minimum "+strconv.Itoa(n.minItems)+" items required, but found "+strconv.Itoa(count)+" items", nil)
+			p.emitMsg("minItems", "", "minimum ", strconv.Itoa(n.minItems), " items required, but found ", strconv.Itoa(count), " items")
 		}
 	}
 	if n.maxItems >= 0 && count > n.maxItems {
 		ok = false
 		if p.collect {
-			p.emit("maxItems", "maximum "+strconv.Itoa(n.maxItems)+" items required, but found "+strconv.Itoa(count)+" items", nil)
+			p.emitMsg("maxItems", "", "maximum ", strconv.Itoa(n.maxItems), " items required, but found ", strconv.Itoa(count), " items")
 		}
 	}
 	return ok
 }
 
 // passMark is where the collected violations stood, to go back to.
-type passMark struct{ out, omitted, leaves, typeHere int }
+type passMark struct{ out, arena, omitted, leaves, typeHere int }
 
 func (p *pass) mark() passMark {
-	return passMark{len(p.out), p.omitted, p.leaves, p.typeHere}
+	return passMark{len(p.out), len(p.arena), p.omitted, p.leaves, p.typeHere}
 }
 
 func (p *pass) restore(m passMark) {
-	p.out = p.out[:m.out]
+	clear(p.out[m.out:])
+	p.out, p.arena = p.out[:m.out], p.arena[:m.arena]
 	p.omitted, p.leaves, p.typeHere = m.omitted, m.leaves, m.typeHere
 }
 
-// emit records one leaf at the value at hand.
+// emit records one leaf at the value at hand, with a message fixed by the
+// schema (for a type failure: the value's type, names the expected ones).
 func (p *pass) emit(rule, msg string, names []string) {
-	p.leaves++
 	if rule == "type" && len(p.segs) == p.anyDepth {
 		p.typeHere++
 	}
-	if p.emitViolation(Violation{Pointer: p.pointer(""), Rule: rule, Message: msg}) {
-		p.out[len(p.out)-1].names = names
+	before := len(p.out)
+	p.emitMsg(rule, "", msg)
+	if names != nil && len(p.out) > before {
+		p.out[before].names = names
 	}
 }
 
-// emitViolation records v, or counts it beyond the cap; it reports whether
-// v was recorded.
-func (p *pass) emitViolation(v Violation) bool {
+// emitMsg records one leaf at the value at hand, with last appended to its
+// pointer when not empty, and the message parts joined. Beyond the cap it
+// only counts.
+func (p *pass) emitMsg(rule, last string, parts ...string) {
+	p.leaves++
 	if len(p.out) >= MaxViolations {
 		p.omitted++
-		return false
+		return
 	}
-	p.out = append(p.out, pleaf{v: v})
-	return true
+	l := pleaf{rule: rule, ptr: p.pointer(last)}
+	l.msg.off = int32(len(p.arena))
+	for _, s := range parts {
+		p.arena = append(p.arena, s...)
+	}
+	l.msg.n = int32(len(p.arena)) - l.msg.off
+	p.out = append(p.out, l)
 }
 
-// pointer is the JSON pointer of the value at hand, with last appended as
-// one more (escaped) segment when not empty.
-func (p *pass) pointer(last string) string {
-	if len(p.out) >= MaxViolations {
-		return ""
-	}
-	var b strings.Builder
+// pointer appends the JSON pointer of the value at hand to the arena, with
+// last as one more (escaped) segment when not empty.
+func (p *pass) pointer(last string) span {
+	off := len(p.arena)
 	for _, s := range p.segs {
-		b.WriteByte('/')
+		p.arena = append(p.arena, '/')
 		if s.isKey {
-			b.WriteString(jsondoc.Escape(s.key))
+			p.arena = appendEscaped(p.arena, s.key)
 		} else {
-			b.WriteString(strconv.Itoa(s.index))
+			p.arena = strconv.AppendInt(p.arena, int64(s.index), 10)
 		}
 	}
 	if last != "" {
-		b.WriteByte('/')
-		b.WriteString(last)
+		p.arena = append(p.arena, '/')
+		p.arena = append(p.arena, last...)
 	}
-	return b.String()
+	return span{int32(off), int32(len(p.arena) - off)}
+}
+
+// appendEscaped appends a pointer segment, "~" and "/" escaped.
+func appendEscaped(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '~':
+			b = append(b, '~', '0')
+		case '/':
+			b = append(b, '~', '1')
+		default:
+			b = append(b, s[i])
+		}
+	}
+	return b
 }
 
 // violations builds the collected violations as violations (errors.go)
-// does: type failures merged by pointer, sorted, duplicates dropped.
+// does: type failures merged by pointer, sorted, duplicates dropped. Their
+// strings share one copy of the arena.
 func (p *pass) violations() []Violation {
-	out := make([]Violation, 0, len(p.out))
-	var types []pleaf
-	for _, l := range p.out {
-		if l.v.Rule == "type" && l.names != nil {
-			merged := false
-			for i := range types {
-				if types[i].v.Pointer == l.v.Pointer {
-					types[i].names = append(types[i].names, l.names...)
-					merged = true
-					break
-				}
-			}
-			if !merged {
-				types = append(types, pleaf{v: l.v, names: slices.Clone(l.names)})
-			}
+	text := string(p.arena)
+	at := func(s span) string { return text[s.off : s.off+s.n] }
+	// Type failures at one pointer merge into the first, with every name.
+	leaves := p.out
+	var merged []pleaf
+	for i, l := range leaves {
+		if l.rule != "type" || l.names == nil {
 			continue
 		}
-		out = append(out, l.v)
+		first := true
+		for j := range merged {
+			if at(merged[j].ptr) == at(l.ptr) {
+				merged[j].names = append(merged[j].names, l.names...)
+				first = false
+				break
+			}
+		}
+		if first {
+			l.names = slices.Clone(l.names)
+			merged = append(merged, l)
+		}
+		leaves[i].rule = "" // taken
 	}
-	for _, t := range types {
+	vs := make([]Violation, 0, len(leaves))
+	for _, l := range leaves {
+		if l.rule != "" {
+			vs = append(vs, Violation{Pointer: at(l.ptr), Rule: l.rule, Message: at(l.msg)})
+		}
+	}
+	for _, t := range merged {
 		slices.Sort(t.names)
-		t.v.Message = typeMessage(slices.Compact(t.names), t.v.Message)
-		out = append(out, t.v)
+		vs = append(vs, Violation{Pointer: at(t.ptr), Rule: "type", Message: typeMessage(slices.Compact(t.names), at(t.msg))})
 	}
-	return newError(CodeInvalidField, out).Violations
+	// Sorted as newError sorts (all are in the body), through an index:
+	// moving indexes is cheaper than moving violations.
+	var small [16]int32
+	order := small[:0]
+	for i := range vs {
+		order = append(order, int32(i))
+	}
+	slices.SortFunc(order, func(a, b int32) int { return compareViolations(&vs[a], &vs[b]) })
+	out := make([]Violation, 0, len(vs))
+	for _, i := range order {
+		if len(out) == 0 || out[len(out)-1] != vs[i] {
+			out = append(out, vs[i])
+		}
+	}
+	return out
 }
 
 // ---- the grammar ----

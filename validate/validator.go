@@ -52,6 +52,16 @@ type Validator struct {
 	tab      table
 	statuses map[string]int   // error code → status, from the refusals table of judging.json
 	checks   []exchangeChecks // by operation index
+	progs    map[string]*program // by schema name
+	bodies   []*program          // by operation index: its JSON request body's, nil when none
+}
+
+// program is everything Validate needs of one schema, found with one lookup.
+type program struct {
+	name   string
+	schema *jsonschema.Schema
+	fast   *fnode // nil: jsonschema validates the schema alone
+	object bool   // the schema is an object schema
 }
 
 var defaultValidator = sync.OnceValues(New)
@@ -129,7 +139,7 @@ func New() (*Validator, error) {
 	for _, n := range fc.done {
 		if n != nil && len(n.required) > 0 {
 			if alts := v.alternatives(n.loc + "/required"); len(alts) > 1 {
-				n.reqAlts = alts
+				n.reqAltMsg = strings.Join(alts, " or ") + " is required"
 			}
 		}
 	}
@@ -144,10 +154,16 @@ func New() (*Validator, error) {
 	if v.statuses, err = refusalStatuses(judgingData); err != nil {
 		return nil, err
 	}
+	v.progs = make(map[string]*program, len(v.names))
+	for _, name := range v.names {
+		v.progs[name] = &program{name: name, schema: v.compiled[name], fast: v.fast[name], object: v.objects[name]}
+	}
 	v.requests = make(map[string]bool)
-	for _, op := range t.ops {
+	v.bodies = make([]*program, len(t.ops))
+	for i, op := range t.ops {
 		if op.HasJSONBody() {
 			v.requests[op.Request] = true
+			v.bodies[i] = v.progs[op.Request]
 		}
 	}
 	if err := v.buildExchangeChecks(c, fc); err != nil {
@@ -199,21 +215,25 @@ func (v *Validator) Schema(name string) ([]byte, bool) {
 // rest), or an error wrapping ErrMalformed or ErrUnknownSchema. The
 // document is read once, as bytes, without decoding it (pass.go).
 func (v *Validator) Validate(schema string, doc []byte) error {
-	s, ok := v.compiled[schema]
+	pr, ok := v.progs[schema]
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownSchema, schema)
 	}
-	n := v.fast[schema]
+	return v.validate(pr, doc)
+}
+
+func (v *Validator) validate(pr *program, doc []byte) error {
+	n := pr.fast
 	if n == nil {
 		val, err := decodeKeys(doc, v.keys)
 		if err != nil {
 			return err
 		}
-		return v.validateTree(schema, s, val)
+		return v.validateTree(pr.name, pr.schema, val)
 	}
 	p := getPass(doc)
 	defer p.release()
-	if v.objects[schema] {
+	if pr.object {
 		// A document of another type is refused at its first byte.
 		if k := p.kindAt(p.ws(0)); k != tObject && k != 0 {
 			return &malformedError{public: "body must be a JSON object, got " + kindName(k)}
@@ -296,28 +316,21 @@ func (v *Validator) validateTree(schema string, s *jsonschema.Schema, doc any) e
 // returns nil for operations without a JSON body ("", multipart, binary).
 // The body is read once, as bytes, and nothing is decoded.
 func (v *Validator) Request(operationID string, body []byte) error {
-	schema, err := v.requestSchema(operationID)
-	if err != nil || schema == "" {
+	pr, err := v.requestProgram(operationID)
+	if err != nil || pr == nil {
 		return err
 	}
-	return v.Validate(schema, body)
+	return v.validate(pr, body)
 }
 
-// requestSchema names the request schema of an operation, "" when it
-// takes no JSON body.
-func (v *Validator) requestSchema(operationID string) (string, error) {
+// requestProgram is the program of an operation's request schema, nil
+// when it takes no JSON body.
+func (v *Validator) requestProgram(operationID string) (*program, error) {
 	i, ok := v.tab.byID[operationID]
 	if !ok {
-		return "", fmt.Errorf("%w %q", ErrUnknownOperation, operationID)
+		return nil, fmt.Errorf("%w %q", ErrUnknownOperation, operationID)
 	}
-	op := &v.tab.ops[i]
-	if !op.HasJSONBody() {
-		return "", nil
-	}
-	if _, ok := v.compiled[op.Request]; !ok {
-		return "", fmt.Errorf("%w %q", ErrUnknownSchema, op.Request)
-	}
-	return op.Request, nil
+	return v.bodies[i], nil
 }
 
 // DecodeRequest is Request that also hands back the document (maps,
@@ -328,11 +341,11 @@ func (v *Validator) requestSchema(operationID string) (string, error) {
 // only with a nil error, and is nil for operations without a JSON body. It
 // belongs to the caller, which may keep or change it.
 func (v *Validator) DecodeRequest(operationID string, body []byte) (any, error) {
-	schema, err := v.requestSchema(operationID)
-	if err != nil || schema == "" {
+	pr, err := v.requestProgram(operationID)
+	if err != nil || pr == nil {
 		return nil, err
 	}
-	if err := v.Validate(schema, body); err != nil {
+	if err := v.validate(pr, body); err != nil {
 		return nil, err
 	}
 	return decodeKeys(body, v.keys)
