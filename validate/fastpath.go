@@ -40,23 +40,23 @@ type fnode struct {
 	// patternText and formatName are the keywords as written, for messages.
 	patternMsg string // "does not match pattern '…'"
 	formatMsg  string // the format's name, quoted
-	bounds      []numBound
-	names       map[string]int // property, required and dependent names → entries
-	entries     []nameEntry
-	required    []string // in schema order
-	reqMask     uint64   // bits of the required names
-	reqAltMsg   string   // "a or b is required" when required sits alone in an anyOf branch
-	hasDeps     bool
-	additional  *fnode // nil: allowed
-	closed      bool   // additionalProperties: false
-	items       *fnode
-	inplace     []*fnode // $ref and allOf
-	anyOf       []*fnode
-	ifNode      *fnode
-	thenNode    *fnode
-	elseNode    *fnode
-	loc         string // absolute location of the subschema (URL#pointer)
-	alias       *fnode // while compiling: the node is only a $ref to alias
+	bounds     []numBound
+	names      map[string]int // property, required and dependent names → entries
+	entries    []nameEntry
+	required   []string // in schema order
+	reqMask    uint64   // bits of the required names
+	reqAltMsg  string   // "a or b is required" when required sits alone in an anyOf branch
+	hasDeps    bool
+	additional *fnode // nil: allowed
+	closed     bool   // additionalProperties: false
+	items      *fnode
+	inplace    []*fnode // $ref and allOf
+	anyOf      []*fnode
+	ifNode     *fnode
+	thenNode   *fnode
+	elseNode   *fnode
+	loc        string // absolute location of the subschema (URL#pointer)
+	alias      *fnode // while compiling: the node is only a $ref to alias
 }
 
 // nameEntry is one name an object node knows.

@@ -50,8 +50,8 @@ type Validator struct {
 	keys     map[string]string // every property name, shared by decoded documents
 	requests map[string]bool   // schemas named as an operation's request body
 	tab      table
-	statuses map[string]int   // error code → status, from the refusals table of judging.json
-	checks   []exchangeChecks // by operation index
+	statuses map[string]int      // error code → status, from the refusals table of judging.json
+	checks   []exchangeChecks    // by operation index
 	progs    map[string]*program // by schema name
 	bodies   []*program          // by operation index: its JSON request body's, nil when none
 }
