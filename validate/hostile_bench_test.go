@@ -18,7 +18,7 @@ func hostileBodies() []struct {
 	Body []byte
 } {
 	const size = 1 << 20
-	zeros := "[" + strings.Repeat("0,", size/2-1) + "0]"
+	zeros := "[" + strings.Repeat("0,", size/2-2) + "0]"
 	var tags strings.Builder
 	tags.WriteString(`{"url":"https://example.com/hook","tags":{`)
 	for i := 0; tags.Len() < size-64; i++ {

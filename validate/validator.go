@@ -354,6 +354,14 @@ func (v *Validator) DecodeRequest(operationID string, body []byte) (any, error) 
 	return decodeKeys(body, v.keys)
 }
 
+// Decode decodes a JSON document into the tree DecodeRequest hands back
+// (maps, slices, json.Number, strings, bools and nil), without validating
+// it: for a body Request already passed, decoded only when and where it is
+// needed. An error wraps ErrMalformed.
+func (v *Validator) Decode(doc []byte) (any, error) {
+	return decodeKeys(doc, v.keys)
+}
+
 // Resource validates body against the resource schema called name (a
 // response document such as "transfer" or "error"). A request schema is
 // refused with an error wrapping ErrUnknownSchema: use Request for those.
