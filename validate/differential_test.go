@@ -364,7 +364,12 @@ func TestValidBodiesAllocateNothing(t *testing.T) {
 	require.NoError(t, err)
 	for _, body := range [][]byte{[]byte(ratioMinimalSale), BenchLevel3Sale(3), BenchLevel3Sale(50)} {
 		require.NoError(t, v.Request("transfers.create", body))
-		require.Zero(t, testing.AllocsPerRun(20, func() { _ = v.Request("transfers.create", body) }), "allocations per call on %d bytes", len(body))
+		allocs := testing.AllocsPerRun(20, func() { _ = v.Request("transfers.create", body) })
+		if raceBuild {
+			require.Less(t, allocs, 8.0, "allocations per call on %d bytes", len(body))
+			continue
+		}
+		require.Zero(t, allocs, "allocations per call on %d bytes", len(body))
 	}
 }
 
