@@ -57,6 +57,26 @@ func BenchmarkHostile(b *testing.B) {
 	}
 }
 
+// badItemsSale is a sale with n Level 3 items that each break two rules.
+func badItemsSale(n int) []byte {
+	body := string(BenchLevel3Sale(n))
+	body = strings.ReplaceAll(body, `"quantity":2`, `"quantity":0`)
+	return []byte(strings.ReplaceAll(body, `"commodity_code":"12345"`, `"commodity_code":"x"`))
+}
+
+// BenchmarkBadItems validates a sale of 8,000 items that each break two
+// rules (16,000 violations, of which MaxViolations are listed).
+func BenchmarkBadItems(b *testing.B) {
+	v, err := New()
+	require.NoError(b, err)
+	body := badItemsSale(8000)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		_ = v.Request("transfers.create", body)
+	}
+}
+
 // TestHostileBodiesCostLittle bounds the heap one call allocates on each
 // hostile shape: a small constant, whatever the size of the body.
 func TestHostileBodiesCostLittle(t *testing.T) {

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"strings"
@@ -883,16 +884,12 @@ func (p *pass) key(i int) (string, int, bool) {
 // str reads a string at i (its '"'): the string as encoding/json decodes it
 // (valid until the next string), and its end.
 func (p *pass) str(i int) (string, int, bool) {
-	j := i + 1
-	for j < len(p.data) {
-		c := p.data[j]
-		if c == '"' {
-			return bytesString(p.data[i+1 : j]), j + 1, true
-		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			break
-		}
+	j := asciiRun(p.data, i+1)
+	for j < len(p.data) && !plainStop[p.data[j]] {
 		j++
+	}
+	if j < len(p.data) && p.data[j] == '"' {
+		return bytesString(p.data[i+1 : j]), j + 1, true
 	}
 	var end int
 	var ok bool
@@ -996,11 +993,61 @@ func hex4(d []byte, i int) (rune, bool) {
 	return r, true
 }
 
+// stringStop marks the bytes that end a run of plain string bytes when
+// skipping: '"', '\\' and control characters; plainStop marks non-ASCII
+// bytes too, which reading a string decodes.
+var stringStop, plainStop = func() (s, p [256]bool) {
+	for c := range 256 {
+		s[c] = c == '"' || c == '\\' || c < 0x20
+		p[c] = s[c] || c >= utf8.RuneSelf
+	}
+	return s, p
+}()
+
+// plainRun returns the first i' >= i where a word of eight bytes may hold
+// a '"', a '\\' or a control character (classic bit tricks: a byte below
+// n, a zero byte after an exclusive or).
+func plainRun(d []byte, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(d) {
+		w := binary.LittleEndian.Uint64(d[i:])
+		q, b := w^(lo*'"'), w^(lo*'\\')
+		if ((w-lo*0x20)&^w|(q-lo)&^q|(b-lo)&^b)&hi != 0 {
+			return i
+		}
+		i += 8
+	}
+	return i
+}
+
+// asciiRun is plainRun stopping at non-ASCII bytes too.
+func asciiRun(d []byte, i int) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(d) {
+		w := binary.LittleEndian.Uint64(d[i:])
+		q, b := w^(lo*'"'), w^(lo*'\\')
+		if (w|(w-lo*0x20)&^w|(q-lo)&^q|(b-lo)&^b)&hi != 0 {
+			return i
+		}
+		i += 8
+	}
+	return i
+}
+
 // skipString skips the string at i (its '"') and returns its end, or -1.
 func (p *pass) skipString(i int) int {
 	d := p.data
 	i++
 	for i < len(d) {
+		// Plain bytes eight at a time, then one at a time; the table
+		// marks '"', '\\' and control characters.
+		i = plainRun(d, i)
+		for i < len(d) && !stringStop[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			return -1
+		}
 		c := d[i]
 		switch {
 		case c == '"':
