@@ -778,29 +778,35 @@ func (p *pass) violations() []Violation {
 		}
 		leaves[i].rule = "" // taken
 	}
-	vs := make([]Violation, 0, len(leaves))
+	// Sorted as newError sorts (all are in the body), through an index of
+	// the leaves, then built once.
+	type item struct {
+		ptr, rule, msg string
+	}
+	var small [16]item
+	items := small[:0]
 	for _, l := range leaves {
 		if l.rule != "" {
-			vs = append(vs, Violation{Pointer: at(l.ptr), Rule: l.rule, Message: at(l.msg)})
+			items = append(items, item{at(l.ptr), l.rule, at(l.msg)})
 		}
 	}
 	for _, t := range merged {
 		slices.Sort(t.names)
-		vs = append(vs, Violation{Pointer: at(t.ptr), Rule: "type", Message: typeMessage(slices.Compact(t.names), at(t.msg))})
+		items = append(items, item{at(t.ptr), "type", typeMessage(slices.Compact(t.names), at(t.msg))})
 	}
-	// Sorted as newError sorts (all are in the body), through an index:
-	// moving indexes is cheaper than moving violations.
-	var small [16]int32
-	order := small[:0]
-	for i := range vs {
-		order = append(order, int32(i))
-	}
-	slices.SortFunc(order, func(a, b int32) int { return compareViolations(&vs[a], &vs[b]) })
-	out := make([]Violation, 0, len(vs))
-	for _, i := range order {
-		if len(out) == 0 || out[len(out)-1] != vs[i] {
-			out = append(out, vs[i])
+	slices.SortFunc(items, func(a, b item) int {
+		if c := strings.Compare(a.ptr, b.ptr); c != 0 {
+			return c
 		}
+		if c := strings.Compare(a.rule, b.rule); c != 0 {
+			return c
+		}
+		return strings.Compare(a.msg, b.msg)
+	})
+	items = slices.Compact(items)
+	out := make([]Violation, len(items))
+	for i, it := range items {
+		out[i] = Violation{Pointer: it.ptr, Rule: it.rule, Message: it.msg}
 	}
 	return out
 }
