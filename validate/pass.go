@@ -435,18 +435,21 @@ func (p *pass) object(n *fnode, i int) (int, bool) {
 	if p.depth++; p.depth > maxNesting {
 		return p.bad()
 	}
-	defer func() { p.depth-- }()
+	slots := len(p.lastSlots)
+	end, ok := p.members(n, i)
+	p.lastSlots = p.lastSlots[:slots]
+	p.depth--
+	return end, ok
+}
+
+// members reads the members of the object at i (its '{'), one level down.
+func (p *pass) members(n *fnode, i int) (int, bool) {
 	start := i
 	// Collecting, only the last of duplicate names counts (a decoder keeps
 	// the last): on meeting a duplicate, the object is read again, with
 	// slots saying which member of each name is the last.
 	var slots []int32
 	mark := p.mark()
-	defer func() {
-		if slots != nil {
-			p.lastSlots = p.lastSlots[:len(p.lastSlots)-len(n.entries)]
-		}
-	}()
 again:
 	var seen, failed uint64
 	ok := true
@@ -568,7 +571,6 @@ func (p *pass) objectEnd(n *fnode, start, end int, seen, failed uint64, ok bool)
 	if n.hasDeps && (ok || p.collect) {
 		// The object is read again from its start, at its own depth.
 		p.depth--
-		defer func() { p.depth++ }()
 		for e := range n.entries {
 			d := n.entries[e].dependent
 			if d == nil || seen&(1<<n.entries[e].bit) == 0 {
@@ -581,6 +583,7 @@ func (p *pass) objectEnd(n *fnode, start, end int, seen, failed uint64, ok bool)
 				}
 			}
 		}
+		p.depth++
 	}
 	return end, ok
 }
@@ -616,7 +619,13 @@ func (p *pass) array(n *fnode, i int) (int, bool) {
 	if p.depth++; p.depth > maxNesting {
 		return p.bad()
 	}
-	defer func() { p.depth-- }()
+	end, ok := p.elements(n, i)
+	p.depth--
+	return end, ok
+}
+
+// elements reads the elements of the array at i (its '['), one level down.
+func (p *pass) elements(n *fnode, i int) (int, bool) {
 	ok := true
 	count := 0
 	i = p.ws(i + 1)
