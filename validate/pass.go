@@ -760,11 +760,21 @@ func appendEscaped(b []byte, s string) []byte {
 	return b
 }
 
-// violations builds the collected violations as violations (errors.go)
-// does: type failures merged by pointer, sorted, duplicates dropped. Their
-// strings share one copy of the arena.
-func (p *pass) violations() []Violation {
-	text := string(p.arena)
+// violations builds the error of the collected violations as violations
+// (errors.go) builds them: type failures merged by pointer, sorted,
+// duplicates dropped. Their strings share one copy of the arena.
+func (p *pass) violations() *Error {
+	// A small error is one allocation: the error, its violations and the
+	// text of their pointers and messages together.
+	var box *smallError
+	var text string
+	if len(p.out) <= len(box.vs) && len(p.arena) <= len(box.text) {
+		box = new(smallError)
+		copy(box.text[:], p.arena)
+		text = bytesString(box.text[:len(p.arena)])
+	} else {
+		text = string(p.arena)
+	}
 	at := func(s span) string { return text[s.off : s.off+s.n] }
 	// Type failures at one pointer merge into the first, with every name.
 	leaves := p.out
@@ -813,11 +823,25 @@ func (p *pass) violations() []Violation {
 		return strings.Compare(a.msg, b.msg)
 	})
 	items = slices.Compact(items)
-	out := make([]Violation, len(items))
+	var e *Error
+	var out []Violation
+	if box != nil && len(items) <= len(box.vs) {
+		e, out = &box.err, box.vs[:len(items):len(items)]
+	} else {
+		e, out = new(Error), make([]Violation, len(items))
+	}
 	for i, it := range items {
 		out[i] = Violation{Pointer: it.ptr, Rule: it.rule, Message: it.msg}
 	}
-	return out
+	e.Code, e.Violations, e.Omitted = CodeInvalidField, out, p.omitted
+	return e
+}
+
+// smallError holds an error of a few violations in one allocation.
+type smallError struct {
+	err  Error
+	vs   [8]Violation
+	text [384]byte
 }
 
 // ---- the grammar ----

@@ -263,7 +263,7 @@ func (v *Validator) validate(pr *program, doc []byte) error {
 		slices.SortStableFunc(vs, func(a, b Violation) int { return strings.Compare(a.Pointer, b.Pointer) })
 		return &Error{Code: CodeInvalidField, Violations: vs, Omitted: p.omitted}
 	}
-	e := &Error{Code: CodeInvalidField, Violations: p.violations(), Omitted: p.omitted}
+	e := p.violations()
 	if len(e.Violations) == 0 {
 		// The first run stopped at a member a later duplicate name
 		// overrides (the decoder keeps the last); the second found none.
