@@ -10,9 +10,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// This file compiles the decoded schema documents into the fast path's
-// nodes (fastpath.go). Anything it does not understand compiles to nil, which
-// leaves the whole schema to jsonschema.
+// This file compiles the decoded schema documents into the pass's program
+// (fastpath.go, pass.go). Anything it does not understand compiles to nil,
+// which leaves the whole schema to jsonschema.
 
 // annotation reports whether kw is a keyword without assertion.
 func annotation(kw string) bool {
@@ -30,7 +30,7 @@ type fastCompiler struct {
 	visiting map[string]bool
 }
 
-// compile returns the node at url#ptr, or nil when the fast path does not
+// compile returns the node at url#ptr, or nil when the program does not
 // support it.
 func (c *fastCompiler) compile(file, ptr string) *fnode {
 	key := file + "#" + ptr

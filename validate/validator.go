@@ -45,7 +45,7 @@ type Validator struct {
 	raw      map[string][]byte
 	docs     map[string]any // decoded schema documents by URL, for structured error details
 	objects  map[string]bool
-	fast     map[string]*fnode // nil entry: no fast path for that schema
+	fast     map[string]*fnode // the pass's programs; nil entry: none for that schema
 	names    []string
 	keys     map[string]string // every property name, shared by decoded documents
 	requests map[string]bool   // schemas named as an operation's request body
