@@ -245,15 +245,14 @@ func (v *Validator) validate(pr *program, doc []byte) error {
 	if p.syntaxBad {
 		return syntaxError(doc)
 	}
-	if !p.oversized {
-		// Run again, collecting: it evaluates every keyword, and may meet
-		// an oversized number the first run did not need to.
-		p.reset()
-		p.collect = true
-		p.run(n)
-		if p.syntaxBad { // beyond where the first run stopped
-			return syntaxError(doc)
-		}
+	// Run again, collecting: it reads the whole body (the first run stops
+	// at the first failure, a syntax error may lie beyond it), evaluates
+	// every keyword, and may meet an oversized number the first did not.
+	p.reset()
+	p.collect = true
+	p.run(n)
+	if p.syntaxBad {
+		return syntaxError(doc)
 	}
 	if p.oversized {
 		p.reset()
