@@ -347,6 +347,8 @@ func TestDifferentialText(t *testing.T) {
 		`{"source":"PI0123",` + sale + `,"a":1.}`,
 		`{"source":"PI0123",` + sale + `,"a":"\x"}`,
 		"{\"source\":\"PI0\n123\"," + sale + `}`,
+		`{"amount":1,"amount":2,"":3}`, `["a",{"amount":1,"amount":2,"` + "" + `":0}]`, `{"tags":{"a":1},"tags":{"b":"c"},"x":[}`,
+		`{"amount":-1,"amount":2,"b":[1,}`, `{"amount":-1,"amount":2`,
 		`{"amount":1e1000`, `{"amount":1e1000,"tags":[}`, `{"amount":1e1000} x`,
 		`{"":{}}`, `{"tags":{"":1}}`, `{"a~b/c":1}`, `{"tags":{"a~b/c":1}}`,
 		` `, ``, `nul`, `[1,]`, `[0,0,0`, `"abc`, `{"a" 1}`, "\t{\"amount\":1}\n",

@@ -589,29 +589,33 @@ func (p *pass) objectEnd(n *fnode, start, end int, seen, failed uint64, ok bool)
 }
 
 // lastMembers finds, for each name of n, the ordinal of its last member in
-// the object at i, pushed on p.lastSlots; the syntax is already known good.
+// the object at i, pushed on p.lastSlots.
 func (p *pass) lastMembers(n *fnode, i int) []int32 {
 	base := len(p.lastSlots)
 	for range n.entries {
 		p.lastSlots = append(p.lastSlots, -1)
 	}
 	slots := p.lastSlots[base:]
+	// The members after the duplicate are not read yet: at anything but
+	// a member, stop (the collecting run then meets the error itself).
 	i = p.ws(i + 1)
-	if p.data[i] == '}' {
-		return slots
-	}
-	for member := int32(0); ; member++ {
-		key, kend, _ := p.key(i)
+	for member := int32(0); i < len(p.data) && p.data[i] == '"'; member++ {
+		key, kend, ok := p.key(i)
+		if !ok {
+			return slots
+		}
 		if idx, ok := n.lookup(key); ok {
 			slots[idx] = member
 		}
-		i = p.ws(p.ws(kend) + 1)
-		i = p.ws(p.skip(i))
-		if i >= len(p.data) || p.data[i] != ',' {
+		if i = p.ws(kend); i >= len(p.data) || p.data[i] != ':' {
+			return slots
+		}
+		if i = p.ws(p.skip(p.ws(i + 1))); p.syntaxBad || i >= len(p.data) || p.data[i] != ',' {
 			return slots
 		}
 		i = p.ws(i + 1)
 	}
+	return slots
 }
 
 // array checks the array at i (its '[') against n.
