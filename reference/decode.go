@@ -12,9 +12,79 @@ import (
 	"github.com/conform-kit/conform/validate"
 )
 
-// Building the typed inputs from the document validate decoded (one parse
-// per request), with encoding/json's rules and the number normalisation
-// JSON Schema's idea of an integer needs.
+// Building the typed inputs from a validated body: the validator checks
+// the body without decoding it, and a handler decodes it once, as the
+// validator's tree (its decoder is faster than encoding/json into the input
+// types), built into the input types with encoding/json's rules and the
+// number normalisation JSON Schema's idea of an integer needs.
+
+// tagProbeBytes is the body size from which tags are counted before the
+// body is decoded.
+const tagProbeBytes = 64 << 10
+
+// countTags counts the members of the body's "tags" object (a validated
+// body: an object of strings), reading the bytes without building them.
+func countTags(body []byte) int {
+	var probe struct {
+		Tags memberCount `json:"tags"`
+	}
+	_ = json.Unmarshal(body, &probe)
+	return int(probe.Tags)
+}
+
+// memberCount counts the members of a JSON object as it is unmarshalled.
+type memberCount int
+
+// UnmarshalJSON counts the commas between members, outside strings and
+// nested values.
+func (c *memberCount) UnmarshalJSON(b []byte) error {
+	n, depth, inString, escaped, empty := 0, 0, false, false, true
+	for _, ch := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case ch == '\\':
+				escaped = true
+			case ch == '"':
+				inString = false
+			}
+			continue
+		case ch == '"':
+			inString = true
+		case ch == '{' || ch == '[':
+			depth++
+			continue
+		case ch == '}' || ch == ']':
+			depth--
+			continue
+		case ch == ',' && depth == 1:
+			n++
+		}
+		if depth == 1 && ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' {
+			empty = false
+		}
+	}
+	if !empty {
+		n++
+	}
+	*c = memberCount(n)
+	return nil
+}
+
+// decodeBody fills dst, a pointer to an input struct, from a body that
+// passed validation (nil: no JSON body, dst is left alone).
+func decodeBody(v *validate.Validator, body []byte, dst any) error {
+	if body == nil {
+		return nil
+	}
+	doc, err := v.Decode(body)
+	if err != nil {
+		return err
+	}
+	return decodeTree(doc, dst)
+}
 
 // decodeTree fills dst, a pointer to an input struct, from doc, the tree
 // validate.DecodeRequest returned (maps, slices, json.Number, strings, bools,

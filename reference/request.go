@@ -23,16 +23,17 @@ const (
 )
 
 // request is what a handler receives: the operation, the authenticated user,
-// the base URL for links, the validated body (and, for a JSON body, the
-// document validation decoded from it) and the operation's time.
+// the base URL for links, the validated body (jsonBody says it is a JSON
+// body that passed validation) and the operation's time.
 type request struct {
-	r    *http.Request
-	op   validate.Operation
-	user user
-	base string
-	body []byte
-	doc  any
-	now  time.Time
+	r        *http.Request
+	op       validate.Operation
+	user     user
+	base     string
+	body     []byte
+	jsonBody bool
+	v        *validate.Validator // decodes the body
+	now      time.Time
 	// maxTags is Limits.Tags (0: no cap).
 	maxTags int
 	// held is what the request took of the body budget, released once it
@@ -128,9 +129,12 @@ func (s *Server) admit(rq *request, g gate) error {
 		return err
 	}
 	rq.body = body
-	if rq.doc, err = s.v.DecodeRequest(op.ID, body); err != nil {
+	// Validation reads the body without decoding it; a handler decodes it
+	// once, into its own types (rq.decode).
+	if err = s.v.Request(op.ID, body); err != nil {
 		return fmt.Errorf("%s: %w", op.ID, err)
 	}
+	rq.jsonBody, rq.v = true, s.v
 	return nil
 }
 
@@ -225,10 +229,21 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, op validate.Ope
 	}
 }
 
-// decode builds dst from the validated document (the body is not parsed
-// again); tags beyond the cap are 429.
+// decode builds dst from the validated body, decoded once into dst's
+// types; tags beyond the cap are 429.
 func (rq *request) decode(dst any) error {
-	if err := decodeTree(rq.doc, dst); err != nil {
+	var body []byte
+	if rq.jsonBody {
+		body = rq.body
+	}
+	if _, ok := dst.(tagged); ok && rq.maxTags > 0 && len(body) > tagProbeBytes {
+		// A large body counts its tags first: 25,000 of them are refused
+		// without building them.
+		if n := countTags(body); n > rq.maxTags {
+			return errQuota("a resource may carry at most %d tags, got %d", rq.maxTags, n)
+		}
+	}
+	if err := decodeBody(rq.v, body, dst); err != nil {
 		return fmt.Errorf("%s: %w", rq.op.ID, err)
 	}
 	if sz, ok := dst.(sized); ok {

@@ -3,11 +3,12 @@
 // per request body, and the operations table.
 //
 // New compiles every embedded schema once; the resulting *Validator is
-// immutable and safe for concurrent use. Validate, Request and Resource decode
-// the document with json.Decoder.UseNumber, so amounts in cents are checked
-// exactly, and return either nil, an error wrapping ErrMalformed (the body is
-// not JSON, carries trailing data, or is not a JSON object), or an *Error that
-// lists every violation with its JSON pointer and rule:
+// immutable and safe for concurrent use. Validate, Request and Resource read
+// the document once, as bytes, without decoding it (numbers are judged on
+// their text, so amounts in cents are checked exactly), and return either nil,
+// an error wrapping ErrMalformed (the body is not JSON, carries trailing data,
+// or is not a JSON object), or an *Error that lists the violations with their
+// JSON pointers and rules (at most MaxViolations; Omitted counts the rest):
 //
 //	v, err := validate.New()
 //	if err != nil {

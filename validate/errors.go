@@ -60,7 +60,8 @@ type Error struct {
 	Code       string      // one of the Code constants
 	Where      Where       // request, response, or a document on its own
 	Operation  string      // the operation id, when one is known
-	Violations []Violation // every violation, sorted by In, then Pointer
+	Violations []Violation // every violation, sorted by In, then Pointer (at most MaxViolations for a body)
+	Omitted    int         // violations found beyond MaxViolations and not listed
 }
 
 // Violation is one broken rule.
@@ -122,24 +123,30 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 		b.WriteString(v.Message)
 	}
+	if e.Omitted > 0 {
+		b.WriteString("; and " + strconv.Itoa(e.Omitted) + " more")
+	}
 	return b.String()
 }
 
 // newError sorts and de-duplicates violations into an *Error.
 func newError(code string, vs []Violation) *Error {
-	slices.SortFunc(vs, func(a, b Violation) int {
-		if c := strings.Compare(a.In, b.In); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Pointer, b.Pointer); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Rule, b.Rule); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Message, b.Message)
-	})
+	slices.SortFunc(vs, func(a, b Violation) int { return compareViolations(&a, &b) })
 	return &Error{Code: code, Violations: slices.Compact(vs)}
+}
+
+// compareViolations orders violations by In, Pointer, Rule, then Message.
+func compareViolations(a, b *Violation) int {
+	if c := strings.Compare(a.In, b.In); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Pointer, b.Pointer); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Rule, b.Rule); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Message, b.Message)
 }
 
 // violations turns the leaves of a jsonschema error tree into violations.
@@ -305,6 +312,11 @@ func boundMessage(rule string, bound, value any) (string, bool) {
 	if !ok1 || !ok2 {
 		return "", false
 	}
+	return boundText(rule, string(b), string(n)), true
+}
+
+// boundText is boundMessage on the texts of the bound and the number.
+func boundText(rule, b, n string) string {
 	var op string
 	switch rule {
 	case "minimum":
@@ -316,7 +328,7 @@ func boundMessage(rule string, bound, value any) (string, bool) {
 	case "exclusiveMaximum":
 		op = "<"
 	default: // multipleOf
-		return string(n) + " not multipleOf " + string(b), true
+		return n + " not multipleOf " + b
 	}
-	return "must be " + op + " " + string(b) + " but found " + string(n), true
+	return "must be " + op + " " + b + " but found " + n
 }

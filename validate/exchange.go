@@ -155,7 +155,7 @@ func (v *Validator) HTTPRequest(r *http.Request, path string, body []byte) (Matc
 	var notFound []Violation
 	for _, pc := range v.checks[i].params {
 		val := params[pc.name]
-		ok := pc.fast != nil && pc.fast.check(val) == fastValid
+		ok := pc.fast != nil && pc.fast.stringOK(val)
 		if !ok && pc.schema.Validate(val) != nil {
 			notFound = append(notFound, Violation{Pointer: pc.name, Rule: "id", Message: val + " was not found", In: InPath})
 		}
@@ -182,17 +182,21 @@ func (v *Validator) HTTPRequest(r *http.Request, path string, body []byte) (Matc
 		}
 	}
 	vs := v.checkQuery(i, r.URL.Query())
+	omitted := 0
 	if op.HasJSONBody() {
-		err := v.Validate(op.Request, body)
+		err := v.validate(v.bodies[i], body)
 		var verr *Error
 		switch {
 		case err == nil:
 		case errors.As(err, &verr):
 			if len(vs) == 0 {
-				return fail(verr.Code, verr.Violations...)
+				m, err := fail(verr.Code, verr.Violations...)
+				err.(*Error).Omitted = verr.Omitted
+				return m, err
 			}
 			if verr.Code == CodeInvalidField {
 				vs = append(vs, verr.Violations...)
+				omitted = verr.Omitted
 			}
 		case errors.Is(err, ErrMalformed):
 			return fail(CodeBadRequest, Violation{Rule: "json", Message: publicMessage(err)})
@@ -201,7 +205,9 @@ func (v *Validator) HTTPRequest(r *http.Request, path string, body []byte) (Matc
 		}
 	}
 	if len(vs) > 0 {
-		return fail(CodeInvalidField, vs...)
+		m, err := fail(CodeInvalidField, vs...)
+		err.(*Error).Omitted = omitted
+		return m, err
 	}
 	return m, nil
 }
@@ -254,6 +260,7 @@ func (v *Validator) Response(operationID string, status int, header http.Header,
 	}
 	op := v.tab.ops[i]
 	var vs []Violation
+	omitted := 0
 	schema := ""
 	switch {
 	case status >= 200 && status < 300:
@@ -279,6 +286,7 @@ func (v *Validator) Response(operationID string, status int, header http.Header,
 		case err == nil:
 		case errors.As(err, &verr):
 			vs = append(vs, verr.Violations...)
+			omitted = verr.Omitted
 		case errors.Is(err, ErrMalformed):
 			vs = append(vs, Violation{Rule: "json", Message: publicMessage(err)})
 		default:
@@ -289,7 +297,7 @@ func (v *Validator) Response(operationID string, status int, header http.Header,
 		return nil
 	}
 	e := newError(CodeInvalidResponse, vs)
-	e.Where, e.Operation = WhereResponse, op.ID
+	e.Where, e.Operation, e.Omitted = WhereResponse, op.ID, omitted
 	return e
 }
 

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -9,30 +10,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// This file compiles the decoded schema documents into the fast path's
-// nodes (fastpath.go). Anything it does not understand compiles to nil, which
-// leaves the whole schema to jsonschema.
-
-// typeBit maps a JSON Schema type name to its bit (0: not a type).
-func typeBit(name string) uint8 {
-	switch name {
-	case "null":
-		return tNull
-	case "boolean":
-		return tBoolean
-	case "integer":
-		return tInteger
-	case "number":
-		return tNumber
-	case "string":
-		return tString
-	case "array":
-		return tArray
-	case "object":
-		return tObject
-	}
-	return 0
-}
+// This file compiles the decoded schema documents into the pass's program
+// (fastpath.go, pass.go). Anything it does not understand compiles to nil,
+// which leaves the whole schema to jsonschema.
 
 // annotation reports whether kw is a keyword without assertion.
 func annotation(kw string) bool {
@@ -50,7 +30,7 @@ type fastCompiler struct {
 	visiting map[string]bool
 }
 
-// compile returns the node at url#ptr, or nil when the fast path does not
+// compile returns the node at url#ptr, or nil when the program does not
 // support it.
 func (c *fastCompiler) compile(file, ptr string) *fnode {
 	key := file + "#" + ptr
@@ -67,8 +47,19 @@ func (c *fastCompiler) compile(file, ptr string) *fnode {
 		return nil
 	}
 	n := c.node(file, ptr, instanceAt(doc, ptr))
-	if n != nil {
+	if n != nil && n.alias != nil {
+		// A subschema that is only a $ref is its target: checked once, not
+		// twice (its failures are the target's, at the same places).
+		n = n.alias
+	} else if n != nil {
 		n.loc = key
+		if n.never {
+			n.neverRule = ruleOf(ptr)
+			n.neverMsg = "not allowed"
+			if n.neverRule == "false" {
+				n.neverMsg = "must not be present here"
+			}
+		}
 	}
 	c.done[key] = n
 	return n
@@ -84,17 +75,21 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 	}
 	n := &fnode{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}
 	sub := func(kw string) *fnode { return c.compile(file, ptr+"/"+kw) }
+	onlyRef := true
 	for kw, val := range m {
 		okKw := true
+		if kw != "$ref" && !annotation(kw) {
+			onlyRef = false
+		}
 		switch kw {
 		case "type":
 			okKw = n.setTypes(val)
 			n.typeNames = typeNames(val)
 		case "enum":
 			list, isList := val.([]any)
-			okKw = isList && n.setEnum(list)
+			okKw = isList && n.setEnum("enum", list)
 		case "const":
-			okKw = n.setEnum([]any{val})
+			okKw = n.setEnum("const", []any{val})
 		case "minLength", "maxLength", "minItems", "maxItems":
 			i, isInt := intOf(val)
 			okKw = isInt
@@ -112,32 +107,24 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 			s, _ := val.(string)
 			m, err := compilePattern(s)
 			okKw = err == nil
-			n.pattern = m
+			n.pattern, n.patternMsg = m, "does not match pattern "+quote(s)
 		case "format":
 			s, _ := val.(string)
 			n.format, okKw = jsonschema.Formats[s]
+			n.formatMsg = quote(s)
 		case "minimum", "maximum", "exclusiveMinimum":
-			i, isInt := intOf(val)
-			okKw = isInt
-			text := ""
-			if num, isNum := val.(json.Number); isNum {
-				text = string(num)
-			}
-			switch kw {
-			case "minimum":
-				n.min, n.minText = &i, text
-			case "maximum":
-				n.max, n.maxText = &i, text
-			default:
-				n.exclMin, n.exclMinText = &i, text
+			num, isNum := val.(json.Number)
+			okKw = isNum && !oversizedNumber(string(num))
+			if okKw {
+				op := map[string]string{"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">"}[kw]
+				n.bounds = append(n.bounds, numBound{rule: kw, op: op, text: string(num), dec: parseDecimal(string(num))})
 			}
 		case "properties":
 			props, _ := val.(map[string]any)
-			n.props = make(map[string]*fnode, len(props))
 			for name := range props {
-				if n.props[name] = sub("properties/" + jsondoc.Escape(name)); n.props[name] == nil {
-					okKw = false
-				}
+				p := sub("properties/" + jsondoc.Escape(name))
+				okKw = okKw && p != nil
+				n.name(name).prop = p
 			}
 		case "required":
 			list, _ := val.([]any)
@@ -145,6 +132,7 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 				s, isStr := r.(string)
 				okKw = okKw && isStr
 				n.required = append(n.required, s)
+				n.reqMask |= 1 << n.name(s).bit
 			}
 		case "additionalProperties":
 			n.additional = sub(kw)
@@ -181,33 +169,26 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 			}
 		case "dependentSchemas":
 			deps, _ := val.(map[string]any)
-			n.dependents = make(map[string]*fnode, len(deps))
 			for name := range deps {
-				if n.dependents[name] = sub("dependentSchemas/" + jsondoc.Escape(name)); n.dependents[name] == nil {
-					okKw = false
-				}
+				d := sub("dependentSchemas/" + jsondoc.Escape(name))
+				okKw = okKw && d != nil
+				n.name(name).dependent = d
+				n.hasDeps = true
 			}
 		default:
 			okKw = annotation(kw)
 		}
-		if !okKw {
+		if !okKw || len(n.names) > 64 {
 			return nil
 		}
 	}
-	return n
-}
-
-// compileSchemas compiles, with jsonschema, the subschema of every node, so
-// that collect can have jsonschema word the violations of one value.
-func (c *fastCompiler) compileSchemas(jc *jsonschema.Compiler) {
-	for _, n := range c.done {
-		if n == nil {
-			continue
-		}
-		if s, err := jc.Compile(n.loc); err == nil {
-			n.schema = s
-		}
+	if n.additional != nil && n.additional.never {
+		n.closed = true
 	}
+	if onlyRef && len(n.inplace) == 1 {
+		return &fnode{alias: n.inplace[0]}
+	}
+	return n
 }
 
 // ref resolves a $ref ("other.json#/ptr", "#/ptr" or "other.json").
@@ -240,16 +221,49 @@ func (n *fnode) setTypes(val any) bool {
 	return false
 }
 
-func (n *fnode) setEnum(list []any) bool {
-	for _, e := range list {
-		switch e.(type) {
-		case string, bool, nil:
+// setEnum adds an enum or const keyword of strings, booleans and nulls,
+// worded as jsonschema words its failure.
+func (n *fnode) setEnum(rule string, list []any) bool {
+	e := enumSet{rule: rule}
+	words := make([]string, len(list))
+	for i, item := range list {
+		switch x := item.(type) {
+		case string:
+			e.strs = append(e.strs, x)
+		case bool:
+			if x {
+				e.hasTrue = true
+			} else {
+				e.hasFalse = true
+			}
+		case nil:
+			e.hasNull = true
 		default:
 			return false
 		}
+		words[i] = fmt.Sprintf("%#v", item)
 	}
-	n.enum = list
+	if len(list) == 1 {
+		e.msg = "value must be " + words[0]
+	} else {
+		e.msg = "value must be one of " + strings.Join(words, ", ")
+	}
+	n.enums = append(n.enums, e)
 	return true
+}
+
+// name returns the entry of a property, required or dependent name,
+// adding it (with the next bit) the first time.
+func (n *fnode) name(s string) *nameEntry {
+	if i, ok := n.names[s]; ok {
+		return &n.entries[i]
+	}
+	if n.names == nil {
+		n.names = make(map[string]int)
+	}
+	n.names[s] = len(n.entries)
+	n.entries = append(n.entries, nameEntry{name: s, bit: uint(len(n.entries))})
+	return &n.entries[len(n.entries)-1]
 }
 
 // intOf reads an integral schema number.

@@ -1,29 +1,16 @@
 package validate
 
 import (
-	"encoding/json"
-	"strconv"
-	"sync/atomic"
+	"strings"
 	"unicode/utf8"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"unsafe"
 )
 
-// The fast path answers "is this document valid?" without building the error
-// tree jsonschema allocates on every call. It understands only the keywords
-// these schemas use; a schema using anything else gets no fast path. It is
-// only ever trusted to say "valid": "invalid" and "unknown" both fall back to
-// the full jsonschema validation, which stays the reference and produces the
-// violations. fastpath_internal_test.go checks both agree on every fixture.
-
-// verdict of the fast path.
-type verdict uint8
-
-const (
-	fastValid verdict = iota
-	fastInvalid
-	fastUnknown // a value the fast path does not decide (e.g. 1.0 for an integer)
-)
+// The schemas compile, besides jsonschema's own compilation (the source of
+// truth), into a program of fnodes that pass.go runs over the bytes of a
+// body. fastcompile.go builds them; it understands only the keywords these
+// schemas use, and a schema using anything else gets no program (jsonschema
+// then validates that schema alone, over a decoded tree).
 
 // typeMask bits, one per JSON Schema type.
 const (
@@ -38,176 +25,184 @@ const (
 
 // fnode is one compiled subschema.
 type fnode struct {
-	never       bool  // the false schema
-	types       uint8 // 0: any type
-	enum        []any // strings, booleans and null only
-	minLen      int   // -1: none
-	maxLen      int
-	minItems    int // -1: none
-	maxItems    int
-	pattern     matcher
-	format      func(any) bool
-	min, max    *int64 // inclusive bounds
-	exclMin     *int64
-	props       map[string]*fnode
-	required    []string
-	additional  *fnode // nil: allowed
-	items       *fnode
-	inplace     []*fnode // $ref and allOf
-	anyOf       []*fnode
-	ifNode      *fnode
-	thenNode    *fnode
-	elseNode    *fnode
-	dependents  map[string]*fnode
-	typeNames   []string // the "type" keyword as written
-	minText     string   // the bounds as written in the schema
-	maxText     string
-	exclMinText string
-	loc         string                         // absolute location of the subschema (URL#pointer)
-	schema      *jsonschema.Schema             // the same subschema compiled by jsonschema, for collect
-	fixed       [4]atomic.Pointer[[]Violation] // jsonschema\'s violations by fixedFailure mask, kept after the first
+	never     bool   // the false schema
+	neverRule string // the rule and message of its failure, as violations words them
+	neverMsg  string
+	types     uint8 // 0: any type
+	typeNames []string
+	enums     []enumSet // enum and const
+	minLen    int       // -1: none
+	maxLen    int
+	minItems  int // -1: none
+	maxItems  int
+	pattern   matcher
+	format    func(any) bool
+	// patternText and formatName are the keywords as written, for messages.
+	patternMsg string // "does not match pattern '…'"
+	formatMsg  string // the format's name, quoted
+	bounds     []numBound
+	names      map[string]int // property, required and dependent names → entries
+	entries    []nameEntry
+	required   []string // in schema order
+	reqMask    uint64   // bits of the required names
+	reqAltMsg  string   // "a or b is required" when required sits alone in an anyOf branch
+	hasDeps    bool
+	additional *fnode // nil: allowed
+	closed     bool   // additionalProperties: false
+	items      *fnode
+	inplace    []*fnode // $ref and allOf
+	anyOf      []*fnode
+	ifNode     *fnode
+	thenNode   *fnode
+	elseNode   *fnode
+	loc        string // absolute location of the subschema (URL#pointer)
+	alias      *fnode // while compiling: the node is only a $ref to alias
 }
 
-// check decides v against the node.
-func (n *fnode) check(v any) verdict {
-	if n.never {
-		return fastInvalid
-	}
-	var num int64
-	isNum := false
-	var bit uint8
-	switch x := v.(type) {
-	case nil:
-		bit = tNull
-	case bool:
-		bit = tBoolean
-	case string:
-		bit = tString
-	case []any:
-		bit = tArray
-	case map[string]any:
-		bit = tObject
-	case json.Number:
-		i, err := strconv.ParseInt(string(x), 10, 64)
-		if err != nil {
-			return fastUnknown
-		}
-		num, isNum, bit = i, true, tInteger|tNumber
-	default:
-		return fastUnknown
-	}
-	if n.types != 0 && n.types&bit == 0 {
-		return fastInvalid
-	}
-	if n.enum != nil && !contains(n.enum, v) {
-		return fastInvalid
-	}
-	if n.format != nil && !n.format(v) {
-		return fastInvalid
-	}
-	switch x := v.(type) {
-	case string:
-		if n.minLen >= 0 || n.maxLen >= 0 {
-			l := utf8.RuneCountInString(x)
-			if (n.minLen >= 0 && l < n.minLen) || (n.maxLen >= 0 && l > n.maxLen) {
-				return fastInvalid
-			}
-		}
-		if n.pattern != nil && !n.pattern.MatchString(x) {
-			return fastInvalid
-		}
-	case []any:
-		if (n.minItems >= 0 && len(x) < n.minItems) || (n.maxItems >= 0 && len(x) > n.maxItems) {
-			return fastInvalid
-		}
-		if n.items != nil {
-			for _, e := range x {
-				if r := n.items.check(e); r != fastValid {
-					return r
-				}
-			}
-		}
-	case map[string]any:
-		if r := n.checkObject(x); r != fastValid {
-			return r
-		}
-	}
-	if isNum && ((n.min != nil && num < *n.min) || (n.max != nil && num > *n.max) || (n.exclMin != nil && num <= *n.exclMin)) {
-		return fastInvalid
-	}
-	for _, in := range n.inplace {
-		if r := in.check(v); r != fastValid {
-			return r
-		}
-	}
-	if n.anyOf != nil {
-		if r := n.checkAnyOf(v); r != fastValid {
-			return r
-		}
-	}
-	if n.ifNode != nil {
-		switch n.ifNode.check(v) {
-		case fastUnknown:
-			return fastUnknown
-		case fastValid:
-			if n.thenNode != nil {
-				return n.thenNode.check(v)
-			}
-		default:
-			if n.elseNode != nil {
-				return n.elseNode.check(v)
-			}
-		}
-	}
-	return fastValid
+// nameEntry is one name an object node knows.
+type nameEntry struct {
+	name      string
+	bit       uint   // its bit in masks
+	prop      *fnode // its properties subschema, nil when it has none
+	dependent *fnode // its dependentSchemas subschema, nil when it has none
 }
 
-func (n *fnode) checkObject(obj map[string]any) verdict {
-	for _, r := range n.required {
-		if _, ok := obj[r]; !ok {
-			return fastInvalid
-		}
-	}
-	for name, val := range obj {
-		if p, ok := n.props[name]; ok {
-			if r := p.check(val); r != fastValid {
-				return r
-			}
-		} else if n.additional != nil {
-			if r := n.additional.check(val); r != fastValid {
-				return r
-			}
-		}
-		if d, ok := n.dependents[name]; ok {
-			if r := d.check(obj); r != fastValid {
-				return r
-			}
-		}
-	}
-	return fastValid
+// numBound is one minimum, exclusiveMinimum or maximum keyword.
+type numBound struct {
+	rule string  // the keyword
+	op   string  // its comparison, as messages word it (">=")
+	text string  // the bound as written in the schema
+	dec  decimal // its value
 }
 
-func (n *fnode) checkAnyOf(v any) verdict {
-	result := fastInvalid
-	for _, a := range n.anyOf {
-		switch a.check(v) {
-		case fastValid:
-			return fastValid
-		case fastUnknown:
-			result = fastUnknown
-		}
+// fails reports whether a number whose comparison with the bound is c
+// breaks it.
+func (b *numBound) fails(c int) bool {
+	switch b.rule {
+	case "minimum":
+		return c < 0
+	case "exclusiveMinimum":
+		return c <= 0
 	}
-	return result
+	return c > 0 // maximum
 }
 
-func contains(list []any, v any) bool {
-	switch v.(type) {
-	case string, bool, nil:
-		for _, e := range list {
-			if e == v {
+// enumSet is one enum or const keyword of strings, booleans and nulls.
+type enumSet struct {
+	rule                       string // "enum" or "const"
+	msg                        string // jsonschema's wording of its failure
+	strs                       []string
+	hasTrue, hasFalse, hasNull bool
+}
+
+// has reports whether the scalar of kind k (with string value s) is listed.
+func (e *enumSet) has(k uint8, s string, b bool) bool {
+	switch k {
+	case tString:
+		for _, x := range e.strs {
+			if x == s {
 				return true
 			}
 		}
+	case tBoolean:
+		return (b && e.hasTrue) || (!b && e.hasFalse)
+	case tNull:
+		return e.hasNull
 	}
 	return false
+}
+
+// lookup finds the entry of a name: a few are compared in turn, faster
+// than hashing the key.
+func (n *fnode) lookup(key string) (int, bool) {
+	if len(n.entries) <= 16 {
+		for i := range n.entries {
+			if n.entries[i].name == key {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	i, ok := n.names[key]
+	return i, ok
+}
+
+// typeBit maps a JSON Schema type name to its bit (0: not a type).
+func typeBit(name string) uint8 {
+	switch name {
+	case "null":
+		return tNull
+	case "boolean":
+		return tBoolean
+	case "integer":
+		return tInteger
+	case "number":
+		return tNumber
+	case "string":
+		return tString
+	case "array":
+		return tArray
+	case "object":
+		return tObject
+	}
+	return 0
+}
+
+// stringOK decides a string (a path parameter) against the node.
+func (n *fnode) stringOK(s string) bool {
+	if n.never || (n.types != 0 && n.types&tString == 0) {
+		return false
+	}
+	for i := range n.enums {
+		if !n.enums[i].has(tString, s, false) {
+			return false
+		}
+	}
+	if n.format != nil && !n.format(s) {
+		return false
+	}
+	if n.minLen >= 0 || n.maxLen >= 0 {
+		l := utf8.RuneCountInString(s)
+		if (n.minLen >= 0 && l < n.minLen) || (n.maxLen >= 0 && l > n.maxLen) {
+			return false
+		}
+	}
+	if n.pattern != nil && !n.pattern.MatchString(s) {
+		return false
+	}
+	for _, in := range n.inplace {
+		if !in.stringOK(s) {
+			return false
+		}
+	}
+	if n.anyOf != nil {
+		ok := false
+		for _, a := range n.anyOf {
+			ok = ok || a.stringOK(s)
+		}
+		if !ok {
+			return false
+		}
+	}
+	if n.ifNode != nil {
+		if n.ifNode.stringOK(s) {
+			return n.thenNode == nil || n.thenNode.stringOK(s)
+		}
+		return n.elseNode == nil || n.elseNode.stringOK(s)
+	}
+	return true
+}
+
+// bytesString views b as a string without copying; the string must not
+// outlive the call that holds b unchanged.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// typeMessage words a type failure as violations does.
+func typeMessage(names []string, got string) string {
+	return "expected " + strings.Join(names, " or ") + ", but got " + got
 }

@@ -21,6 +21,9 @@ const (
 	maxExponentDigits = 3
 )
 
+// numberSizeMessage words a RuleNumberSize violation.
+var numberSizeMessage = "number is too long or its exponent too large (at most " + strconv.Itoa(maxNumberChars) + " characters and a " + strconv.Itoa(maxExponentDigits) + "-digit exponent)"
+
 // RuleNumberSize is the Violation.Rule of a number too long, or with too large
 // an exponent, to be validated.
 const RuleNumberSize = "number_size"
@@ -69,7 +72,7 @@ func collectOversized(doc any, pointer string, vs *[]Violation) {
 		if oversizedNumber(string(v)) {
 			*vs = append(*vs, Violation{
 				Pointer: pointer, Rule: RuleNumberSize,
-				Message: "number is too long or its exponent too large (at most " + strconv.Itoa(maxNumberChars) + " characters and a " + strconv.Itoa(maxExponentDigits) + "-digit exponent)",
+				Message: numberSizeMessage,
 			})
 		}
 	}

@@ -70,8 +70,8 @@ func (m runMatcher) MatchString(s string) bool {
 }
 
 // simplePattern recognises ^…$ patterns made of literals and repeated
-// character classes.
-func simplePattern(pattern string) (runMatcher, bool) {
+// character classes, or an alternation of such sequences.
+func simplePattern(pattern string) (matcher, bool) {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 3 {
 		return nil, false
@@ -80,8 +80,46 @@ func simplePattern(pattern string) (runMatcher, bool) {
 	if subs[0].Op != syntax.OpBeginText || subs[len(subs)-1].Op != syntax.OpEndText {
 		return nil, false
 	}
+	mid := subs[1 : len(subs)-1]
+	if len(mid) == 1 && mid[0].Op == syntax.OpCapture {
+		mid = mid[0].Sub
+	}
+	if len(mid) == 1 && mid[0].Op == syntax.OpAlternate {
+		var alt altMatcher
+		for _, a := range mid[0].Sub {
+			branch := []*syntax.Regexp{a}
+			if a.Op == syntax.OpConcat {
+				branch = a.Sub
+			}
+			m, ok := runItems(branch)
+			if !ok {
+				return nil, false
+			}
+			alt = append(alt, m)
+		}
+		return alt, len(alt) > 0
+	}
+	m, ok := runItems(mid)
+	return m, ok
+}
+
+// altMatcher matches ^(a|b|…)$ where each branch is a runMatcher.
+type altMatcher []runMatcher
+
+func (m altMatcher) MatchString(s string) bool {
+	for _, b := range m {
+		if b.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// runItems builds the runMatcher of a sequence of literals and repeated
+// character classes.
+func runItems(subs []*syntax.Regexp) (runMatcher, bool) {
 	var m runMatcher
-	for _, sub := range subs[1 : len(subs)-1] {
+	for _, sub := range subs {
 		if sub.Flags&syntax.FoldCase != 0 {
 			return nil, false
 		}
@@ -111,6 +149,9 @@ func simplePattern(pattern string) (runMatcher, bool) {
 		default:
 			return nil, false
 		}
+	}
+	if len(m) == 0 {
+		return nil, false
 	}
 	for _, it := range m[:len(m)-1] {
 		if it.min != it.max {

@@ -47,7 +47,8 @@ func TestSimplePatternsAgreeWithRegexp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	patterns := map[string]bool{"^[0-9]{3,4}$": true, "^PI[0-9A-Za-z]+$": true, "^a?$": true, "^[a-c]*$": true, "^x[0-9]{2}y$": true}
+	patterns := map[string]bool{"^[0-9]{3,4}$": true, "^PI[0-9A-Za-z]+$": true, "^a?$": true, "^[a-c]*$": true, "^x[0-9]{2}y$": true,
+		"^([0-9]{3}|[0-9]{5})$": true, "^(ab|[0-9]{2,3}|c+)$": true}
 	for _, doc := range v.docs {
 		patternsOf(doc, patterns)
 	}
@@ -68,7 +69,7 @@ func TestSimplePatternsAgreeWithRegexp(t *testing.T) {
 	if simple < 10 {
 		t.Errorf("only %d patterns use the loop matcher", simple)
 	}
-	for _, p := range []string{"^https?://", "^([0-9]{3}|[0-9]{5})$", "^[a-z]+[0-9]$", "(?i)^ab$"} {
+	for _, p := range []string{"^https?://", "^(a+b|c)$", "^[a-z]+[0-9]$", "(?i)^ab$", "^(a|b)c$"} {
 		if _, ok := simplePattern(p); ok {
 			t.Errorf("pattern %q taken by the loop matcher, want regexp", p)
 		}
@@ -80,7 +81,7 @@ func FuzzSimplePattern(f *testing.F) {
 	for _, s := range patternProbes("^PI[0-9A-Za-z]{22}$") {
 		f.Add(s)
 	}
-	patterns := []string{"^PI[0-9A-Za-z]{22}$", "^[0-9]{3,4}$", "^EL_[0-9A-Za-z]+$", "^[A-Z]{3}$", "^[0-9]{12,19}$"}
+	patterns := []string{"^PI[0-9A-Za-z]{22}$", "^[0-9]{3,4}$", "^EL_[0-9A-Za-z]+$", "^[A-Z]{3}$", "^[0-9]{12,19}$", "^([0-9]{3}|[0-9]{5}|[0-9]{7}|[0-9]{11})$"}
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, p := range patterns {
 			m, _ := simplePattern(p)

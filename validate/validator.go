@@ -45,13 +45,23 @@ type Validator struct {
 	raw      map[string][]byte
 	docs     map[string]any // decoded schema documents by URL, for structured error details
 	objects  map[string]bool
-	fast     map[string]*fnode // nil entry: no fast path for that schema
+	fast     map[string]*fnode // the pass's programs; nil entry: none for that schema
 	names    []string
 	keys     map[string]string // every property name, shared by decoded documents
 	requests map[string]bool   // schemas named as an operation's request body
 	tab      table
-	statuses map[string]int   // error code → status, from the refusals table of judging.json
-	checks   []exchangeChecks // by operation index
+	statuses map[string]int      // error code → status, from the refusals table of judging.json
+	checks   []exchangeChecks    // by operation index
+	progs    map[string]*program // by schema name
+	bodies   []*program          // by operation index: its JSON request body's, nil when none
+}
+
+// program is everything Validate needs of one schema, found with one lookup.
+type program struct {
+	name   string
+	schema *jsonschema.Schema
+	fast   *fnode // nil: jsonschema validates the schema alone
+	object bool   // the schema is an object schema
 }
 
 var defaultValidator = sync.OnceValues(New)
@@ -126,7 +136,13 @@ func New() (*Validator, error) {
 	for _, name := range v.names {
 		v.fast[name] = fc.compile(baseURL+name+".json", "")
 	}
-	fc.compileSchemas(c)
+	for _, n := range fc.done {
+		if n != nil && len(n.required) > 0 {
+			if alts := v.alternatives(n.loc + "/required"); len(alts) > 1 {
+				n.reqAltMsg = strings.Join(alts, " or ") + " is required"
+			}
+		}
+	}
 	if opsData == nil {
 		return nil, fmt.Errorf("validate: %s is not embedded", operationsFile)
 	}
@@ -138,10 +154,16 @@ func New() (*Validator, error) {
 	if v.statuses, err = refusalStatuses(judgingData); err != nil {
 		return nil, err
 	}
+	v.progs = make(map[string]*program, len(v.names))
+	for _, name := range v.names {
+		v.progs[name] = &program{name: name, schema: v.compiled[name], fast: v.fast[name], object: v.objects[name]}
+	}
 	v.requests = make(map[string]bool)
-	for _, op := range t.ops {
+	v.bodies = make([]*program, len(t.ops))
+	for i, op := range t.ops {
 		if op.HasJSONBody() {
 			v.requests[op.Request] = true
+			v.bodies[i] = v.progs[op.Request]
 		}
 	}
 	if err := v.buildExchangeChecks(c, fc); err != nil {
@@ -188,18 +210,65 @@ func (v *Validator) Schema(name string) ([]byte, bool) {
 	return slices.Clone(b), true
 }
 
-// Validate decodes doc (numbers as json.Number) and validates it against the
-// named schema. It returns nil, an *Error listing every violation, or an error
-// wrapping ErrMalformed or ErrUnknownSchema.
+// Validate validates doc against the named schema. It returns nil, an
+// *Error listing the violations (at most MaxViolations; Omitted counts the
+// rest), or an error wrapping ErrMalformed or ErrUnknownSchema. The
+// document is read once, as bytes, without decoding it (pass.go).
 func (v *Validator) Validate(schema string, doc []byte) error {
-	if _, ok := v.compiled[schema]; !ok {
+	pr, ok := v.progs[schema]
+	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownSchema, schema)
 	}
-	val, err := decodeKeys(doc, v.keys)
-	if err != nil {
-		return err
+	return v.validate(pr, doc)
+}
+
+func (v *Validator) validate(pr *program, doc []byte) error {
+	n := pr.fast
+	if n == nil {
+		val, err := decodeKeys(doc, v.keys)
+		if err != nil {
+			return err
+		}
+		return v.validateTree(pr.name, pr.schema, val)
 	}
-	return v.ValidateValue(schema, val)
+	p := getPass(doc)
+	defer p.release()
+	if pr.object {
+		// A document of another type is refused at its first byte.
+		if k := p.kindAt(p.ws(0)); k != tObject && k != 0 {
+			return &malformedError{public: "body must be a JSON object, got " + kindName(k)}
+		}
+	}
+	if p.run(n) {
+		return nil
+	}
+	if p.syntaxBad {
+		return syntaxError(doc)
+	}
+	// Run again, collecting: it reads the whole body (the first run stops
+	// at the first failure, a syntax error may lie beyond it), evaluates
+	// every keyword, and may meet an oversized number the first did not.
+	p.reset()
+	p.collect = true
+	p.run(n)
+	if p.syntaxBad {
+		return syntaxError(doc)
+	}
+	if p.oversized {
+		p.reset()
+		p.collect = true
+		var vs []Violation
+		p.sizes(p.ws(0), &vs)
+		slices.SortStableFunc(vs, func(a, b Violation) int { return strings.Compare(a.Pointer, b.Pointer) })
+		return &Error{Code: CodeInvalidField, Violations: vs, Omitted: p.omitted}
+	}
+	e := p.violations()
+	if len(e.Violations) == 0 {
+		// The first run stopped at a member a later duplicate name
+		// overrides (the decoder keeps the last); the second found none.
+		return nil
+	}
+	return e
 }
 
 // ValidateValue validates a document already decoded with UseNumber (maps,
@@ -214,18 +283,23 @@ func (v *Validator) ValidateValue(schema string, doc any) error {
 			return &malformedError{public: "body must be a JSON object, got " + jsonType(doc)}
 		}
 	}
-	if f := v.fast[schema]; f != nil {
-		switch f.check(doc) {
-		case fastValid:
-			return nil
-		case fastInvalid:
-			if e, ok := v.collect(f, doc); ok {
-				return e
-			}
+	if v.fast[schema] != nil {
+		if data, err := json.Marshal(doc); err == nil {
+			return v.Validate(schema, data)
 		}
 	}
-	// The fast path accepts only int64 numbers; anything else reaches the
-	// schema library, which must not see numbers it cannot afford.
+	return v.validateTree(schema, s, doc)
+}
+
+// validateTree has jsonschema validate a decoded document: for a schema
+// without a program.
+func (v *Validator) validateTree(schema string, s *jsonschema.Schema, doc any) error {
+	if v.objects[schema] {
+		if _, ok := doc.(map[string]any); !ok {
+			return &malformedError{public: "body must be a JSON object, got " + jsonType(doc)}
+		}
+	}
+	// The schema library must not see numbers it cannot afford.
 	if vs := oversizedNumbers(doc); len(vs) > 0 {
 		return &Error{Code: CodeInvalidField, Violations: vs}
 	}
@@ -242,37 +316,49 @@ func (v *Validator) ValidateValue(schema string, doc any) error {
 
 // Request validates body against the request schema of the operation. It
 // returns nil for operations without a JSON body ("", multipart, binary).
+// The body is read once, as bytes, and nothing is decoded.
 func (v *Validator) Request(operationID string, body []byte) error {
-	_, err := v.DecodeRequest(operationID, body)
-	return err
+	pr, err := v.requestProgram(operationID)
+	if err != nil || pr == nil {
+		return err
+	}
+	return v.validate(pr, body)
 }
 
-// DecodeRequest is Request that also hands back the document it decoded
-// (maps, slices, json.Number, strings, bools and nil, as json.Decoder with
-// UseNumber builds them), so a service builds its own types from the tree
-// instead of parsing the body a second time. The document is returned only
-// with a nil error, and is nil for operations without a JSON body. It
-// belongs to the caller, which may keep or change it.
-func (v *Validator) DecodeRequest(operationID string, body []byte) (any, error) {
+// requestProgram is the program of an operation's request schema, nil
+// when it takes no JSON body.
+func (v *Validator) requestProgram(operationID string) (*program, error) {
 	i, ok := v.tab.byID[operationID]
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownOperation, operationID)
 	}
-	op := &v.tab.ops[i]
-	if !op.HasJSONBody() {
-		return nil, nil
-	}
-	if _, ok := v.compiled[op.Request]; !ok {
-		return nil, fmt.Errorf("%w %q", ErrUnknownSchema, op.Request)
-	}
-	doc, err := decodeKeys(body, v.keys)
-	if err != nil {
+	return v.bodies[i], nil
+}
+
+// DecodeRequest is Request that also hands back the document (maps,
+// slices, json.Number, strings, bools and nil, as json.Decoder with
+// UseNumber builds them), so a service builds its own types from the tree
+// instead of parsing the body a second time. The body is checked first,
+// without a tree, and decoded only once it passed: the document is returned
+// only with a nil error, and is nil for operations without a JSON body. It
+// belongs to the caller, which may keep or change it.
+func (v *Validator) DecodeRequest(operationID string, body []byte) (any, error) {
+	pr, err := v.requestProgram(operationID)
+	if err != nil || pr == nil {
 		return nil, err
 	}
-	if err := v.ValidateValue(op.Request, doc); err != nil {
+	if err := v.validate(pr, body); err != nil {
 		return nil, err
 	}
-	return doc, nil
+	return decodeKeys(body, v.keys)
+}
+
+// Decode decodes a JSON document into the tree DecodeRequest hands back
+// (maps, slices, json.Number, strings, bools and nil), without validating
+// it: for a body Request already passed, decoded only when and where it is
+// needed. An error wraps ErrMalformed.
+func (v *Validator) Decode(doc []byte) (any, error) {
+	return decodeKeys(doc, v.keys)
 }
 
 // Resource validates body against the resource schema called name (a
@@ -363,6 +449,20 @@ func slowDecode(data []byte) (any, error) {
 		return nil, &malformedError{public: "body carries data after the JSON value"}
 	}
 	return val, nil
+}
+
+// syntaxError words the syntax error of data, which the pass found not to
+// be JSON, as slowDecode does, without building a tree.
+func syntaxError(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return &malformedError{public: syntaxMessage(err), err: err}
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return &malformedError{public: "body carries data after the JSON value"}
+	}
+	return &malformedError{public: "body is not valid JSON"}
 }
 
 // syntaxMessage words a decoding error for a client.

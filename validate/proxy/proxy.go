@@ -96,6 +96,7 @@ type exchange struct {
 	operation  string
 	op         validate.Operation // zero for an unknown route
 	violations []Violation
+	omitted    int // body violations the validator found beyond its cap and did not list
 }
 
 // New builds a Proxy.
@@ -149,6 +150,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var verr *validate.Error
 	switch {
 	case errors.As(err, &verr):
+		if complete {
+			ex.omitted += verr.Omitted
+		}
 		limits := badLimits(r.URL.Query()["limit"], p.defaults.ListMaxLimit)
 		for _, v := range verr.Violations {
 			if !complete && v.In == validate.InBody {
@@ -200,7 +204,7 @@ func (p *Proxy) checkResponse(resp *http.Response) error {
 	if len(ex.violations) > 0 {
 		header, _ := headerValue(ex.violations)
 		resp.Header.Set(HeaderViolations, header)
-		resp.Header.Set(HeaderCount, strconv.Itoa(len(ex.violations)))
+		resp.Header.Set(HeaderCount, strconv.Itoa(len(ex.violations)+ex.omitted))
 	}
 	p.record(resp, ex)
 	return nil
