@@ -573,6 +573,9 @@ type pgHidden struct {
 	AuthUsername     string `json:"auth_username,omitempty"`
 	AuthPassword     string `json:"auth_password,omitempty"`
 	AuthToken        string `json:"auth_token,omitempty"`
+	// PurchaseData is additional_purchase_data byte for byte (json.Marshal
+	// compacts a json.RawMessage).
+	PurchaseData []byte `json:"purchase_data,omitempty"`
 }
 
 // encodeRecord is a record's doc (its JSON representation), its hidden
@@ -581,8 +584,9 @@ func encodeRecord(p any) (doc string, hidden *string, content []byte, err error)
 	var h pgHidden
 	switch v := p.(type) {
 	case *authorization:
-		h.Merchant = v.merchant
+		h.Merchant, h.PurchaseData = v.merchant, v.AdditionalPurchaseData
 	case *transfer:
+		h.PurchaseData = v.AdditionalPurchaseData
 		if v.adjustment != nil {
 			h.Adjustment, h.DisputedTransfer, h.Dispute = true, v.adjustment.disputedTransfer, v.adjustment.dispute
 		}
@@ -597,7 +601,8 @@ func encodeRecord(p any) (doc string, hidden *string, content []byte, err error)
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("encode record: %w", err)
 	}
-	if h != (pgHidden{}) {
+	if h.Merchant != "" || h.Adjustment || h.ProducedByUpdate || h.Updated || h.ContentType != "" ||
+		h.AuthUsername != "" || h.AuthPassword != "" || h.AuthToken != "" || h.PurchaseData != nil {
 		hb, err := json.Marshal(h)
 		if err != nil {
 			return "", nil, nil, fmt.Errorf("encode record: %w", err)
@@ -627,6 +632,13 @@ func decodeRecord(p any, doc, hidden, content []byte) error {
 	switch v := p.(type) {
 	case *authorization:
 		v.merchant = h.Merchant
+		if h.PurchaseData != nil {
+			v.AdditionalPurchaseData = h.PurchaseData
+		}
+	case *transfer:
+		if h.PurchaseData != nil {
+			v.AdditionalPurchaseData = h.PurchaseData
+		}
 	case *subscriptionAmount:
 		v.producedByUpdate, v.updated = h.ProducedByUpdate, h.Updated
 	case *file:

@@ -1,8 +1,11 @@
 package reference
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -234,3 +237,125 @@ func TestSeamOutboxCommitsWithTheUnit(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestSeamConcurrentUpdatesLoseNothing(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s seamStore) {
+		ctx := context.Background()
+		id := s.fx.Fixtures.BalanceTransfer
+		var before int64
+		require.NoError(t, s.View(ctx, s.appA, func(u tx) error {
+			b, err := u.BalanceTransfers().Get(id)
+			before = b.Amount
+			return err
+		}))
+		const writers = 16
+		errs := make([]error, writers)
+		var wg sync.WaitGroup
+		for i := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = s.Update(ctx, s.appA, func(u tx) error {
+					b, err := u.BalanceTransfers().Get(id)
+					if err != nil {
+						return err
+					}
+					b.Amount++
+					u.BalanceTransfers().Put(&b)
+					return nil
+				})
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			assert.NoError(t, err, "writer %d", i)
+		}
+		require.NoError(t, s.View(ctx, s.appA, func(u tx) error {
+			b, err := u.BalanceTransfers().Get(id)
+			assert.Equal(t, before+writers, b.Amount, "every unit's read-modify-write counted once")
+			return err
+		}))
+	})
+}
+
+func TestSeamRecordsKeepWhatTheyHide(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s seamStore) {
+		ctx := context.Background()
+		now := s.clock.Now()
+		f := file{meta: newMeta("FI_hidden", s.appA, now), ApplicationID: s.appA, Status: "UPLOADED", Tags: tags{"k": "v"},
+			content: []byte("%PDF-1.4 \x00\xff"), contentType: "application/pdf"}
+		w := webhook{meta: newMeta("WH_hidden", s.appA, now), Application: s.appA, URL: "http://127.0.0.1:9/hook",
+			Authentication: webhookAuthentication{Type: hookAuthBasic, username: "user", password: "p4ss"}}
+		tr := transfer{meta: newMeta("TR_hidden", s.appA, now), Amount: 700, Type: "REVERSAL",
+			AdditionalPurchaseData: json.RawMessage(`{"b":1,  "a":[2]}`),
+			adjustment:             &adjustment{AmountRequested: 700, disputedTransfer: "TR_sale", dispute: s.fx.Fixtures.Dispute}}
+		au := authorization{meta: newMeta("AU_hidden", s.appA, now), Amount: 5, merchant: s.fx.Fixtures.Merchant}
+		require.NoError(t, s.Update(ctx, s.appA, func(u tx) error {
+			u.Files().Put(&file{meta: f.meta, ApplicationID: f.ApplicationID, Status: f.Status, Tags: tags{"k": "v"},
+				content: bytes.Clone(f.content), contentType: f.contentType})
+			w2, tr2, au2 := w, tr, au
+			adj := *tr.adjustment
+			tr2.adjustment = &adj
+			u.Webhooks().Put(&w2)
+			u.Transfers().Put(&tr2)
+			u.Authorizations().Put(&au2)
+			return nil
+		}))
+		require.NoError(t, s.View(ctx, s.appA, func(u tx) error {
+			gotF, err := u.Files().Get(f.ID)
+			require.NoError(t, err)
+			assert.Equal(t, f, gotF, "a file with its content")
+			gotW, err := u.Webhooks().Get(w.ID)
+			require.NoError(t, err)
+			assert.Equal(t, w, gotW, "a webhook with its credentials")
+			gotT, err := u.Transfers().Get(tr.ID)
+			require.NoError(t, err)
+			assert.Equal(t, tr, gotT, "an adjustment transfer")
+			adjs, n := u.Transfers().Page(s.fx.Fixtures.Dispute, listQuery{limit: 100, sort: defaultSort})
+			assert.Contains(t, adjs, tr, "listed under its dispute (%d)", n)
+			gotA, err := u.Authorizations().Get(au.ID)
+			require.NoError(t, err)
+			assert.Equal(t, au, gotA, "an authorization with its merchant")
+			return nil
+		}))
+	})
+}
+
+func TestSeamQuotaCountsWhatCommitted(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s seamStore) {
+		ctx := context.Background()
+		read := func() usage {
+			var u usage
+			require.NoError(t, s.Update(ctx, s.appA, func(tu tx) error {
+				var ok bool
+				u, ok = tu.Quota().Usage()
+				require.True(t, ok)
+				return nil
+			}))
+			return u
+		}
+		before := read()
+		refused := errors.New("refused")
+		err := s.Update(ctx, s.appA, func(t tx) error {
+			if _, err := createBalanceTransfer(t, balanceTransferCreate{Amount: 10, Currency: "USD", bodySize: bodySize{size: 100}}); err != nil {
+				return err
+			}
+			return refused
+		})
+		require.ErrorIs(t, err, refused)
+		assert.Equal(t, before.retained, read().retained, "a failed unit holds nothing")
+		var b balanceTransfer
+		require.NoError(t, s.Update(ctx, s.appA, func(t tx) error {
+			b, err = createBalanceTransfer(t, balanceTransferCreate{Amount: 10, Currency: "USD", bodySize: bodySize{size: 100}})
+			return err
+		}))
+		after := read()
+		assert.Equal(t, before.retained+1, after.retained, "one create held")
+		assert.Equal(t, before.bytes+cost(100), after.bytes)
+		assert.Equal(t, before.created+1, after.created, "counted in the minute's creates")
+		require.NoError(t, s.View(ctx, s.appA, func(t tx) error {
+			_, err := t.BalanceTransfers().Get(b.ID)
+			return err
+		}))
+	})
+}
