@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -649,24 +650,41 @@ func decodeRecord(p any, doc, hidden, content []byte) error {
 	return nil
 }
 
-// importStore copies the applications and records of a seeded in-memory
-// store into the database in one transaction (none counts against a
-// quota): a store seeded in memory becomes the database's seed.
+// importStore copies the applications, users and records of a seeded
+// in-memory store into the database in one transaction (none counts
+// against a quota): a store seeded in memory becomes the database's seed.
 func (p *pgUnits) importStore(ctx context.Context, st *store) error {
+	return p.inTx(ctx, func(dbtx pgx.Tx) error { return p.importInto(ctx, dbtx, st, "") })
+}
+
+// importInto writes st's applications (of namespace ns, "" for none), its
+// users with salted hashes of their passwords, and its records.
+func (p *pgUnits) importInto(ctx context.Context, dbtx pgx.Tx, st *store, ns string) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	dbtx, err := p.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
-	if err != nil {
-		return fmt.Errorf("reference: import: %w", err)
+	var nsArg *string
+	if ns != "" {
+		nsArg = &ns
 	}
-	defer dbtx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
-	t := newPgTx(p, ctx, dbtx, "", p.clock(), false)
-	err = t.run(func(tx) error {
-		for _, a := range st.apps {
-			_, err := dbtx.Exec(ctx, `INSERT INTO apps (app, fee_profile, fingerprint_key, upload_bytes) VALUES ($1, $2, $3, $4)`,
-				a.id, a.feeProfile, a.fingerprintKey, a.uploadBytes)
-			t.must(err)
+	for _, a := range st.apps {
+		if _, err := dbtx.Exec(ctx, `INSERT INTO apps (app, fee_profile, fingerprint_key, upload_bytes, namespace) VALUES ($1, $2, $3, $4, $5)`,
+			a.id, a.feeProfile, a.fingerprintKey, a.uploadBytes, nsArg); err != nil {
+			return err
 		}
+	}
+	for _, u := range st.users {
+		salt := make([]byte, 16)
+		if _, err := rand.Read(salt); err != nil {
+			return err
+		}
+		hash := saltedHash(salt, u.password)
+		if _, err := dbtx.Exec(ctx, `INSERT INTO users (username, salt, hash, role, app) VALUES ($1, $2, $3, $4, $5)`,
+			u.id, salt, hash[:], u.role, u.app); err != nil {
+			return err
+		}
+	}
+	t := newPgTx(p, ctx, dbtx, "", p.clock(), false)
+	return t.run(func(tx) error {
 		putAll(&t.identities, st.identities)
 		putAll(&t.cards, st.cards)
 		putAll(&t.authorizations, st.auths)
@@ -683,13 +701,6 @@ func (p *pgUnits) importStore(ctx context.Context, st *store) error {
 		putAll(&t.webhooks, st.webhooks)
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("reference: import: %w", err)
-	}
-	if err := dbtx.Commit(ctx); err != nil {
-		return fmt.Errorf("reference: import: %w", err)
-	}
-	return nil
 }
 
 func putAll[T any, P pgRecord[T]](tb *pgTable[T, P], m map[string]P) {
@@ -698,3 +709,162 @@ func putAll[T any, P pgRecord[T]](tb *pgTable[T, P], m map[string]P) {
 		tb.Put(&v)
 	}
 }
+
+// User reads a user and marks its namespace used at now.
+func (p *pgUnits) User(ctx context.Context, username string, now time.Time) (user, bool) {
+	u := user{id: username}
+	var ns *string
+	err := p.pool.QueryRow(ctx, `SELECT u.salt, u.hash, u.role, u.app, a.namespace FROM users u JOIN apps a ON a.app = u.app
+		WHERE u.username = $1`, username).Scan(&u.salt, &u.hash, &u.role, &u.app, &ns)
+	if err != nil {
+		return user{}, false
+	}
+	if ns != nil {
+		// Best effort: a failed mark only lets the namespace idle sooner.
+		_, _ = p.pool.Exec(ctx, `UPDATE namespaces SET used_ns = $2 WHERE id = $1 AND used_ns < $2`, *ns, now.UnixNano())
+	}
+	return u, true
+}
+
+// MintNamespace seeds a namespace in a store of its own in memory and
+// writes it to the database in one transaction, which also counts the
+// namespaces held against max.
+func (p *pgUnits) MintNamespace(ctx context.Context, src *seededSource, max int, idle time.Duration, now time.Time) (Namespace, error) {
+	ns := &namespace{id: src.id(namespacePrefix), used: now}
+	mem := newStore(p.newID, p.clock)
+	fx := seedInto(mem, src, now, ns)
+	err := p.inTx(ctx, func(dbtx pgx.Tx) error {
+		if max > 0 {
+			var n int
+			if err := dbtx.QueryRow(ctx, `SELECT count(*) FROM namespaces`).Scan(&n); err != nil {
+				return err
+			}
+			if n >= max {
+				return errQuota("this sandbox holds %d namespaces, the most it may; drop one, or wait for an idle one to be dropped (%s idle)", max, idle)
+			}
+		}
+		if _, err := dbtx.Exec(ctx, `INSERT INTO namespaces (id, used_ns) VALUES ($1, $2)`, ns.id, now.UnixNano()); err != nil {
+			return err
+		}
+		return p.importInto(ctx, dbtx, mem, ns.id)
+	})
+	if err != nil {
+		return Namespace{}, err
+	}
+	return Namespace{ID: ns.id, Seeded: fx}, nil
+}
+
+// DropNamespace removes a namespace with its applications, users and records.
+func (p *pgUnits) DropNamespace(ctx context.Context, id string) bool {
+	var found bool
+	err := p.inTx(ctx, func(dbtx pgx.Tx) error {
+		var err error
+		found, err = p.dropNamespaces(ctx, dbtx, `id = $1`, id)
+		return err
+	})
+	return err == nil && found
+}
+
+// dropNamespaces drops the namespaces matching where (over $1) with what
+// belongs to their applications; ON DELETE CASCADE takes apps and users.
+func (p *pgUnits) dropNamespaces(ctx context.Context, dbtx pgx.Tx, where string, arg any) (bool, error) {
+	rows, err := dbtx.Query(ctx, `SELECT a.app FROM apps a JOIN namespaces n ON n.id = a.namespace WHERE n.`+where, arg)
+	if err != nil {
+		return false, err
+	}
+	apps, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return false, err
+	}
+	for _, q := range []string{
+		`DELETE FROM records WHERE app = ANY($1)`,
+		`DELETE FROM retained_units WHERE app = ANY($1)`,
+		`DELETE FROM outbox WHERE app = ANY($1)`,
+		`DELETE FROM timers WHERE app = ANY($1)`,
+		`DELETE FROM idempotency_keys WHERE app = ANY($1)`,
+	} {
+		if _, err := dbtx.Exec(ctx, q, apps); err != nil {
+			return false, err
+		}
+	}
+	tag, err := dbtx.Exec(ctx, `DELETE FROM namespaces WHERE `+where, arg)
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+// NamespaceCount is how many namespaces the database holds.
+func (p *pgUnits) NamespaceCount(ctx context.Context) int {
+	var n int
+	if err := p.pool.QueryRow(ctx, `SELECT count(*) FROM namespaces`).Scan(&n); err != nil {
+		return 0
+	}
+	return n
+}
+
+// Sweep drops, application by application, the units older than the age
+// limit, then the namespaces nobody used for idle. Every replica may sweep:
+// each drop is a transaction of its own.
+func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) {
+	if lim := p.limits; lim != nil && lim.MaxAge > 0 {
+		cutoff := now.Add(-lim.MaxAge).UnixNano()
+		rows, err := p.pool.Query(ctx, `SELECT DISTINCT app FROM retained_units WHERE at_ns < $1`, cutoff)
+		if err == nil {
+			apps, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err == nil {
+				for _, app := range apps {
+					_ = p.Update(ctx, app, func(u tx) error {
+						u.(*pgTx).expire(cutoff)
+						return nil
+					})
+				}
+			}
+		}
+	}
+	if idle > 0 {
+		_ = p.inTx(ctx, func(dbtx pgx.Tx) error {
+			_, err := p.dropNamespaces(ctx, dbtx, `used_ns <= $1`, now.Add(-idle).UnixNano())
+			return err
+		})
+	}
+}
+
+// inTx runs fn in a SERIALIZABLE transaction, again on a serialization
+// failure; a pgAbort panic of a pgTx used inside becomes its error.
+func (p *pgUnits) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := func() (err error) {
+			dbtx, err := p.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+			if err != nil {
+				return err
+			}
+			defer dbtx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
+			defer func() {
+				if r := recover(); r != nil {
+					a, ok := r.(pgAbort)
+					if !ok {
+						panic(r)
+					}
+					err = a.err
+				}
+			}()
+			if err := fn(dbtx); err != nil {
+				return err
+			}
+			return dbtx.Commit(ctx)
+		}()
+		if err != nil && retryable(err) && attempt < maxAttempts && ctx.Err() == nil {
+			time.Sleep(time.Duration(attempt) * time.Millisecond)
+			continue
+		}
+		var de *domainError
+		if err != nil && !errors.As(err, &de) {
+			return fmt.Errorf("reference: postgres: %w", err)
+		}
+		return err
+	}
+}
+
+// pgUnits keeps everything a Server reaches through the seam.
+var _ sandboxStore = (*pgUnits)(nil)

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"testing"
 	"time"
@@ -58,4 +59,105 @@ func TestPostgresUnitLinkOwner(t *testing.T) {
 	assert.Equal(t, pg.appB, app)
 	_, ok = pg.units.LinkOwner(ctx, "EL_unknown")
 	assert.False(t, ok)
+}
+
+// forEachSandbox runs the sandbox's contract (users, namespaces, sweep)
+// against the in-memory store and the PostgreSQL one.
+func forEachSandbox(t *testing.T, contract func(t *testing.T, s sandboxStore, fx Seeded, c *clock)) {
+	t.Run("memory", func(t *testing.T) {
+		st, fx, _, _, c := seamFixture(t)
+		contract(t, st, fx, c)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		pg := openSeamPostgres(t)
+		contract(t, pg.units, pg.fx, pg.clock)
+	})
+}
+
+func TestSandboxStoreUsers(t *testing.T) {
+	forEachSandbox(t, func(t *testing.T, s sandboxStore, fx Seeded, c *clock) {
+		ctx := context.Background()
+		cred := fx.Credentials.Platform
+		u, ok := s.User(ctx, cred.Username, c.Now())
+		require.True(t, ok)
+		assert.Equal(t, rolePlatform, u.role)
+		assert.Equal(t, u.wantDigest(), u.passwordDigest(cred.Password), "the right password")
+		assert.NotEqual(t, u.wantDigest(), u.passwordDigest(cred.Password+"x"), "a wrong password")
+		assert.NotEqual(t, u.wantDigest(), u.passwordDigest(""), "no password")
+		_, ok = s.User(ctx, "USnobody", c.Now())
+		assert.False(t, ok)
+	})
+}
+
+func TestSandboxStoreNamespaces(t *testing.T) {
+	forEachSandbox(t, func(t *testing.T, s sandboxStore, _ Seeded, c *clock) {
+		ctx := context.Background()
+		base := s.NamespaceCount(ctx)
+		ns, err := s.MintNamespace(ctx, newSeededSource(41), 0, time.Hour, c.Now())
+		require.NoError(t, err)
+		assert.Equal(t, base+1, s.NamespaceCount(ctx))
+		u, ok := s.User(ctx, ns.Credentials.Platform.Username, c.Now())
+		require.True(t, ok, "the namespace's user")
+		assert.Equal(t, u.wantDigest(), u.passwordDigest(ns.Credentials.Platform.Password))
+		readDispute := func(u tx) error { _, err := u.Disputes().Get(ns.Fixtures.Dispute); return err }
+		require.NoError(t, s.View(ctx, u.app, readDispute), "its seeded dispute")
+
+		_, err = s.MintNamespace(ctx, newSeededSource(42), base+1, time.Hour, c.Now())
+		var de *domainError
+		if assert.ErrorAs(t, err, &de, "beyond the most namespaces") {
+			assert.Equal(t, kindQuotaExceeded, de.kind)
+		}
+		assert.Equal(t, base+1, s.NamespaceCount(ctx), "a refused namespace is not held")
+
+		assert.True(t, s.DropNamespace(ctx, ns.ID))
+		assert.False(t, s.DropNamespace(ctx, ns.ID), "dropped already")
+		assert.Equal(t, base, s.NamespaceCount(ctx))
+		_, ok = s.User(ctx, ns.Credentials.Platform.Username, c.Now())
+		assert.False(t, ok, "its users went with it")
+		err = s.View(ctx, u.app, readDispute)
+		if assert.ErrorAs(t, err, &de, "its records went with it") {
+			assert.Equal(t, kindNotFound, de.kind)
+		}
+	})
+}
+
+func TestSandboxStoreSweepDropsIdleNamespaces(t *testing.T) {
+	forEachSandbox(t, func(t *testing.T, s sandboxStore, _ Seeded, c *clock) {
+		ctx := context.Background()
+		start := c.Now()
+		idle, err := s.MintNamespace(ctx, newSeededSource(51), 0, time.Hour, start)
+		require.NoError(t, err)
+		used, err := s.MintNamespace(ctx, newSeededSource(52), 0, time.Hour, start)
+		require.NoError(t, err)
+		_, ok := s.User(ctx, used.Credentials.Platform.Username, start.Add(90*time.Minute))
+		require.True(t, ok)
+		s.Sweep(ctx, start.Add(2*time.Hour), time.Hour)
+		_, ok = s.User(ctx, idle.Credentials.Platform.Username, start.Add(2*time.Hour))
+		assert.False(t, ok, "the namespace idle for two hours was dropped")
+		_, ok = s.User(ctx, used.Credentials.Platform.Username, start.Add(2*time.Hour))
+		assert.True(t, ok, "the one used 30 minutes ago stays")
+	})
+}
+
+func TestPostgresKeepsNoPassword(t *testing.T) {
+	pg := openSeamPostgres(t)
+	ctx := context.Background()
+	rows, err := pg.units.pool.Query(ctx, `SELECT username, salt, hash FROM users`)
+	require.NoError(t, err)
+	defer rows.Close()
+	passwords := []string{pg.fx.Credentials.Platform.Password, pg.fx.Credentials.Merchant.Password, pg.fx.Credentials.OtherApplication.Password}
+	n := 0
+	for rows.Next() {
+		var name string
+		var salt, hash []byte
+		require.NoError(t, rows.Scan(&name, &salt, &hash))
+		n++
+		assert.Len(t, salt, 16)
+		for _, p := range passwords {
+			assert.NotContains(t, string(hash), p)
+			assert.NotEqual(t, sha256.Sum256([]byte(p)), [32]byte(hash), "unsalted")
+		}
+	}
+	require.NoError(t, rows.Err())
+	assert.Equal(t, 3, n, "the seeded users")
 }
