@@ -654,7 +654,10 @@ func decodeRecord(p any, doc, hidden, content []byte) error {
 // in-memory store into the database in one transaction (none counts
 // against a quota): a store seeded in memory becomes the database's seed.
 func (p *pgUnits) importStore(ctx context.Context, st *store) error {
-	return p.inTx(ctx, func(dbtx pgx.Tx) error { return p.importInto(ctx, dbtx, st, "") })
+	if err := p.inTx(ctx, func(dbtx pgx.Tx) error { return p.importInto(ctx, dbtx, st, "") }); err != nil {
+		return fmt.Errorf("reference: import a seeded store: %w", err)
+	}
+	return nil
 }
 
 // importInto writes st's applications (of namespace ns, "" for none), its
@@ -748,6 +751,10 @@ func (p *pgUnits) MintNamespace(ctx context.Context, src *seededSource, max int,
 		}
 		return p.importInto(ctx, dbtx, mem, ns.id)
 	})
+	var de *domainError
+	if err != nil && !errors.As(err, &de) {
+		return Namespace{}, fmt.Errorf("reference: mint a namespace: %w", err)
+	}
 	if err != nil {
 		return Namespace{}, err
 	}
@@ -831,7 +838,8 @@ func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) 
 }
 
 // inTx runs fn in a SERIALIZABLE transaction, again on a serialization
-// failure; a pgAbort panic of a pgTx used inside becomes its error.
+// failure; a pgAbort panic of a pgTx used inside becomes its error. Callers
+// wrap what it returns.
 func (p *pgUnits) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		err := func() (err error) {
@@ -857,10 +865,6 @@ func (p *pgUnits) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 		if err != nil && retryable(err) && attempt < maxAttempts && ctx.Err() == nil {
 			time.Sleep(time.Duration(attempt) * time.Millisecond)
 			continue
-		}
-		var de *domainError
-		if err != nil && !errors.As(err, &de) {
-			return fmt.Errorf("reference: postgres: %w", err)
 		}
 		return err
 	}

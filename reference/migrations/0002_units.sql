@@ -46,7 +46,9 @@ CREATE TABLE retained_units (
 );
 CREATE INDEX retained_units_at ON retained_units (app, at_ns);
 
--- The webhook events units emitted, committed with them.
+-- The webhook events units emitted, committed with them; a replica claims
+-- them (FOR UPDATE SKIP LOCKED) to deliver, another takes a claim over
+-- once it is older than the claim lease.
 CREATE TABLE outbox (
     seq        bigserial PRIMARY KEY,
     app        text      NOT NULL,
@@ -54,11 +56,13 @@ CREATE TABLE outbox (
     typ        text      NOT NULL,
     view       json      NOT NULL,
     created_ns bigint    NOT NULL,
+    claimed_ns bigint,   -- when a replica took it to deliver
     delivered  boolean   NOT NULL DEFAULT false
 );
 CREATE INDEX outbox_pending ON outbox (seq) WHERE NOT delivered;
 
--- The timers units set (file reviews, dispute steps), due at due_ns.
+-- The timers units set (file reviews, dispute steps), due at due_ns and
+-- claimed as the outbox is.
 CREATE TABLE timers (
     seq         bigserial PRIMARY KEY,
     app         text      NOT NULL,
@@ -66,6 +70,7 @@ CREATE TABLE timers (
     resource_id text      NOT NULL,
     base        text      NOT NULL,
     due_ns      bigint    NOT NULL,
+    claimed_ns  bigint,   -- when a replica took it to run
     done        boolean   NOT NULL DEFAULT false
 );
 CREATE INDEX timers_due ON timers (due_ns) WHERE NOT done;

@@ -17,3 +17,10 @@ CREATE TABLE users (
     role     text  NOT NULL,
     app      text  NOT NULL REFERENCES apps (app) ON DELETE CASCADE
 );
+
+-- The seed the database's fixtures were made from: the first replica seeds
+-- it, the others find it (and must be started with the same --seed).
+CREATE TABLE seeds (
+    one  boolean PRIMARY KEY DEFAULT true CHECK (one),
+    seed bigint  NOT NULL
+);
