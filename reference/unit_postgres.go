@@ -811,7 +811,8 @@ func (p *pgUnits) NamespaceCount(ctx context.Context) int {
 }
 
 // Sweep drops, application by application, the units older than the age
-// limit, then the namespaces nobody used for idle. Every replica may sweep:
+// limit, the delivered events and run timers, then the namespaces nobody
+// used for idle. Every replica may sweep:
 // each drop is a transaction of its own.
 func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) {
 	if lim := p.limits; lim != nil && lim.MaxAge > 0 {
@@ -829,6 +830,9 @@ func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) 
 			}
 		}
 	}
+	// Delivered events and run timers are kept until the next sweep only.
+	_, _ = p.pool.Exec(ctx, `DELETE FROM outbox WHERE delivered`)
+	_, _ = p.pool.Exec(ctx, `DELETE FROM timers WHERE done`)
 	if idle > 0 {
 		_ = p.inTx(ctx, func(dbtx pgx.Tx) error {
 			_, err := p.dropNamespaces(ctx, dbtx, `used_ns <= $1`, now.Add(-idle).UnixNano())

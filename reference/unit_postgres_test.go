@@ -45,6 +45,19 @@ func TestPostgresUnitOutboxRows(t *testing.T) {
 	require.NoError(t, pg.units.pool.QueryRow(ctx, `SELECT o.view::text, t.due_ns FROM outbox o, timers t WHERE o.app = $1 AND t.app = $1`, pg.appA).Scan(&view, &due))
 	assert.JSONEq(t, `{"id":"TR_x"}`, view)
 	assert.Equal(t, pg.clock.Now().Add(time.Minute).UnixNano(), due, "due a minute after the unit's time")
+
+	pg.units.Sweep(ctx, pg.clock.Now(), 0)
+	events, timers = rows()
+	assert.Equal(t, 1, events, "an undelivered event stays")
+	assert.Equal(t, 1, timers, "a timer not run stays")
+	_, err = pg.units.pool.Exec(ctx, `UPDATE outbox SET delivered = true`)
+	require.NoError(t, err)
+	_, err = pg.units.pool.Exec(ctx, `UPDATE timers SET done = true`)
+	require.NoError(t, err)
+	pg.units.Sweep(ctx, pg.clock.Now(), 0)
+	events, timers = rows()
+	assert.Zero(t, events, "a delivered event is swept")
+	assert.Zero(t, timers, "a run timer is swept")
 }
 
 func TestPostgresUnitLinkOwner(t *testing.T) {
