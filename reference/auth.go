@@ -1,7 +1,6 @@
 package reference
 
 import (
-	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
 	"slices"
@@ -22,8 +21,7 @@ func (s *Server) authenticate(r *http.Request, roles []string) (user, error) {
 		return user{}, errUnauthorized
 	}
 	u, found := s.units.User(r.Context(), username, s.now())
-	want := sha256.Sum256([]byte(u.password))
-	got := sha256.Sum256([]byte(password))
+	want, got := u.wantDigest(), u.passwordDigest(password)
 	if subtle.ConstantTimeCompare(want[:], got[:]) != 1 || !found {
 		return user{}, errUnauthorized
 	}

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"time"
@@ -48,9 +49,43 @@ type null *struct{}
 
 type user struct {
 	id       string
-	password string
+	password string // in memory; "" when only its salted hash is kept
 	role     string
 	app      string
+	// salt and hash (SHA-256 of salt and password) are what a store that
+	// outlives the process keeps instead of the password (unit_postgres.go).
+	salt, hash []byte
+}
+
+// passwordDigest is what authenticate compares in constant time: the
+// salted hash when the user has one, else SHA-256 of its password.
+func (u user) passwordDigest(password string) [32]byte {
+	if u.hash != nil {
+		return saltedHash(u.salt, password)
+	}
+	return sha256.Sum256([]byte(password))
+}
+
+// wantDigest is the user's own digest, compared with passwordDigest's.
+func (u user) wantDigest() [32]byte {
+	if u.hash != nil {
+		var d [32]byte
+		copy(d[:], u.hash)
+		return d
+	}
+	return sha256.Sum256([]byte(u.password))
+}
+
+// saltedHash is SHA-256 of salt and password. The sandbox's passwords are
+// random 32-character tokens, so a fast hash is enough to keep them out of
+// the database's plain text.
+func saltedHash(salt []byte, password string) [32]byte {
+	h := sha256.New()
+	h.Write(salt)
+	h.Write([]byte(password))
+	var d [32]byte
+	h.Sum(d[:0])
+	return d
 }
 
 type identity struct {

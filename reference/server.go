@@ -63,6 +63,11 @@ type Config struct {
 	// every Server (replica) on the same database; nil keeps them in memory.
 	// The Server does not close it.
 	Postgres *PostgresStore
+	// PostgresSandbox, with Postgres, keeps the whole sandbox in the
+	// database instead of memory: resources, applications, users (salted
+	// hashes of their passwords), namespaces, quotas, the webhook outbox
+	// and the timers. Servers (replicas) on one database are one sandbox.
+	PostgresSandbox bool
 	// BodyBudget bounds the bytes of request bodies read and held at once
 	// (a JSON body counts four times); requests beyond it wait their turn.
 	// Default 96 MiB; <0 no bound.
@@ -153,10 +158,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Postgres != nil {
 		s.ledger = cfg.Postgres
 	}
-	s.st.dispatch = s.dispatch
-	s.fixtures = seed(s.st, cfg.Seed, stamp(cfg.Now))
-	s.st.retention = newRetention(cfg.Limits)
-	s.limits = s.st.retention.lim
+	if cfg.PostgresSandbox && cfg.Postgres != nil {
+		if err := s.openPostgresSandbox(ctx, cfg); err != nil {
+			cancel()
+			return nil, err
+		}
+	} else {
+		s.st.dispatch = s.dispatch
+		s.fixtures = seed(s.st, cfg.Seed, stamp(cfg.Now))
+		s.st.retention = newRetention(cfg.Limits)
+		s.limits = s.st.retention.lim
+	}
 	s.sweepEveryMinute()
 	if s.mux, err = s.routes(); err != nil {
 		cancel()

@@ -1,18 +1,33 @@
 package reference
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/reference/pgtest"
 )
 
 // The contract of the store seam (unit.go), run against the in-memory store:
 // what any implementation of unitStore must do for the rules written against
 // tx to hold.
+
+// seamStore is a seeded store under test with its two applications.
+type seamStore struct {
+	unitStore
+	fx         Seeded
+	appA, appB string
+	clock      *clock
+	// setDispatch sets what receives a committed unit's effects.
+	setDispatch func(func(effects))
+}
 
 // seamFixture is a seeded in-memory store with its two applications.
 func seamFixture(t *testing.T) (st *store, fx Seeded, appA, appB string, c *clock) {
@@ -24,155 +39,323 @@ func seamFixture(t *testing.T) (st *store, fx Seeded, appA, appB string, c *cloc
 	return st, fx, st.users[fx.Credentials.Platform.Username].app, st.users[fx.Credentials.OtherApplication.Username].app, c
 }
 
+// forEachStore runs the contract against every implementation of the
+// seam: the in-memory store and the PostgreSQL one (on a throwaway
+// cluster, reference/pgtest; a missing server fails, as in TestPostgres),
+// both seeded with the same fixtures.
+func forEachStore(t *testing.T, contract func(t *testing.T, s seamStore)) {
+	t.Run("memory", func(t *testing.T) {
+		st, fx, appA, appB, c := seamFixture(t)
+		contract(t, seamStore{unitStore: st, fx: fx, appA: appA, appB: appB, clock: c,
+			setDispatch: func(f func(effects)) { st.dispatch = f }})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		pg := openSeamPostgres(t)
+		contract(t, seamStore{unitStore: pg.units, fx: pg.fx, appA: pg.appA, appB: pg.appB, clock: pg.clock,
+			setDispatch: func(f func(effects)) { pg.units.dispatch = f }})
+	})
+}
+
+// seamPostgres is a PostgreSQL store seeded as seamFixture's.
+type seamPostgres struct {
+	units      *pgUnits
+	fx         Seeded
+	appA, appB string
+	clock      *clock
+}
+
+func openSeamPostgres(t *testing.T) seamPostgres {
+	t.Helper()
+	cluster := pgtest.Start(t)
+	pg := openPostgres(t, cluster.NewDatabase(t, "seam"))
+	st, fx, appA, appB, c := seamFixture(t)
+	units := newPgUnits(pg.pool, c.Now, st.newID)
+	units.limits = &Limits{MaxAge: -1}
+	require.NoError(t, units.importStore(context.Background(), st))
+	return seamPostgres{units: units, fx: fx, appA: appA, appB: appB, clock: c}
+}
+
 func TestSeamTablesAreTheApplications(t *testing.T) {
-	st, fx, appA, appB, _ := seamFixture(t)
-	ctx := context.Background()
-	for _, tc := range []struct {
-		name string
-		get  func(tx) error
-	}{
-		{"dispute", func(t tx) error { _, err := t.Disputes().Get(fx.Fixtures.Dispute); return err }},
-		{"merchant", func(t tx) error { _, err := t.Merchants().Get(fx.Fixtures.Merchant); return err }},
-		{"balance transfer", func(t tx) error { _, err := t.BalanceTransfers().Get(fx.Fixtures.BalanceTransfer); return err }},
-		{"schedule", func(t tx) error { _, err := t.Schedules().Get(fx.Fixtures.SubscriptionSchedule); return err }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			require.NoError(t, st.View(ctx, appA, tc.get), "its own application reads it")
-			var de *domainError
-			err := st.View(ctx, appB, tc.get)
-			if assert.ErrorAs(t, err, &de, "another application") {
-				assert.Equal(t, kindNotFound, de.kind)
-			}
-		})
-	}
-	var items []dispute
-	var total int
-	require.NoError(t, st.View(ctx, appB, func(u tx) error {
-		items, total = u.Disputes().Page("", listQuery{limit: 10, sort: defaultSort})
-		return nil
-	}))
-	assert.Empty(t, items, "another application's disputes")
-	assert.Zero(t, total)
+	forEachStore(t, func(t *testing.T, s seamStore) {
+		st, fx, appA, appB := s.unitStore, s.fx, s.appA, s.appB
+		ctx := context.Background()
+		for _, tc := range []struct {
+			name string
+			get  func(tx) error
+		}{
+			{"dispute", func(t tx) error { _, err := t.Disputes().Get(fx.Fixtures.Dispute); return err }},
+			{"merchant", func(t tx) error { _, err := t.Merchants().Get(fx.Fixtures.Merchant); return err }},
+			{"balance transfer", func(t tx) error { _, err := t.BalanceTransfers().Get(fx.Fixtures.BalanceTransfer); return err }},
+			{"schedule", func(t tx) error { _, err := t.Schedules().Get(fx.Fixtures.SubscriptionSchedule); return err }},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				require.NoError(t, st.View(ctx, appA, tc.get), "its own application reads it")
+				var de *domainError
+				err := st.View(ctx, appB, tc.get)
+				if assert.ErrorAs(t, err, &de, "another application") {
+					assert.Equal(t, kindNotFound, de.kind)
+				}
+			})
+		}
+		var items []dispute
+		var total int
+		require.NoError(t, st.View(ctx, appB, func(u tx) error {
+			items, total = u.Disputes().Page("", listQuery{limit: 10, sort: defaultSort})
+			return nil
+		}))
+		assert.Empty(t, items, "another application's disputes")
+		assert.Zero(t, total)
+	})
 }
 
 func TestSeamUnitHasOneTime(t *testing.T) {
-	st, _, appA, _, c := seamFixture(t)
-	var first, second time.Time
-	require.NoError(t, st.Update(context.Background(), appA, func(u tx) error {
-		first = u.Now()
-		c.Advance(time.Hour)
-		second = u.Now()
-		return nil
-	}))
-	assert.Equal(t, first, second, "the clock is read once per unit")
+	forEachStore(t, func(t *testing.T, s seamStore) {
+		st, appA, c := s.unitStore, s.appA, s.clock
+		var first, second time.Time
+		require.NoError(t, st.Update(context.Background(), appA, func(u tx) error {
+			first = u.Now()
+			c.Advance(time.Hour)
+			second = u.Now()
+			return nil
+		}))
+		assert.Equal(t, first, second, "the clock is read once per unit")
+	})
 }
 
 func TestSeamPutUpdatesLists(t *testing.T) {
-	st, _, appA, _, c := seamFixture(t)
-	ctx := context.Background()
-	byAmount := listQuery{limit: 100, sort: []sortKey{{"amount", true}}}
-	var created []balanceTransfer
-	for _, amount := range []int64{300, 100, 200} {
-		c.Advance(time.Second)
-		require.NoError(t, st.Update(ctx, appA, func(t tx) error {
-			b, err := createBalanceTransfer(t, balanceTransferCreate{Amount: amount, Currency: "USD"})
-			created = append(created, b)
-			return err
-		}))
-	}
-	ids := func(q listQuery) []string {
-		var out []string
-		require.NoError(t, st.View(ctx, appA, func(t tx) error {
-			items, _ := t.BalanceTransfers().Page("", q)
-			for _, b := range items {
-				if b.Amount < 1000 { // not the seeded one
-					out = append(out, b.ID)
+	forEachStore(t, func(t *testing.T, s seamStore) {
+		st, appA, c := s.unitStore, s.appA, s.clock
+		ctx := context.Background()
+		byAmount := listQuery{limit: 100, sort: []sortKey{{"amount", true}}}
+		var created []balanceTransfer
+		for _, amount := range []int64{300, 100, 200} {
+			c.Advance(time.Second)
+			require.NoError(t, st.Update(ctx, appA, func(t tx) error {
+				b, err := createBalanceTransfer(t, balanceTransferCreate{Amount: amount, Currency: "USD"})
+				created = append(created, b)
+				return err
+			}))
+		}
+		ids := func(q listQuery) []string {
+			var out []string
+			require.NoError(t, st.View(ctx, appA, func(t tx) error {
+				items, _ := t.BalanceTransfers().Page("", q)
+				for _, b := range items {
+					if b.Amount < 1000 { // not the seeded one
+						out = append(out, b.ID)
+					}
 				}
+				return nil
+			}))
+			return out
+		}
+		assert.Equal(t, []string{created[0].ID, created[2].ID, created[1].ID}, ids(byAmount), "by amount, descending")
+		assert.Equal(t, []string{created[2].ID, created[1].ID, created[0].ID}, ids(listQuery{limit: 100, sort: defaultSort}), "newest first")
+
+		// A new version of a record moves in the lists it is indexed in.
+		require.NoError(t, st.Update(ctx, appA, func(u tx) error {
+			b, err := u.BalanceTransfers().Get(created[1].ID)
+			if err != nil {
+				return err
 			}
+			b.Amount = 900
+			b.UpdatedAt = jsonTime(u.Now())
+			u.BalanceTransfers().Put(&b)
 			return nil
 		}))
-		return out
-	}
-	assert.Equal(t, []string{created[0].ID, created[2].ID, created[1].ID}, ids(byAmount), "by amount, descending")
-	assert.Equal(t, []string{created[2].ID, created[1].ID, created[0].ID}, ids(listQuery{limit: 100, sort: defaultSort}), "newest first")
-
-	// A new version of a record moves in the lists it is indexed in.
-	require.NoError(t, st.Update(ctx, appA, func(u tx) error {
-		b, err := u.BalanceTransfers().Get(created[1].ID)
-		if err != nil {
-			return err
-		}
-		b.Amount = 900
-		b.UpdatedAt = jsonTime(u.Now())
-		u.BalanceTransfers().Put(&b)
-		return nil
-	}))
-	assert.Equal(t, []string{created[1].ID, created[0].ID, created[2].ID}, ids(byAmount), "after the update of an amount")
+		assert.Equal(t, []string{created[1].ID, created[0].ID, created[2].ID}, ids(byAmount), "after the update of an amount")
+	})
 }
 
 func TestSeamChildListsAndDelete(t *testing.T) {
-	st, fx, appA, appB, _ := seamFixture(t)
-	ctx := context.Background()
-	sched := fx.Fixtures.SubscriptionSchedule
-	var e subscriptionEnrollment
-	require.NoError(t, st.Update(ctx, appA, func(t tx) error {
-		var err error
-		e, err = createEnrollment(t, "US", sched, enrollmentBody{Merchant: fx.Fixtures.Merchant})
-		return err
-	}))
-	count := func(app, parent string) int {
-		var n int
-		require.NoError(t, st.View(ctx, app, func(t tx) error {
-			_, n = t.Enrollments().Page(parent, listQuery{limit: 10, sort: defaultSort})
-			return nil
+	forEachStore(t, func(t *testing.T, s seamStore) {
+		st, fx, appA, appB := s.unitStore, s.fx, s.appA, s.appB
+		ctx := context.Background()
+		sched := fx.Fixtures.SubscriptionSchedule
+		var e subscriptionEnrollment
+		require.NoError(t, st.Update(ctx, appA, func(t tx) error {
+			var err error
+			e, err = createEnrollment(t, "US", sched, enrollmentBody{Merchant: fx.Fixtures.Merchant})
+			return err
 		}))
-		return n
-	}
-	assert.Equal(t, 1, count(appA, sched), "the schedule's list")
-	assert.Equal(t, 1, count(appA, ""), "the application's list")
-	var de *domainError
-	err := st.Update(ctx, appB, func(t tx) error { return t.Enrollments().Delete(e.ID) })
-	if assert.ErrorAs(t, err, &de, "a delete by another application") {
-		assert.Equal(t, kindNotFound, de.kind)
-	}
-	require.NoError(t, st.Update(ctx, appA, func(t tx) error { return t.Enrollments().Delete(e.ID) }))
-	assert.Zero(t, count(appA, sched), "the schedule's list after the delete")
-	assert.Zero(t, count(appA, ""), "the application's list after the delete")
+		count := func(app, parent string) int {
+			var n int
+			require.NoError(t, st.View(ctx, app, func(t tx) error {
+				_, n = t.Enrollments().Page(parent, listQuery{limit: 10, sort: defaultSort})
+				return nil
+			}))
+			return n
+		}
+		assert.Equal(t, 1, count(appA, sched), "the schedule's list")
+		assert.Equal(t, 1, count(appA, ""), "the application's list")
+		var de *domainError
+		err := st.Update(ctx, appB, func(t tx) error { return t.Enrollments().Delete(e.ID) })
+		if assert.ErrorAs(t, err, &de, "a delete by another application") {
+			assert.Equal(t, kindNotFound, de.kind)
+		}
+		require.NoError(t, st.Update(ctx, appA, func(t tx) error { return t.Enrollments().Delete(e.ID) }))
+		assert.Zero(t, count(appA, sched), "the schedule's list after the delete")
+		assert.Zero(t, count(appA, ""), "the application's list after the delete")
+	})
 }
 
 func TestSeamOutboxCommitsWithTheUnit(t *testing.T) {
-	st, fx, appA, _, _ := seamFixture(t)
-	ctx := context.Background()
-	var got []effects
-	st.dispatch = func(e effects) {
-		e.events = append([]pendingEvent(nil), e.events...)
-		got = append(got, e)
-	}
-	require.NoError(t, st.Update(ctx, appA, func(t tx) error {
-		_, err := createWebhook(t, webhookBody{URL: ptr("http://127.0.0.1:9/hook")}, "secret")
-		return err
-	}))
-	refused := errors.New("refused")
-	err := st.Update(ctx, appA, func(t tx) error {
-		t.Outbox().Emit("transfer", "created", "view")
-		t.Outbox().After(time.Second, timerDisputeStep, fx.Fixtures.Dispute, "")
-		return refused
+	forEachStore(t, func(t *testing.T, s seamStore) {
+		st, fx, appA := s.unitStore, s.fx, s.appA
+		ctx := context.Background()
+		var got []effects
+		s.setDispatch(func(e effects) {
+			e.events = append([]pendingEvent(nil), e.events...)
+			got = append(got, e)
+		})
+		require.NoError(t, st.Update(ctx, appA, func(t tx) error {
+			_, err := createWebhook(t, webhookBody{URL: ptr("http://127.0.0.1:9/hook")}, "secret")
+			return err
+		}))
+		refused := errors.New("refused")
+		err := st.Update(ctx, appA, func(t tx) error {
+			t.Outbox().Emit("transfer", "created", "view")
+			t.Outbox().After(time.Second, timerDisputeStep, fx.Fixtures.Dispute, "")
+			return refused
+		})
+		require.ErrorIs(t, err, refused)
+		assert.Empty(t, got, "a failed unit emits nothing and starts no timer")
+		var listening bool
+		require.NoError(t, st.Update(ctx, appA, func(u tx) error {
+			listening = u.Outbox().Listening()
+			u.Outbox().Emit("transfer", "created", "view")
+			u.Outbox().After(time.Second, timerDisputeStep, fx.Fixtures.Dispute, "")
+			return nil
+		}))
+		assert.True(t, listening, "an enabled webhook listens")
+		require.Len(t, got, 1)
+		assert.Equal(t, appA, got[0].app)
+		assert.Len(t, got[0].events, 1)
+		assert.Len(t, got[0].timers, 1)
+		assert.Len(t, got[0].hooks, 1, "the webhooks enabled at the commit")
 	})
-	require.ErrorIs(t, err, refused)
-	assert.Empty(t, got, "a failed unit emits nothing and starts no timer")
-	var listening bool
-	require.NoError(t, st.Update(ctx, appA, func(u tx) error {
-		listening = u.Outbox().Listening()
-		u.Outbox().Emit("transfer", "created", "view")
-		u.Outbox().After(time.Second, timerDisputeStep, fx.Fixtures.Dispute, "")
-		return nil
-	}))
-	assert.True(t, listening, "an enabled webhook listens")
-	require.Len(t, got, 1)
-	assert.Equal(t, appA, got[0].app)
-	assert.Len(t, got[0].events, 1)
-	assert.Len(t, got[0].timers, 1)
-	assert.Len(t, got[0].hooks, 1, "the webhooks enabled at the commit")
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestSeamConcurrentUpdatesLoseNothing(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s seamStore) {
+		ctx := context.Background()
+		id := s.fx.Fixtures.BalanceTransfer
+		var before int64
+		require.NoError(t, s.View(ctx, s.appA, func(u tx) error {
+			b, err := u.BalanceTransfers().Get(id)
+			before = b.Amount
+			return err
+		}))
+		const writers = 16
+		errs := make([]error, writers)
+		var wg sync.WaitGroup
+		for i := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = s.Update(ctx, s.appA, func(u tx) error {
+					b, err := u.BalanceTransfers().Get(id)
+					if err != nil {
+						return err
+					}
+					b.Amount++
+					u.BalanceTransfers().Put(&b)
+					return nil
+				})
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			assert.NoError(t, err, "writer %d", i)
+		}
+		require.NoError(t, s.View(ctx, s.appA, func(u tx) error {
+			b, err := u.BalanceTransfers().Get(id)
+			assert.Equal(t, before+writers, b.Amount, "every unit's read-modify-write counted once")
+			return err
+		}))
+	})
+}
+
+func TestSeamRecordsKeepWhatTheyHide(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s seamStore) {
+		ctx := context.Background()
+		now := s.clock.Now()
+		f := file{meta: newMeta("FI_hidden", s.appA, now), ApplicationID: s.appA, Status: "UPLOADED", Tags: tags{"k": "v"},
+			content: []byte("%PDF-1.4 \x00\xff"), contentType: "application/pdf"}
+		w := webhook{meta: newMeta("WH_hidden", s.appA, now), Application: s.appA, URL: "http://127.0.0.1:9/hook",
+			Authentication: webhookAuthentication{Type: hookAuthBasic, username: "user", password: "p4ss"}}
+		tr := transfer{meta: newMeta("TR_hidden", s.appA, now), Amount: 700, Type: "REVERSAL",
+			AdditionalPurchaseData: json.RawMessage(`{"b":1,  "a":[2]}`),
+			adjustment:             &adjustment{AmountRequested: 700, disputedTransfer: "TR_sale", dispute: s.fx.Fixtures.Dispute}}
+		au := authorization{meta: newMeta("AU_hidden", s.appA, now), Amount: 5, merchant: s.fx.Fixtures.Merchant}
+		require.NoError(t, s.Update(ctx, s.appA, func(u tx) error {
+			u.Files().Put(&file{meta: f.meta, ApplicationID: f.ApplicationID, Status: f.Status, Tags: tags{"k": "v"},
+				content: bytes.Clone(f.content), contentType: f.contentType})
+			w2, tr2, au2 := w, tr, au
+			adj := *tr.adjustment
+			tr2.adjustment = &adj
+			u.Webhooks().Put(&w2)
+			u.Transfers().Put(&tr2)
+			u.Authorizations().Put(&au2)
+			return nil
+		}))
+		require.NoError(t, s.View(ctx, s.appA, func(u tx) error {
+			gotF, err := u.Files().Get(f.ID)
+			require.NoError(t, err)
+			assert.Equal(t, f, gotF, "a file with its content")
+			gotW, err := u.Webhooks().Get(w.ID)
+			require.NoError(t, err)
+			assert.Equal(t, w, gotW, "a webhook with its credentials")
+			gotT, err := u.Transfers().Get(tr.ID)
+			require.NoError(t, err)
+			assert.Equal(t, tr, gotT, "an adjustment transfer")
+			adjs, n := u.Transfers().Page(s.fx.Fixtures.Dispute, listQuery{limit: 100, sort: defaultSort})
+			assert.Contains(t, adjs, tr, "listed under its dispute (%d)", n)
+			gotA, err := u.Authorizations().Get(au.ID)
+			require.NoError(t, err)
+			assert.Equal(t, au, gotA, "an authorization with its merchant")
+			return nil
+		}))
+	})
+}
+
+func TestSeamQuotaCountsWhatCommitted(t *testing.T) {
+	forEachStore(t, func(t *testing.T, s seamStore) {
+		ctx := context.Background()
+		read := func() usage {
+			var u usage
+			require.NoError(t, s.Update(ctx, s.appA, func(tu tx) error {
+				var ok bool
+				u, ok = tu.Quota().Usage()
+				require.True(t, ok)
+				return nil
+			}))
+			return u
+		}
+		before := read()
+		refused := errors.New("refused")
+		err := s.Update(ctx, s.appA, func(t tx) error {
+			if _, err := createBalanceTransfer(t, balanceTransferCreate{Amount: 10, Currency: "USD", bodySize: bodySize{size: 100}}); err != nil {
+				return err
+			}
+			return refused
+		})
+		require.ErrorIs(t, err, refused)
+		assert.Equal(t, before.retained, read().retained, "a failed unit holds nothing")
+		var b balanceTransfer
+		require.NoError(t, s.Update(ctx, s.appA, func(t tx) error {
+			b, err = createBalanceTransfer(t, balanceTransferCreate{Amount: 10, Currency: "USD", bodySize: bodySize{size: 100}})
+			return err
+		}))
+		after := read()
+		assert.Equal(t, before.retained+1, after.retained, "one create held")
+		assert.Equal(t, before.bytes+cost(100), after.bytes)
+		assert.Equal(t, before.created+1, after.created, "counted in the minute's creates")
+		require.NoError(t, s.View(ctx, s.appA, func(t tx) error {
+			_, err := t.BalanceTransfers().Get(b.ID)
+			return err
+		}))
+	})
+}

@@ -38,6 +38,7 @@ type serveOptions struct {
 	budgetMiB   int           // MiB of request bodies read at once
 	idle        time.Duration // a kept-alive connection with no request is closed after this long
 	write       time.Duration // a response not written (to a slow reader) by then is cut off
+	store       string        // postgres://… keeps the whole sandbox there; "" in memory
 	out         io.Writer
 	errOut      io.Writer
 }
@@ -56,6 +57,11 @@ POST /_conform/namespaces (Authorization: Bearer TOKEN) mints one and answers it
 DELETE /_conform/namespaces/ID drops it; an unused one is dropped after --namespace-idle.
 With --variant or --fault there are no namespaces: those rewrite the seeded reference's answers.
 
+With --store postgres://… the sandbox lives in PostgreSQL instead of memory: resources,
+users (salted hashes of their passwords), namespaces, quotas, idempotency keys, webhook
+events and timers. Serves started on one database with the same --seed are one sandbox
+(each with its own admin token) and keep it across restarts; the first one seeds it.
+
 The seeded passwords and the admin token are printed only when standard output is a
 terminal; tools get them from --fixtures FILE (written with mode 0600).
 
@@ -67,6 +73,7 @@ The reference is a model of the contract, not of the real service. Stop it with 
 (SIGINT) or SIGTERM; in-flight requests get --shutdown-grace to finish, and serve exits
 1 if any had to be cut off.`,
 		Example: `  conform serve --addr 127.0.0.1:0 --fixtures conform.json
+  conform serve --store postgres://conform@localhost/sandbox --fixtures conform.json
   conform run --target http://127.0.0.1:8080 --config conform.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -88,6 +95,7 @@ The reference is a model of the contract, not of the real service. Stop it with 
 	cmd.Flags().IntVar(&opts.nsMax, "max-namespaces", reference.DefaultMaxNamespaces, "namespaces held at once; one more is 429 QUOTA_EXCEEDED (0: no bound)")
 	cmd.Flags().DurationVar(&opts.idle, "idle-timeout", defaultIdleTimeout, "a kept-alive connection that sends no request for this long is closed")
 	cmd.Flags().DurationVar(&opts.write, "write-timeout", defaultWriteTimeout, "a request whose answer is not written by then (a slow reader) loses its connection")
+	cmd.Flags().StringVar(&opts.store, "store", "", "keep the whole sandbox in PostgreSQL (postgres://…): resources, users, namespaces, quotas, webhook events and timers; serves started on one database are one sandbox and survive restarts (default: in memory)")
 	cmd.Flags().StringSliceVar(&opts.variants, "variant", nil, "serve a conformant variant of the reference: another choice where the spec is silent (see conform faults --variants); repeat it or separate names with commas to serve several choices at once")
 	cmd.Flags().StringSliceVar(&opts.faults, "fault", nil, "break the reference on purpose with these named faults of its catalog (to test a suite; never for a sandbox)")
 	return cmd
@@ -130,6 +138,23 @@ func runServe(ctx context.Context, opts serveOptions) error {
 		WebhookAllow: allowed, Limits: limits,
 		NamespaceIdleTTL: offIfZero(opts.nsIdle), MaxNamespaces: offIfZero(opts.nsMax),
 		BodyBudget: offIfZero(int64(opts.budgetMiB) << 20),
+	}
+	if opts.store != "" {
+		if !strings.HasPrefix(opts.store, "postgres://") && !strings.HasPrefix(opts.store, "postgresql://") {
+			ln.Close()
+			return usageError(fmt.Errorf("serve: --store must be a postgres:// URL"))
+		}
+		if len(opts.variants) > 0 || len(opts.faults) > 0 {
+			ln.Close()
+			return usageError(fmt.Errorf("serve: --store serves the sandbox: it excludes --variant and --fault"))
+		}
+		pg, err := reference.OpenPostgres(ctx, opts.store)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("serve: --store: %w", err)
+		}
+		defer pg.Close()
+		refCfg.Postgres, refCfg.PostgresSandbox = pg, true
 	}
 	token, err := newAdminToken()
 	if err != nil {

@@ -1,0 +1,878 @@
+package reference
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// The PostgreSQL implementation of the store seam (unit.go): a unit of work
+// is one SERIALIZABLE transaction, run again from the start (at the same
+// captured time) when PostgreSQL reports a serialization failure (SQLSTATE
+// 40001) or a deadlock (40P01). Every resource is one row of records
+// (migrations/0002_units.sql); the lists are selected through its indexes.
+// The events a unit emits and the timers it sets are rows of outbox and
+// timers written in the unit's transaction, so they commit with it; once
+// committed they are also handed to the process's dispatcher.
+
+// pgUnits is a unitStore on a PostgreSQL database.
+type pgUnits struct {
+	pool  *pgxpool.Pool
+	clock func() time.Time
+	newID func(prefix string) string
+	// limits are the quotas' bounds; nil: none (and nothing expires).
+	limits *Limits
+	// dispatch publishes a committed unit's events and timers; nil drops them.
+	dispatch func(effects)
+}
+
+// newPgUnits runs units of work on pool, which has the migrations applied.
+func newPgUnits(pool *pgxpool.Pool, clock func() time.Time, newID func(string) string) *pgUnits {
+	return &pgUnits{pool: pool, clock: clock, newID: newID}
+}
+
+// maxAttempts bounds how often a unit runs again after serialization failures.
+const maxAttempts = 50
+
+// Update runs fn as one read-write unit of work.
+func (p *pgUnits) Update(ctx context.Context, app string, fn func(tx) error) error {
+	return p.unit(ctx, app, false, fn)
+}
+
+// View runs fn as one read-only unit of work.
+func (p *pgUnits) View(ctx context.Context, app string, fn func(tx) error) error {
+	return p.unit(ctx, app, true, fn)
+}
+
+// LinkOwner finds the application of an external link by its id alone.
+func (p *pgUnits) LinkOwner(ctx context.Context, id string) (string, bool) {
+	var app string
+	err := p.pool.QueryRow(ctx, `SELECT app FROM records WHERE kind = 'link' AND id = $1`, id).Scan(&app)
+	return app, err == nil
+}
+
+// unit captures the clock once and runs fn in a transaction until it
+// commits, fails for another reason than a serialization conflict, or ran
+// maxAttempts times.
+func (p *pgUnits) unit(ctx context.Context, app string, readOnly bool, fn func(tx) error) error {
+	now := stamp(p.clock)
+	for attempt := 1; ; attempt++ {
+		eff, err := p.attempt(ctx, app, now, readOnly, fn)
+		if err != nil && retryable(err) && attempt < maxAttempts && ctx.Err() == nil {
+			time.Sleep(time.Duration(attempt) * time.Millisecond)
+			continue
+		}
+		if err == nil && p.dispatch != nil && (len(eff.hooks) > 0 || len(eff.timers) > 0) {
+			eff.app = app
+			p.dispatch(eff)
+		}
+		return err
+	}
+}
+
+// retryable reports a serialization failure or a deadlock: the unit lost a
+// race with another and may run again.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// pgAbort carries a database error out of the rules: table methods that
+// return no error (Put, Page) panic with it, and the unit's run recovers it
+// as the unit's error.
+type pgAbort struct{ err error }
+
+// attempt runs fn once in its own transaction.
+func (p *pgUnits) attempt(ctx context.Context, app string, now time.Time, readOnly bool, fn func(tx) error) (eff effects, err error) {
+	opts := pgx.TxOptions{IsoLevel: pgx.Serializable}
+	if readOnly {
+		opts.AccessMode = pgx.ReadOnly
+	}
+	dbtx, err := p.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return effects{}, fmt.Errorf("reference: begin a unit of work: %w", err)
+	}
+	defer dbtx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
+	t := newPgTx(p, ctx, dbtx, app, now, readOnly)
+	if err := t.run(fn); err != nil {
+		return effects{}, err
+	}
+	if err := t.commit(); err != nil {
+		return effects{}, err
+	}
+	return t.eff, nil
+}
+
+// pgTx is a unit of work of the PostgreSQL store.
+type pgTx struct {
+	p         *pgUnits
+	ctx       context.Context
+	tx        pgx.Tx
+	app       string
+	now       time.Time
+	readOnly  bool
+	admitted  bool
+	bodyBytes int
+	created   []string // ids of the records the unit created
+	eff       effects
+
+	identities     pgTable[identity, *identity]
+	cards          pgTable[paymentInstrument, *paymentInstrument]
+	authorizations pgTable[authorization, *authorization]
+	transfers      pgTable[transfer, *transfer]
+	merchants      pgTable[merchant, *merchant]
+	disputes       pgTable[dispute, *dispute]
+	schedules      pgTable[subscriptionSchedule, *subscriptionSchedule]
+	amounts        pgTable[subscriptionAmount, *subscriptionAmount]
+	enrollments    pgTable[subscriptionEnrollment, *subscriptionEnrollment]
+	balances       pgTable[balanceTransfer, *balanceTransfer]
+	evidence       pgTable[evidence, *evidence]
+	files          pgTable[file, *file]
+	links          pgTable[externalLink, *externalLink]
+	webhooks       pgTable[webhook, *webhook]
+}
+
+// Record kinds, the kind column of records.
+const (
+	kindIdentity   = "identity"
+	kindCard       = "card"
+	kindAuth       = "authorization"
+	kindTransfer   = "transfer"
+	kindMerchant   = "merchant"
+	kindDispute    = "dispute"
+	kindSchedule   = "schedule"
+	kindAmount     = "amount"
+	kindEnrollment = "enrollment"
+	kindBalance    = "balance_transfer"
+	kindEvidence   = "evidence"
+	kindFile       = "file"
+	kindLink       = "link"
+	kindWebhook    = "webhook"
+	noParent       = ""
+)
+
+func newPgTx(p *pgUnits, ctx context.Context, dbtx pgx.Tx, app string, now time.Time, readOnly bool) *pgTx {
+	t := &pgTx{p: p, ctx: ctx, tx: dbtx, app: app, now: now, readOnly: readOnly}
+	t.identities = pgTable[identity, *identity]{t: t, kind: kindIdentity}
+	t.cards = pgTable[paymentInstrument, *paymentInstrument]{t: t, kind: kindCard}
+	t.authorizations = pgTable[authorization, *authorization]{t: t, kind: kindAuth}
+	t.transfers = pgTable[transfer, *transfer]{t: t, kind: kindTransfer, byParent: true,
+		parentOf: func(v *transfer) string {
+			if v.adjustment != nil {
+				return v.adjustment.dispute
+			}
+			return noParent
+		}}
+	t.merchants = pgTable[merchant, *merchant]{t: t, kind: kindMerchant,
+		parentOf: func(v *merchant) string { return v.Identity }}
+	t.disputes = pgTable[dispute, *dispute]{t: t, kind: kindDispute, byApp: true}
+	t.schedules = pgTable[subscriptionSchedule, *subscriptionSchedule]{t: t, kind: kindSchedule}
+	t.amounts = pgTable[subscriptionAmount, *subscriptionAmount]{t: t, kind: kindAmount}
+	t.enrollments = pgTable[subscriptionEnrollment, *subscriptionEnrollment]{t: t, kind: kindEnrollment,
+		byApp: true, byParent: true,
+		parentOf: func(v *subscriptionEnrollment) string { return v.SubscriptionSchedule }}
+	t.balances = pgTable[balanceTransfer, *balanceTransfer]{t: t, kind: kindBalance, byApp: true}
+	t.evidence = pgTable[evidence, *evidence]{t: t, kind: kindEvidence, byParent: true,
+		parentOf: func(v *evidence) string { return v.Dispute }}
+	t.files = pgTable[file, *file]{t: t, kind: kindFile, byApp: true}
+	t.links = pgTable[externalLink, *externalLink]{t: t, kind: kindLink, byParent: true,
+		parentOf: func(v *externalLink) string { return v.FileID }}
+	t.webhooks = pgTable[webhook, *webhook]{t: t, kind: kindWebhook, byApp: true}
+	return t
+}
+
+// run runs fn, turning a pgAbort panic into the unit's error.
+func (t *pgTx) run(fn func(tx) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			a, ok := r.(pgAbort)
+			if !ok {
+				panic(r)
+			}
+			err = a.err
+		}
+	}()
+	return fn(t)
+}
+
+// must aborts the unit on a database error.
+func (t *pgTx) must(err error) {
+	if err != nil {
+		panic(pgAbort{err: fmt.Errorf("reference: unit of work of %s: %w", t.app, err)})
+	}
+}
+
+// commit writes what the unit set in motion and what counts against the
+// quotas, then commits the transaction.
+func (t *pgTx) commit() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			a, ok := r.(pgAbort)
+			if !ok {
+				panic(r)
+			}
+			err = a.err
+		}
+	}()
+	if t.readOnly {
+		return t.tx.Commit(t.ctx)
+	}
+	nowNS := t.now.UnixNano()
+	for _, e := range t.eff.events {
+		view, err := json.Marshal(e.view)
+		t.must(err)
+		_, err = t.tx.Exec(t.ctx, `INSERT INTO outbox (app, entity, typ, view, created_ns) VALUES ($1, $2, $3, $4, $5)`,
+			t.app, e.entity, e.typ, string(view), nowNS)
+		t.must(err)
+	}
+	for _, tm := range t.eff.timers {
+		_, err := t.tx.Exec(t.ctx, `INSERT INTO timers (app, kind, resource_id, base, due_ns) VALUES ($1, $2, $3, $4, $5)`,
+			t.app, int(tm.kind), tm.id, tm.base, t.now.Add(tm.d).UnixNano())
+		t.must(err)
+	}
+	if len(t.eff.events) > 0 {
+		t.eff.hooks = t.enabledWebhooks()
+	}
+	if t.admitted && t.p.limits != nil {
+		_, err := t.tx.Exec(t.ctx, `UPDATE apps SET
+			window_ns = CASE WHEN $2 - window_ns >= $3 OR $2 < window_ns THEN $2 ELSE window_ns END,
+			created = (CASE WHEN $2 - window_ns >= $3 OR $2 < window_ns THEN 0 ELSE created END) + $4
+			WHERE app = $1`, t.app, nowNS, int64(time.Minute), min(len(t.created), 1))
+		t.must(err)
+		if len(t.created) > 0 {
+			unit := t.created[0]
+			_, err = t.tx.Exec(t.ctx, `INSERT INTO retained_units (app, unit, at_ns, cost) VALUES ($1, $2, $3, $4)`,
+				t.app, unit, nowNS, cost(t.bodyBytes))
+			t.must(err)
+			_, err = t.tx.Exec(t.ctx, `UPDATE records SET unit = $2 WHERE app = $1 AND id = ANY($3)`, t.app, unit, t.created)
+			t.must(err)
+		}
+	}
+	return t.tx.Commit(t.ctx)
+}
+
+// enabledWebhooks are the application's enabled webhooks.
+func (t *pgTx) enabledWebhooks() []webhook {
+	rows, err := t.tx.Query(t.ctx, `SELECT `+recordColumns+` FROM records
+		WHERE app = $1 AND kind = 'webhook' AND (doc->>'enabled')::boolean ORDER BY created_ns, id`, t.app)
+	t.must(err)
+	hooks, err := scanRecords[webhook](rows)
+	t.must(err)
+	return hooks
+}
+
+func (t *pgTx) Now() time.Time             { return t.now }
+func (t *pgTx) App() string                { return t.app }
+func (t *pgTx) NewID(prefix string) string { return t.p.newID(prefix) }
+
+func (t *pgTx) AppInfo() (appInfo, bool) {
+	var info appInfo
+	err := t.tx.QueryRow(t.ctx, `SELECT fee_profile, fingerprint_key FROM apps WHERE app = $1`, t.app).Scan(&info.feeProfile, &info.fingerprintKey)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return appInfo{}, false
+	}
+	t.must(err)
+	return info, true
+}
+
+func (t *pgTx) Identities() table[identity]                { return &t.identities }
+func (t *pgTx) Cards() table[paymentInstrument]            { return &t.cards }
+func (t *pgTx) Authorizations() table[authorization]       { return &t.authorizations }
+func (t *pgTx) Transfers() table[transfer]                 { return &t.transfers }
+func (t *pgTx) Merchants() table[merchant]                 { return &t.merchants }
+func (t *pgTx) Disputes() table[dispute]                   { return &t.disputes }
+func (t *pgTx) Schedules() table[subscriptionSchedule]     { return &t.schedules }
+func (t *pgTx) Amounts() table[subscriptionAmount]         { return &t.amounts }
+func (t *pgTx) Enrollments() table[subscriptionEnrollment] { return &t.enrollments }
+func (t *pgTx) BalanceTransfers() table[balanceTransfer]   { return &t.balances }
+func (t *pgTx) Evidence() table[evidence]                  { return &t.evidence }
+func (t *pgTx) Files() table[file]                         { return &t.files }
+func (t *pgTx) Links() table[externalLink]                 { return &t.links }
+func (t *pgTx) Webhooks() table[webhook]                   { return &t.webhooks }
+func (t *pgTx) Quota() quota                               { return t }
+func (t *pgTx) Outbox() outbox                             { return t }
+
+// MerchantByIdentity finds the merchant row whose parent is the identity.
+func (t *pgTx) MerchantByIdentity(identityID string) (merchant, bool) {
+	rows, err := t.tx.Query(t.ctx, `SELECT `+recordColumns+` FROM records
+		WHERE app = $1 AND kind = 'merchant' AND parent = $2 ORDER BY created_ns, id LIMIT 1`, t.app, identityID)
+	t.must(err)
+	ms, err := scanRecords[merchant](rows)
+	t.must(err)
+	if len(ms) == 0 {
+		return merchant{}, false
+	}
+	return ms[0], true
+}
+
+// Limits are the store's bounds; none without them.
+func (t *pgTx) Limits() Limits {
+	if t.p.limits != nil {
+		return *t.p.limits
+	}
+	return Limits{}
+}
+
+// Usage drops the application's units older than the age limit, then
+// reads its counts.
+func (t *pgTx) Usage() (usage, bool) {
+	var u usage
+	var windowNS int64
+	err := t.tx.QueryRow(t.ctx, `SELECT window_ns, created, upload_bytes FROM apps WHERE app = $1`, t.app).Scan(&windowNS, &u.created, &u.uploadBytes)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return usage{}, false
+	}
+	t.must(err)
+	lim := t.p.limits
+	if lim == nil {
+		return usage{exempt: true, uploadBytes: u.uploadBytes}, true
+	}
+	if lim.MaxAge > 0 && !t.readOnly {
+		t.expire(t.now.Add(-lim.MaxAge).UnixNano())
+		t.must(t.tx.QueryRow(t.ctx, `SELECT upload_bytes FROM apps WHERE app = $1`, t.app).Scan(&u.uploadBytes))
+	}
+	u.window = time.Unix(0, windowNS).UTC()
+	t.must(t.tx.QueryRow(t.ctx, `SELECT count(*), coalesce(sum(cost), 0) FROM retained_units WHERE app = $1`, t.app).Scan(&u.retained, &u.bytes))
+	return u, true
+}
+
+// expire drops the application's units created before cutoff (Unix ns)
+// with their records and what hangs off them.
+func (t *pgTx) expire(cutoff int64) {
+	rows, err := t.tx.Query(t.ctx, `WITH gone AS (
+			DELETE FROM retained_units WHERE app = $1 AND at_ns < $2 RETURNING unit)
+		DELETE FROM records r USING gone WHERE r.app = $1 AND r.unit = gone.unit
+		RETURNING r.kind, r.id, coalesce(length(r.content), 0)`, t.app, cutoff)
+	t.must(err)
+	type dropped struct {
+		kind, id string
+		n        int64
+	}
+	var ds []dropped
+	for rows.Next() {
+		var d dropped
+		t.must(rows.Scan(&d.kind, &d.id, &d.n))
+		ds = append(ds, d)
+	}
+	t.must(rows.Err())
+	for _, d := range ds {
+		t.cascade(d.kind, d.id, d.n)
+	}
+}
+
+// cascade drops what hangs off a dropped record, as the in-memory store
+// does: a dispute's evidence and adjustment transfers, a file's links and
+// its content's bytes.
+func (t *pgTx) cascade(kind, id string, contentBytes int64) {
+	switch kind {
+	case kindDispute:
+		_, err := t.tx.Exec(t.ctx, `DELETE FROM records WHERE app = $1 AND kind IN ('evidence', 'transfer') AND parent = $2`, t.app, id)
+		t.must(err)
+	case kindFile:
+		_, err := t.tx.Exec(t.ctx, `DELETE FROM records WHERE app = $1 AND kind = 'link' AND parent = $2`, t.app, id)
+		t.must(err)
+		t.AddUpload(-contentBytes)
+	}
+}
+
+func (t *pgTx) EnabledWebhooks() int {
+	var n int
+	t.must(t.tx.QueryRow(t.ctx, `SELECT count(*) FROM records WHERE app = $1 AND kind = 'webhook' AND (doc->>'enabled')::boolean`, t.app).Scan(&n))
+	return n
+}
+
+// Count marks the unit as a create; what it created is kept together at
+// commit.
+func (t *pgTx) Count(bodyBytes int) { t.admitted, t.bodyBytes = true, bodyBytes }
+
+func (t *pgTx) AddUpload(n int64) {
+	if t.readOnly {
+		panic("reference: AddUpload in a read-only unit of work")
+	}
+	_, err := t.tx.Exec(t.ctx, `UPDATE apps SET upload_bytes = upload_bytes + $2 WHERE app = $1`, t.app, n)
+	t.must(err)
+}
+
+func (t *pgTx) Listening() bool { return t.EnabledWebhooks() > 0 }
+
+func (t *pgTx) Emit(entity, typ string, view any) {
+	t.eff.events = append(t.eff.events, pendingEvent{entity: entity, typ: typ, view: view})
+}
+
+func (t *pgTx) After(d time.Duration, kind timerKind, id, base string) {
+	t.eff.timers = append(t.eff.timers, pendingTimer{kind: kind, d: d, id: id, base: base})
+}
+
+// pgTable is one kind of record in the records table.
+type pgTable[T any, P pgRecord[T]] struct {
+	t    *pgTx
+	kind string
+	// byApp: Page("") lists the application's records; byParent:
+	// Page(parent) lists a parent's. parentOf fills the parent column
+	// (also for a lookup only, as a merchant's identity).
+	byApp, byParent bool
+	parentOf        func(P) string
+}
+
+// recordColumns are what scanRecords reads.
+const recordColumns = `app, created_ns, updated_ns, doc::text, coalesce(hidden::text, ''), content`
+
+func (tb *pgTable[T, P]) Get(id string) (T, error) {
+	rows, err := tb.t.tx.Query(tb.t.ctx, `SELECT `+recordColumns+` FROM records WHERE kind = $1 AND id = $2 AND app = $3`, tb.kind, id, tb.t.app)
+	tb.t.must(err)
+	vs, err := scanRecords[T, P](rows)
+	tb.t.must(err)
+	if len(vs) == 0 {
+		var zero T
+		return zero, errNotFound(id)
+	}
+	return vs[0], nil
+}
+
+func (tb *pgTable[T, P]) Put(v *T) {
+	t := tb.t
+	if t.readOnly {
+		panic("reference: Put in a read-only unit of work")
+	}
+	p := P(v)
+	app := p.appID()
+	if app == "" {
+		app = t.app
+	}
+	doc, hidden, content, err := encodeRecord(p)
+	t.must(err)
+	parent := noParent
+	if tb.parentOf != nil {
+		parent = tb.parentOf(p)
+	}
+	m := p.metaRef()
+	var inserted bool
+	err = t.tx.QueryRow(t.ctx, `INSERT INTO records (app, kind, id, parent, created_ns, updated_ns, amount, doc, hidden, content)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (kind, id) DO UPDATE SET parent = EXCLUDED.parent, updated_ns = EXCLUDED.updated_ns,
+			amount = EXCLUDED.amount, doc = EXCLUDED.doc, hidden = EXCLUDED.hidden, content = EXCLUDED.content
+		RETURNING (xmax = 0)`,
+		app, tb.kind, m.ID, parent, time.Time(m.CreatedAt).UnixNano(), time.Time(m.UpdatedAt).UnixNano(),
+		p.sortValue("amount").n, doc, hidden, content).Scan(&inserted)
+	t.must(err)
+	if inserted {
+		t.created = append(t.created, m.ID)
+	}
+}
+
+func (tb *pgTable[T, P]) Delete(id string) error {
+	t := tb.t
+	if t.readOnly {
+		panic("reference: Delete in a read-only unit of work")
+	}
+	var n int64
+	err := t.tx.QueryRow(t.ctx, `DELETE FROM records WHERE kind = $1 AND id = $2 AND app = $3 RETURNING coalesce(length(content), 0)`,
+		tb.kind, id, t.app).Scan(&n)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errNotFound(id)
+	}
+	t.must(err)
+	t.cascade(tb.kind, id, n)
+	return nil
+}
+
+// Page selects one page through the list's index: the default order is
+// newest first; any other orders by q's keys, ties in creation order.
+func (tb *pgTable[T, P]) Page(parent string, q listQuery) ([]T, int) {
+	t := tb.t
+	var where string
+	args := []any{tb.kind}
+	switch {
+	case parent != "" && tb.byParent:
+		where, args = `kind = $1 AND parent = $2 AND app = $3`, append(args, parent, t.app)
+	case parent == "" && tb.byApp:
+		where, args = `app = $2 AND kind = $1`, append(args, t.app)
+	default:
+		return []T{}, 0
+	}
+	var total int
+	t.must(t.tx.QueryRow(t.ctx, `SELECT count(*) FROM records WHERE `+where, args...).Scan(&total))
+	order := `created_ns DESC, id DESC`
+	if !q.isDefaultOrder() {
+		keys := make([]string, 0, len(q.sort)+2)
+		for _, k := range q.sort {
+			col := map[string]string{"id": "id", "created_at": "created_ns", "updated_at": "updated_ns", "amount": "amount"}[k.field]
+			if col == "" {
+				continue
+			}
+			dir := " ASC"
+			if k.desc {
+				dir = " DESC"
+			}
+			keys = append(keys, col+dir)
+		}
+		order = strings.Join(append(keys, "created_ns ASC", "id ASC"), ", ")
+	}
+	n := len(args)
+	rows, err := t.tx.Query(t.ctx, fmt.Sprintf(`SELECT %s FROM records WHERE %s ORDER BY %s OFFSET $%d LIMIT $%d`,
+		recordColumns, where, order, n+1, n+2), append(args, q.offset, q.limit)...)
+	t.must(err)
+	out, err := scanRecords[T, P](rows)
+	t.must(err)
+	return out, total
+}
+
+// scanRecords decodes rows of recordColumns.
+func scanRecords[T any, P pgRecord[T]](rows pgx.Rows) ([]T, error) {
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		var (
+			app                string
+			createdNS, updated int64
+			doc, hidden        string
+			content            []byte
+		)
+		if err := rows.Scan(&app, &createdNS, &updated, &doc, &hidden, &content); err != nil {
+			return nil, err
+		}
+		var v T
+		if err := decodeRecord(P(&v), []byte(doc), []byte(hidden), content); err != nil {
+			return nil, err
+		}
+		m := P(&v).metaRef()
+		m.app = app
+		m.CreatedAt, m.UpdatedAt = jsonTime(time.Unix(0, createdNS).UTC()), jsonTime(time.Unix(0, updated).UTC())
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// pgRecord is a pointer to a record the PostgreSQL store keeps.
+type pgRecord[T any] interface {
+	*T
+	record
+	metaRef() *meta
+}
+
+// metaRef is the record's meta, promoted to every record type.
+func (m *meta) metaRef() *meta { return m }
+
+// pgHidden is a record's bookkeeping that its JSON representation leaves
+// out (unexported fields), stored beside it in records.hidden.
+type pgHidden struct {
+	Merchant         string `json:"merchant,omitempty"`
+	Adjustment       bool   `json:"adjustment,omitempty"`
+	DisputedTransfer string `json:"disputed_transfer,omitempty"`
+	Dispute          string `json:"dispute,omitempty"`
+	ProducedByUpdate bool   `json:"produced_by_update,omitempty"`
+	Updated          bool   `json:"updated,omitempty"`
+	ContentType      string `json:"content_type,omitempty"`
+	AuthUsername     string `json:"auth_username,omitempty"`
+	AuthPassword     string `json:"auth_password,omitempty"`
+	AuthToken        string `json:"auth_token,omitempty"`
+	// PurchaseData is additional_purchase_data byte for byte (json.Marshal
+	// compacts a json.RawMessage).
+	PurchaseData []byte `json:"purchase_data,omitempty"`
+}
+
+// encodeRecord is a record's doc (its JSON representation), its hidden
+// fields (nil for none) and a file's content.
+func encodeRecord(p any) (doc string, hidden *string, content []byte, err error) {
+	var h pgHidden
+	switch v := p.(type) {
+	case *authorization:
+		h.Merchant, h.PurchaseData = v.merchant, v.AdditionalPurchaseData
+	case *transfer:
+		h.PurchaseData = v.AdditionalPurchaseData
+		if v.adjustment != nil {
+			h.Adjustment, h.DisputedTransfer, h.Dispute = true, v.adjustment.disputedTransfer, v.adjustment.dispute
+		}
+	case *subscriptionAmount:
+		h.ProducedByUpdate, h.Updated = v.producedByUpdate, v.updated
+	case *file:
+		h.ContentType, content = v.contentType, v.content
+	case *webhook:
+		h.AuthUsername, h.AuthPassword, h.AuthToken = v.Authentication.username, v.Authentication.password, v.Authentication.token
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("encode record: %w", err)
+	}
+	if h.Merchant != "" || h.Adjustment || h.ProducedByUpdate || h.Updated || h.ContentType != "" ||
+		h.AuthUsername != "" || h.AuthPassword != "" || h.AuthToken != "" || h.PurchaseData != nil {
+		hb, err := json.Marshal(h)
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("encode record: %w", err)
+		}
+		s := string(hb)
+		hidden = &s
+	}
+	return string(b), hidden, content, nil
+}
+
+// decodeRecord reverses encodeRecord into p.
+func decodeRecord(p any, doc, hidden, content []byte) error {
+	var h pgHidden
+	if len(hidden) > 0 {
+		if err := json.Unmarshal(hidden, &h); err != nil {
+			return fmt.Errorf("decode record: %w", err)
+		}
+	}
+	if v, ok := p.(*transfer); ok && h.Adjustment {
+		// encoding/json cannot allocate an embedded pointer to an
+		// unexported struct; given one, it fills it.
+		v.adjustment = &adjustment{disputedTransfer: h.DisputedTransfer, dispute: h.Dispute}
+	}
+	if err := json.Unmarshal(doc, p); err != nil {
+		return fmt.Errorf("decode record: %w", err)
+	}
+	switch v := p.(type) {
+	case *authorization:
+		v.merchant = h.Merchant
+		if h.PurchaseData != nil {
+			v.AdditionalPurchaseData = h.PurchaseData
+		}
+	case *transfer:
+		if h.PurchaseData != nil {
+			v.AdditionalPurchaseData = h.PurchaseData
+		}
+	case *subscriptionAmount:
+		v.producedByUpdate, v.updated = h.ProducedByUpdate, h.Updated
+	case *file:
+		v.contentType, v.content = h.ContentType, content
+	case *webhook:
+		v.Authentication.username, v.Authentication.password, v.Authentication.token = h.AuthUsername, h.AuthPassword, h.AuthToken
+	}
+	return nil
+}
+
+// importStore copies the applications, users and records of a seeded
+// in-memory store into the database in one transaction (none counts
+// against a quota): a store seeded in memory becomes the database's seed.
+func (p *pgUnits) importStore(ctx context.Context, st *store) error {
+	if err := p.inTx(ctx, func(dbtx pgx.Tx) error { return p.importInto(ctx, dbtx, st, "") }); err != nil {
+		return fmt.Errorf("reference: import a seeded store: %w", err)
+	}
+	return nil
+}
+
+// importInto writes st's applications (of namespace ns, "" for none), its
+// users with salted hashes of their passwords, and its records.
+func (p *pgUnits) importInto(ctx context.Context, dbtx pgx.Tx, st *store, ns string) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var nsArg *string
+	if ns != "" {
+		nsArg = &ns
+	}
+	for _, a := range st.apps {
+		if _, err := dbtx.Exec(ctx, `INSERT INTO apps (app, fee_profile, fingerprint_key, upload_bytes, namespace) VALUES ($1, $2, $3, $4, $5)`,
+			a.id, a.feeProfile, a.fingerprintKey, a.uploadBytes, nsArg); err != nil {
+			return err
+		}
+	}
+	for _, u := range st.users {
+		salt := make([]byte, 16)
+		if _, err := rand.Read(salt); err != nil {
+			return err
+		}
+		hash := saltedHash(salt, u.password)
+		if _, err := dbtx.Exec(ctx, `INSERT INTO users (username, salt, hash, role, app) VALUES ($1, $2, $3, $4, $5)`,
+			u.id, salt, hash[:], u.role, u.app); err != nil {
+			return err
+		}
+	}
+	t := newPgTx(p, ctx, dbtx, "", p.clock(), false)
+	return t.run(func(tx) error {
+		putAll(&t.identities, st.identities)
+		putAll(&t.cards, st.cards)
+		putAll(&t.authorizations, st.auths)
+		putAll(&t.transfers, st.transfers)
+		putAll(&t.merchants, st.merchants)
+		putAll(&t.disputes, st.disputes)
+		putAll(&t.schedules, st.schedules)
+		putAll(&t.amounts, st.amounts)
+		putAll(&t.enrollments, st.enrollments)
+		putAll(&t.balances, st.balances)
+		putAll(&t.evidence, st.evidence)
+		putAll(&t.files, st.files)
+		putAll(&t.links, st.links)
+		putAll(&t.webhooks, st.webhooks)
+		return nil
+	})
+}
+
+func putAll[T any, P pgRecord[T]](tb *pgTable[T, P], m map[string]P) {
+	for _, p := range m {
+		v := *p
+		tb.Put(&v)
+	}
+}
+
+// User reads a user and marks its namespace used at now.
+func (p *pgUnits) User(ctx context.Context, username string, now time.Time) (user, bool) {
+	u := user{id: username}
+	var ns *string
+	err := p.pool.QueryRow(ctx, `SELECT u.salt, u.hash, u.role, u.app, a.namespace FROM users u JOIN apps a ON a.app = u.app
+		WHERE u.username = $1`, username).Scan(&u.salt, &u.hash, &u.role, &u.app, &ns)
+	if err != nil {
+		return user{}, false
+	}
+	if ns != nil {
+		// Best effort: a failed mark only lets the namespace idle sooner.
+		_, _ = p.pool.Exec(ctx, `UPDATE namespaces SET used_ns = $2 WHERE id = $1 AND used_ns < $2`, *ns, now.UnixNano())
+	}
+	return u, true
+}
+
+// MintNamespace seeds a namespace in a store of its own in memory and
+// writes it to the database in one transaction, which also counts the
+// namespaces held against max.
+func (p *pgUnits) MintNamespace(ctx context.Context, src *seededSource, max int, idle time.Duration, now time.Time) (Namespace, error) {
+	ns := &namespace{id: src.id(namespacePrefix), used: now}
+	mem := newStore(p.newID, p.clock)
+	fx := seedInto(mem, src, now, ns)
+	err := p.inTx(ctx, func(dbtx pgx.Tx) error {
+		if max > 0 {
+			var n int
+			if err := dbtx.QueryRow(ctx, `SELECT count(*) FROM namespaces`).Scan(&n); err != nil {
+				return err
+			}
+			if n >= max {
+				return errQuota("this sandbox holds %d namespaces, the most it may; drop one, or wait for an idle one to be dropped (%s idle)", max, idle)
+			}
+		}
+		if _, err := dbtx.Exec(ctx, `INSERT INTO namespaces (id, used_ns) VALUES ($1, $2)`, ns.id, now.UnixNano()); err != nil {
+			return err
+		}
+		return p.importInto(ctx, dbtx, mem, ns.id)
+	})
+	var de *domainError
+	if err != nil && !errors.As(err, &de) {
+		return Namespace{}, fmt.Errorf("reference: mint a namespace: %w", err)
+	}
+	if err != nil {
+		return Namespace{}, err
+	}
+	return Namespace{ID: ns.id, Seeded: fx}, nil
+}
+
+// DropNamespace removes a namespace with its applications, users and records.
+func (p *pgUnits) DropNamespace(ctx context.Context, id string) bool {
+	var found bool
+	err := p.inTx(ctx, func(dbtx pgx.Tx) error {
+		var err error
+		found, err = p.dropNamespaces(ctx, dbtx, `id = $1`, id)
+		return err
+	})
+	return err == nil && found
+}
+
+// dropNamespaces drops the namespaces matching where (over $1) with what
+// belongs to their applications; ON DELETE CASCADE takes apps and users.
+func (p *pgUnits) dropNamespaces(ctx context.Context, dbtx pgx.Tx, where string, arg any) (bool, error) {
+	rows, err := dbtx.Query(ctx, `SELECT a.app FROM apps a JOIN namespaces n ON n.id = a.namespace WHERE n.`+where, arg)
+	if err != nil {
+		return false, err
+	}
+	apps, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return false, err
+	}
+	for _, q := range []string{
+		`DELETE FROM records WHERE app = ANY($1)`,
+		`DELETE FROM retained_units WHERE app = ANY($1)`,
+		`DELETE FROM outbox WHERE app = ANY($1)`,
+		`DELETE FROM timers WHERE app = ANY($1)`,
+		`DELETE FROM idempotency_keys WHERE app = ANY($1)`,
+	} {
+		if _, err := dbtx.Exec(ctx, q, apps); err != nil {
+			return false, err
+		}
+	}
+	tag, err := dbtx.Exec(ctx, `DELETE FROM namespaces WHERE `+where, arg)
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+// NamespaceCount is how many namespaces the database holds.
+func (p *pgUnits) NamespaceCount(ctx context.Context) int {
+	var n int
+	if err := p.pool.QueryRow(ctx, `SELECT count(*) FROM namespaces`).Scan(&n); err != nil {
+		return 0
+	}
+	return n
+}
+
+// Sweep drops, application by application, the units older than the age
+// limit, the delivered events and run timers, then the namespaces nobody
+// used for idle. Every replica may sweep:
+// each drop is a transaction of its own.
+func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) {
+	if lim := p.limits; lim != nil && lim.MaxAge > 0 {
+		cutoff := now.Add(-lim.MaxAge).UnixNano()
+		rows, err := p.pool.Query(ctx, `SELECT DISTINCT app FROM retained_units WHERE at_ns < $1`, cutoff)
+		if err == nil {
+			apps, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err == nil {
+				for _, app := range apps {
+					_ = p.Update(ctx, app, func(u tx) error {
+						u.(*pgTx).expire(cutoff)
+						return nil
+					})
+				}
+			}
+		}
+	}
+	// Delivered events and run timers are kept until the next sweep only.
+	_, _ = p.pool.Exec(ctx, `DELETE FROM outbox WHERE delivered`)
+	_, _ = p.pool.Exec(ctx, `DELETE FROM timers WHERE done`)
+	if idle > 0 {
+		_ = p.inTx(ctx, func(dbtx pgx.Tx) error {
+			_, err := p.dropNamespaces(ctx, dbtx, `used_ns <= $1`, now.Add(-idle).UnixNano())
+			return err
+		})
+	}
+}
+
+// inTx runs fn in a SERIALIZABLE transaction, again on a serialization
+// failure; a pgAbort panic of a pgTx used inside becomes its error. Callers
+// wrap what it returns.
+func (p *pgUnits) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := func() (err error) {
+			dbtx, err := p.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+			if err != nil {
+				return err
+			}
+			defer dbtx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
+			defer func() {
+				if r := recover(); r != nil {
+					a, ok := r.(pgAbort)
+					if !ok {
+						panic(r)
+					}
+					err = a.err
+				}
+			}()
+			if err := fn(dbtx); err != nil {
+				return err
+			}
+			return dbtx.Commit(ctx)
+		}()
+		if err != nil && retryable(err) && attempt < maxAttempts && ctx.Err() == nil {
+			time.Sleep(time.Duration(attempt) * time.Millisecond)
+			continue
+		}
+		return err
+	}
+}
+
+// pgUnits keeps everything a Server reaches through the seam.
+var _ sandboxStore = (*pgUnits)(nil)
