@@ -1,6 +1,8 @@
 package explore
 
 import (
+	"github.com/conform-kit/conform/validate"
+
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -38,29 +40,9 @@ func walkValues(doc any, prefix string, fn func(string, any)) {
 	}
 }
 
-// lookup reads a dotted path ("address.line1", "_embedded.webhooks").
-func lookup(doc any, p string) (any, bool) {
-	cur := doc
-	for part := range strings.SplitSeq(p, ".") {
-		switch d := cur.(type) {
-		case map[string]any:
-			v, ok := d[part]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(part)
-			if err != nil || i < 0 || i >= len(d) {
-				return nil, false
-			}
-			cur = d[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
-}
+// lookup reads a dotted path ("address.line1", "_embedded.webhooks") as
+// the suite's response field steps do.
+func lookup(doc any, p string) (any, bool) { return validate.FieldAt(doc, p) }
 
 func lookupInt(doc any, p string) (int64, bool) {
 	v, ok := lookup(doc, p)

@@ -194,6 +194,9 @@ type runner struct {
 	coverage map[string]*OpCoverage
 	limits   map[string]*LimitCoverage
 	deadline time.Time
+	shapes   shapes // which fields the normative schemas show
+	// judged, when set (a test), sees every step judged with both answers.
+	judged func(st Step, expect []expectField, target, model Exchange)
 }
 
 func newRunner(opts Options) (*runner, error) {

@@ -1,6 +1,8 @@
 package explore
 
 import (
+	"github.com/conform-kit/conform/validate"
+
 	"fmt"
 	"net/http"
 	"slices"
@@ -24,6 +26,7 @@ var (
 
 // finding builds a finding with its outcome under the profile and strictness.
 func (r *runner) finding(check string, st Step, b judging.Basis, msg, want, got, assert string) *Finding {
+	b = r.basisFor(check, st, b)
 	o := report.Fail
 	if !b.Normative() {
 		o = report.Warn
@@ -60,7 +63,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		return f, true
 	}
 	if is4xx(tex.Status) {
-		if err := r.j.ValidateNormative("error", []byte(tex.Response)); err != nil {
+		if err := r.validateAnswer("error", tex); err != nil {
 			return r.finding(checkEnvelope, st, basisEnvelope, fmt.Sprintf("the %d refusal is not the §7 error envelope: %v", tex.Status, err),
 				"the §7 envelope", firstLine(tex.Response), "the request is refused"), true
 		}
@@ -86,6 +89,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		if tex.Status == http.StatusNotAcceptable || tex.Status == http.StatusUnsupportedMediaType {
 			b = assumed("request_content_type")
 		}
+		b = r.basisFor(checkAllowed, st, b)
 		if r.declaredOtherwise(b.Assumed) || (op.Assumed != "" && r.declaredOtherwise(op.Assumed)) {
 			return nil, false
 		}
@@ -97,6 +101,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		if !st.Refuse {
 			b, rule = assumed("reference_rules"), "the reference refuses it"
 		}
+		b = r.basisFor(checkForbidden, st, b)
 		if r.declaredOtherwise(b.Assumed) {
 			return nil, false
 		}
@@ -107,9 +112,9 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	}
 	// Both succeeded.
 	if op.Response != "" {
-		if err := r.j.ValidateNormative(op.Response, []byte(tex.Response)); err != nil {
+		if err := r.validateAnswer(op.Response, tex); err != nil {
 			b, _ := r.j.SchemaBasis(op.Response)
-			if !r.declaredOtherwise(b.Assumed) {
+			if b = r.basisFor(checkShape, st, b); !r.declaredOtherwise(b.Assumed) {
 				return r.finding(checkShape, st, b, fmt.Sprintf("the %s answer breaks the %s schema: %v", st.Op, op.Response, err),
 					"the "+op.Response+" schema", firstLine(tex.Response), "the request succeeds"), true
 			}
@@ -145,17 +150,15 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		}
 	}
 	// Read-back and computed fields: this answer, and every later read of the role.
-	expect := st.Expect
-	if role != "" && st.Save == "" && op.Response != "" && !strings.HasSuffix(op.Response, "_list") {
-		expect = mergeExpect(target.expect[role], st.Expect)
-	}
+	expect := expectationsOf(st, op, target)
 	for _, e := range expect {
 		got, ok := lookup(doc, e.Path)
 		if !matches(e.Value, got, ok) {
-			if r.declaredOtherwise(e.Basis.Assumed) {
+			b := r.fieldBasis(e.Basis, op, e.Path)
+			if r.declaredOtherwise(b.Assumed) {
 				continue
 			}
-			return r.finding(e.Check, st, e.Basis, fmt.Sprintf("%s of the %s is %s, want %s", e.Path, roleOr(role, st.Op), renderOK(got, ok), render(e.Value)),
+			return r.finding(e.Check, st, b, fmt.Sprintf("%s of the %s is %s, want %s", e.Path, roleOr(role, st.Op), renderOK(got, ok), render(e.Value)),
 				e.Path+" = "+render(e.Value), renderOK(got, ok), fieldAssert(e.Path, e.Value)), true
 		}
 	}
@@ -180,6 +183,19 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		target.expect[st.Save] = mergeExpect(target.expect[st.Save], st.Expect)
 	}
 	return nil, true
+}
+
+// expectationsOf are the fields the answer to st must show: the step's,
+// and on a read of a role every field sent to it before.
+func expectationsOf(st Step, op validate.Operation, target *side) []expectField {
+	role := st.Save
+	if role == "" {
+		role = st.Of
+	}
+	if role != "" && st.Save == "" && op.Response != "" && !strings.HasSuffix(op.Response, "_list") {
+		return mergeExpect(target.expect[role], st.Expect)
+	}
+	return st.Expect
 }
 
 // mergeExpect overrides expectations by path.
@@ -253,4 +269,14 @@ func (r *runner) secretsIn(st Step, tex Exchange, secrets []string) *Finding {
 			hit+" absent", "present", fmt.Sprintf(`the response field %q is absent`, hit))
 	}
 	return nil
+}
+
+// validateAnswer validates an answer against a schema's normative facts,
+// from the document send decoded once; an answer that is not JSON is
+// validated from its text, which reports it malformed.
+func (r *runner) validateAnswer(schema string, ex Exchange) error {
+	if ex.doc == nil {
+		return r.j.ValidateNormative(schema, []byte(ex.Response))
+	}
+	return r.j.ValidateNormativeValue(schema, ex.doc)
 }

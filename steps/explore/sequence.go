@@ -169,6 +169,10 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	if probe != nil {
 		exs = []Exchange{*probe, tex}
 	}
+	if r.judged != nil {
+		op, _ := r.v.Operation(st.Op)
+		r.judged(st, expectationsOf(st, op, target), tex, mex)
+	}
 	f, ok := r.judge(st, tex, mex, target, model, *secrets)
 	if f != nil || !ok {
 		return f, exs, ok, nil

@@ -59,9 +59,9 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 			}
 			return r.finding(checkAllowed, st, assumed("reference_rules"), fmt.Sprintf("GET %s was refused with %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
 		}
-		if err := r.j.ValidateNormative(op.Response, []byte(ex.Response)); err != nil {
+		if err := r.validateAnswer(op.Response, ex); err != nil {
 			b, _ := r.j.SchemaBasis(op.Response)
-			if !r.declaredOtherwise(b.Assumed) {
+			if b = r.basisFor(checkShape, st, b); !r.declaredOtherwise(b.Assumed) {
 				return r.finding(checkShape, st, b, fmt.Sprintf("the page of %s breaks the %s schema: %v", st.Op, op.Response, err), op.Response, firstLine(ex.Response), "the request succeeds"), exs, nil
 			}
 		}
