@@ -20,6 +20,8 @@ type LimitCoverage struct {
 
 // cover counts a request in the coverage tables.
 func (r *runner) cover(st Step, status int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	c := r.coverage[st.Op]
 	if c == nil {
 		c = &OpCoverage{Op: st.Op}
