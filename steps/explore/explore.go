@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,8 +83,11 @@ type Result struct {
 	Sequences int
 	Duration  time.Duration
 	Findings  []Finding
-	Coverage  []OpCoverage
-	Limits    []LimitCoverage
+	// Coverage is every operation the explorer can reach with the
+	// target's answers; Schemas every request schema (and the list query)
+	// with the leaves sent and the keyword boundaries reached.
+	Coverage []report.ExploredOp
+	Schemas  []report.ExploredSchema
 }
 
 // Failed reports whether any finding is a FAIL (WARN too under strict).
@@ -105,20 +109,6 @@ func (r Result) Count(o report.Outcome) int {
 		}
 	}
 	return n
-}
-
-// OpCoverage is one operation's requests: accepted (2xx), refused (4xx)
-// and answered 5xx by the target.
-type OpCoverage struct {
-	Op                         string
-	Accepted, Refused, Errored int
-}
-
-// LimitCoverage is one limit of the contract: requests sent at it (the
-// largest allowed value) and over it.
-type LimitCoverage struct {
-	Limit    string
-	At, Over int
 }
 
 // Finding is one failed check, shrunk.
@@ -209,8 +199,8 @@ type runner struct {
 	requests int
 	replays  int
 	hookBase string // the explorer's own webhook receiver, answering 200 to every delivery
-	coverage map[string]*OpCoverage
-	limits   map[string]*LimitCoverage
+	contract *contract
+	coverage *coverage
 	deadline time.Time
 }
 
@@ -251,8 +241,11 @@ func newRunner(opts Options) (*runner, error) {
 	if client == nil {
 		client = &http.Client{Timeout: 10 * time.Second}
 	}
-	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client,
-		coverage: map[string]*OpCoverage{}, limits: map[string]*LimitCoverage{}}
+	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client}
+	if r.contract, err = newContract(v, prof.ListMaxLimit); err != nil {
+		return nil, err
+	}
+	r.coverage = newCoverage(r.contract)
 	var patterns []string
 	for p := range strings.SplitSeq(opts.Ops, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -347,7 +340,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 		}
 	}
 	res.Requests, res.Duration = r.requests, time.Since(r.start)
-	res.Coverage, res.Limits = r.coverageRows()
+	res.Coverage, res.Schemas = r.coverageRows()
 	return res, nil
 }
 
@@ -633,7 +626,7 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 		return nil, nil, false, err
 	}
 	if count {
-		r.cover(st, tex.Status)
+		r.coverage.add(st, tex)
 	}
 	exs := []Exchange{tex}
 	if probe != nil {
@@ -663,63 +656,12 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	return nil, exs, true, nil
 }
 
-// cover counts a request in the coverage tables.
-func (r *runner) cover(st Step, status int) {
-	c := r.coverage[st.Op]
-	if c == nil {
-		c = &OpCoverage{Op: st.Op}
-		r.coverage[st.Op] = c
-	}
-	switch {
-	case status >= 500:
-		c.Errored++
-	case status >= 400:
-		c.Refused++
-	case status >= 200 && status < 300:
-		c.Accepted++
-	}
-	if st.Limit != "" {
-		l := r.limits[st.Limit]
-		if l == nil {
-			l = &LimitCoverage{Limit: st.Limit}
-			r.limits[st.Limit] = l
-		}
-		if st.Side == sideAt {
-			l.At++
-		} else if st.Side == sideOver {
-			l.Over++
-		}
-	}
-}
-
 // coverageRows renders the coverage tables in a stable order: every
 // operation the explorer can reach, in the operations table's order.
-func (r *runner) coverageRows() ([]OpCoverage, []LimitCoverage) {
-	var ops []OpCoverage
-	var reach []string
-	for _, a := range r.actions {
-		reach = append(reach, a.op)
-	}
-	for _, op := range r.v.Operations() {
-		c, ok := r.coverage[op.ID]
-		if !ok {
-			found := false
-			for _, x := range reach {
-				found = found || x == op.ID
-			}
-			if !found || !r.profile.Offers(op) {
-				continue
-			}
-			c = &OpCoverage{Op: op.ID}
-		}
-		ops = append(ops, *c)
-	}
-	var limits []LimitCoverage
-	for _, l := range r.limits {
-		limits = append(limits, *l)
-	}
-	sortLimits(limits)
-	return ops, limits
+func (r *runner) coverageRows() ([]report.ExploredOp, []report.ExploredSchema) {
+	return r.coverage.rows(r.v.Operations(), func(op validate.Operation) bool {
+		return r.profile.Offers(op) && slices.ContainsFunc(r.actions, func(a action) bool { return a.op == op.ID })
+	})
 }
 
 // startReceiver listens where the config's webhook receiver says (default

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -313,7 +312,7 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 		ex.Page = page > 0
 		exs = append(exs, ex)
 		if page == 0 {
-			r.cover(st, ex.Status)
+			r.coverage.add(st, ex)
 		}
 		if ex.Status >= 500 {
 			return r.finding(checkServerError, st, basisServerError, fmt.Sprintf("GET %s answered %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
@@ -539,10 +538,6 @@ func firstLine(s string) string {
 		s = s[:200] + "…"
 	}
 	return s
-}
-
-func sortLimits(ls []LimitCoverage) {
-	sort.Slice(ls, func(i, j int) bool { return ls[i].Limit < ls[j].Limit })
 }
 
 // refusalNames reports whether an error envelope's items name the field
