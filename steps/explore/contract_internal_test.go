@@ -59,7 +59,10 @@ func TestContractReadsKeywords(t *testing.T) {
 		{"file_create", "type", func(t *testing.T, s *shape) { assert.Contains(t, s.Enum, any("TAX_DOCUMENT")) }},
 		{"webhook_create", "enabled_events", func(t *testing.T, s *shape) { assert.NotNil(t, s.Items) }},
 		{"webhook_create", "tags", func(t *testing.T, s *shape) { assert.NotNil(t, s.Values) }},
-		{queryName, "limit", func(t *testing.T, s *shape) { assert.Equal(t, "1", s.Min.String()); assert.Equal(t, "100", s.Max.String()) }},
+		{queryName, "limit", func(t *testing.T, s *shape) {
+			assert.Equal(t, "1", s.Min.String())
+			assert.Equal(t, "100", s.Max.String())
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema+"/"+tt.path, func(t *testing.T) { tt.check(t, leafOf(t, c, tt.schema, tt.path)) })

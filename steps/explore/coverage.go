@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -162,4 +163,12 @@ func percent(n, of int) string {
 		return "100%"
 	}
 	return strconv.FormatFloat(100*float64(n)/float64(of), 'f', 1, 64) + "%"
+}
+
+// coverageRows renders the coverage tables in a stable order: every
+// operation the explorer can reach, in the operations table's order.
+func (r *runner) coverageRows() ([]report.ExploredOp, []report.ExploredSchema) {
+	return r.coverage.rows(r.v.Operations(), func(op validate.Operation) bool {
+		return r.profile.Offers(op) && slices.ContainsFunc(r.actions, func(a action) bool { return a.op == op.ID })
+	})
 }
