@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 // The request side of the contract, read from the compiled schemas: every
@@ -38,7 +39,21 @@ type shape struct {
 	Min, Max             *big.Int
 	Pattern              string
 	Format               string
-	re                   *regexp.Regexp
+	// Examples are values the contract names for the leaf beyond its
+	// keywords: the values an if/then tests, the currency of the spec's
+	// examples. They are drawn first.
+	Examples []any
+	// Conds are the object's if/then keywords: a property's value that
+	// makes others required.
+	Conds []cond
+	re    *regexp.Regexp
+}
+
+// cond is one if/then: when property Prop holds Value, Required are required.
+type cond struct {
+	Prop     string
+	Value    any
+	Required []string
 }
 
 // isLeaf reports whether the shape is a value position of its own: a
@@ -83,11 +98,14 @@ func (s *shape) leaves() []*shape {
 // contract is every request schema of the operations table as shapes, and
 // the list query.
 type contract struct {
-	schemas map[string]*shape // request schema name → root
-	names   []string          // sorted
-	query   *shape            // the list operations' query parameters as an object
-	ops     map[string]string // operation id → request schema name ("" for none)
-	lists   map[string]bool   // operation ids that take the list query
+	v        *validate.Validator
+	basis    map[string]judging.Basis // operation id → the basis of its request schema's refusals
+	defaults judging.Profile          // the contract's default choices
+	schemas  map[string]*shape        // request schema name → root
+	names    []string                 // sorted
+	query    *shape                   // the list operations' query parameters as an object
+	ops      map[string]string        // operation id → request schema name ("" for none)
+	lists    map[string]bool          // operation ids that take the list query
 }
 
 // queryName is the coverage table's name of the list query.
@@ -96,8 +114,9 @@ const queryName = "list query"
 // newContract reads the request schemas of every operation of v's table.
 // listMax is the largest list page size the target's profile declares
 // (0: none stated).
-func newContract(v *validate.Validator, listMax int) (*contract, error) {
-	c := &contract{schemas: map[string]*shape{}, ops: map[string]string{}, lists: map[string]bool{}}
+func newContract(j *judging.Judge, listMax int) (*contract, error) {
+	v := j.Validator()
+	c := &contract{v: v, basis: map[string]judging.Basis{}, defaults: j.DefaultProfile(), schemas: map[string]*shape{}, ops: map[string]string{}, lists: map[string]bool{}}
 	rd := &schemaReader{v: v, files: map[string]map[string]any{}}
 	for _, op := range v.Operations() {
 		if op.Method == "GET" && strings.HasSuffix(op.Response, "_list") {
@@ -107,6 +126,11 @@ func newContract(v *validate.Validator, listMax int) (*contract, error) {
 			continue
 		}
 		c.ops[op.ID] = op.Request
+		b := judging.Basis{Clauses: op.Clauses}
+		if sb, ok := j.SchemaBasis(op.Request); ok {
+			b = sb
+		}
+		c.basis[op.ID] = b
 		if _, ok := c.schemas[op.Request]; ok {
 			continue
 		}
@@ -147,6 +171,47 @@ func newContract(v *validate.Validator, listMax int) (*contract, error) {
 	}
 	c.query = q
 	return c, nil
+}
+
+// leaf is the leaf at path of op's request schema (nil if none).
+func (c *contract) leaf(op, path string) *shape {
+	s := c.schemas[c.ops[op]]
+	if s == nil {
+		return nil
+	}
+	for _, n := range s.nodes() {
+		if n.Path == path {
+			return n
+		}
+	}
+	return nil
+}
+
+// atLimit names the leaves doc sends at their maxLength (the largest
+// value allowed): a refusal naming one of them breaks §8.
+func (c *contract) atLimit(op string, doc map[string]any) []string {
+	var out []string
+	var walk func(s *shape, v any)
+	walk = func(s *shape, v any) {
+		if s == nil {
+			return
+		}
+		if str, ok := v.(string); ok && s.MaxLength >= 0 && utf8.RuneCountInString(str) == s.MaxLength && s.Name != "" && s.Name != "*" {
+			out = append(out, s.Name)
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for _, p := range s.Props {
+				walk(p, x[p.Name])
+			}
+		case []any:
+			for _, e := range x {
+				walk(s.Items, e)
+			}
+		}
+	}
+	walk(c.schemas[c.ops[op]], doc)
+	return out
 }
 
 // schemaReader inlines $ref across the schema files.
@@ -245,6 +310,14 @@ func (rd *schemaReader) inline(file string, n map[string]any, depth int) (map[st
 			} else {
 				own[k] = v
 			}
+		case "if", "then":
+			if m, ok := v.(map[string]any); ok {
+				x, err := rd.inline(file, m, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				own[k] = x
+			}
 		case "anyOf", "oneOf", "allOf":
 			var alts []any
 			for _, a := range v.([]any) {
@@ -259,12 +332,27 @@ func (rd *schemaReader) inline(file string, n map[string]any, depth int) (map[st
 			own[k] = v
 		}
 	}
+	var conds []any
+	if _, ok := own["if"]; ok {
+		conds = append(conds, map[string]any{"if": own["if"], "then": own["then"]})
+		delete(own, "if")
+		delete(own, "then")
+	}
 	out = mergeRaw(out, own)
 	if all, ok := out["allOf"].([]any); ok {
 		delete(out, "allOf")
 		for _, a := range all {
-			out = mergeRaw(out, a.(map[string]any))
+			am := a.(map[string]any)
+			if _, ok := am["if"]; ok {
+				conds = append(conds, am)
+				continue
+			}
+			out = mergeRaw(out, am)
 		}
+	}
+	if len(conds) > 0 {
+		old, _ := out["x-conds"].([]any)
+		out["x-conds"] = append(slices.Clone(old), conds...)
 	}
 	return out, nil
 }
@@ -431,6 +519,20 @@ func buildShape(n map[string]any, path, name string) (*shape, error) {
 			req[x.(string)] = true
 		}
 	}
+	for _, c := range asList(n["x-conds"]) {
+		cm, _ := c.(map[string]any)
+		ifProps, _ := digRaw(cm, "if", "properties").(map[string]any)
+		req := asList(digRaw(cm, "then", "required"))
+		for name, p := range ifProps {
+			if v, ok := p.(map[string]any)["const"]; ok && len(req) > 0 {
+				cd := cond{Prop: name, Value: v}
+				for _, r := range req {
+					cd.Required = append(cd.Required, r.(string))
+				}
+				s.Conds = append(s.Conds, cd)
+			}
+		}
+	}
 	if props, ok := n["properties"].(map[string]any); ok {
 		names := make([]string, 0, len(props))
 		for k := range props {
@@ -447,7 +549,15 @@ func buildShape(n map[string]any, path, name string) (*shape, error) {
 				return nil, err
 			}
 			p.Required = req[k]
+			if k == "currency" && p.re != nil && p.re.MatchString("USD") {
+				p.Examples = append(p.Examples, "USD") // the spec's examples' currency: a schema cannot list ISO 4217
+			}
 			s.Props = append(s.Props, p)
+		}
+		for _, cd := range s.Conds {
+			if p := s.prop(cd.Prop); p != nil {
+				p.Examples = append(p.Examples, cd.Value)
+			}
 		}
 		if len(s.Types) == 0 {
 			s.Types = []string{"object"}
@@ -469,6 +579,8 @@ func buildShape(n map[string]any, path, name string) (*shape, error) {
 	}
 	return s, nil
 }
+
+func asList(v any) []any { l, _ := v.([]any); return l }
 
 func joinPath(path, name string) string {
 	if path == "" {

@@ -8,14 +8,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
 )
 
 func testContract(t *testing.T) *contract {
 	t.Helper()
-	v, err := validate.Default()
+	j, err := judging.Default()
 	require.NoError(t, err)
-	c, err := newContract(v, 100)
+	c, err := newContract(j, 100)
 	require.NoError(t, err)
 	return c
 }

@@ -240,7 +240,7 @@ func newRunner(opts Options) (*runner, error) {
 		client = &http.Client{Timeout: 10 * time.Second}
 	}
 	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client}
-	if r.contract, err = newContract(v, prof.ListMaxLimit); err != nil {
+	if r.contract, err = newContract(j, prof.ListMaxLimit); err != nil {
 		return nil, err
 	}
 	r.coverage = newCoverage(r.contract)

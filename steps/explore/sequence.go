@@ -36,7 +36,7 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, count bool
 		r.replays++
 		tag += fmt.Sprintf("-r%d", r.replays)
 	}
-	g := &generator{c: c, seq: tag, profile: r.profile, offers: r.offers,
+	g := &generator{c: c, con: r.contract, seq: tag, profile: r.profile, offers: r.offers,
 		roles: map[string][]string{}, auths: map[string]*authState{}, amounts: map[string]*amountState{}, deleted: map[string]bool{}, linkFile: map[string]string{}, linkType: map[string]string{}, enrolled: map[string]bool{}}
 	g.hookBase = r.hookBase
 	g.declineTrigger, _ = r.profile.DeclineTrigger()
