@@ -129,7 +129,7 @@ func ExploreCatalog() []Fault {
 				}
 				return len(emb) > 0
 			}, "webhooks.list", "files.list", "balance_transfers.list")},
-		{Name: "offset-ignored", Capability: "lists", Expect: fail, Tags: "@lists",
+		{Name: "enrollment-offset-ignored", Capability: "lists", Expect: fail, Tags: "@lists",
 			Breaks: "§2.12 offset skips items (every page repeats the first)",
 			wrap: func(next http.Handler, _ faultDeps) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -93,8 +93,11 @@ type Result struct {
 	Sequences int
 	Duration  time.Duration
 	Findings  []Finding
-	Coverage  []OpCoverage
-	Limits    []LimitCoverage
+	// Coverage is every operation the explorer can reach with the
+	// target's answers; Schemas every request schema (and the list query)
+	// with the leaves sent and the keyword boundaries reached.
+	Coverage []report.ExploredOp
+	Schemas  []report.ExploredSchema
 }
 
 // Failed reports whether any finding is a FAIL (WARN too under strict).
@@ -215,19 +218,19 @@ type runner struct {
 	client   *http.Client
 	start    time.Time
 	requests atomic.Int64 // sent to the target, shrinking included
-	mu       sync.Mutex   // guards coverage and limits
+	mu       sync.Mutex   // guards merchWrites
 	hookBase string       // the explorer's own webhook receiver, answering 200 to every delivery
-	coverage map[string]*OpCoverage
-	limits   map[string]*LimitCoverage
+	contract *contract
+	coverage *coverage
 	deadline time.Time
 	// The target's state sequences share: list walks and the writes that
 	// could change a list take turns (phases); the merchants' Level 2/3
-	// processing is changed under merch, and flags is what the target
-	// last accepted, by fixture key.
-	phases phases
-	merch  sync.RWMutex
-	flags  map[string]bool
-	shapes shapes // which fields the normative schemas show
+	// processing is changed under merch, and merchWrites counts the
+	// updates sent to each merchant, by fixture key.
+	phases      phases
+	merch       sync.RWMutex
+	merchWrites map[string]int
+	shapes      shapes // which fields the normative schemas show
 	// judged, when set (a test), sees every step judged with both answers.
 	judged func(st Step, expect []expectField, target, model Exchange)
 }
@@ -275,8 +278,11 @@ func newRunner(opts Options) (*runner, error) {
 		tr.MaxIdleConnsPerHost = opts.Workers
 		client = &http.Client{Timeout: 10 * time.Second, Transport: tr}
 	}
-	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client,
-		coverage: map[string]*OpCoverage{}, limits: map[string]*LimitCoverage{}, flags: map[string]bool{}}
+	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client, merchWrites: map[string]int{}}
+	if r.contract, err = newContract(j, prof.ListMaxLimit); err != nil {
+		return nil, err
+	}
+	r.coverage = newCoverage(r.contract)
 	var patterns []string
 	for p := range strings.SplitSeq(opts.Ops, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -356,7 +362,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	wg.Wait()
 	res := Result{Seed: r.opts.Seed, RunID: r.opts.RunID, Sequences: x.next, Findings: x.kept(r.opts.FirstFinding)}
 	res.Requests, res.Duration = int(r.requests.Load()), time.Since(r.start)
-	res.Coverage, res.Limits = r.coverageRows()
+	res.Coverage, res.Schemas = r.coverageRows()
 	return res, x.err
 }
 

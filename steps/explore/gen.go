@@ -13,8 +13,9 @@ import (
 // answered) and what each holds.
 type generator struct {
 	c        *choices
-	hookBase string // where webhooks point
-	seq      string // sequence tag: idempotency ids and names unique per run and sequence
+	con      *contract // the request schemas values are drawn from
+	hookBase string    // where webhooks point
+	seq      string    // sequence tag: idempotency ids and names unique per run and sequence
 	profile  judging.Profile
 	offers   func(op string) bool
 
@@ -30,11 +31,20 @@ type generator struct {
 	updated  string            // the role an update changed: read it next
 	enrolled map[string]bool   // schedules the merchant is enrolled in
 	n        int               // idempotency ids drawn
+	// pendingAuth and pendingCapture are what the last authorization or
+	// capture drawn holds, kept when the model accepts it.
+	pendingAuth    *authState
+	pendingCapture int64
+	// secrets are the security codes the sequence sent: no other value
+	// drawn equals one, so one found in an answer is the code.
+	secrets []string
 }
 
 type authState struct {
 	amount, captured int64
 	captures         int
+	plain            bool           // for the merchant not enabled for Level 2/3 data
+	data             map[string]any // its additional_purchase_data
 }
 
 type amountState struct {
@@ -116,7 +126,11 @@ func (g *generator) observe(st Step, ok bool) {
 		g.roles[kind] = append(g.roles[kind], st.Save)
 		switch kind {
 		case "authorization":
-			g.auths[st.Save] = &authState{amount: intField(st.Body, "amount")}
+			if g.pendingAuth != nil {
+				g.auths[st.Save] = g.pendingAuth
+			} else {
+				g.auths[st.Save] = &authState{}
+			}
 		case "amount":
 			sched := st.Of
 			if prev, ok := g.amounts[st.Of]; ok {
@@ -132,7 +146,7 @@ func (g *generator) observe(st Step, ok bool) {
 	case "authorizations.capture":
 		if a := g.auths[st.Of]; a != nil {
 			a.captures++
-			a.captured += intField(st.Body, "capture_amount")
+			a.captured += g.pendingCapture
 		}
 	case "subscription_enrollments.delete":
 		g.deleted[st.Of] = true
@@ -253,33 +267,6 @@ func fixtureOfMerchant(role string) string {
 		return "plain_merchant"
 	}
 	return "merchant"
-}
-
-// tags draws a tags object: absent, empty, or one entry (ASCII or multi-byte).
-func (g *generator) tags(fields *[]string, expect *[]expectField, basis judging.Basis) {
-	switch g.c.draw(4) {
-	case 1:
-		*fields = append(*fields, `"tags":{}`)
-	case 2, 3:
-		v := g.text(1+g.c.draw(12), g.c.draw(2) == 1)
-		*fields = append(*fields, `"tags":{"explore":`+quote(v)+`}`)
-		*expect = append(*expect, expectField{Path: "tags.explore", Value: v, Check: checkReadBack, Basis: basis})
-	}
-}
-
-// object renders fields as a JSON object.
-func object(fields []string) string { return "{" + strings.Join(fields, ",") + "}" }
-
-// intField reads a top-level integer field back from a body the generator wrote.
-func intField(body, name string) int64 {
-	var n int64
-	key := `"` + name + `":`
-	i := strings.Index(body, key)
-	if i < 0 {
-		return 0
-	}
-	fmt.Sscan(strings.TrimLeft(body[i+len(key):], " "), &n)
-	return n
 }
 
 // basisOf builds a basis of clauses.

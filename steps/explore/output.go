@@ -197,7 +197,8 @@ func (res Result) Scenarios() []report.Scenario {
 }
 
 // Notes summarize the exploration for a results file: requests, coverage
-// totals and every limit with the sides it was sent at.
+// totals, then each operation's answers and each request schema's leaves
+// sent and boundaries reached, with what was not reached.
 func (res Result) Notes() []string {
 	with2xx, with4xx := 0, 0
 	for _, c := range res.Coverage {
@@ -208,19 +209,19 @@ func (res Result) Notes() []string {
 			with4xx++
 		}
 	}
-	both := 0
-	for _, l := range res.Limits {
-		if l.At > 0 && l.Over > 0 {
-			both++
-		}
-	}
-	notes := []string{fmt.Sprintf("explore: seed %d, %d sequences, %d requests in %s; %d operations: %d with a 2xx, %d with a 4xx; %d limits, %d on both sides",
-		res.Seed, res.Sequences, res.Requests, res.Duration.Round(1e6), len(res.Coverage), with2xx, with4xx, len(res.Limits), both)}
+	t := report.ExploredTotals(res.Schemas)
+	notes := []string{fmt.Sprintf("explore: seed %d, %d sequences, %d requests in %s; %d operations: %d with a 2xx, %d with a 4xx; request schemas: %d/%d leaves sent, %d/%d boundaries reached (%s)",
+		res.Seed, res.Sequences, res.Requests, res.Duration.Round(1e6), len(res.Coverage), with2xx, with4xx,
+		t.LeavesSent, t.Leaves, t.BoundariesReached, t.Boundaries, percent(t.BoundariesReached, t.Boundaries))}
 	for _, c := range res.Coverage {
-		notes = append(notes, fmt.Sprintf("explore coverage %s: %d accepted, %d refused, %d 5xx", c.Op, c.Accepted, c.Refused, c.Errored))
+		notes = append(notes, fmt.Sprintf("explore coverage %s: %d accepted, %d refused, %d 5xx", c.ID, c.Accepted, c.Refused, c.Errored))
 	}
-	for _, l := range res.Limits {
-		notes = append(notes, fmt.Sprintf("explore limit %s: %d at, %d over", l.Limit, l.At, l.Over))
+	for _, s := range res.Schemas {
+		n := fmt.Sprintf("explore schema %s: %d/%d leaves sent, %d/%d boundaries reached", s.Schema, s.LeavesSent, s.Leaves, s.BoundariesReached, s.Boundaries)
+		if len(s.Missed) > 0 {
+			n += "; not reached: " + strings.Join(s.Missed, "; ")
+		}
+		notes = append(notes, n)
 	}
 	return notes
 }
@@ -230,9 +231,9 @@ func (res Result) Notes() []string {
 func (res Result) AddTo(run *report.Run) {
 	run.Scenarios = append(run.Scenarios, res.Scenarios()...)
 	for _, c := range res.Coverage {
-		i := slices.IndexFunc(run.Operations, func(o report.Operation) bool { return o.ID == c.Op })
+		i := slices.IndexFunc(run.Operations, func(o report.Operation) bool { return o.ID == c.ID })
 		if i < 0 {
-			run.Operations = append(run.Operations, report.Operation{ID: c.Op})
+			run.Operations = append(run.Operations, report.Operation{ID: c.ID})
 			i = len(run.Operations) - 1
 		}
 		run.Operations[i].Successes += c.Accepted
@@ -240,12 +241,8 @@ func (res Result) AddTo(run *report.Run) {
 	}
 	run.Notes = append(run.Notes, res.Notes()[0])
 	x := &report.Exploration{Seed: res.Seed, RunID: res.RunID, Sequences: res.Sequences, Requests: res.Requests, Duration: report.MillisOf(res.Duration)}
-	for _, c := range res.Coverage {
-		x.Operations = append(x.Operations, report.ExploredOp{ID: c.Op, Accepted: c.Accepted, Refused: c.Refused, Errored: c.Errored})
-	}
-	for _, l := range res.Limits {
-		x.Limits = append(x.Limits, report.ExploredLimit{Limit: l.Limit, At: l.At, Over: l.Over})
-	}
+	x.Operations = slices.Clone(res.Coverage)
+	x.Schemas = slices.Clone(res.Schemas)
 	run.Exploration = x
 	run.Recount()
 }

@@ -37,7 +37,7 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 		ex.Page = page > 0
 		exs = append(exs, ex)
 		if page == 0 {
-			r.cover(st, ex.Status)
+			r.coverage.add(st, ex)
 		}
 		if ex.Status >= 500 {
 			return r.finding(checkServerError, st, basisServerError, fmt.Sprintf("GET %s answered %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil

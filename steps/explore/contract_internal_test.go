@@ -1,0 +1,114 @@
+package explore
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/validate/judging"
+)
+
+func testContract(t *testing.T) *contract {
+	t.Helper()
+	j, err := judging.Default()
+	require.NoError(t, err)
+	c, err := newContract(j, 100)
+	require.NoError(t, err)
+	return c
+}
+
+// leafOf finds a leaf of a request schema by path.
+func leafOf(t *testing.T, c *contract, schema, path string) *shape {
+	t.Helper()
+	s := c.schemas[schema]
+	if schema == queryName {
+		s = c.query
+	}
+	require.NotNil(t, s, schema)
+	for _, l := range s.leaves() {
+		if l.Path == path {
+			return l
+		}
+	}
+	t.Fatalf("%s has no leaf %s", schema, path)
+	return nil
+}
+
+// TestContractReadsKeywords: the leaves carry the keywords of the schemas,
+// $ref and the create variant's narrower bounds merged in.
+func TestContractReadsKeywords(t *testing.T) {
+	c := testContract(t)
+	tests := []struct {
+		schema, path string
+		check        func(t *testing.T, s *shape)
+	}{
+		{"payment_instrument_create", "address.line1", func(t *testing.T, s *shape) { assert.Equal(t, 35, s.MaxLength) }},
+		{"payment_instrument_create", "address.line2", func(t *testing.T, s *shape) { assert.True(t, s.Nullable) }},
+		{"authorization_create", "additional_purchase_data.item_data[].item_description", func(t *testing.T, s *shape) {
+			assert.Equal(t, 25, s.MaxLength, "the create variant narrows the shared item_description")
+			assert.True(t, s.Required)
+		}},
+		{"authorization_capture", "additional_purchase_data.item_data[].item_description", func(t *testing.T, s *shape) { assert.Equal(t, 26, s.MaxLength) }},
+		{"authorization_create", "additional_purchase_data.item_data[].quantity", func(t *testing.T, s *shape) { assert.Equal(t, "1", s.Min.String()) }},
+		{"authorization_create", "amount", func(t *testing.T, s *shape) { assert.Equal(t, "9223372036854775807", s.Max.String()) }},
+		{"authorization_create", "additional_purchase_data.order_date.month", func(t *testing.T, s *shape) { assert.Equal(t, "12", s.Max.String()) }},
+		{"subscription_schedule_create", "period_offset.month", func(t *testing.T, s *shape) { assert.True(t, s.Nullable) }},
+		{"file_create", "type", func(t *testing.T, s *shape) { assert.Contains(t, s.Enum, any("TAX_DOCUMENT")) }},
+		{"webhook_create", "enabled_events", func(t *testing.T, s *shape) { assert.NotNil(t, s.Items) }},
+		{"webhook_create", "tags", func(t *testing.T, s *shape) { assert.NotNil(t, s.Values) }},
+		{queryName, "limit", func(t *testing.T, s *shape) {
+			assert.Equal(t, "1", s.Min.String())
+			assert.Equal(t, "100", s.Max.String())
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.schema+"/"+tt.path, func(t *testing.T) { tt.check(t, leafOf(t, c, tt.schema, tt.path)) })
+	}
+}
+
+// TestLeafHits: a value reaches the boundaries it sits on, and no other.
+func TestLeafHits(t *testing.T) {
+	c := testContract(t)
+	tests := []struct {
+		schema, path string
+		value        string // JSON
+		want         []string
+	}{
+		{"payment_instrument_create", "address.city", `"aaaaaaaaaaaaaaaaaaaa"`, []string{"maxLength 20: at"}},
+		{"payment_instrument_create", "address.city", `"ééééééééééééééééééé😀"`, []string{"maxLength 20: at, multi-byte"}},
+		{"payment_instrument_create", "address.city", `"aaaaaaaaaaaaaaaaaaaaa"`, []string{"maxLength 20: one past"}},
+		{"payment_instrument_create", "address.city", `"Paris"`, nil},
+		{"payment_instrument_create", "address.postal_code", `""`, []string{"minLength 1: one short"}},
+		{"payment_instrument_create", "expiration_month", `0`, []string{"minimum 1: one below"}},
+		{"payment_instrument_create", "expiration_month", `12`, []string{"maximum 12: at"}},
+		{"authorization_create", "amount", `9223372036854775808`, []string{"maximum 9223372036854775807: one past"}},
+		{"authorization_create", "currency", `"USD"`, []string{"pattern: match"}},
+		{"authorization_create", "currency", `"usd"`, []string{"pattern: miss"}},
+		{"file_create", "type", `"CAT"`, []string{"enum: outside"}},
+		{"payment_instrument_create", "address.line2", `null`, []string{"null"}},
+		{"webhook_create", "enabled_events", `[]`, []string{"items: 0"}},
+		{"webhook_create", "tags", `{"a":"b","c":"d"}`, []string{"entries: several"}},
+		{"subscription_enrollment_create", "started_at", `"2030-01-01T00:00:00Z"`, []string{"pattern: miss", "format date-time: valid"}},
+		{"merchant_update", "level_two_level_three_data_enabled", `false`, []string{"false"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path+"="+tt.value, func(t *testing.T) {
+			var v any
+			require.NoError(t, decodeNumber([]byte(tt.value), &v))
+			got := leafOf(t, c, tt.schema, tt.path).hits(v)
+			assert.ElementsMatch(t, tt.want, got)
+			for _, h := range got {
+				assert.Contains(t, leafOf(t, c, tt.schema, tt.path).boundaries(), h, "a hit is a defined boundary")
+			}
+		})
+	}
+}
+
+func decodeNumber(data []byte, v *any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	return d.Decode(v)
+}
