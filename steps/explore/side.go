@@ -39,16 +39,8 @@ func newSide(do func(*http.Request) (*http.Response, error), base string, cfg st
 		ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, flags: map[string]bool{}, seen: map[string]int{}}
 }
 
-// fixtures are the side's {fixture:key} values, in the order of steps.Fixtures.
-func (s *side) fixtures() [][2]string {
-	f := s.cfg.Fixtures
-	return [][2]string{
-		{"buyer_identity", f.BuyerIdentity}, {"merchant", f.Merchant}, {"merchant_identity", f.MerchantIdentity},
-		{"plain_merchant", f.PlainMerchant}, {"plain_merchant_identity", f.PlainMerchantIdentity},
-		{"subscription_schedule", f.SubscriptionSchedule}, {"subscription_amount", f.SubscriptionAmount},
-		{"dispute", f.Dispute}, {"balance_transfer", f.BalanceTransfer},
-	}
-}
+// fixtures are the side's {fixture:key} values, from the suite's table.
+func (s *side) fixtures() [][2]string { return s.cfg.Fixtures.Placeholders() }
 
 // fixture is the side's value of one fixture key ("" if unset or unknown).
 func (s *side) fixture(key string) string {
