@@ -21,12 +21,13 @@ import (
 
 // exploreOptions holds the flags of conform explore.
 type exploreOptions struct {
-	run    runOptions
-	seed   uint64
-	budget int
-	time   time.Duration
-	ops    string
-	runID  string
+	run     runOptions
+	seed    uint64
+	budget  int
+	time    time.Duration
+	ops     string
+	runID   string
+	workers int
 }
 
 func newExploreCmd() *cobra.Command {
@@ -64,6 +65,7 @@ Exit codes as conform run: 0 no FAIL, 1 any FAIL (WARN too with --strict), 2 usa
 	f.DurationVar(&opts.time, "time", 0, "how long to explore (default 20s when no --budget)")
 	f.StringVar(&opts.runID, "run-id", "", "the run's tag in idempotency ids (printed): by default from --seed when one is given, so the same seed sends byte-identical requests, else from the clock; another one sends fresh idempotency ids to a target that keeps an earlier run's")
 	f.StringVar(&opts.ops, "ops", "", "operations to explore: comma-separated patterns of operation ids, e.g. 'authorizations.*'")
+	f.IntVar(&opts.workers, "workers", 0, fmt.Sprintf("sequences run at once, each with its own model (default %d: 4 per processor, 16 to 64)", explore.DefaultWorkers()))
 	return cmd
 }
 
@@ -111,7 +113,7 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		seed = clockSeed()
 	}
 	res, err := explore.Run(ctx, explore.Options{Target: cfg, Model: referenceModel, Seed: seed, Budget: opts.budget, Time: opts.time,
-		Ops: opts.ops, Strict: strict, RunID: runID, Log: opts.run.errOut})
+		Ops: opts.ops, Strict: strict, RunID: runID, Workers: opts.workers, Log: opts.run.errOut})
 	if errors.Is(err, explore.ErrOptions) {
 		return usageError(fmt.Errorf("explore: %w", err))
 	}

@@ -227,7 +227,7 @@ type runner struct {
 	// could change a list take turns (phases); the merchants' Level 2/3
 	// processing is changed under merch, and merchWrites counts the
 	// updates sent to each merchant, by fixture key.
-	phases      phases
+	phases      kindPhases
 	merch       sync.RWMutex
 	merchWrites map[string]int
 	shapes      shapes // which fields the normative schemas show

@@ -169,8 +169,7 @@ func (r *runner) syncMerchants(ctx context.Context, target, model *side) ([]Exch
 func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets *[]string, count bool) (*Finding, []Exchange, bool, error) {
 	*secrets = append(*secrets, st.Secrets...)
 	if st.Walk != nil {
-		r.phases.enter(phaseList)
-		defer r.phases.leave(phaseList)
+		defer r.phases.enter(phaseList, listKind(st.Path))()
 		f, exs, err := r.walk(ctx, st, target, *secrets)
 		return f, exs, true, err
 	}
@@ -178,11 +177,9 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	probing := st.Refuse && st.Save != "" && listPath != ""
 	switch {
 	case probing:
-		r.phases.enter(phaseList)
-		defer r.phases.leave(phaseList)
+		defer r.phases.enter(phaseList, listKind(listPath))()
 	case st.Method != "GET":
-		r.phases.enter(phaseWrite)
-		defer r.phases.leave(phaseWrite)
+		defer r.phases.enter(phaseWrite, writeKinds(st)...)()
 	}
 	var exs []Exchange
 	if merchantBound(st) {
