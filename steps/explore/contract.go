@@ -49,11 +49,13 @@ type shape struct {
 	re    *regexp.Regexp
 }
 
-// cond is one if/then: when property Prop holds Value, Required are required.
+// cond is one if/then: when property Prop holds Value, Required are
+// required, and Nested the named properties' own required members.
 type cond struct {
 	Prop     string
 	Value    any
 	Required []string
+	Nested   map[string][]string
 }
 
 // isLeaf reports whether the shape is a value position of its own: a
@@ -525,9 +527,16 @@ func buildShape(n map[string]any, path, name string) (*shape, error) {
 		req := asList(digRaw(cm, "then", "required"))
 		for name, p := range ifProps {
 			if v, ok := p.(map[string]any)["const"]; ok && len(req) > 0 {
-				cd := cond{Prop: name, Value: v}
+				cd := cond{Prop: name, Value: v, Nested: map[string][]string{}}
 				for _, r := range req {
 					cd.Required = append(cd.Required, r.(string))
+				}
+				thenProps, _ := digRaw(cm, "then", "properties").(map[string]any)
+				for pn, pv := range thenProps {
+					for _, r := range asList(digRaw(pv, "required")) {
+						cd.Nested[pn] = append(cd.Nested[pn], r.(string))
+					}
+					slices.Sort(cd.Nested[pn])
 				}
 				s.Conds = append(s.Conds, cd)
 			}

@@ -119,8 +119,20 @@ func validNumbers(s *shape) []any {
 // from the lower bound.
 func (g *generator) drawNumber(s *shape) json.Number {
 	vals := validNumbers(s)
-	if g.c.draw(2) == 1 {
+	switch g.c.draw(3) {
+	case 1:
 		vals = vals[:min(len(vals), 5)] // the plain value and the bounds
+	case 2:
+		lo, hi := numberRange(s)
+		var edges []any
+		for _, e := range edgeNumbers[6:] { // from 2^15 up: storage edges
+			if e.Cmp(lo) > 0 && e.Cmp(hi) < 0 {
+				edges = append(edges, num(e))
+			}
+		}
+		if len(edges) > 0 {
+			vals = edges
+		}
 	}
 	if i := g.c.draw(len(vals) + 1); i < len(vals) {
 		return vals[i].(json.Number)
@@ -417,9 +429,17 @@ func (g *generator) drawNode(s *shape, fixes map[string]func() any) any {
 	for _, c := range s.Conds {
 		if v, ok := obj[c.Prop]; ok && sameJSON(v, c.Value) {
 			for _, name := range c.Required {
+				p := s.prop(name)
+				if p == nil {
+					continue
+				}
 				if _, ok := obj[name]; !ok {
-					if p := s.prop(name); p != nil {
-						obj[name] = g.drawNode(p, fixes)
+					obj[name] = g.drawNode(p, fixes)
+				}
+				inner, _ := obj[name].(map[string]any)
+				for _, n := range c.Nested[name] {
+					if _, ok := inner[n]; !ok && inner != nil && p.prop(n) != nil {
+						inner[n] = g.drawNode(p.prop(n), fixes)
 					}
 				}
 			}
@@ -457,8 +477,14 @@ type drafted struct {
 	err     error  // the validator's verdict: nil, or why the body is refused
 }
 
-// mutationShare is the percentage of bodies with one leaf mutated.
-const mutationShare = 30
+// mutationShare is the percentage of bodies with one leaf mutated;
+// probeShare the percentage of body actions that first send a probe, the
+// same action's body with one leaf mutated, refused by its schema (it
+// costs a request, not the sequence's depth).
+const (
+	mutationShare = 20
+	probeShare    = 35
+)
 
 // body draws a body of op's request schema: mostly valid over every leaf,
 // sometimes with one leaf mutated. fixes hold the values an action
@@ -471,7 +497,11 @@ func (g *generator) body(op string, fixes map[string]func() any, keep ...string)
 		return d
 	}
 	d.doc, _ = g.drawNode(s, fixes).(map[string]any)
-	if g.c.draw(100) < mutationShare {
+	share := mutationShare
+	if op == "authorizations.capture" {
+		share = 2 * mutationShare // the last step of an authorization's life: depth lost is little
+	}
+	if g.force || g.c.draw(100) >= 100-share { // 0, the simplest draw, mutates nothing
 		// A leaf with boundaries most often, any node (parents too) otherwise.
 		var cands, bounded []*shape
 		for _, n := range s.nodes() {
@@ -491,6 +521,7 @@ func (g *generator) body(op string, fixes map[string]func() any, keep ...string)
 	}
 	g.scrub(d.doc)
 	d.err = g.con.check(op, s, d.doc)
+	g.lastErr = d.err
 	return d
 }
 

@@ -38,6 +38,10 @@ type generator struct {
 	// secrets are the security codes the sequence sent: no other value
 	// drawn equals one, so one found in an answer is the code.
 	secrets []string
+	// force mutates every body drawn (a probe); lastErr is the validator's
+	// verdict on the last body drawn.
+	force   bool
+	lastErr error
 }
 
 type authState struct {
@@ -63,7 +67,9 @@ type action struct {
 // weight favours the resource graph of payments over reads of fixtures.
 func weight(op string) int {
 	switch op {
-	case "payment_instruments.create", "authorizations.create", "authorizations.capture", "transfers.create":
+	case "authorizations.capture":
+		return 12 // most draws make the authorization it needs first
+	case "payment_instruments.create", "authorizations.create", "transfers.create":
 		return 6
 	case "subscription_enrollments.create", "subscription_schedules.create", "files.external_links.create", "files.external_links.get":
 		return 5
@@ -201,7 +207,7 @@ func (g *generator) next(actions []action) []Step {
 	// authorization authorizes; one with no card makes a card).
 	for range 4 {
 		if a.ready(g) {
-			return []Step{a.make(g)}
+			return g.withProbe(a)
 		}
 		need, ok := prerequisite[a.op]
 		if !ok {
@@ -219,6 +225,23 @@ func (g *generator) next(actions []action) []Step {
 		}
 	}
 	return nil
+}
+
+// withProbe makes one step of a, first (now and then, for an operation
+// with a JSON body) a probe: the same action's body with one leaf mutated,
+// kept only when its schema refuses it, so it changes nothing the
+// sequence goes on with.
+func (g *generator) withProbe(a action) []Step {
+	if g.con.ops[a.op] != "" && g.c.draw(100) >= 100-probeShare {
+		g.force = true
+		probe := a.make(g)
+		g.force = false
+		if g.lastErr != nil && probe.Refuse {
+			probe.Save = ""
+			return []Step{probe, a.make(g)}
+		}
+	}
+	return []Step{a.make(g)}
 }
 
 // prerequisite is the operation that makes what an operation needs.
