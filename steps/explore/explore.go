@@ -17,8 +17,12 @@ import (
 	"io"
 	"net/http"
 	"path"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/conform-kit/conform/steps"
@@ -58,14 +62,25 @@ type Options struct {
 	MaxSteps int
 	// ShrinkRuns bounds the replays spent shrinking one finding; default 300.
 	ShrinkRuns int
-	// FirstFinding stops the exploration at its first finding (a self-test).
+	// FirstFinding stops the exploration at its first finding (a self-test):
+	// no sequence starts after the first that fails, those running finish,
+	// and one finding is kept: the FAIL of the lowest sequence, else the
+	// WARN of the lowest.
 	FirstFinding bool
+	// Workers is the number of sequences run at once, each with its own
+	// model; default DefaultWorkers.
+	Workers int
 	// Log receives a line per finding as it is found (nil: none).
 	Log io.Writer
 }
 
 // DefaultTime is the exploration's length when no bound is given.
 const DefaultTime = 20 * time.Second
+
+// DefaultWorkers is the number of sequences run at once by default: 4 per
+// processor, at least 16 (a remote target's round trip, not the processor,
+// bounds a sequence) and at most 64.
+func DefaultWorkers() int { return min(max(4*runtime.GOMAXPROCS(0), 16), 64) }
 
 // ErrOptions reports unusable options.
 var ErrOptions = errors.New("explore: options")
@@ -129,12 +144,23 @@ type Finding struct {
 	// Gherkin is the shrunk sequence as a feature in the suite's step
 	// vocabulary; Curl a replay script.
 	Gherkin, Curl string
-	assert        string // the suite step that fails
+	// Ops are the operations the finding's cause failed on, Op's first.
+	Ops    []string
+	assert string // the suite step that fails
+	reason string // what failed, without the operation (Group)
 }
 
-// Key groups findings: the same check on the same basis for one operation.
+// Key is how a finding fails: the same check on the same basis for one
+// operation. A shrunk sequence keeps its key.
 func (f Finding) Key() string {
 	return f.Check + "|" + f.Op + "|" + string(f.Outcome) + "|" + f.Basis.Cites()
+}
+
+// Group is the finding's cause: the same check failing on the same basis
+// for the same reason, whatever the operation (a crash on multi-byte tags
+// on five operations is one finding listing the five).
+func (f Finding) Group() string {
+	return f.Check + "|" + string(f.Outcome) + "|" + f.Basis.Cites() + "|" + f.reason
 }
 
 // Clause is the finding's basis as a report cites it.
@@ -191,13 +217,20 @@ type runner struct {
 	actions  []action
 	client   *http.Client
 	start    time.Time
-	requests int
-	replays  int
-	hookBase string // the explorer's own webhook receiver, answering 200 to every delivery
-	contract *contract
-	coverage *coverage
+	requests atomic.Int64 // sent to the target, shrinking included
+	mu       sync.Mutex   // guards flags
+	hookBase string       // the explorer's own webhook receiver, answering 200 to every delivery
+	contract *contract    // the request schemas as leaves and boundaries
+	coverage *coverage    // what the requests reached (safe for concurrent use)
 	deadline time.Time
-	shapes   shapes // which fields the normative schemas show
+	// The target's state sequences share: list walks and the writes that
+	// could change a list take turns (phases); the merchants' Level 2/3
+	// processing is changed under merch, and flags is what the target
+	// last accepted, by fixture key.
+	phases phases
+	merch  sync.RWMutex
+	flags  map[string]bool
+	shapes shapes // which fields the normative schemas show
 	// judged, when set (a test), sees every step judged with both answers.
 	judged func(st Step, expect []expectField, target, model Exchange)
 }
@@ -209,8 +242,11 @@ func newRunner(opts Options) (*runner, error) {
 	if opts.Target.Target == "" {
 		return nil, fmt.Errorf("%w: a target URL is required", ErrOptions)
 	}
-	if opts.Budget < 0 || opts.Time < 0 {
-		return nil, fmt.Errorf("%w: budget and time must not be negative", ErrOptions)
+	if opts.Budget < 0 || opts.Time < 0 || opts.Workers < 0 {
+		return nil, fmt.Errorf("%w: budget, time and workers must not be negative", ErrOptions)
+	}
+	if opts.Workers == 0 {
+		opts.Workers = DefaultWorkers()
 	}
 	j, err := judging.Default()
 	if err != nil {
@@ -237,9 +273,12 @@ func newRunner(opts Options) (*runner, error) {
 	}
 	client := opts.Client
 	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
+		// One kept-alive connection per worker.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = opts.Workers
+		client = &http.Client{Timeout: 10 * time.Second, Transport: tr}
 	}
-	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client}
+	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client, flags: map[string]bool{}}
 	if r.contract, err = newContract(j, prof.ListMaxLimit); err != nil {
 		return nil, err
 	}
@@ -309,37 +348,112 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if r.opts.Time > 0 {
 		r.deadline = r.start.Add(r.opts.Time)
 	}
-	res := Result{Seed: r.opts.Seed, RunID: r.opts.RunID}
-	byKey := map[string]int{}
-	for i := 0; !r.spent(ctx); i++ {
-		res.Sequences++
-		c := newChoices(sequenceSeed(r.opts.Seed, i))
-		out, err := r.sequence(ctx, c, i, true)
-		if err != nil {
-			return res, err
-		}
-		if out.finding == nil {
-			continue
-		}
-		f := *out.finding
-		if j, ok := byKey[f.Key()]; ok {
-			res.Findings[j].Occurrences++
-			continue
-		}
-		f.Sequence, f.Seed, f.Original = i, r.opts.Seed, len(requestsOf(out.trace))
-		shrunk := r.shrink(ctx, c.used(), f, i, out.trace)
-		byKey[shrunk.Key()] = len(res.Findings)
-		if r.opts.Log != nil {
-			fmt.Fprintf(r.opts.Log, "explore: %s %s [%s] %s (%d → %d requests)\n", shrunk.Outcome, shrunk.Check, shrunk.Clause(), shrunk.Op, shrunk.Original, shrunk.Shrunk)
-		}
-		res.Findings = append(res.Findings, shrunk)
-		if r.opts.FirstFinding {
-			break
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	x := &exploration{groups: map[string]int{}, stopAt: -1}
+	var wg sync.WaitGroup
+	for range r.opts.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.work(ctx, cancel, x)
+		}()
+	}
+	wg.Wait()
+	res := Result{Seed: r.opts.Seed, RunID: r.opts.RunID, Sequences: x.next, Findings: x.kept(r.opts.FirstFinding)}
+	res.Requests, res.Duration = int(r.requests.Load()), time.Since(r.start)
+	res.Coverage, res.Schemas = r.coverageRows()
+	return res, x.err
+}
+
+// exploration is the state the workers of a run share.
+type exploration struct {
+	mu       sync.Mutex
+	next     int            // the index of the next sequence to run
+	stopAt   int            // with FirstFinding, the first failing sequence (-1: none yet)
+	groups   map[string]int // Finding.Group → index in findings
+	findings []Finding
+	err      error
+}
+
+// kept are the findings in the order of their sequences; with first, only
+// the first.
+func (x *exploration) kept(first bool) []Finding {
+	var out []Finding
+	for _, f := range x.findings {
+		if f.Check != "" {
+			out = append(out, f)
 		}
 	}
-	res.Requests, res.Duration = r.requests, time.Since(r.start)
-	res.Coverage, res.Schemas = r.coverageRows()
-	return res, nil
+	slices.SortStableFunc(out, func(a, b Finding) int { return a.Sequence - b.Sequence })
+	if first && len(out) > 1 {
+		// The first FAIL if any: a WARN another sequence met first may be
+		// the FAIL's effect (a refused update that was applied).
+		i := max(slices.IndexFunc(out, func(f Finding) bool { return f.Outcome == report.Fail }), 0)
+		out = out[i : i+1]
+	}
+	return out
+}
+
+// work runs sequences until the run is spent, shrinking each new finding
+// itself while the other workers go on.
+func (r *runner) work(ctx context.Context, cancel func(), x *exploration) {
+	for {
+		x.mu.Lock()
+		if x.err != nil || r.spent(ctx) || (x.stopAt >= 0 && x.next > x.stopAt) {
+			x.mu.Unlock()
+			return
+		}
+		i := x.next
+		x.next++
+		x.mu.Unlock()
+		c := newChoices(sequenceSeed(r.opts.Seed, i))
+		out, err := r.sequence(ctx, c, i, 0)
+		if err != nil {
+			x.mu.Lock()
+			if x.err == nil && ctx.Err() == nil {
+				x.err = err
+			}
+			x.mu.Unlock()
+			cancel()
+			return
+		}
+		for _, fd := range out.found {
+			f := *fd.finding
+			x.mu.Lock()
+			if r.opts.FirstFinding && (x.stopAt < 0 || i < x.stopAt) {
+				x.stopAt = i // no sequence starts after it; those running finish
+			}
+			if j, ok := x.groups[f.Group()]; ok {
+				x.findings[j].Occurrences++
+				x.findings[j].Ops = addOp(x.findings[j].Ops, f.Op)
+				x.mu.Unlock()
+				continue
+			}
+			j := len(x.findings)
+			x.groups[f.Group()] = j
+			x.findings = append(x.findings, Finding{Ops: []string{f.Op}})
+			x.mu.Unlock()
+			f.Sequence, f.Seed, f.Original = i, r.opts.Seed, len(requestsOf(fd.trace))
+			shrunk := r.shrink(ctx, c.used(), f, i, fd.trace)
+			x.mu.Lock()
+			shrunk.Occurrences = x.findings[j].Occurrences + 1
+			shrunk.Ops = addOp(x.findings[j].Ops, shrunk.Op)
+			x.findings[j] = shrunk
+			x.mu.Unlock()
+			if r.opts.Log != nil {
+				fmt.Fprintf(r.opts.Log, "explore: %s %s [%s] %s (%d → %d requests)\n", shrunk.Outcome, shrunk.Check, shrunk.Clause(), strings.Join(shrunk.Ops, ", "), shrunk.Original, shrunk.Shrunk)
+			}
+		}
+	}
+}
+
+// addOp is ops with op, each once.
+func addOp(ops []string, op string) []string {
+	if slices.Contains(ops, op) {
+		return ops
+	}
+	return append(ops, op)
 }
 
 // spent reports whether the budget or the time is used up.
@@ -347,7 +461,7 @@ func (r *runner) spent(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return true
 	}
-	if r.opts.Budget > 0 && r.requests >= r.opts.Budget {
+	if r.opts.Budget > 0 && r.requests.Load() >= int64(r.opts.Budget) {
 		return true
 	}
 	return !r.deadline.IsZero() && time.Now().After(r.deadline)

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"github.com/conform-kit/conform/validate"
+	"maps"
 
 	"fmt"
 	"net/http"
@@ -27,6 +28,17 @@ var (
 // finding builds a finding with its outcome under the profile and strictness.
 func (r *runner) finding(check string, st Step, b judging.Basis, msg, want, got, assert string) *Finding {
 	b = r.basisFor(check, st, b)
+	reason := want + " → " + got
+	switch check {
+	case checkServerError:
+		reason = got
+	case checkReadBack, checkComputed:
+		reason, _, _ = strings.Cut(want, " = ")
+	case checkForbidden:
+		reason = st.Rule
+	case checkAllowed:
+		reason = allowedWhy(st) + " → " + got
+	}
 	o := report.Fail
 	if !b.Normative() {
 		o = report.Warn
@@ -34,7 +46,7 @@ func (r *runner) finding(check string, st Step, b judging.Basis, msg, want, got,
 			o = report.Fail
 		}
 	}
-	return &Finding{Check: check, Op: st.Op, Outcome: o, Basis: b, Message: msg, Expected: want, Observed: got, assert: assert, Occurrences: 1}
+	return &Finding{Check: check, Op: st.Op, Outcome: o, Basis: b, Message: msg, Expected: want, Observed: got, assert: assert, reason: reason, Occurrences: 1}
 }
 
 // declaredOtherwise reports whether the target's profile declares another
@@ -57,7 +69,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	if tex.Status >= 500 && mex.Status < 500 {
 		return r.finding(checkServerError, st, basisServerError,
 			fmt.Sprintf("%s %s answered %d; a conformant server answers %d", st.Method, tex.Path, tex.Status, mex.Status),
-			fmt.Sprintf("status %d", mex.Status), fmt.Sprintf("status %d", tex.Status), assertFor(mex.Status)), true
+			fmt.Sprintf("status %d", mex.Status), fmt.Sprintf("status %d", tex.Status), assertFor(mex.Status)), false
 	}
 	if f := r.secretsIn(st, tex, secrets); f != nil {
 		return f, true
@@ -94,7 +106,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 			return nil, false
 		}
 		return r.finding(checkAllowed, st, b, fmt.Sprintf("%s %s was refused with %d; the contract allows it (%s)", st.Method, tex.Path, tex.Status, allowedWhy(st)),
-			fmt.Sprintf("status %d", mex.Status), fmt.Sprintf("status %d", tex.Status), "the request succeeds"), true
+			fmt.Sprintf("status %d", mex.Status), fmt.Sprintf("status %d", tex.Status), "the request succeeds"), false
 	case is4xx(mex.Status) && is2xx(tex.Status):
 		b := st.Basis
 		rule := st.Rule
@@ -106,17 +118,30 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 			return nil, false
 		}
 		return r.finding(checkForbidden, st, b, fmt.Sprintf("%s %s was accepted with %d; %s", st.Method, tex.Path, tex.Status, rule),
-			"a 4xx refusal", fmt.Sprintf("status %d", tex.Status), "the request is refused"), true
+			"a 4xx refusal", fmt.Sprintf("status %d", tex.Status), "the request is refused"), false
 	case !is2xx(tex.Status):
 		return nil, true // no success of the target to judge further (both refused included)
 	}
-	// Both succeeded.
+	// Both succeeded. A FAIL ends the judging; a WARN is kept (the first)
+	// and the answer is still taken in: the states agree, the sequence goes on.
+	var warn *Finding
+	stop := func(f *Finding) bool {
+		if f.Outcome == report.Fail {
+			return true
+		}
+		if warn == nil {
+			warn = f
+		}
+		return false
+	}
 	if op.Response != "" {
 		if err := r.validateAnswer(op.Response, tex); err != nil {
 			b, _ := r.j.SchemaBasis(op.Response)
 			if b = r.basisFor(checkShape, st, b); !r.declaredOtherwise(b.Assumed) {
-				return r.finding(checkShape, st, b, fmt.Sprintf("the %s answer breaks the %s schema: %v", st.Op, op.Response, err),
-					"the "+op.Response+" schema", firstLine(tex.Response), "the request succeeds"), true
+				if f := r.finding(checkShape, st, b, fmt.Sprintf("the %s answer breaks the %s schema: %v", st.Op, op.Response, err),
+					"the "+op.Response+" schema", firstLine(tex.Response), "the request succeeds"); stop(f) {
+					return f, true
+				}
 			}
 		}
 	}
@@ -126,8 +151,10 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 			key = "create_status"
 		}
 		if !r.declaredOtherwise(key) {
-			return r.finding(checkSuccessStatus, st, assumed(key), fmt.Sprintf("%s answered %d, the profile declares %d", st.Op, tex.Status, want),
-				strconv.Itoa(want), strconv.Itoa(tex.Status), "the request succeeds"), true
+			if f := r.finding(checkSuccessStatus, st, assumed(key), fmt.Sprintf("%s answered %d, the profile declares %d", st.Op, tex.Status, want),
+				strconv.Itoa(want), strconv.Itoa(tex.Status), "the request succeeds"); stop(f) {
+				return f, true
+			}
 		}
 	}
 	doc, _ := tex.doc.(map[string]any)
@@ -138,19 +165,21 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	}
 	// What a refused request named reads as it was.
 	if st.SameState && doc != nil {
-		if before := target.docs[st.Of]; before != nil {
+		if before := r.asAccepted(st, target.docs[st.Of]); before != nil {
 			for _, k := range []string{"state", "transfer", "amount", "url", "enabled", "nickname", "level_two_level_three_data_enabled", "display_name"} {
 				b, had := before[k]
 				a, has := doc[k]
 				if had && (!has || !sameValue(a, b)) {
-					return r.finding(checkChangesNone, st, basisUnchanged, fmt.Sprintf("a refused request changed %s of the %s: %s before, %s after", k, st.Of, render(b), render(a)),
-						k+" = "+render(b), render(a), fieldAssert(k, b)), true
+					if f := r.finding(checkChangesNone, st, basisUnchanged, fmt.Sprintf("a refused request changed %s of the %s: %s before, %s after", k, st.Of, render(b), render(a)),
+						k+" = "+render(b), render(a), fieldAssert(k, b)); stop(f) {
+						return f, true
+					}
 				}
 			}
 		}
 	}
 	// Read-back and computed fields: this answer, and every later read of the role.
-	expect := expectationsOf(st, op, target)
+	expect := r.flagAsAccepted(st, expectationsOf(st, op, target))
 	for _, e := range expect {
 		got, ok := lookup(doc, e.Path)
 		if !matches(e.Value, got, ok) {
@@ -158,8 +187,10 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 			if r.declaredOtherwise(b.Assumed) {
 				continue
 			}
-			return r.finding(e.Check, st, b, fmt.Sprintf("%s of the %s is %s, want %s", e.Path, roleOr(role, st.Op), renderOK(got, ok), render(e.Value)),
-				e.Path+" = "+render(e.Value), renderOK(got, ok), fieldAssert(e.Path, e.Value)), true
+			if f := r.finding(e.Check, st, b, fmt.Sprintf("%s of the %s is %s, want %s", e.Path, roleOr(role, st.Op), renderOK(got, ok), render(e.Value)),
+				e.Path+" = "+render(e.Value), renderOK(got, ok), fieldAssert(e.Path, e.Value)); stop(f) {
+				return f, true
+			}
 		}
 	}
 	if role != "" && doc != nil {
@@ -182,7 +213,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	if st.Save != "" {
 		target.expect[st.Save] = mergeExpect(target.expect[st.Save], st.Expect)
 	}
-	return nil, true
+	return warn, true
 }
 
 // expectationsOf are the fields the answer to st must show: the step's,
@@ -279,4 +310,45 @@ func (r *runner) validateAnswer(schema string, ex Exchange) error {
 		return r.j.ValidateNormative(schema, []byte(ex.Response))
 	}
 	return r.j.ValidateNormativeValue(schema, ex.doc)
+}
+
+// asAccepted is a merchant's document as the target last accepted its
+// Level 2/3 processing (another sequence may have changed it since this
+// one read it); other documents as they are.
+func (r *runner) asAccepted(st Step, doc map[string]any) map[string]any {
+	key := keyOfMerchant(st)
+	if key == "" || doc == nil {
+		return doc
+	}
+	r.mu.Lock()
+	on, ok := r.flags[key]
+	r.mu.Unlock()
+	if !ok {
+		return doc
+	}
+	out := maps.Clone(doc)
+	out["level_two_level_three_data_enabled"] = on
+	return out
+}
+
+// flagAsAccepted is a merchant read's expectations with its Level 2/3
+// processing as the target last accepted it.
+func (r *runner) flagAsAccepted(st Step, expect []expectField) []expectField {
+	key := keyOfMerchant(st)
+	if key == "" || st.Method != "GET" {
+		return expect
+	}
+	r.mu.Lock()
+	on, ok := r.flags[key]
+	r.mu.Unlock()
+	if !ok {
+		return expect
+	}
+	out := slices.Clone(expect)
+	for i, e := range out {
+		if e.Path == "level_two_level_three_data_enabled" {
+			out[i].Value = on
+		}
+	}
+	return out
 }

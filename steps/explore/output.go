@@ -49,15 +49,28 @@ func gherkin(f Finding) string {
 	b.WriteString("    Given I am the platform user\n")
 	user := userPlatform
 	reqs := requestsOf(f.Trace)
-	// The merchants start as the target's were when the sequence began.
+	// The merchants are set as the target's were when the sequence began,
+	// and where another sequence changed them meanwhile.
+	merchants := usesMerchants(reqs)
+	i := -1
 	for _, ex := range f.Trace {
-		if ex.Page && ex.Step.Walk == nil && ex.Step.Op == "merchants.get" && usesMerchants(reqs) {
+		if ex.Page && ex.Step.Walk == nil && ex.Step.Op == "merchants.get" {
+			if !merchants {
+				continue
+			}
+			if user != userPlatform {
+				fmt.Fprintf(&b, "    Given I am the %s user\n", userPlatform)
+				user = userPlatform
+			}
 			doc, _ := ex.doc.(map[string]any)
 			on, _ := doc["level_two_level_three_data_enabled"].(bool)
 			fmt.Fprintf(&b, "    When I PUT %q with the body:\n      \"\"\"\n      {\"level_two_level_three_data_enabled\":%t}\n      \"\"\"\n    Then the request succeeds\n", ex.Step.Path, on)
+			continue
 		}
-	}
-	for i, ex := range reqs {
+		if !isRequest(ex) {
+			continue
+		}
+		i++
 		last := i == len(reqs)-1
 		if ex.User != user {
 			fmt.Fprintf(&b, "    Given I am the %s user\n", ex.User)
@@ -172,8 +185,12 @@ func (res Result) Scenarios() []report.Scenario {
 			c.Exchange = &report.Exchange{Method: ex.Method, URL: ex.Path, User: ex.User, RequestBody: ex.Body, Status: ex.Status, ResponseBody: ex.Response}
 		}
 		tags := scenarioTags(f)
-		out = append(out, report.Scenario{Feature: "explore", FeatureName: "Exploration", Name: f.Check + ": " + f.Op, Tags: tags, Outcome: f.Outcome,
-			Checks: []report.Check{c}, Operations: []string{f.Op},
+		ops := f.Ops
+		if len(ops) == 0 {
+			ops = []string{f.Op}
+		}
+		out = append(out, report.Scenario{Feature: "explore", FeatureName: "Exploration", Name: f.Check + ": " + strings.Join(ops, ", "), Tags: tags, Outcome: f.Outcome,
+			Checks: []report.Check{c}, Operations: ops,
 			Reproduction: fmt.Sprintf("# seed %d, sequence %d\n%s\n%s", f.Seed, f.Sequence, f.Gherkin, f.Curl)})
 	}
 	return out

@@ -3,7 +3,10 @@ package explore
 import (
 	"context"
 	"fmt"
+	"github.com/conform-kit/conform/steps/report"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/conform-kit/conform/steps"
 )
@@ -11,15 +14,37 @@ import (
 // Sequences: one generated sequence sent step by step to the target and
 // the model, every answer handed to the oracle.
 
-// outcome is what one run of a sequence showed.
+// outcome is what one run of a sequence showed: its findings in the order
+// found (a WARN the states survive does not end it), its trace and the
+// spans of its actions' draws.
 type outcome struct {
-	finding *Finding
-	trace   []Exchange
-	marks   []span
+	found []found
+	trace []Exchange
+	marks []span
 }
 
-// sequence generates and runs one sequence from the choices, judging every answer.
-func (r *runner) sequence(ctx context.Context, c *choices, index int, count bool) (outcome, error) {
+// found is a finding and the trace up to it.
+type found struct {
+	finding *Finding
+	trace   []Exchange
+}
+
+// has reports whether the outcome holds a finding of the key.
+func (o outcome) has(key string) (found, bool) {
+	for _, f := range o.found {
+		if f.finding.Key() == key {
+			return f, true
+		}
+	}
+	return found{}, false
+}
+
+// sequence generates and runs one sequence from the choices, judging every
+// answer. replay is 0 for the run's own sequence, else the number of a
+// replay while shrinking (its idempotency ids are its own, so the target
+// does not answer it with the first run's resources).
+func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int) (outcome, error) {
+	count := replay == 0
 	h, mcfg, closeModel, err := r.opts.Model()
 	if err != nil {
 		return outcome{}, fmt.Errorf("explore: model: %w", err)
@@ -30,11 +55,8 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, count bool
 	target := newSide(r.client.Do, strings.TrimRight(r.opts.Target.Target, "/"), r.opts.Target, ctype)
 	target.isTarget = true
 	tag := fmt.Sprintf("%s-%d-%d", r.opts.RunID, r.opts.Seed, index)
-	if !count {
-		// A replay while shrinking: idempotency ids of its own, so the
-		// target does not answer it with the first run's resources.
-		r.replays++
-		tag += fmt.Sprintf("-r%d", r.replays)
+	if replay != 0 {
+		tag += fmt.Sprintf("-r%d", replay)
 	}
 	g := &generator{c: c, con: r.contract, seq: tag, profile: r.profile, offers: r.offers,
 		roles: map[string][]string{}, auths: map[string]*authState{}, amounts: map[string]*amountState{}, deleted: map[string]bool{}, linkFile: map[string]string{}, linkType: map[string]string{}, enrolled: map[string]bool{}}
@@ -63,14 +85,13 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, count bool
 			if err != nil {
 				return out, err
 			}
-			if f != nil {
-				out.finding = f
-				out.marks = c.mark
-				return out, nil
+			if f != nil && !slices.ContainsFunc(out.found, func(x found) bool { return x.finding.Group() == f.Group() }) {
+				out.found = append(out.found, found{finding: f, trace: slices.Clone(out.trace)})
 			}
-			if !ok {
-				// The model's answer rests on an assumption the target
-				// declares otherwise: the two no longer agree on state.
+			if !ok || (f != nil && f.Outcome == report.Fail) {
+				// A FAIL, or the target and the model no longer agree on
+				// state (one accepted what the other refused): what
+				// follows the model cannot predict.
 				out.marks = c.mark
 				return out, nil
 			}
@@ -112,9 +133,11 @@ func (r *runner) syncMerchants(ctx context.Context, target, model *side) ([]Exch
 			continue
 		}
 		get := Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + key + "}", Of: role}
+		r.merch.RLock()
 		ex, err := target.send(ctx, get, get.Path)
-		r.requests++
+		r.requests.Add(1)
 		if err != nil {
+			r.merch.RUnlock()
 			return out, err
 		}
 		on := false
@@ -122,6 +145,16 @@ func (r *runner) syncMerchants(ctx context.Context, target, model *side) ([]Exch
 			on, _ = m["level_two_level_three_data_enabled"].(bool)
 			target.docs[role] = m
 		}
+		r.mu.Lock()
+		if _, known := r.flags[key]; !known {
+			// Known, the flag changes only by an update the target
+			// accepts: a read showing another value is the target's
+			// doing, which the sequences' reads must find.
+			r.flags[key] = on
+		}
+		r.mu.Unlock()
+		r.merch.RUnlock()
+		model.flags[key] = on
 		ex.Page = true // not part of the scenario's own requests
 		out = append(out, ex)
 		set := Step{Op: "merchants.update", Method: "PUT", Path: "/merchants/{fixture:" + key + "}", Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, on)}
@@ -134,23 +167,56 @@ func (r *runner) syncMerchants(ctx context.Context, target, model *side) ([]Exch
 
 // step sends one step to the model and the target and judges the target's
 // answers. ok is false when the sequence cannot go on comparing the two.
+// Steps of concurrent sequences take turns where they share the target's
+// state: a list walk (or the list reads around a refused create) never
+// runs while a write does, and a step that depends on a merchant's Level
+// 2/3 processing runs with the model set as the target last accepted it.
 func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets *[]string, count bool) (*Finding, []Exchange, bool, error) {
 	*secrets = append(*secrets, st.Secrets...)
 	if st.Walk != nil {
+		r.phases.enter(phaseList)
+		defer r.phases.leave(phaseList)
 		f, exs, err := r.walk(ctx, st, target, *secrets)
 		return f, exs, true, err
 	}
-	var probe *Exchange
 	listPath := map[string]string{"webhooks.create": "/webhooks", "files.create": "/files"}[st.Op]
-	if st.Refuse && st.Save != "" && listPath != "" {
+	probing := st.Refuse && st.Save != "" && listPath != ""
+	switch {
+	case probing:
+		r.phases.enter(phaseList)
+		defer r.phases.leave(phaseList)
+	case st.Method != "GET":
+		r.phases.enter(phaseWrite)
+		defer r.phases.leave(phaseWrite)
+	}
+	var exs []Exchange
+	if merchantBound(st) {
+		if st.Op == "merchants.update" {
+			r.merch.Lock()
+			defer r.merch.Unlock()
+		} else {
+			r.merch.RLock()
+			defer r.merch.RUnlock()
+		}
+		if strings.Contains(st.Body, "additional_purchase_data") {
+			notes, err := r.resyncMerchant(ctx, st, target, model)
+			if err != nil {
+				return nil, nil, false, err
+			}
+			exs = append(exs, notes...)
+		}
+	}
+	var probe *Exchange
+	if probing {
 		p := Step{Op: strings.TrimSuffix(st.Op, ".create") + ".list", Method: "GET", Path: listPath}
 		ex, err := target.send(ctx, p, listPath+"?limit=1")
-		r.requests++
+		r.requests.Add(1)
 		if err != nil {
 			return nil, nil, false, err
 		}
 		ex.Probe = true
 		probe = &ex
+		exs = append(exs, ex)
 	}
 	mex, err := model.send(ctx, st, st.Path)
 	if err != nil {
@@ -158,16 +224,16 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	}
 	routed := r.routed(st)
 	tex, err := target.send(ctx, routed, routed.Path)
-	r.requests++
+	r.requests.Add(1)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	if count {
 		r.coverage.add(st, tex)
 	}
-	exs := []Exchange{tex}
-	if probe != nil {
-		exs = []Exchange{*probe, tex}
+	exs = append(exs, tex)
+	if st.Op == "merchants.update" {
+		r.noteMerchant(st, tex, mex, model)
 	}
 	if r.judged != nil {
 		op, _ := r.v.Operation(st.Op)
@@ -180,7 +246,7 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	if probe != nil && is4xx(tex.Status) {
 		p := Step{Op: probe.Step.Op, Method: "GET", Path: probe.Step.Path}
 		after, err := target.send(ctx, p, p.Path+"?limit=1")
-		r.requests++
+		r.requests.Add(1)
 		if err != nil {
 			return nil, exs, false, err
 		}
@@ -197,6 +263,75 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	return nil, exs, true, nil
 }
 
+// merchantBound reports whether a step reads, changes or depends on a
+// merchant's Level 2/3 processing.
+func merchantBound(st Step) bool {
+	return strings.HasPrefix(st.Op, "merchants.") || strings.Contains(st.Body, "additional_purchase_data")
+}
+
+// keyOfMerchant is the fixture key of a merchants step ("" for others).
+func keyOfMerchant(st Step) string {
+	if st.Of == "merchant" || st.Of == "plain merchant" {
+		return fixtureOfMerchant(st.Of)
+	}
+	return ""
+}
+
+// noteMerchant records a merchant update's effect: the flag the target
+// accepted (for every sequence) and the model's (for this one).
+func (r *runner) noteMerchant(st Step, tex, mex Exchange, model *side) {
+	key := keyOfMerchant(st)
+	if key == "" {
+		return
+	}
+	if d, ok := tex.doc.(map[string]any); ok && is2xx(tex.Status) {
+		if on, ok := d["level_two_level_three_data_enabled"].(bool); ok {
+			r.mu.Lock()
+			r.flags[key] = on
+			r.mu.Unlock()
+		}
+	}
+	if d, ok := mex.doc.(map[string]any); ok && is2xx(mex.Status) {
+		if on, ok := d["level_two_level_three_data_enabled"].(bool); ok {
+			model.flags[key] = on
+		}
+	}
+}
+
+// resyncMerchant reads the Level 2/3 processing of the merchant a payment
+// names on the target and sets the model's alike, when another sequence
+// changed it since this one began (the read is then a note the scenario
+// prints as the state it goes on from). Called under r.merch.
+func (r *runner) resyncMerchant(ctx context.Context, st Step, target, model *side) ([]Exchange, error) {
+	role := "merchant"
+	if strings.Contains(st.Body, "{fixture:plain_merchant") {
+		role = "plain merchant"
+	}
+	key := fixtureOfMerchant(role)
+	had, ok := model.flags[key]
+	if !ok || target.fixture(key) == "" {
+		return nil, nil
+	}
+	get := Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + key + "}", Of: role}
+	ex, err := target.send(ctx, get, get.Path)
+	r.requests.Add(1)
+	if err != nil {
+		return nil, err
+	}
+	d, _ := ex.doc.(map[string]any)
+	on, known := d["level_two_level_three_data_enabled"].(bool)
+	if !known || on == had {
+		return nil, nil
+	}
+	set := Step{Op: "merchants.update", Method: "PUT", Path: get.Path, Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, on)}
+	if _, err := model.send(ctx, set, set.Path); err != nil {
+		return nil, err
+	}
+	model.flags[key] = on
+	ex.Page = true // not part of the scenario's own requests
+	return []Exchange{ex}, nil
+}
+
 // Replay runs one recipe (a finding's shrunk draws) of a sequence against
 // the target once and returns what it finds, judged anew: nil when the
 // sequence passes.
@@ -210,11 +345,12 @@ func Replay(ctx context.Context, opts Options, sequence int, recipe []uint32) (*
 		return nil, err
 	}
 	defer stop()
-	out, err := r.sequence(ctx, replay(recipe), sequence, false)
-	if err != nil || out.finding == nil {
+	// A replay's idempotency ids are its own: a target keeps the run's.
+	out, err := r.sequence(ctx, replay(recipe), sequence, int(time.Now().UnixNano()%1e9)+1)
+	if err != nil || len(out.found) == 0 {
 		return nil, err
 	}
-	f := r.render(*out.finding, out.trace)
+	f := r.render(*out.found[0].finding, out.found[0].trace)
 	f.Sequence, f.Seed, f.Recipe = sequence, opts.Seed, recipe
 	return &f, nil
 }

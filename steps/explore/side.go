@@ -27,6 +27,7 @@ type side struct {
 	ids      map[string]string
 	docs     map[string]map[string]any // role → last document seen of it
 	expect   map[string][]expectField  // role → fields its reads must show
+	flags    map[string]bool           // merchant fixture key → Level 2/3 processing as this side was last set
 	ctype    string
 	isTarget bool
 }
@@ -34,7 +35,7 @@ type side struct {
 // newSide is a side that has seen nothing yet.
 func newSide(do func(*http.Request) (*http.Response, error), base string, cfg steps.Config, ctype string) *side {
 	return &side{do: do, base: base, cfg: cfg, ctype: ctype,
-		ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}}
+		ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, flags: map[string]bool{}}
 }
 
 // fixtures are the side's {fixture:key} values, in the order of steps.Fixtures.

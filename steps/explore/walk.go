@@ -30,7 +30,7 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 	for page := 0; page < maxPages; page++ {
 		q := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, offset, w.Query)
 		ex, err := target.send(ctx, st, q)
-		r.requests++
+		r.requests.Add(1)
 		if err != nil {
 			return nil, exs, err
 		}
@@ -115,7 +115,7 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 	// One page past the end: no items, the same page.count.
 	past := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, int(count)+w.Limit, w.Query)
 	ex, err := target.send(ctx, st, past)
-	r.requests++
+	r.requests.Add(1)
 	if err != nil {
 		return nil, exs, err
 	}
