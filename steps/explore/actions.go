@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
@@ -495,8 +496,9 @@ func (g *generator) webhookURL(op string) func() any {
 		if leaf != nil && leaf.MaxLength > 0 {
 			n = pick(g.c, 40, leaf.MaxLength, leaf.MaxLength+1)
 		}
-		for len(u) < n {
-			u += "a"
+		pad := pick(g.c, 'a', 'é') // é: at the limit in characters, over it in bytes
+		for utf8.RuneCountInString(u) < n {
+			u += string(pad)
 		}
 		return u
 	}

@@ -175,6 +175,21 @@ func newContract(j *judging.Judge, listMax int) (*contract, error) {
 	return c, nil
 }
 
+// probeShare is the percentage of op's actions that send a probe first:
+// probeShare for a small schema, up to four times as many for one with
+// many boundaries to reach.
+func (c *contract) probeShare(op string) int {
+	s := c.schemas[c.ops[op]]
+	if s == nil {
+		return 0
+	}
+	n := 0
+	for _, l := range s.leaves() {
+		n += len(l.boundaries())
+	}
+	return min(probeShare+n/2, 4*probeShare)
+}
+
 // leaf is the leaf at path of op's request schema (nil if none).
 func (c *contract) leaf(op, path string) *shape {
 	s := c.schemas[c.ops[op]]

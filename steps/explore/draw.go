@@ -373,6 +373,9 @@ func (g *generator) mutants(s *shape) (bounds, others []any) {
 		lo, hi := s.MinLength, s.MaxLength
 		if hi >= 0 {
 			bounds = append(bounds, run('a', hi+1), run(wideRunes[g.c.draw(len(wideRunes))], hi+1))
+			if s.re != nil { // a pattern narrower than the length: at the length is outside it
+				bounds = append(bounds, run('0', hi), run(wideRunes[g.c.draw(len(wideRunes))], hi))
+			}
 		}
 		if lo > 0 {
 			bounds = append(bounds, run('a', lo-1))
@@ -401,7 +404,7 @@ func (g *generator) mutants(s *shape) (bounds, others []any) {
 // mutant draws one mutant of a leaf, a boundary's most often.
 func (g *generator) mutant(s *shape) any {
 	bounds, others := g.mutants(s)
-	if len(bounds) > 0 && (len(others) == 0 || g.c.draw(4) != 3) {
+	if len(bounds) > 0 && (len(others) == 0 || g.c.draw(6) != 5) {
 		return bounds[g.c.draw(len(bounds))]
 	}
 	return others[g.c.draw(len(others))]
@@ -483,7 +486,7 @@ type drafted struct {
 // costs a request, not the sequence's depth).
 const (
 	mutationShare = 20
-	probeShare    = 35
+	probeShare    = 20
 )
 
 // body draws a body of op's request schema: mostly valid over every leaf,
@@ -501,7 +504,15 @@ func (g *generator) body(op string, fixes map[string]func() any, keep ...string)
 	if op == "authorizations.capture" {
 		share = 2 * mutationShare // the last step of an authorization's life: depth lost is little
 	}
-	if g.force || g.c.draw(100) >= 100-share { // 0, the simplest draw, mutates nothing
+	// The mutation is drawn from a stream of its own, seeded by a draw made
+	// whether or not a leaf is mutated: lowering the decision to 0 (the
+	// simplest, no mutation) while shrinking leaves every later draw
+	// meaning what it meant.
+	sub := g.c.draw(1 << 30)
+	if g.force || g.c.draw(100) >= 100-share {
+		main := g.c
+		g.c = newChoices(uint64(sub))
+		defer func() { g.c = main }()
 		// A leaf with boundaries most often, any node (parents too) otherwise.
 		var cands, bounded []*shape
 		for _, n := range s.nodes() {

@@ -75,7 +75,9 @@ func weight(op string) int {
 		return 5
 	case "files.external_upload":
 		return 4
-	case "authorizations.get", "subscription_amounts.update", "subscription_amounts.create", "webhooks.create",
+	case "subscription_amounts.update", "webhooks.update":
+		return 4
+	case "authorizations.get", "subscription_amounts.create", "webhooks.create",
 		"subscription_enrollments.get", "subscription_enrollments.update", "subscription_enrollments.delete":
 		return 3
 	case "disputes.get", "disputes.list", "dispute_adjustment_transfers.list", "balance_transfers.get", "merchants.get", "dispute_evidence.list":
@@ -232,16 +234,28 @@ func (g *generator) next(actions []action) []Step {
 // kept only when its schema refuses it, so it changes nothing the
 // sequence goes on with.
 func (g *generator) withProbe(a action) []Step {
-	if g.con.ops[a.op] != "" && g.c.draw(100) >= 100-probeShare {
-		g.force = true
-		probe := a.make(g)
-		g.force = false
-		if g.lastErr != nil && probe.Refuse {
-			probe.Save = ""
-			return []Step{probe, a.make(g)}
+	var out []Step
+	if g.con.ops[a.op] != "" {
+		// Up to two probes, each drawn from a stream of its own seeded by a
+		// draw made whether or not it is sent: lowering a decision to 0
+		// while shrinking drops the probe and leaves every later draw
+		// meaning what it meant.
+		for range 2 {
+			sub, send := g.c.draw(1<<30), g.c.draw(100) >= 100-g.con.probeShare(a.op)
+			if !send {
+				continue
+			}
+			main := g.c
+			g.c, g.force = newChoices(uint64(sub)), true
+			probe := a.make(g)
+			g.c, g.force = main, false
+			if g.lastErr != nil && probe.Refuse {
+				probe.Save = ""
+				out = append(out, probe)
+			}
 		}
 	}
-	return []Step{a.make(g)}
+	return append(out, a.make(g))
 }
 
 // prerequisite is the operation that makes what an operation needs.
