@@ -200,8 +200,7 @@ func expectValue(v any) (any, bool) {
 	case string, bool, nil:
 		return x, true
 	case json.Number:
-		n, err := x.Int64()
-		return n, err == nil
+		return intOfNumber(x)
 	}
 	return nil, false
 }
@@ -216,8 +215,20 @@ func intAt(doc map[string]any, path string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	i, err := n.Int64()
-	return i, err == nil
+	return intOfNumber(n)
+}
+
+// intOfNumber reads an integral JSON number, in any notation ("1e3" is 1000).
+func intOfNumber(n json.Number) (int64, bool) {
+	if i, err := n.Int64(); err == nil {
+		return i, true
+	}
+	f, _, err := big.ParseFloat(string(n), 10, 128, big.ToNearestEven)
+	if err != nil || !f.IsInt() {
+		return 0, false
+	}
+	i, acc := f.Int64()
+	return i, acc == big.Exact
 }
 
 // createCard: every field of §4.3 drawn from payment_instrument_create; the
@@ -399,7 +410,14 @@ func (g *generator) capture() Step {
 		}
 		return absent
 	}
-	doc := g.fill(&st, map[string]func() any{"capture_amount": fixed(json.Number(strconv.FormatInt(amt, 10))), "fee": fee})
+	fixes := map[string]func() any{"capture_amount": fixed(json.Number(strconv.FormatInt(amt, 10))), "fee": fee}
+	var keep []string
+	if a.plain {
+		// The model takes the target's Level 2/3 processing from the
+		// payment's merchant, which a capture's body does not name.
+		fixes["additional_purchase_data"], keep = fixed(absent), []string{"additional_purchase_data"}
+	}
+	doc := g.fill(&st, fixes, keep...)
 	amt, _ = intAt(doc, "capture_amount")
 	g.pendingCapture = amt
 	f, hasFee := intAt(doc, "fee")
