@@ -24,7 +24,7 @@ func ExploreCatalog() []Fault {
 		fail = ExpectFail
 		warn = ExpectWarn
 	)
-	return []Fault{
+	return append([]Fault{
 		{Name: "amount-int32-wrapped", Capability: "authorizations", Expect: fail, Tags: "@authorizations",
 			Breaks: "§2.1/§2.2 amount reads back as sent (an amount over 2^31-1 wraps as an int32)",
 			wrap: rewriteResponse(func(x *faultExchange) bool {
@@ -226,7 +226,7 @@ func ExploreCatalog() []Fault {
 				c, _ := x.in["security_code"].(string)
 				return len(c) == 4 && isSuccess(x.status) && x.copyInput("security_code")
 			}, "payment_instruments.create")},
-	}
+	}, exploreValueFaults()...)
 }
 
 // refuseWhen answers a request of the operations whose body matches with a

@@ -49,11 +49,13 @@ type shape struct {
 	re    *regexp.Regexp
 }
 
-// cond is one if/then: when property Prop holds Value, Required are required.
+// cond is one if/then: when property Prop holds Value, Required are
+// required, and Nested the named properties' own required members.
 type cond struct {
 	Prop     string
 	Value    any
 	Required []string
+	Nested   map[string][]string
 }
 
 // isLeaf reports whether the shape is a value position of its own: a
@@ -171,6 +173,21 @@ func newContract(j *judging.Judge, listMax int) (*contract, error) {
 	}
 	c.query = q
 	return c, nil
+}
+
+// probeShare is the percentage of op's actions that send a probe first:
+// probeShare for a small schema, up to four times as many for one with
+// many boundaries to reach.
+func (c *contract) probeShare(op string) int {
+	s := c.schemas[c.ops[op]]
+	if s == nil {
+		return 0
+	}
+	n := 0
+	for _, l := range s.leaves() {
+		n += len(l.boundaries())
+	}
+	return min(probeShare+n/2, 4*probeShare)
 }
 
 // leaf is the leaf at path of op's request schema (nil if none).
@@ -525,9 +542,16 @@ func buildShape(n map[string]any, path, name string) (*shape, error) {
 		req := asList(digRaw(cm, "then", "required"))
 		for name, p := range ifProps {
 			if v, ok := p.(map[string]any)["const"]; ok && len(req) > 0 {
-				cd := cond{Prop: name, Value: v}
+				cd := cond{Prop: name, Value: v, Nested: map[string][]string{}}
 				for _, r := range req {
 					cd.Required = append(cd.Required, r.(string))
+				}
+				thenProps, _ := digRaw(cm, "then", "properties").(map[string]any)
+				for pn, pv := range thenProps {
+					for _, r := range asList(digRaw(pv, "required")) {
+						cd.Nested[pn] = append(cd.Nested[pn], r.(string))
+					}
+					slices.Sort(cd.Nested[pn])
 				}
 				s.Conds = append(s.Conds, cd)
 			}

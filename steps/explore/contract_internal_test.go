@@ -112,3 +112,32 @@ func decodeNumber(data []byte, v *any) error {
 	d.UseNumber()
 	return d.Decode(v)
 }
+
+// TestValidDrawsAreValid: a body drawn without a mutation passes its
+// request schema (ids stand for ids of their form), for every operation
+// with a JSON body, over many draws.
+func TestValidDrawsAreValid(t *testing.T) {
+	c := testContract(t)
+	for op, name := range c.ops {
+		t.Run(op, func(t *testing.T) {
+			bad := 0
+			for i := range 300 {
+				g := &generator{c: newChoices(uint64(i)), con: c}
+				// What the actions decide: one merchant field, one amount form.
+				var fixes map[string]func() any
+				switch name {
+				case "authorization_create":
+					fixes = map[string]func() any{"merchant": fixed(absent), "merchant_identity": fixed("{fixture:merchant_identity}")}
+				case "subscription_amount_create", "subscription_amount_update":
+					fixes = map[string]func() any{"amount": fixed(absent)}
+				}
+				doc, _ := g.drawNode(c.schemas[name], fixes).(map[string]any)
+				if err := c.check(op, c.schemas[name], doc); err != nil {
+					if bad++; bad <= 3 {
+						t.Errorf("draw %d of %s refused: %s\n%s", i, name, violation(err), encodeBody(doc))
+					}
+				}
+			}
+		})
+	}
+}

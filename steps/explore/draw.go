@@ -119,8 +119,20 @@ func validNumbers(s *shape) []any {
 // from the lower bound.
 func (g *generator) drawNumber(s *shape) json.Number {
 	vals := validNumbers(s)
-	if g.c.draw(2) == 1 {
+	switch g.c.draw(3) {
+	case 1:
 		vals = vals[:min(len(vals), 5)] // the plain value and the bounds
+	case 2:
+		lo, hi := numberRange(s)
+		var edges []any
+		for _, e := range edgeNumbers[6:] { // from 2^15 up: storage edges
+			if e.Cmp(lo) > 0 && e.Cmp(hi) < 0 {
+				edges = append(edges, num(e))
+			}
+		}
+		if len(edges) > 0 {
+			vals = edges
+		}
 	}
 	if i := g.c.draw(len(vals) + 1); i < len(vals) {
 		return vals[i].(json.Number)
@@ -361,6 +373,9 @@ func (g *generator) mutants(s *shape) (bounds, others []any) {
 		lo, hi := s.MinLength, s.MaxLength
 		if hi >= 0 {
 			bounds = append(bounds, run('a', hi+1), run(wideRunes[g.c.draw(len(wideRunes))], hi+1))
+			if s.re != nil { // a pattern narrower than the length: at the length is outside it
+				bounds = append(bounds, run('0', hi), run(wideRunes[g.c.draw(len(wideRunes))], hi))
+			}
 		}
 		if lo > 0 {
 			bounds = append(bounds, run('a', lo-1))
@@ -389,7 +404,7 @@ func (g *generator) mutants(s *shape) (bounds, others []any) {
 // mutant draws one mutant of a leaf, a boundary's most often.
 func (g *generator) mutant(s *shape) any {
 	bounds, others := g.mutants(s)
-	if len(bounds) > 0 && (len(others) == 0 || g.c.draw(4) != 3) {
+	if len(bounds) > 0 && (len(others) == 0 || g.c.draw(6) != 5) {
 		return bounds[g.c.draw(len(bounds))]
 	}
 	return others[g.c.draw(len(others))]
@@ -417,9 +432,17 @@ func (g *generator) drawNode(s *shape, fixes map[string]func() any) any {
 	for _, c := range s.Conds {
 		if v, ok := obj[c.Prop]; ok && sameJSON(v, c.Value) {
 			for _, name := range c.Required {
+				p := s.prop(name)
+				if p == nil {
+					continue
+				}
 				if _, ok := obj[name]; !ok {
-					if p := s.prop(name); p != nil {
-						obj[name] = g.drawNode(p, fixes)
+					obj[name] = g.drawNode(p, fixes)
+				}
+				inner, _ := obj[name].(map[string]any)
+				for _, n := range c.Nested[name] {
+					if _, ok := inner[n]; !ok && inner != nil && p.prop(n) != nil {
+						inner[n] = g.drawNode(p.prop(n), fixes)
 					}
 				}
 			}
@@ -457,8 +480,14 @@ type drafted struct {
 	err     error  // the validator's verdict: nil, or why the body is refused
 }
 
-// mutationShare is the percentage of bodies with one leaf mutated.
-const mutationShare = 30
+// mutationShare is the percentage of bodies with one leaf mutated;
+// probeShare the percentage of body actions that first send a probe, the
+// same action's body with one leaf mutated, refused by its schema (it
+// costs a request, not the sequence's depth).
+const (
+	mutationShare = 20
+	probeShare    = 20
+)
 
 // body draws a body of op's request schema: mostly valid over every leaf,
 // sometimes with one leaf mutated. fixes hold the values an action
@@ -471,7 +500,19 @@ func (g *generator) body(op string, fixes map[string]func() any, keep ...string)
 		return d
 	}
 	d.doc, _ = g.drawNode(s, fixes).(map[string]any)
-	if g.c.draw(100) < mutationShare {
+	share := mutationShare
+	if op == "authorizations.capture" {
+		share = 2 * mutationShare // the last step of an authorization's life: depth lost is little
+	}
+	// The mutation is drawn from a stream of its own, seeded by a draw made
+	// whether or not a leaf is mutated: lowering the decision to 0 (the
+	// simplest, no mutation) while shrinking leaves every later draw
+	// meaning what it meant.
+	sub := g.c.draw(1 << 30)
+	if g.force || g.c.draw(100) >= 100-share {
+		main := g.c
+		g.c = newChoices(uint64(sub))
+		defer func() { g.c = main }()
 		// A leaf with boundaries most often, any node (parents too) otherwise.
 		var cands, bounded []*shape
 		for _, n := range s.nodes() {
@@ -491,6 +532,7 @@ func (g *generator) body(op string, fixes map[string]func() any, keep ...string)
 	}
 	g.scrub(d.doc)
 	d.err = g.con.check(op, s, d.doc)
+	g.lastErr = d.err
 	return d
 }
 

@@ -220,8 +220,8 @@ type runner struct {
 	requests atomic.Int64 // sent to the target, shrinking included
 	mu       sync.Mutex   // guards merchWrites
 	hookBase string       // the explorer's own webhook receiver, answering 200 to every delivery
-	contract *contract
-	coverage *coverage
+	contract *contract    // the request schemas as leaves and boundaries
+	coverage *coverage    // what the requests reached (safe for concurrent use)
 	deadline time.Time
 	// The target's state sequences share: list walks and the writes that
 	// could change a list take turns (phases); the merchants' Level 2/3

@@ -38,6 +38,10 @@ type generator struct {
 	// secrets are the security codes the sequence sent: no other value
 	// drawn equals one, so one found in an answer is the code.
 	secrets []string
+	// force mutates every body drawn (a probe); lastErr is the validator's
+	// verdict on the last body drawn.
+	force   bool
+	lastErr error
 }
 
 type authState struct {
@@ -63,13 +67,17 @@ type action struct {
 // weight favours the resource graph of payments over reads of fixtures.
 func weight(op string) int {
 	switch op {
-	case "payment_instruments.create", "authorizations.create", "authorizations.capture", "transfers.create":
+	case "authorizations.capture":
+		return 12 // most draws make the authorization it needs first
+	case "payment_instruments.create", "authorizations.create", "transfers.create":
 		return 6
 	case "subscription_enrollments.create", "subscription_schedules.create", "files.external_links.create", "files.external_links.get":
 		return 5
 	case "files.external_upload":
 		return 4
-	case "authorizations.get", "subscription_amounts.update", "subscription_amounts.create", "webhooks.create",
+	case "subscription_amounts.update", "webhooks.update":
+		return 4
+	case "authorizations.get", "subscription_amounts.create", "webhooks.create",
 		"subscription_enrollments.get", "subscription_enrollments.update", "subscription_enrollments.delete":
 		return 3
 	case "disputes.get", "disputes.list", "dispute_adjustment_transfers.list", "balance_transfers.get", "merchants.get", "dispute_evidence.list":
@@ -201,7 +209,7 @@ func (g *generator) next(actions []action) []Step {
 	// authorization authorizes; one with no card makes a card).
 	for range 4 {
 		if a.ready(g) {
-			return []Step{a.make(g)}
+			return g.withProbe(a)
 		}
 		need, ok := prerequisite[a.op]
 		if !ok {
@@ -219,6 +227,35 @@ func (g *generator) next(actions []action) []Step {
 		}
 	}
 	return nil
+}
+
+// withProbe makes one step of a, first (now and then, for an operation
+// with a JSON body) a probe: the same action's body with one leaf mutated,
+// kept only when its schema refuses it, so it changes nothing the
+// sequence goes on with.
+func (g *generator) withProbe(a action) []Step {
+	var out []Step
+	if g.con.ops[a.op] != "" {
+		// Up to two probes, each drawn from a stream of its own seeded by a
+		// draw made whether or not it is sent: lowering a decision to 0
+		// while shrinking drops the probe and leaves every later draw
+		// meaning what it meant.
+		for range 2 {
+			sub, send := g.c.draw(1<<30), g.c.draw(100) >= 100-g.con.probeShare(a.op)
+			if !send {
+				continue
+			}
+			main := g.c
+			g.c, g.force = newChoices(uint64(sub)), true
+			probe := a.make(g)
+			g.c, g.force = main, false
+			if g.lastErr != nil && probe.Refuse {
+				probe.Save = ""
+				out = append(out, probe)
+			}
+		}
+	}
+	return append(out, a.make(g))
 }
 
 // prerequisite is the operation that makes what an operation needs.
