@@ -198,6 +198,20 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 			exs = append(exs, notes...)
 		}
 	}
+	// A merchant update the contract refuses is read before and after, all
+	// under the merchants' lock: no other sequence's update comes between.
+	var merchantBefore *Exchange
+	if st.Op == "merchants.update" && st.Refuse {
+		get := Step{Op: "merchants.get", Method: "GET", Path: st.Path, Of: st.Of}
+		ex, err := target.send(ctx, get, get.Path)
+		r.requests.Add(1)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		ex.Probe = true
+		merchantBefore = &ex
+		exs = append(exs, ex)
+	}
 	var probe *Exchange
 	if probing {
 		p := Step{Op: strings.TrimSuffix(st.Op, ".create") + ".list", Method: "GET", Path: listPath}
@@ -243,6 +257,22 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	}
 	if f != nil || !ok {
 		return f, exs, ok, nil
+	}
+	if merchantBefore != nil && is4xx(tex.Status) {
+		after, err := target.send(ctx, merchantBefore.Step, merchantBefore.Step.Path)
+		r.requests.Add(1)
+		if err != nil {
+			return nil, exs, false, err
+		}
+		after.Probe = true
+		exs = append(exs, after)
+		const flag = "level_two_level_three_data_enabled"
+		b, had := lookup(merchantBefore.doc, flag)
+		a, has := lookup(after.doc, flag)
+		if had && is2xx(merchantBefore.Status) && is2xx(after.Status) && (!has || !sameValue(a, b)) {
+			return r.finding(checkChangesNone, st, basisUnchanged, fmt.Sprintf("a refused merchant update changed %s of the %s: %s before, %s after", flag, st.Of, render(b), renderOK(a, has)),
+				flag+" = "+render(b), renderOK(a, has), fieldAssert(flag, b)), exs, true, nil
+		}
 	}
 	if probe != nil && is4xx(tex.Status) {
 		p := Step{Op: probe.Step.Op, Method: "GET", Path: probe.Step.Path}
