@@ -331,37 +331,45 @@ func (r *runner) noteMerchant(st Step, target, model *side, mex Exchange) {
 }
 
 // resyncMerchant reads the Level 2/3 processing of the merchant a payment
-// names on the target and sets the model's alike, when another sequence
-// changed it since this one began (the read is then a note the scenario
-// prints as the state it goes on from). Called under r.merch.
+// names on the target (both merchants for a capture, whose body names
+// none) and sets the model's alike, when another sequence changed it since
+// this one began (the read is then a note the scenario prints as the state
+// it goes on from). Called under r.merch.
 func (r *runner) resyncMerchant(ctx context.Context, st Step, target, model *side) ([]Exchange, error) {
-	role := "merchant"
-	if strings.Contains(st.Body, "{fixture:plain_merchant") {
-		role = "plain merchant"
+	roles := []string{"merchant", "plain merchant"}
+	switch {
+	case strings.Contains(st.Body, "{fixture:plain_merchant"):
+		roles = roles[1:]
+	case strings.Contains(st.Body, "{fixture:merchant"):
+		roles = roles[:1]
 	}
-	key := fixtureOfMerchant(role)
-	had, ok := model.flags[key]
-	if !ok || target.fixture(key) == "" {
-		return nil, nil
+	var notes []Exchange
+	for _, role := range roles {
+		key := fixtureOfMerchant(role)
+		had, ok := model.flags[key]
+		if !ok || target.fixture(key) == "" {
+			continue
+		}
+		get := Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + key + "}", Of: role}
+		ex, err := target.send(ctx, get, get.Path)
+		r.requests.Add(1)
+		if err != nil {
+			return notes, err
+		}
+		d, _ := ex.doc.(map[string]any)
+		on, known := d["level_two_level_three_data_enabled"].(bool)
+		if !known || on == had {
+			continue
+		}
+		set := Step{Op: "merchants.update", Method: "PUT", Path: get.Path, Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, on)}
+		if _, err := model.send(ctx, set, set.Path); err != nil {
+			return notes, err
+		}
+		model.flags[key] = on
+		ex.Page = true // not part of the scenario's own requests
+		notes = append(notes, ex)
 	}
-	get := Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + key + "}", Of: role}
-	ex, err := target.send(ctx, get, get.Path)
-	r.requests.Add(1)
-	if err != nil {
-		return nil, err
-	}
-	d, _ := ex.doc.(map[string]any)
-	on, known := d["level_two_level_three_data_enabled"].(bool)
-	if !known || on == had {
-		return nil, nil
-	}
-	set := Step{Op: "merchants.update", Method: "PUT", Path: get.Path, Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, on)}
-	if _, err := model.send(ctx, set, set.Path); err != nil {
-		return nil, err
-	}
-	model.flags[key] = on
-	ex.Page = true // not part of the scenario's own requests
-	return []Exchange{ex}, nil
+	return notes, nil
 }
 
 // Replay runs one recipe (a finding's shrunk draws) of a sequence against
