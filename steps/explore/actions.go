@@ -361,7 +361,8 @@ func purchaseRules(st *Step, data map[string]any, plain bool) {
 		refuse(st, "Level 2/3 data for a merchant not enabled is refused", basisOf("2.13", "7"))
 	}
 	if validate.CheckTaxExempt(data) != nil {
-		refuse(st, "sales_tax is 0 or absent when tax_exempt is true", basisOf("2.13", "7"))
+		// The spec advises it (§2.13); refusing otherwise is the reference's rule (level3.feature: @profile-reference_rules).
+		refuse(st, "sales_tax is 0 or absent when tax_exempt is true", assumed("reference_rules", "2.13"))
 	}
 }
 
@@ -585,8 +586,13 @@ func (g *generator) updateAmount() Step {
 	a := g.amounts[r]
 	st := Step{Op: "subscription_amounts.update", Method: "PATCH", Path: "/subscription/subscription_schedules/{" + a.schedule + "}/subscription_amounts/{" + r + "}", Of: r, Save: g.newRole("amount")}
 	g.fill(&st, g.amountFixes(st.Op))
-	if a.updated || a.produced {
-		refuse(&st, "an updated amount, or one an update produced, is not updated again", basisOf("3.2", "8"))
+	switch {
+	case a.produced:
+		refuse(&st, "an amount an update produced is not updated again", basisOf("3.2", "7"))
+	case a.updated:
+		// The original of an update refusing a second one is the
+		// reference's rule (subscriptions.feature: @profile-reference_rules).
+		refuse(&st, "an amount already updated is not updated a second time", assumed("reference_rules", "3.2"))
 	}
 	return st
 }

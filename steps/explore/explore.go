@@ -218,19 +218,19 @@ type runner struct {
 	client   *http.Client
 	start    time.Time
 	requests atomic.Int64 // sent to the target, shrinking included
-	mu       sync.Mutex   // guards flags
+	mu       sync.Mutex   // guards merchWrites
 	hookBase string       // the explorer's own webhook receiver, answering 200 to every delivery
 	contract *contract    // the request schemas as leaves and boundaries
 	coverage *coverage    // what the requests reached (safe for concurrent use)
 	deadline time.Time
 	// The target's state sequences share: list walks and the writes that
 	// could change a list take turns (phases); the merchants' Level 2/3
-	// processing is changed under merch, and flags is what the target
-	// last accepted, by fixture key.
-	phases phases
-	merch  sync.RWMutex
-	flags  map[string]bool
-	shapes shapes // which fields the normative schemas show
+	// processing is changed under merch, and merchWrites counts the
+	// updates sent to each merchant, by fixture key.
+	phases      phases
+	merch       sync.RWMutex
+	merchWrites map[string]int
+	shapes      shapes // which fields the normative schemas show
 	// judged, when set (a test), sees every step judged with both answers.
 	judged func(st Step, expect []expectField, target, model Exchange)
 }
@@ -278,7 +278,7 @@ func newRunner(opts Options) (*runner, error) {
 		tr.MaxIdleConnsPerHost = opts.Workers
 		client = &http.Client{Timeout: 10 * time.Second, Transport: tr}
 	}
-	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client, flags: map[string]bool{}}
+	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client, merchWrites: map[string]int{}}
 	if r.contract, err = newContract(j, prof.ListMaxLimit); err != nil {
 		return nil, err
 	}

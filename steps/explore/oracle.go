@@ -165,7 +165,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	}
 	// What a refused request named reads as it was.
 	if st.SameState && doc != nil {
-		if before := r.asAccepted(st, target.docs[st.Of]); before != nil {
+		if before := r.ownMerchant(st, target, target.docs[st.Of]); before != nil {
 			for _, k := range []string{"state", "transfer", "amount", "url", "enabled", "nickname", "level_two_level_three_data_enabled", "display_name"} {
 				b, had := before[k]
 				a, has := doc[k]
@@ -179,7 +179,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		}
 	}
 	// Read-back and computed fields: this answer, and every later read of the role.
-	expect := r.flagAsAccepted(st, expectationsOf(st, op, target))
+	expect := r.ownExpect(st, target, expectationsOf(st, op, target))
 	for _, e := range expect {
 		got, ok := lookup(doc, e.Path)
 		if !matches(e.Value, got, ok) {
@@ -312,43 +312,37 @@ func (r *runner) validateAnswer(schema string, ex Exchange) error {
 	return r.j.ValidateNormativeValue(schema, ex.doc)
 }
 
-// asAccepted is a merchant's document as the target last accepted its
-// Level 2/3 processing (another sequence may have changed it since this
-// one read it); other documents as they are.
-func (r *runner) asAccepted(st Step, doc map[string]any) map[string]any {
+// othersWrote reports whether another sequence sent a merchant update
+// since this one last saw the merchant a step reads: its Level 2/3
+// processing is then what the run as a whole made it, which this sequence
+// cannot predict (nor blame on its own requests).
+func (r *runner) othersWrote(st Step, target *side) bool {
 	key := keyOfMerchant(st)
-	if key == "" || doc == nil {
-		return doc
+	if key == "" {
+		return false
 	}
 	r.mu.Lock()
-	on, ok := r.flags[key]
-	r.mu.Unlock()
-	if !ok {
+	defer r.mu.Unlock()
+	return r.merchWrites[key] != target.seen[key]
+}
+
+// ownMerchant is the document a refused request's read compares with:
+// without the merchant's Level 2/3 processing when another sequence may
+// have changed it.
+func (r *runner) ownMerchant(st Step, target *side, doc map[string]any) map[string]any {
+	if doc == nil || !r.othersWrote(st, target) {
 		return doc
 	}
 	out := maps.Clone(doc)
-	out["level_two_level_three_data_enabled"] = on
+	delete(out, "level_two_level_three_data_enabled")
 	return out
 }
 
-// flagAsAccepted is a merchant read's expectations with its Level 2/3
-// processing as the target last accepted it.
-func (r *runner) flagAsAccepted(st Step, expect []expectField) []expectField {
-	key := keyOfMerchant(st)
-	if key == "" || st.Method != "GET" {
+// ownExpect is a read's expectations, less the merchant's Level 2/3
+// processing when another sequence may have changed it.
+func (r *runner) ownExpect(st Step, target *side, expect []expectField) []expectField {
+	if !r.othersWrote(st, target) {
 		return expect
 	}
-	r.mu.Lock()
-	on, ok := r.flags[key]
-	r.mu.Unlock()
-	if !ok {
-		return expect
-	}
-	out := slices.Clone(expect)
-	for i, e := range out {
-		if e.Path == "level_two_level_three_data_enabled" {
-			out[i].Value = on
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(expect), func(e expectField) bool { return e.Path == "level_two_level_three_data_enabled" })
 }

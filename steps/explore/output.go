@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -82,13 +83,20 @@ func gherkin(f Finding) string {
 			fmt.Fprintf(&b, "    When I %s %q\n", ex.Method, p)
 		case ex.Step.ContentType != "":
 			fmt.Fprintf(&b, "    When I %s %q with content type %q and the body:\n", ex.Method, p, ex.Step.ContentType)
-			docString(&b, strings.ReplaceAll(ex.Step.Body, "\r\n", "\n"))
+			docString(&b, freshIDs(strings.ReplaceAll(ex.Step.Body, "\r\n", "\n"), runIDPlaceholder))
 		default:
 			fmt.Fprintf(&b, "    When I %s %q with the body:\n", ex.Method, p)
-			docString(&b, ex.Step.Body)
+			docString(&b, freshIDs(ex.Step.Body, runIDPlaceholder))
 		}
 		if last {
-			fmt.Fprintf(&b, "    Then %s\n", f.assert)
+			// The status first: replayed where the request is refused, the
+			// scenario says so, not that a field of the refusal is missing.
+			switch {
+			case is2xx(ex.Status) && f.assert != "the request succeeds" && f.assert != "the request is refused":
+				fmt.Fprintf(&b, "    Then the request succeeds\n    And %s\n", f.assert)
+			default:
+				fmt.Fprintf(&b, "    Then %s\n", f.assert)
+			}
 			break
 		}
 		switch {
@@ -103,6 +111,24 @@ func gherkin(f Finding) string {
 	}
 	return b.String()
 }
+
+// idempotencyID matches an idempotency_id member of a JSON body and its value.
+var idempotencyID = regexp.MustCompile(`("idempotency_id"\s*:\s*")((?:[^"\\]|\\.)*)"`)
+
+// freshIDs rewrites every idempotency id of a body with fresh: a printed
+// scenario or script sends ids of its own run, never the explore run's
+// (which the target keeps: a second replay would be answered "already
+// used"). Equal ids stay equal, different ones different.
+func freshIDs(body string, fresh func(string) string) string {
+	return idempotencyID.ReplaceAllStringFunc(body, func(m string) string {
+		sub := idempotencyID.FindStringSubmatch(m)
+		return sub[1] + fresh(sub[2]) + `"`
+	})
+}
+
+// runIDPlaceholder prefixes an id with the suite's {run_id}, which every
+// conform run draws anew.
+func runIDPlaceholder(id string) string { return "{run_id}-" + id }
 
 func usesMerchants(reqs []Exchange) bool {
 	for _, ex := range reqs {
@@ -130,6 +156,7 @@ func (r *runner) curl(f Finding) string {
 	b.WriteString("# CONFORM_USER/CONFORM_PASSWORD: the platform user; CONFORM_MERCHANT_USER/_PASSWORD and\n# CONFORM_OTHER_USER/_PASSWORD when a request acts as them.\nset -eu\n")
 	fmt.Fprintf(&b, "T=\"${CONFORM_TARGET:-%s}\"\n", strings.TrimRight(r.opts.Target.Target, "/"))
 	b.WriteString("id() { jq -r .id; } # needs jq, as the suite's replay scripts do\n")
+	b.WriteString("RUN=\"${CONFORM_RUN_ID:-replay-$(date +%s)-$$}\" # each replay's idempotency ids are its own\n")
 	target := &side{cfg: r.opts.Target, ids: map[string]string{}}
 	vars := map[string]string{}
 	reqs := requestsOf(f.Trace)
@@ -151,7 +178,8 @@ func (r *runner) curl(f Finding) string {
 		line = strings.Replace(line, "'$T", "\"$T\"'", 1)
 		if ex.Step.Body != "" && !ex.Page {
 			ct := ex.ContentType
-			line += fmt.Sprintf(" -H 'Content-Type: %s' --data-binary '%s'", ct, strings.ReplaceAll(sub(ex.Step.Body), "\r\n", "'\"$(printf '\\r\\n')\"'"))
+			body := freshIDs(sub(ex.Step.Body), func(id string) string { return `'"$RUN"'-` + id })
+			line += fmt.Sprintf(" -H 'Content-Type: %s' --data-binary '%s'", ct, strings.ReplaceAll(body, "\r\n", "'\"$(printf '\\r\\n')\"'"))
 		}
 		if ex.Step.Save != "" && ex.Step.Walk == nil && !ex.Page && i < len(reqs)-1 {
 			v := strings.ReplaceAll(ex.Step.Save, " ", "_")

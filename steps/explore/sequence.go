@@ -146,12 +146,7 @@ func (r *runner) syncMerchants(ctx context.Context, target, model *side) ([]Exch
 			target.docs[role] = m
 		}
 		r.mu.Lock()
-		if _, known := r.flags[key]; !known {
-			// Known, the flag changes only by an update the target
-			// accepts: a read showing another value is the target's
-			// doing, which the sequences' reads must find.
-			r.flags[key] = on
-		}
+		target.seen[key] = r.merchWrites[key]
 		r.mu.Unlock()
 		r.merch.RUnlock()
 		model.flags[key] = on
@@ -233,13 +228,22 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	}
 	exs = append(exs, tex)
 	if st.Op == "merchants.update" {
-		r.noteMerchant(st, tex, mex, model)
+		r.noteMerchant(st, target, model, mex)
 	}
 	if r.judged != nil {
 		op, _ := r.v.Operation(st.Op)
 		r.judged(st, expectationsOf(st, op, target), tex, mex)
 	}
 	f, ok := r.judge(st, tex, mex, target, model, *secrets)
+	if key := keyOfMerchant(st); key != "" && st.Method == "GET" {
+		if r.othersWrote(st, target) {
+			// What this sequence sent to the merchant is no longer what it shows.
+			target.expect[st.Of] = slices.DeleteFunc(target.expect[st.Of], func(e expectField) bool { return e.Path == "level_two_level_three_data_enabled" })
+		}
+		r.mu.Lock()
+		target.seen[key] = r.merchWrites[key] // this read shows the merchant as it now is
+		r.mu.Unlock()
+	}
 	if f != nil || !ok {
 		return f, exs, ok, nil
 	}
@@ -277,20 +281,21 @@ func keyOfMerchant(st Step) string {
 	return ""
 }
 
-// noteMerchant records a merchant update's effect: the flag the target
-// accepted (for every sequence) and the model's (for this one).
-func (r *runner) noteMerchant(st Step, tex, mex Exchange, model *side) {
+// noteMerchant counts a merchant update sent to the target (accepted or
+// not: a refused one may change it too, and then only this sequence can
+// tell) and notes the model's flag. Called under r.merch.
+func (r *runner) noteMerchant(st Step, target, model *side, mex Exchange) {
 	key := keyOfMerchant(st)
 	if key == "" {
 		return
 	}
-	if d, ok := tex.doc.(map[string]any); ok && is2xx(tex.Status) {
-		if on, ok := d["level_two_level_three_data_enabled"].(bool); ok {
-			r.mu.Lock()
-			r.flags[key] = on
-			r.mu.Unlock()
-		}
+	r.mu.Lock()
+	stale := r.merchWrites[key] != target.seen[key]
+	r.merchWrites[key]++
+	if !stale {
+		target.seen[key] = r.merchWrites[key]
 	}
+	r.mu.Unlock()
 	if d, ok := mex.doc.(map[string]any); ok && is2xx(mex.Status) {
 		if on, ok := d["level_two_level_three_data_enabled"].(bool); ok {
 			model.flags[key] = on

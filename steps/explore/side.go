@@ -27,7 +27,8 @@ type side struct {
 	ids      map[string]string
 	docs     map[string]map[string]any // role → last document seen of it
 	expect   map[string][]expectField  // role → fields its reads must show
-	flags    map[string]bool           // merchant fixture key → Level 2/3 processing as this side was last set
+	flags    map[string]bool           // merchant fixture key → Level 2/3 processing as this side was last set (the model)
+	seen     map[string]int            // merchant fixture key → the run's merchant updates when this side last saw it (the target)
 	ctype    string
 	isTarget bool
 }
@@ -35,19 +36,11 @@ type side struct {
 // newSide is a side that has seen nothing yet.
 func newSide(do func(*http.Request) (*http.Response, error), base string, cfg steps.Config, ctype string) *side {
 	return &side{do: do, base: base, cfg: cfg, ctype: ctype,
-		ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, flags: map[string]bool{}}
+		ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, flags: map[string]bool{}, seen: map[string]int{}}
 }
 
-// fixtures are the side's {fixture:key} values, in the order of steps.Fixtures.
-func (s *side) fixtures() [][2]string {
-	f := s.cfg.Fixtures
-	return [][2]string{
-		{"buyer_identity", f.BuyerIdentity}, {"merchant", f.Merchant}, {"merchant_identity", f.MerchantIdentity},
-		{"plain_merchant", f.PlainMerchant}, {"plain_merchant_identity", f.PlainMerchantIdentity},
-		{"subscription_schedule", f.SubscriptionSchedule}, {"subscription_amount", f.SubscriptionAmount},
-		{"dispute", f.Dispute}, {"balance_transfer", f.BalanceTransfer},
-	}
-}
+// fixtures are the side's {fixture:key} values, from the suite's table.
+func (s *side) fixtures() [][2]string { return s.cfg.Fixtures.Placeholders() }
 
 // fixture is the side's value of one fixture key ("" if unset or unknown).
 func (s *side) fixture(key string) string {
