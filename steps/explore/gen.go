@@ -230,9 +230,9 @@ func (g *generator) next(actions []action) []Step {
 }
 
 // withProbe makes one step of a, first (now and then, for an operation
-// with a JSON body) up to two probes, each: the same action's body with one leaf mutated,
-// kept only when its schema refuses it, so it changes nothing the
-// sequence goes on with.
+// with a JSON body) up to two probes: the same action's body with one
+// leaf mutated, kept only when its schema refuses it, so it changes
+// nothing the sequence goes on with.
 func (g *generator) withProbe(a action) []Step {
 	var out []Step
 	if g.con.ops[a.op] != "" {
