@@ -200,8 +200,8 @@ func newContract(j *judging.Judge, listMax int) (*contract, error) {
 }
 
 // probeShare is the percentage of op's actions that send a probe first:
-// probeShare for a small schema, up to four times as many for one with
-// many boundaries to reach.
+// probeShare for a schema without boundaries, three more for every four
+// boundaries, at most 90.
 func (c *contract) probeShare(op string) int {
 	s := c.schemas[c.ops[op]]
 	if s == nil {
@@ -211,7 +211,7 @@ func (c *contract) probeShare(op string) int {
 	for _, l := range s.leaves() {
 		n += len(l.boundaries())
 	}
-	return min(probeShare+n/2, 4*probeShare)
+	return min(probeShare+n*3/4, 90)
 }
 
 // leaf is the leaf at path of op's request schema (nil if none).
