@@ -150,8 +150,13 @@ func printExplore(w io.Writer, res explore.Result) {
 			f.Occurrences, f.Original, f.Shrunk, f.Seed, f.Sequence, f.Gherkin, f.Curl)
 	}
 	for _, n := range res.Notes() {
-		if strings.HasPrefix(n, "explore:") {
+		switch {
+		case strings.HasPrefix(n, "explore:"):
 			fmt.Fprintln(w, n)
+		case strings.HasPrefix(n, "explore schema "):
+			// Each request schema's coverage; what was not reached is in the reports.
+			row, _, _ := strings.Cut(n, "; not reached: ")
+			fmt.Fprintln(w, "  "+strings.TrimPrefix(row, "explore "))
 		}
 	}
 	fmt.Fprintf(w, "%d FAIL, %d WARN (replay: --seed %d --run-id %s)\n", res.Count(results.Fail), res.Count(results.Warn), res.Seed, res.RunID)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"sort"
 	"strconv"
@@ -47,6 +48,12 @@ type shape struct {
 	// makes others required.
 	Conds []cond
 	re    *regexp.Regexp
+	// Read once when the contract is built, for the generators that share it:
+	syn      *syntax.Regexp // the pattern parsed
+	simplest string         // the pattern's simplest match
+	numbers  []any          // an integer leaf's valid values worth a draw
+	bounded  bool           // a leaf with boundaries
+	all      []*shape       // every node below a schema's root
 }
 
 // cond is one if/then: when property Prop holds Value, Required are
@@ -73,6 +80,17 @@ func (s *shape) prop(name string) *shape {
 		}
 	}
 	return nil
+}
+
+// prepare reads once what drawing from a root's nodes needs.
+func (s *shape) prepare() {
+	s.all = s.nodes()
+	for _, n := range append(s.all, s) {
+		n.bounded = n.isLeaf() && len(n.boundaries()) > 0
+		if n.has("integer") || n.has("number") {
+			n.numbers = validNumbers(n)
+		}
+	}
 }
 
 // leaves lists the shape's leaves, parents first, in property order.
@@ -107,6 +125,7 @@ type contract struct {
 	names    []string                 // sorted
 	query    *shape                   // the list operations' query parameters as an object
 	ops      map[string]string        // operation id → request schema name ("" for none)
+	share    map[string]int           // operation id → percentage of its actions sending probes
 	lists    map[string]bool          // operation ids that take the list query
 }
 
@@ -118,7 +137,7 @@ const queryName = "list query"
 // (0: none stated).
 func newContract(j *judging.Judge, listMax int) (*contract, error) {
 	v := j.Validator()
-	c := &contract{v: v, basis: map[string]judging.Basis{}, defaults: j.DefaultProfile(), schemas: map[string]*shape{}, ops: map[string]string{}, lists: map[string]bool{}}
+	c := &contract{v: v, basis: map[string]judging.Basis{}, share: map[string]int{}, defaults: j.DefaultProfile(), schemas: map[string]*shape{}, ops: map[string]string{}, lists: map[string]bool{}}
 	rd := &schemaReader{v: v, files: map[string]map[string]any{}}
 	for _, op := range v.Operations() {
 		if op.Method == "GET" && strings.HasSuffix(op.Response, "_list") {
@@ -148,8 +167,12 @@ func newContract(j *judging.Judge, listMax int) (*contract, error) {
 		if err != nil {
 			return nil, fmt.Errorf("explore: schema %s: %w", op.Request, err)
 		}
+		s.prepare()
 		c.schemas[op.Request] = s
 		c.names = append(c.names, op.Request)
+	}
+	for op := range c.ops {
+		c.share[op] = c.probeShare(op)
 	}
 	sort.Strings(c.names)
 	// The list query: offset and limit bounded as the page object states
@@ -171,13 +194,14 @@ func newContract(j *judging.Judge, listMax int) (*contract, error) {
 		}
 		q.Props = append(q.Props, p)
 	}
+	q.prepare()
 	c.query = q
 	return c, nil
 }
 
 // probeShare is the percentage of op's actions that send a probe first:
-// probeShare for a small schema, up to four times as many for one with
-// many boundaries to reach.
+// probeShare for a schema without boundaries, three more for every four
+// boundaries, at most 90.
 func (c *contract) probeShare(op string) int {
 	s := c.schemas[c.ops[op]]
 	if s == nil {
@@ -187,7 +211,7 @@ func (c *contract) probeShare(op string) int {
 	for _, l := range s.leaves() {
 		n += len(l.boundaries())
 	}
-	return min(probeShare+n/2, 4*probeShare)
+	return min(probeShare+n*3/4, 90)
 }
 
 // leaf is the leaf at path of op's request schema (nil if none).
@@ -527,7 +551,12 @@ func buildShape(n map[string]any, path, name string) (*shape, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: pattern %q: %w", path, p, err)
 		}
-		s.Pattern, s.re = p, re
+		syn, err := syntax.Parse(p, syntax.Perl)
+		if err != nil {
+			return nil, fmt.Errorf("%s: pattern %q: %w", path, p, err)
+		}
+		s.Pattern, s.re, s.syn = p, re, syn
+		s.simplest = matching(syn, nil, 0)
 	}
 	s.Format, _ = n["format"].(string)
 	req := map[string]bool{}

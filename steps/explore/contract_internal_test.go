@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/conform-kit/conform/steps/report"
+	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
 )
 
@@ -140,4 +142,42 @@ func TestValidDrawsAreValid(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCoverageCountsBodiesAndQueries: a body sent marks its leaves and the
+// boundaries its values sit on; a list's query marks the list query's; the
+// answers count per operation.
+func TestCoverageCountsBodiesAndQueries(t *testing.T) {
+	c := testContract(t)
+	cv := newCoverage(c)
+	cv.add(Step{Op: "payment_instruments.create"}, Exchange{Status: 201,
+		Body: `{"type":"PAYMENT_CARD","address":{"postal_code":"1234567","city":"aaaaaaaaaaaaaaaaaaaaa"},"tags":{}}`})
+	cv.add(Step{Op: "webhooks.list"}, Exchange{Status: 422, Path: "/webhooks?limit=0&offset=0"})
+	ops, schemas := cv.rows(c.v.Operations(), func(op validate.Operation) bool { return op.ID == "webhooks.get" })
+	byOp := map[string]report.ExploredOp{}
+	for _, o := range ops {
+		byOp[o.ID] = o
+	}
+	assert.Equal(t, report.ExploredOp{ID: "payment_instruments.create", Accepted: 1}, byOp["payment_instruments.create"])
+	assert.Equal(t, report.ExploredOp{ID: "webhooks.list", Refused: 1}, byOp["webhooks.list"])
+	assert.Equal(t, report.ExploredOp{ID: "webhooks.get"}, byOp["webhooks.get"], "reachable, never requested")
+	row := func(name string) report.ExploredSchema {
+		for _, s := range schemas {
+			if s.Schema == name {
+				return s
+			}
+		}
+		t.Fatalf("no row %s", name)
+		return report.ExploredSchema{}
+	}
+	card := row("payment_instrument_create")
+	assert.Equal(t, 4, card.LeavesSent, "type, postal_code, city, tags")
+	assert.NotContains(t, card.Missed, "address.city: maxLength 20: one past")
+	assert.Contains(t, card.Missed, "address.city: maxLength 20: at")
+	assert.Contains(t, card.Missed, "name: never sent")
+	q := row(queryName)
+	assert.Equal(t, 2, q.LeavesSent)
+	assert.NotContains(t, q.Missed, "limit: minimum 1: one below")
+	assert.Contains(t, q.Missed, "limit: minimum 1: at")
+	assert.Equal(t, 0, row("webhook_create").LeavesSent)
 }

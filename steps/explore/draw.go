@@ -118,7 +118,7 @@ func validNumbers(s *shape) []any {
 // drawNumber draws an allowed integer: a listed one or any in a span
 // from the lower bound.
 func (g *generator) drawNumber(s *shape) json.Number {
-	vals := validNumbers(s)
+	vals := s.numbers
 	switch g.c.draw(3) {
 	case 1:
 		vals = vals[:min(len(vals), 5)] // the plain value and the bounds
@@ -165,7 +165,7 @@ func (g *generator) validStrings(s *shape) []any {
 		return out
 	}
 	if s.re != nil {
-		return []any{matching(s.Pattern, g.c, 0), matching(s.Pattern, g.c, 1), matching(s.Pattern, g.c, 2)}
+		return []any{s.simplest, matching(s.syn, g.c, 1), matching(s.syn, g.c, 2)}
 	}
 	lo, hi := max(s.MinLength, 0), s.MaxLength
 	out := []any{sized("explore", lo, hi)}
@@ -185,9 +185,8 @@ func (g *generator) validStrings(s *shape) []any {
 // fewest repeats, the first alternative, the first character of each
 // class), mode 1 drawn characters and repeats, mode 2 the most repeats a
 // bound allows.
-func matching(pattern string, c *choices, mode int) string {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
+func matching(re *syntax.Regexp, c *choices, mode int) string {
+	if re == nil {
 		return ""
 	}
 	var b strings.Builder
@@ -387,7 +386,7 @@ func (g *generator) mutants(s *shape) (bounds, others []any) {
 			bounds = append(bounds, pick(g.c, "not a url", "ftp://example.com/x", "http://exa mple.com"))
 		}
 		if s.re != nil {
-			misses := nearMisses(matching(s.Pattern, g.c, 1))
+			misses := nearMisses(matching(s.syn, g.c, 1))
 			bounds = append(bounds, misses[g.c.draw(len(misses))])
 		}
 		others = append(others, json.Number("1"), true, []any{}, map[string]any{})
@@ -515,10 +514,10 @@ func (g *generator) body(op string, fixes map[string]func() any, keep ...string)
 		defer func() { g.c = main }()
 		// A leaf with boundaries most often, any node (parents too) otherwise.
 		var cands, bounded []*shape
-		for _, n := range s.nodes() {
+		for _, n := range s.all {
 			if !underAny(n.Path, keep) && n.Name != "*" {
 				cands = append(cands, n)
-				if n.isLeaf() && len(n.boundaries()) > 0 {
+				if n.isLeaf() && n.bounded {
 					bounded = append(bounded, n)
 				}
 			}
@@ -662,7 +661,7 @@ func stand(s *shape, v any) any {
 	switch x := v.(type) {
 	case string:
 		if s != nil && s.re != nil && strings.HasPrefix(x, "{") && strings.HasSuffix(x, "}") {
-			return matching(s.Pattern, nil, 0) + "0"
+			return s.simplest + "0"
 		}
 		return x
 	case map[string]any:

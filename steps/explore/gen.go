@@ -230,9 +230,9 @@ func (g *generator) next(actions []action) []Step {
 }
 
 // withProbe makes one step of a, first (now and then, for an operation
-// with a JSON body) a probe: the same action's body with one leaf mutated,
-// kept only when its schema refuses it, so it changes nothing the
-// sequence goes on with.
+// with a JSON body) up to two probes: the same action's body with one
+// leaf mutated, kept only when its schema refuses it, so it changes
+// nothing the sequence goes on with.
 func (g *generator) withProbe(a action) []Step {
 	var out []Step
 	if g.con.ops[a.op] != "" {
@@ -241,7 +241,7 @@ func (g *generator) withProbe(a action) []Step {
 		// while shrinking drops the probe and leaves every later draw
 		// meaning what it meant.
 		for range 2 {
-			sub, send := g.c.draw(1<<30), g.c.draw(100) >= 100-g.con.probeShare(a.op)
+			sub, send := g.c.draw(1<<30), g.c.draw(100) >= 100-g.con.share[a.op]
 			if !send {
 				continue
 			}
