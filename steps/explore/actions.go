@@ -493,7 +493,12 @@ func (g *generator) sale() Step {
 func (g *generator) updateMerchant() Step {
 	r := pick(g.c, "merchant", "plain merchant")
 	st := Step{Op: "merchants.update", Method: "PUT", Path: "/merchants/{fixture:" + fixtureOfMerchant(r) + "}", Of: r}
-	doc := g.fill(&st, nil)
+	// The flag its fixture starts with (the merchant enabled, the plain one
+	// not) or the other, half the time each: an update that changes nothing
+	// shows nothing of a refusal that was applied.
+	doc := g.fill(&st, map[string]func() any{"level_two_level_three_data_enabled": func() any {
+		return pick(g.c, r == "merchant", r != "merchant")
+	}})
 	if g.c.draw(4) == 3 {
 		st.User = userMerchant
 		refuse(&st, "only ROLE_PLATFORM may update a merchant", basisOf("4.4", "5"))
