@@ -226,7 +226,7 @@ func ExploreCatalog() []Fault {
 				c, _ := x.in["security_code"].(string)
 				return len(c) == 4 && isSuccess(x.status) && x.copyInput("security_code")
 			}, "payment_instruments.create")},
-	}, exploreValueFaults()...)
+	}, append(exploreValueFaults(), exploreJudgeFaults()...)...)
 }
 
 // refuseWhen answers a request of the operations whose body matches with a

@@ -5,8 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"sync"
 
 	"github.com/conform-kit/conform/validate/judging"
@@ -90,7 +92,8 @@ var hexSecret = regexp.MustCompile(`("secret_signing_key"\s*:\s*")([0-9a-f]{64})
 // original secret is the one whose signature the delivery carries.
 func whsecSecrets() variantParts {
 	var mu sync.Mutex
-	shown := map[string]string{} // reference secret → secret shown
+	shown := map[string]string{}   // reference secret → secret shown
+	byURL := map[string][]string{} // webhook url → its reference secrets seen
 	reform := func(orig string) string {
 		raw, err := hex.DecodeString(orig)
 		if err != nil {
@@ -105,6 +108,21 @@ func whsecSecrets() variantParts {
 	return variantParts{
 		wrap: func(next http.Handler, _ faultDeps) http.Handler {
 			return onJSON(next, func(_ *http.Request, _ *faultRecorder, body []byte) []byte {
+				if !hexSecret.Match(body) {
+					return body
+				}
+				if doc := decodeFaultJSON(body); doc != nil {
+					eachResource(doc, func(m map[string]any) {
+						u, sec := stringAt(m, "url"), stringAt(m, "secret_signing_key")
+						if u != "" && sec != "" {
+							mu.Lock()
+							if !slices.Contains(byURL[u], sec) {
+								byURL[u] = append(byURL[u], sec)
+							}
+							mu.Unlock()
+						}
+					})
+				}
 				return hexSecret.ReplaceAllFunc(body, func(m []byte) []byte {
 					sub := hexSecret.FindSubmatch(m)
 					return []byte(string(sub[1]) + reform(string(sub[2])) + `"`)
@@ -115,14 +133,28 @@ func whsecSecrets() variantParts {
 			return rewriteDelivery(base, func(req *http.Request, body []byte) ([]byte, error) {
 				signed := req.Header.Get("Finix-Signature")
 				ts, _ := judging.ParseSignature(signed)
+				// The secrets of webhooks at this url first (a delivery's
+				// own), then every secret: verified outside the lock, so
+				// deliveries do not queue behind each other.
 				mu.Lock()
-				for orig, out := range shown {
-					if judging.VerifySignature(signed, orig, body) == nil {
-						req.Header.Set("Finix-Signature", judging.SignatureValue(out, ts, body))
-						break
+				candidates := slices.Clone(byURL[req.URL.String()])
+				mu.Unlock()
+				for _, all := range []bool{false, true} {
+					if all {
+						mu.Lock()
+						candidates = slices.Collect(maps.Keys(shown))
+						mu.Unlock()
+					}
+					for _, orig := range candidates {
+						if judging.VerifySignature(signed, orig, body) == nil {
+							mu.Lock()
+							out := shown[orig]
+							mu.Unlock()
+							req.Header.Set("Finix-Signature", judging.SignatureValue(out, ts, body))
+							return body, nil
+						}
 					}
 				}
-				mu.Unlock()
 				return body, nil
 			})
 		},

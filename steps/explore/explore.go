@@ -70,6 +70,10 @@ type Options struct {
 	// Workers is the number of sequences run at once, each with its own
 	// model; default DefaultWorkers.
 	Workers int
+	// Observe, for a target without a profile, first runs the suite
+	// against it and explores with the profile the suite writes for it
+	// (as conform run --write-profile): the target's observed choices.
+	Observe bool
 	// Log receives a line per finding as it is found (nil: none).
 	Log io.Writer
 }
@@ -93,6 +97,13 @@ type Result struct {
 	Sequences int
 	Duration  time.Duration
 	Findings  []Finding
+	// Observed are the target's choices explore observed and judged with
+	// (Options.Observe), as "key value"; none when a profile was given or
+	// the target chose as the reference.
+	Observed []string
+	// Unanswered are the requests the target never answered (each ended
+	// its sequence), as errors.
+	Unanswered []string
 	// Coverage is every operation the explorer can reach with the
 	// target's answers; Schemas every request schema (and the list query)
 	// with the leaves sent and the keyword boundaries reached.
@@ -201,11 +212,24 @@ const (
 
 // Run explores the target until the budget or the time is spent, or ctx ends.
 func Run(ctx context.Context, opts Options) (Result, error) {
+	if _, err := newRunner(opts); err != nil {
+		return Result{}, err // the options, checked before the suite runs
+	}
+	var observed []string
+	if opts.Observe && len(opts.Target.Profile) == 0 {
+		profile, keys, err := observe(ctx, opts.Target, max(opts.Workers, 4))
+		if err != nil {
+			return Result{}, err
+		}
+		opts.Target.Profile, observed = profile, keys
+	}
 	r, err := newRunner(opts)
 	if err != nil {
 		return Result{}, err
 	}
-	return r.run(ctx)
+	res, err := r.run(ctx)
+	res.Observed = observed
+	return res, err
 }
 
 type runner struct {
@@ -227,7 +251,7 @@ type runner struct {
 	// could change a list take turns (phases); the merchants' Level 2/3
 	// processing is changed under merch, and merchWrites counts the
 	// updates sent to each merchant, by fixture key.
-	phases      phases
+	phases      kindPhases
 	merch       sync.RWMutex
 	merchWrites map[string]int
 	shapes      shapes // which fields the normative schemas show
@@ -360,7 +384,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 		}()
 	}
 	wg.Wait()
-	res := Result{Seed: r.opts.Seed, RunID: r.opts.RunID, Sequences: x.next, Findings: x.kept(r.opts.FirstFinding)}
+	res := Result{Seed: r.opts.Seed, RunID: r.opts.RunID, Sequences: x.next, Findings: x.kept(r.opts.FirstFinding), Unanswered: x.unanswered}
 	res.Requests, res.Duration = int(r.requests.Load()), time.Since(r.start)
 	res.Coverage, res.Schemas = r.coverageRows()
 	return res, x.err
@@ -374,7 +398,13 @@ type exploration struct {
 	groups   map[string]int // Finding.Group → index in findings
 	findings []Finding
 	err      error
+	// unanswered are the requests that got no answer (a timeout, a
+	// connection reset): each ends its sequence; over maxUnanswered, the run.
+	unanswered []string
 }
+
+// maxUnanswered is how many requests without an answer a run bears.
+const maxUnanswered = 5
 
 // kept are the findings in the order of their sequences; with first, only
 // the first.
@@ -411,12 +441,17 @@ func (r *runner) work(ctx context.Context, cancel func(), x *exploration) {
 		out, err := r.sequence(ctx, c, i, 0)
 		if err != nil {
 			x.mu.Lock()
-			if x.err == nil && ctx.Err() == nil {
-				x.err = err
+			x.unanswered = append(x.unanswered, err.Error())
+			if x.err == nil && ctx.Err() == nil && len(x.unanswered) > maxUnanswered {
+				x.err = fmt.Errorf("%w (and %d more requests without an answer)", err, maxUnanswered)
 			}
+			stop := x.err != nil
 			x.mu.Unlock()
-			cancel()
-			return
+			if stop {
+				cancel()
+				return
+			}
+			continue // one request without an answer ends its sequence, not the run
 		}
 		for _, fd := range out.found {
 			f := *fd.finding

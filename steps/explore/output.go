@@ -241,6 +241,12 @@ func (res Result) Notes() []string {
 	notes := []string{fmt.Sprintf("explore: seed %d, %d sequences, %d requests in %s; %d operations: %d with a 2xx, %d with a 4xx; request schemas: %d/%d leaves sent, %d/%d boundaries reached (%s)",
 		res.Seed, res.Sequences, res.Requests, res.Duration.Round(1e6), len(res.Coverage), with2xx, with4xx,
 		t.LeavesSent, t.Leaves, t.BoundariesReached, t.Boundaries, percent(t.BoundariesReached, t.Boundaries))}
+	if len(res.Observed) > 0 {
+		notes = append(notes, "explore: judged with the target's observed choices (the profile the suite wrote for it): "+strings.Join(res.Observed, "; "))
+	}
+	if n := len(res.Unanswered); n > 0 {
+		notes = append(notes, fmt.Sprintf("explore: %d requests got no answer, each ending its sequence; the first: %s", n, res.Unanswered[0]))
+	}
 	for _, c := range res.Coverage {
 		notes = append(notes, fmt.Sprintf("explore coverage %s: %d accepted, %d refused, %d 5xx", c.ID, c.Accepted, c.Refused, c.Errored))
 	}
@@ -268,6 +274,9 @@ func (res Result) AddTo(run *report.Run) {
 		run.Operations[i].Refusals += c.Refused
 	}
 	run.Notes = append(run.Notes, res.Notes()[0])
+	if len(res.Observed) > 0 {
+		run.Notes = append(run.Notes, res.Notes()[1])
+	}
 	x := &report.Exploration{Seed: res.Seed, RunID: res.RunID, Sequences: res.Sequences, Requests: res.Requests, Duration: report.MillisOf(res.Duration)}
 	x.Operations = slices.Clone(res.Coverage)
 	x.Schemas = slices.Clone(res.Schemas)

@@ -1,6 +1,10 @@
 package explore
 
-import "sync"
+import (
+	"slices"
+	"strings"
+	"sync"
+)
 
 // Phases of the target's shared state: concurrent sequences' writes, and
 // the list walks that must not see them (a walk judges page.count and
@@ -53,4 +57,66 @@ func (p *phases) leave(k int) {
 		p.turn = 1 - k
 	}
 	p.cond.Broadcast()
+}
+
+// kindPhases are the phases of each kind of list: a walk of the
+// transfers need not wait for a webhook's create.
+type kindPhases struct {
+	mu    sync.Mutex
+	kinds map[string]*phases
+}
+
+// of is the phases of a kind.
+func (k *kindPhases) of(kind string) *phases {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.kinds == nil {
+		k.kinds = map[string]*phases{}
+	}
+	p := k.kinds[kind]
+	if p == nil {
+		p = &phases{}
+		k.kinds[kind] = p
+	}
+	return p
+}
+
+// enter counts a step of phase k in on each kind (in the order given; a
+// walk enters one kind only, so writes entering several never wait on
+// each other) and returns its leave.
+func (k *kindPhases) enter(phase int, kinds ...string) func() {
+	var entered []*phases
+	for _, kind := range kinds {
+		p := k.of(kind)
+		p.enter(phase)
+		entered = append(entered, p)
+	}
+	return func() {
+		for _, p := range entered {
+			p.leave(phase)
+		}
+	}
+}
+
+// listKind is the kind of resource a path's list holds: its first segment
+// ("transfers", "subscription", "disputes").
+func listKind(path string) string {
+	seg, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	seg, _, _ = strings.Cut(seg, "?")
+	return seg
+}
+
+// writeKinds are the kinds of list a write may change: its own path's,
+// and the transfers a capture or a dispute makes and the disputes a sale
+// may open.
+func writeKinds(st Step) []string {
+	kinds := []string{listKind(st.Path)}
+	switch {
+	case st.Op == "authorizations.capture" || strings.HasPrefix(st.Op, "disputes."):
+		kinds = append(kinds, "transfers")
+	case st.Op == "transfers.create":
+		kinds = append(kinds, "disputes")
+	}
+	slices.Sort(kinds)
+	return slices.Compact(kinds)
 }

@@ -169,8 +169,7 @@ func (r *runner) syncMerchants(ctx context.Context, target, model *side) ([]Exch
 func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets *[]string, count bool) (*Finding, []Exchange, bool, error) {
 	*secrets = append(*secrets, st.Secrets...)
 	if st.Walk != nil {
-		r.phases.enter(phaseList)
-		defer r.phases.leave(phaseList)
+		defer r.phases.enter(phaseList, listKind(st.Path))()
 		f, exs, err := r.walk(ctx, st, target, *secrets)
 		return f, exs, true, err
 	}
@@ -178,11 +177,9 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	probing := st.Refuse && st.Save != "" && listPath != ""
 	switch {
 	case probing:
-		r.phases.enter(phaseList)
-		defer r.phases.leave(phaseList)
+		defer r.phases.enter(phaseList, listKind(listPath))()
 	case st.Method != "GET":
-		r.phases.enter(phaseWrite)
-		defer r.phases.leave(phaseWrite)
+		defer r.phases.enter(phaseWrite, writeKinds(st)...)()
 	}
 	var exs []Exchange
 	if merchantBound(st) {
@@ -200,6 +197,20 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 			}
 			exs = append(exs, notes...)
 		}
+	}
+	// A merchant update the contract refuses is read before and after, all
+	// under the merchants' lock: no other sequence's update comes between.
+	var merchantBefore *Exchange
+	if st.Op == "merchants.update" && st.Refuse {
+		get := Step{Op: "merchants.get", Method: "GET", Path: st.Path, Of: st.Of}
+		ex, err := target.send(ctx, get, get.Path)
+		r.requests.Add(1)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		ex.Probe = true
+		merchantBefore = &ex
+		exs = append(exs, ex)
 	}
 	var probe *Exchange
 	if probing {
@@ -246,6 +257,22 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	}
 	if f != nil || !ok {
 		return f, exs, ok, nil
+	}
+	if merchantBefore != nil && is4xx(tex.Status) {
+		after, err := target.send(ctx, merchantBefore.Step, merchantBefore.Step.Path)
+		r.requests.Add(1)
+		if err != nil {
+			return nil, exs, false, err
+		}
+		after.Probe = true
+		exs = append(exs, after)
+		const flag = "level_two_level_three_data_enabled"
+		b, had := lookup(merchantBefore.doc, flag)
+		a, has := lookup(after.doc, flag)
+		if had && is2xx(merchantBefore.Status) && is2xx(after.Status) && (!has || !sameValue(a, b)) {
+			return r.finding(checkChangesNone, st, basisUnchanged, fmt.Sprintf("a refused merchant update changed %s of the %s: %s before, %s after", flag, st.Of, render(b), renderOK(a, has)),
+				flag+" = "+render(b), renderOK(a, has), fieldAssert(flag, b)), exs, true, nil
+		}
 	}
 	if probe != nil && is4xx(tex.Status) {
 		p := Step{Op: probe.Step.Op, Method: "GET", Path: probe.Step.Path}
@@ -304,37 +331,45 @@ func (r *runner) noteMerchant(st Step, target, model *side, mex Exchange) {
 }
 
 // resyncMerchant reads the Level 2/3 processing of the merchant a payment
-// names on the target and sets the model's alike, when another sequence
-// changed it since this one began (the read is then a note the scenario
-// prints as the state it goes on from). Called under r.merch.
+// names on the target (both merchants for a capture, whose body names
+// none) and sets the model's alike, when another sequence changed it since
+// this one began (the read is then a note the scenario prints as the state
+// it goes on from). Called under r.merch.
 func (r *runner) resyncMerchant(ctx context.Context, st Step, target, model *side) ([]Exchange, error) {
-	role := "merchant"
-	if strings.Contains(st.Body, "{fixture:plain_merchant") {
-		role = "plain merchant"
+	roles := []string{"merchant", "plain merchant"}
+	switch {
+	case strings.Contains(st.Body, "{fixture:plain_merchant"):
+		roles = roles[1:]
+	case strings.Contains(st.Body, "{fixture:merchant"):
+		roles = roles[:1]
 	}
-	key := fixtureOfMerchant(role)
-	had, ok := model.flags[key]
-	if !ok || target.fixture(key) == "" {
-		return nil, nil
+	var notes []Exchange
+	for _, role := range roles {
+		key := fixtureOfMerchant(role)
+		had, ok := model.flags[key]
+		if !ok || target.fixture(key) == "" {
+			continue
+		}
+		get := Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + key + "}", Of: role}
+		ex, err := target.send(ctx, get, get.Path)
+		r.requests.Add(1)
+		if err != nil {
+			return notes, err
+		}
+		d, _ := ex.doc.(map[string]any)
+		on, known := d["level_two_level_three_data_enabled"].(bool)
+		if !known || on == had {
+			continue
+		}
+		set := Step{Op: "merchants.update", Method: "PUT", Path: get.Path, Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, on)}
+		if _, err := model.send(ctx, set, set.Path); err != nil {
+			return notes, err
+		}
+		model.flags[key] = on
+		ex.Page = true // not part of the scenario's own requests
+		notes = append(notes, ex)
 	}
-	get := Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + key + "}", Of: role}
-	ex, err := target.send(ctx, get, get.Path)
-	r.requests.Add(1)
-	if err != nil {
-		return nil, err
-	}
-	d, _ := ex.doc.(map[string]any)
-	on, known := d["level_two_level_three_data_enabled"].(bool)
-	if !known || on == had {
-		return nil, nil
-	}
-	set := Step{Op: "merchants.update", Method: "PUT", Path: get.Path, Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, on)}
-	if _, err := model.send(ctx, set, set.Path); err != nil {
-		return nil, err
-	}
-	model.flags[key] = on
-	ex.Page = true // not part of the scenario's own requests
-	return []Exchange{ex}, nil
+	return notes, nil
 }
 
 // Replay runs one recipe (a finding's shrunk draws) of a sequence against

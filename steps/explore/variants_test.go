@@ -8,6 +8,7 @@ import (
 	"github.com/conform-kit/conform/steps"
 	"maps"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -113,10 +114,11 @@ func TestCombinedVariantsNeverFailExplored(t *testing.T) {
 	for _, run := range []struct {
 		name    string
 		profile []byte
-	}{{"no profile", nil}, {"written profile", written.Bytes()}, {"declared profile", declared}} {
+		observe bool
+	}{{"no profile", nil, false}, {"no profile, observed", nil, true}, {"written profile", written.Bytes(), false}, {"declared profile", declared, false}} {
 		c := cfg
 		c.Profile = run.profile
-		res, err := explore.Run(context.Background(), explore.Options{Target: c, Model: model, Seed: 8, Budget: budget, ShrinkRuns: 40})
+		res, err := explore.Run(context.Background(), explore.Options{Target: c, Model: model, Seed: 8, Budget: budget, ShrinkRuns: 40, Observe: run.observe})
 		require.NoError(t, err)
 		assertExplored(t, res, budget)
 		for _, f := range res.Findings {
@@ -124,7 +126,16 @@ func TestCombinedVariantsNeverFailExplored(t *testing.T) {
 				t.Errorf("combined variants, %s: %s %s [%s] %s\n%s", run.name, f.Outcome, f.Check, f.Clause(), f.Message, f.Gherkin)
 			}
 		}
-		t.Logf("combined variants, %s: %s; the reference: %s", run.name, reach(res), reach(base))
+		if run.observe {
+			assert.NotEmpty(t, res.Observed, "observed choices")
+		}
+		var missed []string
+		for _, c := range base.Coverage {
+			if i := slices.IndexFunc(res.Coverage, func(o report.ExploredOp) bool { return o.ID == c.ID }); c.Accepted > 0 && (i < 0 || res.Coverage[i].Accepted == 0) {
+				missed = append(missed, c.ID)
+			}
+		}
+		t.Logf("combined variants, %s: %s; the reference: %s; no 2xx where the reference has one: %v; observed: %v", run.name, reach(res), reach(base), missed, res.Observed)
 	}
 }
 
