@@ -150,10 +150,37 @@ func (g *generator) fill(st *Step, fixes map[string]func() any, keep ...string) 
 	st.Body = encodeBody(d.doc)
 	if d.err != nil {
 		st.Refuse, st.Rule, st.Basis = true, "the body breaks the request schema at "+violation(d.err), g.con.basis[st.Op]
+		if pastInt64(d.doc) {
+			// The spec states amounts in cents and no largest one: 2^63−1 is
+			// the schemas' (the reference's) representation, not a rule.
+			st.Basis = assumed("reference_rules", st.Basis.Clauses...)
+		}
 		return d.doc
 	}
 	st.AtLimit = g.con.atLimit(st.Op, d.doc)
 	return d.doc
+}
+
+// pastInt64 reports whether a drawn body holds an integer past the int64 range.
+func pastInt64(v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		n, ok := new(big.Int).SetString(string(x), 10)
+		return ok && !n.IsInt64()
+	case map[string]any:
+		for _, e := range x {
+			if pastInt64(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if pastInt64(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // refuse marks st refused by a rule the schemas cannot state, unless it is already refused.
@@ -493,7 +520,12 @@ func (g *generator) sale() Step {
 func (g *generator) updateMerchant() Step {
 	r := pick(g.c, "merchant", "plain merchant")
 	st := Step{Op: "merchants.update", Method: "PUT", Path: "/merchants/{fixture:" + fixtureOfMerchant(r) + "}", Of: r}
-	doc := g.fill(&st, nil)
+	// The flag its fixture starts with (the merchant enabled, the plain one
+	// not) or the other, half the time each: an update that changes nothing
+	// shows nothing of a refusal that was applied.
+	doc := g.fill(&st, map[string]func() any{"level_two_level_three_data_enabled": func() any {
+		return pick(g.c, r == "merchant", r != "merchant")
+	}})
 	if g.c.draw(4) == 3 {
 		st.User = userMerchant
 		refuse(&st, "only ROLE_PLATFORM may update a merchant", basisOf("4.4", "5"))

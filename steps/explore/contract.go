@@ -174,6 +174,10 @@ func newContract(j *judging.Judge, listMax int) (*contract, error) {
 	for op := range c.ops {
 		c.share[op] = c.probeShare(op)
 	}
+	// A merchant's Level 2/3 processing is state every sequence shares: a
+	// probe would be one more write to it, after which the reads that judge
+	// a refused update are not judged. Its one boolean needs no probe.
+	c.share["merchants.update"] = 0
 	sort.Strings(c.names)
 	// The list query: offset and limit bounded as the page object states
 	// them, limit's maximum the profile's (the spec states none).

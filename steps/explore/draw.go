@@ -168,7 +168,11 @@ func (g *generator) validStrings(s *shape) []any {
 		return []any{s.simplest, matching(s.syn, g.c, 1), matching(s.syn, g.c, 2)}
 	}
 	lo, hi := max(s.MinLength, 0), s.MaxLength
-	out := []any{sized("explore", lo, hi)}
+	plainMax := hi
+	if hi > lo {
+		plainMax = hi - 1 // the plain value inside the bounds, never at one
+	}
+	out := []any{sized("explore", lo, plainMax)}
 	if lo > 0 {
 		out = append(out, run('a', lo))
 	}

@@ -229,10 +229,11 @@ func (g *generator) next(actions []action) []Step {
 	return nil
 }
 
-// withProbe makes one step of a, first (now and then, for an operation
-// with a JSON body) up to two probes: the same action's body with one
+// withProbe makes one step of a and (now and then, for an operation with
+// a JSON body) up to two probes after it: the same action's body with one
 // leaf mutated, kept only when its schema refuses it, so it changes
-// nothing the sequence goes on with.
+// nothing the sequence goes on with. The probes are drawn first, so the
+// step's draws (an authorization's amount) are what the step holds.
 func (g *generator) withProbe(a action) []Step {
 	var out []Step
 	if g.con.ops[a.op] != "" {
@@ -255,7 +256,9 @@ func (g *generator) withProbe(a action) []Step {
 			}
 		}
 	}
-	return append(out, a.make(g))
+	// The step goes first: when the target parts from the model on it,
+	// the sequence ends before its probes cost a request.
+	return append([]Step{a.make(g)}, out...)
 }
 
 // prerequisite is the operation that makes what an operation needs.

@@ -37,7 +37,10 @@ func (r *runner) finding(check string, st Step, b judging.Basis, msg, want, got,
 	case checkForbidden:
 		reason = st.Rule
 	case checkAllowed:
-		reason = allowedWhy(st) + " → " + got
+		reason = got
+		if b.Normative() { // a value at its stated limit refused: which one is the cause
+			reason = allowedWhy(st) + " → " + got
+		}
 	}
 	o := report.Fail
 	if !b.Normative() {
