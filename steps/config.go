@@ -246,6 +246,17 @@ func (f *Fixtures) fields() []fixtureField {
 	}
 }
 
+// Placeholders are the fixtures of f as the steps expand {fixture:key}:
+// each key and its value, in the order of the struct. Other packages
+// sending the suite's requests (the explorer) take them from here.
+func (f Fixtures) Placeholders() [][2]string {
+	var out [][2]string
+	for _, ff := range f.fields() {
+		out = append(out, [2]string{ff.key, *ff.p})
+	}
+	return out
+}
+
 // field returns the field of a fixture key, nil if the key is unknown.
 func (f *Fixtures) field(key string) *string {
 	for _, ff := range f.fields() {

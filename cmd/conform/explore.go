@@ -21,12 +21,13 @@ import (
 
 // exploreOptions holds the flags of conform explore.
 type exploreOptions struct {
-	run    runOptions
-	seed   uint64
-	budget int
-	time   time.Duration
-	ops    string
-	runID  string
+	run     runOptions
+	seed    uint64
+	budget  int
+	time    time.Duration
+	ops     string
+	runID   string
+	workers int
 }
 
 func newExploreCmd() *cobra.Command {
@@ -41,7 +42,9 @@ under a profile key. A failing sequence is shrunk to the fewest, simplest reques
 same check on the same basis and printed as a Gherkin scenario of the suite's steps, a curl
 replay script and the seed. Without --target it explores the bundled reference, strict.
 Against a conform sandbox (--target is the sandbox of the --config file) it explores in a
-fresh namespace of its own and drops it at the end, as conform run does.
+fresh namespace of its own and drops it at the end, as conform run does. Against a --target
+without --profile it first runs the suite and judges with the choices the target showed (the
+profile conform run --write-profile would write), and prints them.
 
 Exit codes as conform run: 0 no FAIL, 1 any FAIL (WARN too with --strict), 2 usage or config error.`,
 		Example: `  conform explore
@@ -64,6 +67,7 @@ Exit codes as conform run: 0 no FAIL, 1 any FAIL (WARN too with --strict), 2 usa
 	f.DurationVar(&opts.time, "time", 0, "how long to explore (default 20s when no --budget)")
 	f.StringVar(&opts.runID, "run-id", "", "the run's tag in idempotency ids (printed): by default from --seed when one is given, so the same seed sends byte-identical requests, else from the clock; another one sends fresh idempotency ids to a target that keeps an earlier run's")
 	f.StringVar(&opts.ops, "ops", "", "operations to explore: comma-separated patterns of operation ids, e.g. 'authorizations.*'")
+	f.IntVar(&opts.workers, "workers", 0, fmt.Sprintf("sequences run at once, each with its own model (default %d: 4 per processor, 16 to 64)", explore.DefaultWorkers()))
 	addAttestFlags(f, &opts.run)
 	return cmd
 }
@@ -93,6 +97,9 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		return usageError(fmt.Errorf("explore: %w", err))
 	}
 	strict := opts.run.strict
+	// A target of its own without a profile: explore first observes its
+	// choices with the suite (the profile --write-profile would write).
+	observe := cfg.Target != "" && len(cfg.Profile) == 0
 	if cfg.Target == "" {
 		stop, bundled, err := startBundledReference()
 		if err != nil {
@@ -116,7 +123,7 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		seed = clockSeed()
 	}
 	res, err := explore.Run(ctx, explore.Options{Target: cfg, Model: referenceModel, Seed: seed, Budget: opts.budget, Time: opts.time,
-		Ops: opts.ops, Strict: strict, RunID: runID, Log: opts.run.errOut})
+		Ops: opts.ops, Strict: strict, RunID: runID, Workers: opts.workers, Observe: observe, Log: opts.run.errOut})
 	if errors.Is(err, explore.ErrOptions) {
 		return usageError(fmt.Errorf("explore: %w", err))
 	}
@@ -148,12 +155,17 @@ func seedRunID(seed uint64) string { return "s" + strconv.FormatUint(seed, 36) }
 // printExplore writes each finding with its scenario, replay script and seed, then the totals.
 func printExplore(w io.Writer, res explore.Result) {
 	for _, f := range res.Findings {
-		fmt.Fprintf(w, "\n%s %s [%s] on %s: %s\n  %d sequences; shrunk from %d to %d requests; seed %d, sequence %d\n\n%s\n%s", f.Outcome, f.Check, f.Clause(), f.Op, f.Message,
+		fmt.Fprintf(w, "\n%s %s [%s] on %s: %s\n  %d sequences; shrunk from %d to %d requests; seed %d, sequence %d\n\n%s\n%s", f.Outcome, f.Check, f.Clause(), strings.Join(f.Ops, ", "), f.Message,
 			f.Occurrences, f.Original, f.Shrunk, f.Seed, f.Sequence, f.Gherkin, f.Curl)
 	}
 	for _, n := range res.Notes() {
-		if strings.HasPrefix(n, "explore:") {
+		switch {
+		case strings.HasPrefix(n, "explore:"):
 			fmt.Fprintln(w, n)
+		case strings.HasPrefix(n, "explore schema "):
+			// Each request schema's coverage; what was not reached is in the reports.
+			row, _, _ := strings.Cut(n, "; not reached: ")
+			fmt.Fprintln(w, "  "+strings.TrimPrefix(row, "explore "))
 		}
 	}
 	fmt.Fprintf(w, "%d FAIL, %d WARN (replay: --seed %d --run-id %s)\n", res.Count(results.Fail), res.Count(results.Warn), res.Seed, res.RunID)

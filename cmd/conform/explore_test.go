@@ -22,6 +22,8 @@ func TestExploreExitCodes(t *testing.T) {
 	assert.Equal(t, exitOK, code, "bundled reference: %s %s", out, errOut)
 	assert.Contains(t, out, "0 FAIL, 0 WARN")
 	assert.Contains(t, out, "--seed 3 --run-id "+seedRunID(3), "an explicit seed names the run id, so it alone replays the requests")
+	assert.Regexp(t, `request schemas: \d+/\d+ leaves sent, \d+/\d+ boundaries reached`, out, "the coverage totals")
+	assert.Regexp(t, `(?m)^  schema payment_instrument_create: \d+/\d+ leaves sent, \d+/\d+ boundaries reached$`, out, "each request schema's coverage")
 
 	_, cfgPath := serveReference(t, []string{"crash-on-null-line2"}, nil, true)
 	results := filepath.Join(t.TempDir(), "explore.json")

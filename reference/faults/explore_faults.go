@@ -24,7 +24,7 @@ func ExploreCatalog() []Fault {
 		fail = ExpectFail
 		warn = ExpectWarn
 	)
-	return []Fault{
+	return append([]Fault{
 		{Name: "amount-int32-wrapped", Capability: "authorizations", Expect: fail, Tags: "@authorizations",
 			Breaks: "§2.1/§2.2 amount reads back as sent (an amount over 2^31-1 wraps as an int32)",
 			wrap: rewriteResponse(func(x *faultExchange) bool {
@@ -129,7 +129,7 @@ func ExploreCatalog() []Fault {
 				}
 				return len(emb) > 0
 			}, "webhooks.list", "files.list", "balance_transfers.list")},
-		{Name: "offset-ignored", Capability: "lists", Expect: fail, Tags: "@lists",
+		{Name: "enrollment-offset-ignored", Capability: "lists", Expect: fail, Tags: "@lists",
 			Breaks: "§2.12 offset skips items (every page repeats the first)",
 			wrap: func(next http.Handler, _ faultDeps) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -226,7 +226,7 @@ func ExploreCatalog() []Fault {
 				c, _ := x.in["security_code"].(string)
 				return len(c) == 4 && isSuccess(x.status) && x.copyInput("security_code")
 			}, "payment_instruments.create")},
-	}
+	}, append(exploreValueFaults(), exploreJudgeFaults()...)...)
 }
 
 // refuseWhen answers a request of the operations whose body matches with a

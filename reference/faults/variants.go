@@ -55,9 +55,10 @@ func Variants() []Variant {
 	return all
 }
 
-// VariantByName returns the catalog entry called name.
+// VariantByName returns the entry called name of the catalog or of the
+// explore variants.
 func VariantByName(name string) (Variant, bool) {
-	for _, v := range Variants() {
+	for _, v := range append(Variants(), ExploreVariants()...) {
 		if v.Name == name {
 			return v, true
 		}

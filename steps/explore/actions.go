@@ -1,9 +1,17 @@
 package explore
 
 import (
-	"fmt"
+	"encoding/json"
+	"maps"
+	"math"
+	"math/big"
+	"net/url"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
+	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
 )
 
@@ -12,13 +20,11 @@ import (
 // basis) is written beside the value that decides it.
 
 var (
-	basisCard     = basisOf("2.3")
-	basisAuth     = basisOf("2.1")
-	basisSale     = basisOf("2.2")
-	basisWebhook  = basisOf("2.10")
-	basisEnroll   = basisOf("2.6")
-	basisLimit    = basisOf("8")
-	basisCardRule = basisOf("4.3")
+	basisCard    = basisOf("2.3")
+	basisAuth    = basisOf("2.1")
+	basisSale    = basisOf("2.2")
+	basisWebhook = basisOf("2.10")
+	basisEnroll  = basisOf("2.6")
 )
 
 func always(*generator) bool { return true }
@@ -133,114 +139,160 @@ func allActions() []action {
 	}
 }
 
-// createCard: every field of §4.3 with the limits of §8, both sides.
-func (g *generator) createCard() Step {
-	st := Step{Op: "payment_instruments.create", Method: "POST", Path: "/payment_instruments", Save: g.newRole("card")}
-	number, bad, key := g.cardNumber()
-	broken := g.c.bias(7, 80) // at most one of these fields breaks a rule
-	code := pick(g.c, "123", "1234")
-	if broken == 1 {
-		code = pick(g.c, "12", "12345", "12a")
-	}
-	name := pick(g.c, "Explore Buyer", g.text(1, false), g.text(40, true))
-	month := pick(g.c, 12, 1, 6)
-	if broken == 2 {
-		month = pick(g.c, 0, 13)
-	}
-	year := pick(g.c, 2030, 9999, 2100)
-	if broken == 3 {
-		year = pick(g.c, 999, 10000)
-	}
-	fields := []string{`"type":"PAYMENT_CARD"`, `"name":` + quote(name), `"number":` + quote(number),
-		`"expiration_month":` + strconv.Itoa(month), `"expiration_year":` + strconv.Itoa(year),
-		`"security_code":` + quote(code), `"identity":"{fixture:buyer_identity}"`}
-	st.Secrets = []string{number, code}
-	switch {
-	case bad && key != "":
-		st.Refuse, st.Rule, st.Basis = true, "the number is 12 to 19 digits passing the Luhn check", assumed(key, "4.3")
-	case bad:
-		st.Refuse, st.Rule, st.Basis = true, "the number is digits", basisCardRule
-	case broken == 1:
-		st.Refuse, st.Rule, st.Basis = true, "the security code is 3 or 4 digits", basisCardRule
-	case month < 1 || month > 12:
-		st.Refuse, st.Rule, st.Basis = true, "expiration_month is 1 to 12", basisCardRule
-	case year < 1000 || year > 9999:
-		st.Refuse, st.Rule, st.Basis = true, "expiration_year has 4 digits", basisCardRule
-	}
-	if !st.Refuse && len(number) >= 12 {
-		st.Expect = append(st.Expect,
-			expectField{Path: "bin", Value: number[:6], Check: checkComputed, Basis: basisCard},
-			expectField{Path: "last_four", Value: number[len(number)-4:], Check: checkComputed, Basis: basisCard},
-			expectField{Path: "name", Value: name, Check: checkReadBack, Basis: basisCard},
-			expectField{Path: "expiration_month", Value: int64(month), Check: checkReadBack, Basis: basisCard},
-			expectField{Path: "expiration_year", Value: int64(year), Check: checkReadBack, Basis: basisCard},
-		)
-	}
-	// The address: §8 limits, each at, under or over, ASCII or multi-byte.
-	var addr []string
-	limitField := func(name string, limit int, optional bool) {
-		if optional && g.c.draw(3) == 0 {
-			return
+// fixed is a value an action decides for a path of its body.
+func fixed(v any) func() any { return func() any { return v } }
+
+// fill draws st's body from its operation's request schema and writes
+// what the contract says of it: refused when the validator refuses it (on
+// the request schema's basis), and the fields it sends at their maxLength.
+func (g *generator) fill(st *Step, fixes map[string]func() any, keep ...string) map[string]any {
+	d := g.body(st.Op, fixes, keep...)
+	st.Body = encodeBody(d.doc)
+	if d.err != nil {
+		st.Refuse, st.Rule, st.Basis = true, "the body breaks the request schema at "+violation(d.err), g.con.basis[st.Op]
+		if pastInt64(d.doc) {
+			// The spec states amounts in cents and no largest one: 2^63−1 is
+			// the schemas' (the reference's) representation, not a rule.
+			st.Basis = assumed("reference_rules", st.Basis.Clauses...)
 		}
-		v, over, side := g.limited(limit)
-		addr = append(addr, quote(name)+":"+quote(v))
-		if side != "" && st.Limit == "" {
-			st.Limit, st.Side = "card address."+name+" ≤ "+strconv.Itoa(limit), side
-		}
-		if side == sideAt {
-			st.AtLimit = append(st.AtLimit, name)
-		}
-		if over && !st.Refuse {
-			st.Refuse, st.Rule, st.Basis = true, "address."+name+" is at most "+strconv.Itoa(limit)+" characters", basisLimit
-		}
-		if !over {
-			st.Expect = append(st.Expect, expectField{Path: "address." + name, Value: v, Check: checkReadBack, Basis: basisCard})
-		}
+		return d.doc
 	}
-	postal := pick(g.c, "94114", "1", "1234567")
-	if broken == 4 {
-		postal = "12345678"
-	}
-	addr = append(addr, `"postal_code":`+quote(postal))
-	if len(postal) > 7 && !st.Refuse {
-		st.Refuse, st.Rule, st.Basis = true, "address.postal_code is at most 7 characters", basisLimit
-	}
-	limitField("line1", 35, true)
-	switch g.c.draw(3) {
-	case 1:
-		addr = append(addr, `"line2":null`)
-	case 2:
-		limitField("line2", 35, false)
-	}
-	limitField("city", 20, true)
-	if g.c.draw(2) == 1 {
-		region := pick(g.c, "CA", "ny")
-		if broken == 5 {
-			region = pick(g.c, "C", "CAL", "C1")
+	st.AtLimit = g.con.atLimit(st.Op, d.doc)
+	return d.doc
+}
+
+// pastInt64 reports whether a drawn body holds an integer past the int64 range.
+func pastInt64(v any) bool {
+	switch x := v.(type) {
+	case json.Number:
+		n, ok := new(big.Int).SetString(string(x), 10)
+		return ok && !n.IsInt64()
+	case map[string]any:
+		for _, e := range x {
+			if pastInt64(e) {
+				return true
+			}
 		}
-		addr = append(addr, `"region":`+quote(region))
-		if len(region) != 2 || region == "C1" {
-			if !st.Refuse {
-				st.Refuse, st.Rule, st.Basis = true, "address.region is 2 letters", basisLimit
+	case []any:
+		for _, e := range x {
+			if pastInt64(e) {
+				return true
 			}
 		}
 	}
-	if g.c.draw(2) == 1 {
-		country := pick(g.c, "USA", "usa")
-		if broken == 6 {
-			country = pick(g.c, "US", "USAA")
+	return false
+}
+
+// refuse marks st refused by a rule the schemas cannot state, unless it is already refused.
+func refuse(st *Step, rule string, b judging.Basis) {
+	if !st.Refuse {
+		st.Refuse, st.Rule, st.Basis = true, rule, b
+	}
+}
+
+// expectSent expects each listed path that doc sends as a scalar to read
+// back as sent; a path ending in ".*" expects every entry of the map there.
+func expectSent(st *Step, doc map[string]any, b judging.Basis, paths ...string) {
+	for _, p := range paths {
+		if m, ok := strings.CutSuffix(p, ".*"); ok {
+			mv, _ := validate.FieldAt(doc, m)
+			entries, _ := mv.(map[string]any)
+			keys := make([]string, 0, len(entries))
+			for k := range entries {
+				if !strings.Contains(k, ".") {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				if v, ok := expectValue(entries[k]); ok {
+					st.Expect = append(st.Expect, expectField{Path: m + "." + k, Value: v, Check: checkReadBack, Basis: b})
+				}
+			}
+			continue
 		}
-		addr = append(addr, `"country":`+quote(country))
-		if len(country) != 3 && !st.Refuse {
-			st.Refuse, st.Rule, st.Basis = true, "address.country is 3 letters", basisLimit
+		raw, ok := validate.FieldAt(doc, p)
+		if !ok {
+			continue
+		}
+		if v, ok := expectValue(raw); ok {
+			st.Expect = append(st.Expect, expectField{Path: p, Value: v, Check: checkReadBack, Basis: b})
 		}
 	}
-	fields = append(fields, `"address":`+object(addr))
-	g.tags(&fields, &st.Expect, basisCard)
-	st.Body = object(fields)
+}
+
+// expectValue is a sent scalar as an expectation holds it.
+func expectValue(v any) (any, bool) {
+	switch x := v.(type) {
+	case string, bool, nil:
+		return x, true
+	case json.Number:
+		return intOfNumber(x)
+	}
+	return nil, false
+}
+
+// intAt reads an integer a drawn body holds at path.
+func intAt(doc map[string]any, path string) (int64, bool) {
+	v, ok := validate.FieldAt(doc, path)
+	if !ok {
+		return 0, false
+	}
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	return intOfNumber(n)
+}
+
+// intOfNumber reads an integral JSON number, in any notation ("1e3" is 1000).
+func intOfNumber(n json.Number) (int64, bool) {
+	if i, err := n.Int64(); err == nil {
+		return i, true
+	}
+	f, _, err := big.ParseFloat(string(n), 10, 128, big.ToNearestEven)
+	if err != nil || !f.IsInt() {
+		return 0, false
+	}
+	i, acc := f.Int64()
+	return i, acc == big.Exact
+}
+
+// createCard: every field of §4.3 drawn from payment_instrument_create; the
+// number is a card number of the contract's lengths with a brand's prefix
+// and a Luhn digit, or one refused.
+func (g *generator) createCard() Step {
+	st := Step{Op: "payment_instruments.create", Method: "POST", Path: "/payment_instruments", Save: g.newRole("card")}
+	number, bad, key := g.cardNumber()
+	doc := g.fill(&st, map[string]func() any{"number": fixed(number), "identity": fixed("{fixture:buyer_identity}"),
+		// Security codes unlike any other value drawn, so one found in an answer is the code.
+		"security_code": func() any { return pick(g.c, "123", "1234", "9876", "042") },
+		// A card that has expired is refused (a rule of time the schema cannot state): mostly a year to come.
+		"expiration_year": func() any {
+			y := g.drawNumber(g.con.leaf(st.Op, "expiration_year"))
+			if n, _ := y.Int64(); n < 2030 && g.c.bias(2, 85) == 0 {
+				return json.Number(strconv.Itoa(2030 + g.c.draw(70)))
+			}
+			return y
+		}}, "number")
+	st.Secrets = []string{number}
+	if code, ok := doc["security_code"].(string); ok && len(code) >= 3 {
+		st.Secrets = append(st.Secrets, code)
+		g.secrets = append(g.secrets, code)
+	}
+	if bad && key != "" {
+		st.Refuse, st.Rule, st.Basis = true, "the number is 12 to 19 digits passing the Luhn check", assumed(key, "4.3")
+	}
 	if st.Refuse {
-		st.Expect = nil
+		return st
 	}
+	if len(number) >= 12 {
+		st.Expect = append(st.Expect,
+			expectField{Path: "bin", Value: number[:6], Check: checkComputed, Basis: basisCard},
+			expectField{Path: "last_four", Value: number[len(number)-4:], Check: checkComputed, Basis: basisCard})
+	}
+	expectSent(&st, doc, basisCard, "name", "expiration_month", "expiration_year",
+		"address.line1", "address.line2", "address.city", "address.region", "address.postal_code", "address.country", "tags.*")
 	return st
 }
 
@@ -248,274 +300,316 @@ func (g *generator) createCard() Step {
 // for Level 2/3 data or the plain one.
 func (g *generator) merchantFor() (plain bool) { return g.c.draw(3) == 2 }
 
-// level3 draws Level 2/3 data of §2.13 (create form), within or over its limits.
-func (g *generator) level3(st *Step, amount int64) string {
-	ref, over, side := g.limited(17)
-	if side != "" {
-		st.Limit, st.Side = "customer_reference_number ≤ 17", side
+// merchantFixes names the payment's merchant in the profile's form, or
+// (where the target's profile keeps the contract's default, which takes
+// both) now and then in the other form, or in both (refused).
+func (g *generator) merchantFixes(fixes map[string]func() any, plain, sale bool) {
+	m := map[bool]string{true: "{fixture:plain_merchant}", false: "{fixture:merchant}"}[plain]
+	id := map[bool]string{true: "{fixture:plain_merchant_identity}", false: "{fixture:merchant_identity}"}[plain]
+	if sale {
+		fixes["merchant"] = fixed(m)
+		return
 	}
-	if side == sideAt {
-		st.AtLimit = append(st.AtLimit, "customer_reference_number")
-	}
-	if over && !st.Refuse {
-		st.Refuse, st.Rule, st.Basis = true, "customer_reference_number is at most 17 characters", basisLimit
-	}
-	fields := []string{`"customer_reference_number":` + quote(ref), `"customs_duty_amount":0`, `"discount_amount":0`, `"shipping_amount":100`}
-	if g.c.draw(2) == 1 {
-		desc := pick(g.c, "Explore item", g.text(25, false), g.text(25, true), g.text(26, false))
-		qty := pick(g.c, 1, 2, 0)
-		if len([]rune(desc)) > 25 && !st.Refuse {
-			st.Refuse, st.Rule, st.Basis = true, "item_description is at most 25 characters on create", basisLimit
+	form := g.profile.AuthorizationMerchantField
+	if form == g.con.defaults.AuthorizationMerchantField {
+		switch g.c.bias(3, 85) {
+		case 1:
+			form = map[bool]string{true: judging.MerchantFieldMerchant, false: "merchant_identity"}[form != judging.MerchantFieldMerchant]
+		case 2:
+			fixes["merchant"], fixes["merchant_identity"] = fixed(m), fixed(id) // both: refused
+			return
 		}
-		if qty == 0 && !st.Refuse {
-			st.Refuse, st.Rule, st.Basis = true, "item_data.quantity is greater than 0", basisLimit
-		}
-		fields = append(fields, `"sales_tax":0`, fmt.Sprintf(`"item_data":[{"amount_excluding_sales_tax":%d,"amount_including_sales_tax":%d,"commodity_code":"43211","cost_per_unit":%d,"item_description":%s,"item_discount_amount":0,"merchant_product_code":"SKU-1","quantity":%d,"unit_of_measure":"EA"}]`,
-			amount, amount, amount, quote(desc), qty))
 	}
-	return object(fields)
+	if form == judging.MerchantFieldMerchant {
+		fixes["merchant"], fixes["merchant_identity"] = fixed(m), fixed(absent)
+	} else {
+		fixes["merchant_identity"], fixes["merchant"] = fixed(id), fixed(absent)
+	}
 }
 
-// authorize: §4.1 with the argument table's merchant form (or the profile's).
+// amountFix draws a payment's amount from its leaf, never one of the
+// profile's sandbox triggers (facts of a sandbox, not of the contract).
+func (g *generator) amountFix(op, path string) func() any {
+	leaf := g.con.leaf(op, path)
+	return func() any {
+		for {
+			a := g.drawNumber(leaf)
+			if n, err := a.Int64(); err != nil || (n != g.declineTrigger && n != g.disputeTrigger) {
+				return a
+			}
+		}
+	}
+}
+
+// paymentFixes are what authorize and sale decide: the card, the
+// merchant, the amount, a fresh idempotency id when one is sent, the
+// currency the contract's examples use first.
+func (g *generator) paymentFixes(st *Step, card string, plain bool) map[string]func() any {
+	fixes := map[string]func() any{
+		"source": fixed("{" + card + "}"),
+		"amount": g.amountFix(st.Op, "amount"),
+		"idempotency_id": func() any {
+			if g.c.draw(3) == 0 {
+				return g.idempotencyID()
+			}
+			return absent
+		},
+	}
+	g.merchantFixes(fixes, plain, st.Op == "transfers.create")
+	fixes["additional_purchase_data"] = g.purchaseFix(st.Op, plain)
+	return fixes
+}
+
+// purchaseFix draws a payment's Level 2/3 data from its leaf: for the
+// merchant not enabled for it, mostly none (it is refused); with
+// tax_exempt, mostly no sales tax (the rule of §2.13 the schemas cannot
+// state).
+func (g *generator) purchaseFix(op string, plain bool) func() any {
+	leaf := g.con.leaf(op, "additional_purchase_data")
+	return func() any {
+		if leaf == nil || g.c.draw(3) == 0 || (plain && g.c.bias(2, 80) == 0) {
+			return absent
+		}
+		data, _ := g.drawNode(leaf, nil).(map[string]any)
+		if exempt, _ := data["tax_exempt"].(bool); exempt && g.c.bias(2, 80) == 0 {
+			delete(data, "sales_tax")
+		}
+		return data
+	}
+}
+
+// purchaseRules are the rules of §2.13 the schemas cannot state: Level 2/3
+// data only for a merchant enabled for it, no sales tax when tax exempt.
+func purchaseRules(st *Step, data map[string]any, plain bool) {
+	if data == nil {
+		return
+	}
+	if plain {
+		refuse(st, "Level 2/3 data for a merchant not enabled is refused", basisOf("2.13", "7"))
+	}
+	if validate.CheckTaxExempt(data) != nil {
+		// The spec advises it (§2.13); refusing otherwise is the reference's rule (level3.feature: @profile-reference_rules).
+		refuse(st, "sales_tax is 0 or absent when tax_exempt is true", assumed("reference_rules", "2.13"))
+	}
+}
+
+// authorize: §4.1, every field drawn from authorization_create.
 func (g *generator) authorize() Step {
 	card := g.any("card")
-	amount := g.amount()
 	st := Step{Op: "authorizations.create", Method: "POST", Path: "/authorizations", Save: g.newRole("authorization"), Of: card}
 	plain := g.merchantFor()
-	fields := []string{`"source":"{` + card + `}"`}
-	if g.profile.AuthorizationMerchantField == judging.MerchantFieldMerchant {
-		fields = append(fields, `"merchant":"{fixture:`+map[bool]string{true: "plain_merchant", false: "merchant"}[plain]+`}"`)
-	} else {
-		fields = append(fields, `"merchant_identity":"{fixture:`+map[bool]string{true: "plain_merchant_identity", false: "merchant_identity"}[plain]+`}"`)
-	}
-	fields = append(fields, `"amount":`+strconv.FormatInt(amount, 10), `"currency":`+quote([]string{"USD", "usd", "US"}[g.c.bias(3, 90)]))
-	if c := fields[len(fields)-1]; c != `"currency":"USD"` {
-		st.Refuse, st.Rule, st.Basis = true, "currency is a 3-letter ISO code", basisOf("4.1", "7")
-	}
-	g.paymentExtras(&st, &fields, amount, plain, basisAuth)
-	st.Body = object(fields)
-	if !st.Refuse {
-		st.Expect = append(st.Expect,
-			expectField{Path: "amount", Value: amount, Check: checkReadBack, Basis: basisAuth},
-			expectField{Path: "state", Value: "SUCCEEDED", Check: checkComputed, Basis: basisOf("2.1", "3.3")},
-			expectField{Path: "transfer", Value: nil, Check: checkComputed, Basis: basisOf("2.1", "3.3")})
-	} else {
-		st.Expect = nil
-	}
+	doc := g.fill(&st, g.paymentFixes(&st, card, plain))
+	data, _ := doc["additional_purchase_data"].(map[string]any)
+	purchaseRules(&st, data, plain)
+	amount, _ := intAt(doc, "amount")
+	g.pendingAuth = &authState{amount: amount, plain: plain, data: data}
+	st.Expect = append(st.Expect,
+		expectField{Path: "amount", Value: amount, Check: checkReadBack, Basis: basisAuth},
+		expectField{Path: "state", Value: "SUCCEEDED", Check: checkComputed, Basis: basisOf("2.1", "3.3")},
+		expectField{Path: "transfer", Value: nil, Check: checkComputed, Basis: basisOf("2.1", "3.3")})
+	expectSent(&st, doc, basisAuth, "tags.*")
 	return st
 }
 
-// capture: partial, full, over, twice, with or without a fee.
+// capture: the amounts the rules relate (the authorization's amount, half,
+// one more or less, what is left, one), fees equal to the capture and one
+// more, and Level 2/3 data in the capture form.
 func (g *generator) capture() Step {
 	role := g.any("authorization")
 	a := g.auths[role]
 	st := Step{Op: "authorizations.capture", Method: "PUT", Path: "/authorizations/{" + role + "}", Of: role}
-	amt := a.amount
-	switch g.c.draw(5) {
-	case 1:
-		amt = a.amount / 2
-	case 2:
-		amt = a.amount + 1
-	case 3:
-		amt = 1
-	case 4:
-		amt = a.amount + int64(1+g.c.draw(1000))
+	over := int64(1 + g.c.draw(1000))
+	amt := pick(g.c, a.amount, a.amount/2, a.amount+1, a.amount-a.captured, max(a.amount-1, 0), 1, a.amount+over)
+	if amt < 0 { // past int64: one more than the largest amount
+		amt = math.MaxInt64
 	}
-	fields := []string{`"capture_amount":` + strconv.FormatInt(amt, 10)}
-	var fee int64 = -1
-	switch g.c.draw(4) {
-	case 1:
-		fee = 0
-	case 2:
-		fee = amt
-	case 3:
-		fee = amt + 1
+	fee := func() any {
+		switch g.c.draw(6) {
+		case 1:
+			return json.Number("0")
+		case 2:
+			return json.Number(strconv.FormatInt(amt, 10))
+		case 3:
+			return json.Number(strconv.FormatInt(amt+1, 10))
+		case 4:
+			return json.Number(strconv.FormatInt(max(amt-1, 0), 10))
+		case 5:
+			return json.Number(strconv.FormatInt(a.amount, 10))
+		}
+		return absent
 	}
-	if fee >= 0 {
-		fields = append(fields, `"fee":`+strconv.FormatInt(fee, 10))
+	fixes := map[string]func() any{"capture_amount": fixed(json.Number(strconv.FormatInt(amt, 10))), "fee": fee}
+	var keep []string
+	if a.plain {
+		// The model takes the target's Level 2/3 processing from the
+		// payment's merchant, which a capture's body does not name.
+		fixes["additional_purchase_data"], keep = fixed(absent), []string{"additional_purchase_data"}
 	}
-	st.Body = object(fields)
+	doc := g.fill(&st, fixes, keep...)
+	amt, _ = intAt(doc, "capture_amount")
+	g.pendingCapture = amt
+	f, hasFee := intAt(doc, "fee")
+	if !hasFee {
+		f = -1
+	}
 	total := a.captured + amt
 	switch {
 	case amt > a.amount || total > a.amount:
-		st.Refuse, st.Rule = true, "the total captured never exceeds the authorization amount"
-		st.Basis = judging.Basis{Clauses: []string{"4.1", "7"}, Invariants: []string{"capture_total"}}
-	case fee > a.amount:
-		st.Refuse, st.Rule, st.Basis = true, "a fee above the authorization amount is refused", basisOf("4.1", "7")
+		refuse(&st, "the total captured never exceeds the authorization amount", judging.Basis{Clauses: []string{"4.1", "7"}, Invariants: []string{"capture_total"}})
+	case f > a.amount:
+		refuse(&st, "a fee above the authorization amount is refused", basisOf("4.1", "7"))
 	case a.captures > 0:
-		st.Refuse, st.Rule, st.Basis = true, "a second capture is refused", assumed("multi_capture", "4.1")
-	case fee > amt:
-		st.Refuse, st.Rule, st.Basis = true, "a capture fee above the captured amount is refused", assumed("capture_fee_bound", "4.1")
+		refuse(&st, "a second capture is refused", assumed("multi_capture", "4.1"))
+	case f > amt:
+		refuse(&st, "a capture fee above the captured amount is refused", assumed("capture_fee_bound", "4.1"))
 	}
-	if !st.Refuse {
-		st.Expect = []expectField{{Path: "transfer", Value: notNull{}, Check: checkComputed, Basis: basisOf("4.1", "3.3")}}
-	}
-	return st
-}
-
-// paymentExtras draws the optional fields authorize and sale share: an
-// idempotency_id, tags, and Level 2/3 data (refused for the plain merchant).
-func (g *generator) paymentExtras(st *Step, fields *[]string, amount int64, plain bool, b judging.Basis) {
-	if g.c.draw(3) == 0 {
-		*fields = append(*fields, `"idempotency_id":`+quote(g.idempotencyID()))
-	}
-	g.tags(fields, &st.Expect, b)
-	if g.c.draw(3) == 2 {
-		*fields = append(*fields, `"additional_purchase_data":`+g.level3(st, amount))
-		if plain && !st.Refuse {
-			st.Refuse, st.Rule, st.Basis = true, "Level 2/3 data for a merchant not enabled is refused", basisOf("2.13", "7")
+	if data, ok := doc["additional_purchase_data"].(map[string]any); ok {
+		merged := maps.Clone(a.data)
+		if merged == nil {
+			merged = map[string]any{}
 		}
+		maps.Copy(merged, data)
+		purchaseRules(&st, merged, a.plain)
 	}
+	// Judged only when the model accepts it too (a merchant the sequence
+	// found enabled takes Level 2/3 data the generator expects refused).
+	st.Expect = []expectField{{Path: "transfer", Value: notNull{}, Check: checkComputed, Basis: basisOf("4.1", "3.3")}}
+	return st
 }
 
 // notNull is an expectation that a field holds some non-null value.
 type notNull struct{}
 
-// sale: §4.2 with a fee within or above the amount, Level 2/3 for either merchant.
+// sale: §4.2, every field drawn from transfer_create, with a fee equal to
+// the amount, one more or one less.
 func (g *generator) sale() Step {
 	card := g.any("card")
-	amount := g.amount()
 	st := Step{Op: "transfers.create", Method: "POST", Path: "/transfers", Save: g.newRole("sale"), Of: card}
 	plain := g.merchantFor()
-	fields := []string{`"source":"{` + card + `}"`, `"merchant":"{fixture:` + map[bool]string{true: "plain_merchant", false: "merchant"}[plain] + `}"`,
-		`"amount":` + strconv.FormatInt(amount, 10), `"currency":"USD"`}
-	switch g.c.draw(4) {
-	case 1:
-		fields = append(fields, `"fee":0`)
-	case 2:
-		fields = append(fields, `"fee":`+strconv.FormatInt(amount, 10))
-	case 3:
-		fields = append(fields, `"fee":`+strconv.FormatInt(amount+1, 10))
-		st.Refuse, st.Rule, st.Basis = true, "a fee above the amount is refused", basisOf("4.2", "7")
+	fixes := g.paymentFixes(&st, card, plain)
+	amountDraw := fixes["amount"]
+	var amount json.Number
+	fixes["amount"] = func() any { amount = amountDraw().(json.Number); return amount }
+	fixes["fee"] = func() any {
+		a, _ := amount.Int64()
+		switch g.c.draw(5) {
+		case 1:
+			return json.Number("0")
+		case 2:
+			return amount
+		case 3:
+			return json.Number(strconv.FormatInt(a+1, 10))
+		case 4:
+			return json.Number(strconv.FormatInt(max(a-1, 0), 10))
+		}
+		return absent
 	}
-	g.paymentExtras(&st, &fields, amount, plain, basisSale)
-	st.Body = object(fields)
-	if st.Refuse {
-		st.Expect = nil
-	} else {
-		st.Expect = append(st.Expect, expectField{Path: "amount", Value: amount, Check: checkReadBack, Basis: basisSale})
+	doc := g.fill(&st, fixes)
+	n, _ := intAt(doc, "amount")
+	if f, ok := intAt(doc, "fee"); ok && f > n {
+		refuse(&st, "a fee above the amount is refused", basisOf("4.2", "7"))
 	}
+	data, _ := doc["additional_purchase_data"].(map[string]any)
+	purchaseRules(&st, data, plain)
+	st.Expect = append(st.Expect, expectField{Path: "amount", Value: n, Check: checkReadBack, Basis: basisSale})
+	expectSent(&st, doc, basisSale, "tags.*")
 	return st
 }
 
 // updateMerchant sets Level 2/3 processing, as the platform or the merchant user.
 func (g *generator) updateMerchant() Step {
 	r := pick(g.c, "merchant", "plain merchant")
-	v := g.c.draw(2) == 1
-	if r == "merchant" {
-		v = !v // the enabled merchant keeps its default most often
-	}
-	st := Step{Op: "merchants.update", Method: "PUT", Path: "/merchants/{fixture:" + fixtureOfMerchant(r) + "}", Of: r,
-		Body: `{"level_two_level_three_data_enabled":` + strconv.FormatBool(v) + `}`}
+	st := Step{Op: "merchants.update", Method: "PUT", Path: "/merchants/{fixture:" + fixtureOfMerchant(r) + "}", Of: r}
+	// The flag its fixture starts with (the merchant enabled, the plain one
+	// not) or the other, half the time each: an update that changes nothing
+	// shows nothing of a refusal that was applied.
+	doc := g.fill(&st, map[string]func() any{"level_two_level_three_data_enabled": func() any {
+		return pick(g.c, r == "merchant", r != "merchant")
+	}})
 	if g.c.draw(4) == 3 {
 		st.User = userMerchant
-		st.Refuse, st.Rule, st.Basis = true, "only ROLE_PLATFORM may update a merchant", basisOf("4.4", "5")
-	} else {
-		st.Expect = []expectField{{Path: "level_two_level_three_data_enabled", Value: v, Check: checkReadBack, Basis: basisOf("2.4", "4.4")}}
+		refuse(&st, "only ROLE_PLATFORM may update a merchant", basisOf("4.4", "5"))
+		st.Expect = nil
+	}
+	if !st.Refuse {
+		expectSent(&st, doc, basisOf("2.4", "4.4"), "level_two_level_three_data_enabled")
 	}
 	return st
 }
 
-// webhookURL draws a url at, under or over the 120-character limit of §8.
-func (g *generator) webhookURL(st *Step) string {
-	base := g.hookBase + "/explore/"
-	n := pick(g.c, 40, 120, 121, 1)
-	u := base
-	for len(u) < n {
-		u += "a"
-	}
-	if n < len(base) {
-		u = "ftp://x"
-		st.Refuse, st.Rule, st.Basis = true, "the url is http or https", basisOf("2.10", "8")
+// webhookURL draws a url pointing at the explorer's receiver, short, at
+// the url leaf's maxLength or one past it.
+func (g *generator) webhookURL(op string) func() any {
+	leaf := g.con.leaf(op, "url")
+	return func() any {
+		u := g.hookBase + "/explore/"
+		n := 40
+		if leaf != nil && leaf.MaxLength > 0 {
+			n = pick(g.c, 40, leaf.MaxLength, leaf.MaxLength+1)
+		}
+		pad := pick(g.c, 'a', 'é') // é: at the limit in characters, over it in bytes
+		for utf8.RuneCountInString(u) < n {
+			u += string(pad)
+		}
 		return u
 	}
-	switch n {
-	case 120:
-		st.Limit, st.Side = "webhook url ≤ 120", sideAt
-		st.AtLimit = append(st.AtLimit, "url")
-	case 121:
-		st.Limit, st.Side = "webhook url ≤ 120", sideOver
-		st.Refuse, st.Rule, st.Basis = true, "the url is at most 120 characters", basisLimit
-	}
-	return u
 }
 
 func (g *generator) createWebhook() Step {
 	st := Step{Op: "webhooks.create", Method: "POST", Path: "/webhooks", Save: g.newRole("webhook")}
-	u := g.webhookURL(&st)
-	fields := []string{`"url":` + quote(u)}
-	if g.c.draw(2) == 1 {
-		fields = append(fields, `"enabled":false`)
-	}
-	g.tags(&fields, &st.Expect, basisWebhook)
-	st.Body = object(fields)
+	doc := g.fill(&st, map[string]func() any{"url": g.webhookURL(st.Op)})
 	if st.Refuse {
-		st.Expect = nil
 		st.Of = "webhooks"
-	} else {
-		st.Expect = append(st.Expect, expectField{Path: "url", Value: u, Check: checkReadBack, Basis: basisWebhook})
+		return st
 	}
+	expectSent(&st, doc, basisWebhook, "url", "enabled")
 	return st
 }
 
 func (g *generator) updateWebhook() Step {
 	r := g.any("webhook")
 	st := Step{Op: "webhooks.update", Method: "PUT", Path: "/webhooks/{" + r + "}", Of: r}
-	var fields []string
-	if g.c.draw(2) == 1 {
-		u := g.webhookURL(&st)
-		fields = append(fields, `"url":`+quote(u))
-		if !st.Refuse {
-			st.Expect = append(st.Expect, expectField{Path: "url", Value: u, Check: checkReadBack, Basis: basisWebhook})
+	url := g.webhookURL(st.Op)
+	doc := g.fill(&st, map[string]func() any{"url": func() any {
+		if g.c.draw(2) == 0 {
+			return absent
 		}
-	}
-	en := g.c.draw(2) == 1
-	fields = append(fields, `"enabled":`+strconv.FormatBool(en))
+		return url()
+	}})
 	if !st.Refuse {
-		st.Expect = append(st.Expect, expectField{Path: "enabled", Value: en, Check: checkReadBack, Basis: basisWebhook})
+		expectSent(&st, doc, basisWebhook, "url", "enabled")
 	}
-	st.Body = object(fields)
 	return st
 }
 
 func (g *generator) createSchedule() Step {
 	st := Step{Op: "subscription_schedules.create", Method: "POST", Path: "/subscription/subscription_schedules", Save: g.newRole("schedule")}
-	nick := pick(g.c, "explore schedule", g.text(30, true))
-	typ := pick(g.c, "PERIODIC_MONTHLY", "PERIODIC_YEARLY", "FIXED_TIME_INTERVAL")
-	fields := []string{`"line_item_type":"FEE"`, `"nickname":` + quote(nick), `"subscription_type":` + quote(typ)}
-	switch typ {
-	case "FIXED_TIME_INTERVAL":
-		fields = append(fields, `"fixed_time_interval_offset":{"hourly_interval":`+strconv.Itoa(pick(g.c, 24, 1))+`,"interval_count":`+strconv.Itoa(pick(g.c, 1, 12))+`}`)
-	default:
-		fields = append(fields, `"period_offset":{"day":`+strconv.Itoa(pick(g.c, 1, 31, 15))+`,"month":`+pick(g.c, "null", "1", "12")+`}`)
+	doc := g.fill(&st, nil)
+	if !st.Refuse {
+		expectSent(&st, doc, assumed("extensions"), "nickname")
 	}
-	st.Body = object(fields)
-	st.Expect = []expectField{{Path: "nickname", Value: nick, Check: checkReadBack, Basis: assumed("extensions")}}
 	return st
 }
 
-// amountBody is the body of a subscription amount create or update, in the profile's form.
-func (g *generator) amountBody(st *Step, update bool) (string, int64) {
-	amount := g.positiveAmount()
-	if g.c.draw(6) == 5 {
-		amount = 0
-		st.Refuse, st.Rule, st.Basis = true, "a subscription amount is positive", basisOf("4.5", "7")
-		if !update {
-			st.Basis = assumed("extensions", "4.5")
-		}
+// amountFixes put a subscription amount's amount where the profile's form
+// has it (where the profile keeps the contract's default, which takes
+// both, now and then in the other form).
+func (g *generator) amountFixes(op string) map[string]func() any {
+	top := g.profile.SubscriptionAmountUpdateForm == judging.AmountUpdateTopLevel
+	if g.profile.SubscriptionAmountUpdateForm == g.con.defaults.SubscriptionAmountUpdateForm && g.c.bias(2, 80) == 1 {
+		top = !top
 	}
-	nick := pick(g.c, "explore amount", g.text(20, true))
-	a := strconv.FormatInt(amount, 10)
-	if g.profile.SubscriptionAmountUpdateForm == judging.AmountUpdateTopLevel {
-		return `{"amount_type":"FEE","amount":` + a + `,"fee_amount_data":{"currency":"USD","label":"explore"},"nickname":` + quote(nick) + `}`, amount
+	in, out := "fee_amount_data.amount", "amount"
+	if top {
+		in, out = out, in
 	}
-	return `{"amount_type":"FEE","fee_amount_data":{"amount":` + a + `,"currency":"USD","label":"explore"},"nickname":` + quote(nick) + `}`, amount
+	return map[string]func() any{in: g.amountFix(op, in), out: fixed(absent)}
 }
 
 func (g *generator) createAmount() Step {
 	s := g.any("schedule")
 	st := Step{Op: "subscription_amounts.create", Method: "POST", Path: "/subscription/subscription_schedules/{" + s + "}/subscription_amounts", Save: g.newRole("amount"), Of: s}
-	st.Body, _ = g.amountBody(&st, false)
+	g.fill(&st, g.amountFixes(st.Op))
 	return st
 }
 
@@ -523,9 +617,14 @@ func (g *generator) updateAmount() Step {
 	r := g.any("amount")
 	a := g.amounts[r]
 	st := Step{Op: "subscription_amounts.update", Method: "PATCH", Path: "/subscription/subscription_schedules/{" + a.schedule + "}/subscription_amounts/{" + r + "}", Of: r, Save: g.newRole("amount")}
-	st.Body, _ = g.amountBody(&st, true)
-	if !st.Refuse && (a.updated || a.produced) {
-		st.Refuse, st.Rule, st.Basis = true, "an updated amount, or one an update produced, is not updated again", basisOf("3.2", "8")
+	g.fill(&st, g.amountFixes(st.Op))
+	switch {
+	case a.produced:
+		refuse(&st, "an amount an update produced is not updated again", basisOf("3.2", "7"))
+	case a.updated:
+		// The original of an update refusing a second one is the
+		// reference's rule (subscriptions.feature: @profile-reference_rules).
+		refuse(&st, "an amount already updated is not updated a second time", assumed("reference_rules", "3.2"))
 	}
 	return st
 }
@@ -556,23 +655,20 @@ func (g *generator) enroll() Step {
 	free := g.unenrolled()
 	s := free[g.c.draw(len(free))]
 	st := Step{Op: "subscription_enrollments.create", Method: "POST", Path: "/subscription/subscription_schedules/{" + s + "}/subscription_enrollments", Save: g.newRole("enrollment"), Of: s}
-	nick := pick(g.c, "explore enrollment", g.text(40, true), "")
-	fields := []string{`"merchant":"{fixture:merchant}"`, `"nickname":` + quote(nick)}
-	if g.c.draw(2) == 1 {
-		fields = append(fields, `"started_at":"2030-01-01T00:00:00Z"`)
+	doc := g.fill(&st, map[string]func() any{"merchant": fixed("{fixture:merchant}")})
+	if !st.Refuse {
+		expectSent(&st, doc, basisEnroll, "nickname")
 	}
-	g.tags(&fields, &st.Expect, basisEnroll)
-	st.Body = object(fields)
-	st.Expect = append(st.Expect, expectField{Path: "nickname", Value: nick, Check: checkReadBack, Basis: basisEnroll})
 	return st
 }
 
 func (g *generator) updateEnrollment() Step {
 	r := g.any("enrollment")
-	nick := pick(g.c, "renamed", g.text(25, true))
-	st := Step{Op: "subscription_enrollments.update", Method: "PUT", Path: "/subscription/subscription_enrollments/{" + r + "}", Of: r,
-		Body: `{"nickname":` + quote(nick) + `}`}
-	st.Expect = []expectField{{Path: "nickname", Value: nick, Check: checkReadBack, Basis: basisEnroll}}
+	st := Step{Op: "subscription_enrollments.update", Method: "PUT", Path: "/subscription/subscription_enrollments/{" + r + "}", Of: r}
+	doc := g.fill(&st, nil)
+	if !st.Refuse {
+		expectSent(&st, doc, basisEnroll, "nickname")
+	}
 	return st
 }
 
@@ -585,33 +681,33 @@ func multipart(name, content string) (ctype, body string) {
 }
 
 func (g *generator) addEvidence() Step {
-	name := pick(g.c, "evidence.pdf", g.text(20, true)+".pdf")
+	name := pick(g.c, "evidence.pdf", "évidence 日本 😀.pdf", "O'Brien's evidence.pdf")
 	ctype, body := multipart(name, "%PDF-1.4 explore evidence")
 	return Step{Op: "dispute_evidence.create", Method: "POST", Path: "/disputes/{fixture:dispute}/evidence", ContentType: ctype, Body: body, Save: g.newRole("evidence")}
 }
 
 func (g *generator) createBalanceTransfer() Step {
-	amount := g.positiveAmount()
 	st := Step{Op: "balance_transfers.create", Method: "POST", Path: "/balance_transfers", Save: g.newRole("balance transfer")}
-	src, dst := "OPERATING_ACCOUNT", "FOR_BENEFIT_OF_ACCOUNT"
-	if g.c.draw(2) == 1 {
-		src, dst = dst, src
+	doc := g.fill(&st, nil)
+	if !st.Refuse {
+		expectSent(&st, doc, basisOf("2.9"), "amount")
 	}
-	st.Body = fmt.Sprintf(`{"amount":%d,"currency":"USD","description":%s,"source":%q,"destination":%q}`, amount, quote(pick(g.c, "explore", g.text(30, true))), src, dst)
-	st.Expect = []expectField{{Path: "amount", Value: amount, Check: checkReadBack, Basis: basisOf("2.9")}}
 	return st
 }
 
 func (g *generator) createFile() Step {
-	name := pick(g.c, "explore.pdf", g.text(30, true), "reject-explore.pdf")
-	st := Step{Op: "files.create", Method: "POST", Path: "/files", Save: g.newRole("file"),
-		Body: `{"display_name":` + quote(name) + `,"linked_to":"{fixture:merchant}","type":` + quote(pick(g.c, "OTHER", "PASSPORT", "TAX_DOCUMENT")) + `}`}
-	if g.c.draw(8) == 7 {
-		st.Body = `{"display_name":"","linked_to":"{fixture:merchant}","type":"OTHER"}`
-		st.Refuse, st.Rule, st.Basis, st.Of = true, "display_name is not empty", assumed("file_payloads", "4.8"), "files"
+	st := Step{Op: "files.create", Method: "POST", Path: "/files", Save: g.newRole("file")}
+	doc := g.fill(&st, map[string]func() any{"linked_to": fixed("{fixture:merchant}"), "display_name": func() any {
+		if g.c.bias(2, 90) == 1 {
+			return "reject-explore.pdf" // the reference's sandbox trigger of a REJECTED file
+		}
+		return g.validValue(g.con.leaf("files.create", "display_name"))
+	}})
+	if st.Refuse {
+		st.Of = "files"
 		return st
 	}
-	st.Expect = []expectField{{Path: "display_name", Value: name, Check: checkReadBack, Basis: assumed("file_payloads", "2.11")}}
+	expectSent(&st, doc, assumed("file_payloads", "2.11"), "display_name")
 	return st
 }
 
@@ -623,24 +719,10 @@ func (g *generator) uploadFile() Step {
 
 func (g *generator) createLink() Step {
 	r := g.any("file")
-	d := pick(g.c, 10, 1, 10080)
-	if g.c.bias(3, 70) != 0 {
-		d = pick(g.c, 10081, 0)
-	}
-	typ := pick(g.c, "UPLOAD", "DOWNLOAD", "VIEW")
-	st := Step{Op: "files.external_links.create", Method: "POST", Path: "/files/{" + r + "}/external_links", Of: r, Save: g.newRole("external link"),
-		Body: `{"type":` + quote(typ) + `,"duration":` + strconv.Itoa(d) + `}`}
+	st := Step{Op: "files.external_links.create", Method: "POST", Path: "/files/{" + r + "}/external_links", Of: r, Save: g.newRole("external link")}
+	doc := g.fill(&st, nil)
+	typ, _ := doc["type"].(string)
 	g.linkType[st.Save] = typ
-	switch d {
-	case 10080:
-		st.Limit, st.Side = "link duration ≤ 10080", sideAt
-		st.AtLimit = append(st.AtLimit, "duration")
-	case 10081:
-		st.Limit, st.Side = "link duration ≤ 10080", sideOver
-		st.Refuse, st.Rule, st.Basis = true, "duration is at most 10080 minutes", assumed("file_payloads", "4.8")
-	case 0:
-		st.Refuse, st.Rule, st.Basis = true, "duration is at least 1 minute", assumed("file_payloads", "4.8")
-	}
 	g.linkFile[st.Save] = r
 	return st
 }
@@ -653,7 +735,9 @@ func (g *generator) otherApplication() Step {
 		if g.c.draw(2) == 0 {
 			st := g.walkOf("webhooks.list", "/webhooks", "webhook", "webhooks")
 			st.User = userOther
-			st.Walk.Other = true
+			if st.Walk != nil {
+				st.Walk.Other = true
+			}
 			return st
 		}
 		r := g.any("webhook")
@@ -663,9 +747,16 @@ func (g *generator) otherApplication() Step {
 	return Step{Op: "payment_instruments.get", Method: "GET", Path: "/payment_instruments/{" + r + "}", User: userOther, Refuse: true, Rule: "another application's card is not found", Basis: tenancy}
 }
 
-// walkOf starts a list walk with a drawn page size.
+// walkOf starts a list walk with a page size drawn from the list query's
+// limit (20, the default, first), or now and then reads one page with a
+// query parameter one step outside the list query's keywords.
 func (g *generator) walkOf(op, path, kind, items string) Step {
-	limit := pick(g.c, 20, 1, 2, 3, 100)
+	q := g.con.query
+	limit := 20
+	if g.c.draw(2) == 1 {
+		n, _ := g.drawNumber(q.prop("limit")).Int64()
+		limit = int(n)
+	}
 	var roles []string
 	if kind != "" {
 		roles = g.alive(kind)
@@ -673,14 +764,30 @@ func (g *generator) walkOf(op, path, kind, items string) Step {
 	query := pick(g.c, "", "&sort=created_at,asc", "&sort=created_at,desc")
 	st := Step{Op: op, Method: "GET", Path: path, Walk: &walk{Kind: kind, Roles: roles, Limit: limit, Items: items, Query: query}}
 	if max := g.profile.ListMaxLimit; max > 0 && g.c.bias(8, 90) == 7 {
-		limit = max + 1 // over the declared maximum: refused or clamped, as the profile says
-		st.Walk.Limit = limit
+		st.Walk.Limit = max + 1 // over the declared maximum: refused or clamped, as the profile says
 	}
-	switch max := g.profile.ListMaxLimit; {
-	case max > 0 && limit == max:
-		st.Limit, st.Side = "list limit ≤ "+strconv.Itoa(max), sideAt
-	case max > 0 && limit > max:
-		st.Limit, st.Side = "list limit ≤ "+strconv.Itoa(max), sideOver
+	if g.c.draw(100) >= 100-mutationShare/3 {
+		// One page with a parameter outside the query's keywords.
+		p := q.Props[g.c.draw(len(q.Props))]
+		v := g.mutant(p)
+		if v == absent || v == nil {
+			v = "" // a parameter is absent or empty, never null
+		}
+		text := strings.Trim(renderJSON(v), `"`)
+		st = Step{Op: op, Method: "GET", Path: path + "?" + p.Name + "=" + url.QueryEscape(text)}
+		if !queryAllows(p, text) {
+			st.Refuse, st.Rule, st.Basis = true, "the list query's "+p.Name+" is an integer within its bounds", assumed("reference_rules", "4.10")
+		}
 	}
 	return st
+}
+
+// queryAllows reports whether a query parameter's text is an integer
+// within the leaf's bounds.
+func queryAllows(p *shape, text string) bool {
+	n, ok := new(big.Int).SetString(text, 10)
+	if !ok || (p.Min != nil && n.Cmp(p.Min) < 0) || (p.Max != nil && n.Cmp(p.Max) > 0) {
+		return false
+	}
+	return true
 }

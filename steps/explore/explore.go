@@ -10,19 +10,19 @@
 package explore
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"path"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/conform-kit/conform/steps"
@@ -62,14 +62,29 @@ type Options struct {
 	MaxSteps int
 	// ShrinkRuns bounds the replays spent shrinking one finding; default 300.
 	ShrinkRuns int
-	// FirstFinding stops the exploration at its first finding (a self-test).
+	// FirstFinding stops the exploration at its first finding (a self-test):
+	// no sequence starts after the first that fails, those running finish,
+	// and one finding is kept: the FAIL of the lowest sequence, else the
+	// WARN of the lowest.
 	FirstFinding bool
+	// Workers is the number of sequences run at once, each with its own
+	// model; default DefaultWorkers.
+	Workers int
+	// Observe, for a target without a profile, first runs the suite
+	// against it and explores with the profile the suite writes for it
+	// (as conform run --write-profile): the target's observed choices.
+	Observe bool
 	// Log receives a line per finding as it is found (nil: none).
 	Log io.Writer
 }
 
 // DefaultTime is the exploration's length when no bound is given.
 const DefaultTime = 20 * time.Second
+
+// DefaultWorkers is the number of sequences run at once by default: 4 per
+// processor, at least 16 (a remote target's round trip, not the processor,
+// bounds a sequence) and at most 64.
+func DefaultWorkers() int { return min(max(4*runtime.GOMAXPROCS(0), 16), 64) }
 
 // ErrOptions reports unusable options.
 var ErrOptions = errors.New("explore: options")
@@ -82,8 +97,18 @@ type Result struct {
 	Sequences int
 	Duration  time.Duration
 	Findings  []Finding
-	Coverage  []OpCoverage
-	Limits    []LimitCoverage
+	// Observed are the target's choices explore observed and judged with
+	// (Options.Observe), as "key value"; none when a profile was given or
+	// the target chose as the reference.
+	Observed []string
+	// Unanswered are the requests the target never answered (each ended
+	// its sequence), as errors.
+	Unanswered []string
+	// Coverage is every operation the explorer can reach with the
+	// target's answers; Schemas every request schema (and the list query)
+	// with the leaves sent and the keyword boundaries reached.
+	Coverage []report.ExploredOp
+	Schemas  []report.ExploredSchema
 }
 
 // Failed reports whether any finding is a FAIL (WARN too under strict).
@@ -105,20 +130,6 @@ func (r Result) Count(o report.Outcome) int {
 		}
 	}
 	return n
-}
-
-// OpCoverage is one operation's requests: accepted (2xx), refused (4xx)
-// and answered 5xx by the target.
-type OpCoverage struct {
-	Op                         string
-	Accepted, Refused, Errored int
-}
-
-// LimitCoverage is one limit of the contract: requests sent at it (the
-// largest allowed value) and over it.
-type LimitCoverage struct {
-	Limit    string
-	At, Over int
 }
 
 // Finding is one failed check, shrunk.
@@ -144,12 +155,23 @@ type Finding struct {
 	// Gherkin is the shrunk sequence as a feature in the suite's step
 	// vocabulary; Curl a replay script.
 	Gherkin, Curl string
-	assert        string // the suite step that fails
+	// Ops are the operations the finding's cause failed on, Op's first.
+	Ops    []string
+	assert string // the suite step that fails
+	reason string // what failed, without the operation (Group)
 }
 
-// Key groups findings: the same check on the same basis for one operation.
+// Key is how a finding fails: the same check on the same basis for one
+// operation. A shrunk sequence keeps its key.
 func (f Finding) Key() string {
 	return f.Check + "|" + f.Op + "|" + string(f.Outcome) + "|" + f.Basis.Cites()
+}
+
+// Group is the finding's cause: the same check failing on the same basis
+// for the same reason, whatever the operation (a crash on multi-byte tags
+// on five operations is one finding listing the five).
+func (f Finding) Group() string {
+	return f.Check + "|" + string(f.Outcome) + "|" + f.Basis.Cites() + "|" + f.reason
 }
 
 // Clause is the finding's basis as a report cites it.
@@ -190,11 +212,24 @@ const (
 
 // Run explores the target until the budget or the time is spent, or ctx ends.
 func Run(ctx context.Context, opts Options) (Result, error) {
+	if _, err := newRunner(opts); err != nil {
+		return Result{}, err // the options, checked before the suite runs
+	}
+	var observed []string
+	if opts.Observe && len(opts.Target.Profile) == 0 {
+		profile, keys, err := observe(ctx, opts.Target, max(opts.Workers, 4))
+		if err != nil {
+			return Result{}, err
+		}
+		opts.Target.Profile, observed = profile, keys
+	}
 	r, err := newRunner(opts)
 	if err != nil {
 		return Result{}, err
 	}
-	return r.run(ctx)
+	res, err := r.run(ctx)
+	res.Observed = observed
+	return res, err
 }
 
 type runner struct {
@@ -206,12 +241,22 @@ type runner struct {
 	actions  []action
 	client   *http.Client
 	start    time.Time
-	requests int
-	replays  int
-	hookBase string // the explorer's own webhook receiver, answering 200 to every delivery
-	coverage map[string]*OpCoverage
-	limits   map[string]*LimitCoverage
+	requests atomic.Int64 // sent to the target, shrinking included
+	mu       sync.Mutex   // guards merchWrites
+	hookBase string       // the explorer's own webhook receiver, answering 200 to every delivery
+	contract *contract    // the request schemas as leaves and boundaries
+	coverage *coverage    // what the requests reached (safe for concurrent use)
 	deadline time.Time
+	// The target's state sequences share: list walks and the writes that
+	// could change a list take turns (phases); the merchants' Level 2/3
+	// processing is changed under merch, and merchWrites counts the
+	// updates sent to each merchant, by fixture key.
+	phases      kindPhases
+	merch       sync.RWMutex
+	merchWrites map[string]int
+	shapes      shapes // which fields the normative schemas show
+	// judged, when set (a test), sees every step judged with both answers.
+	judged func(st Step, expect []expectField, target, model Exchange)
 }
 
 func newRunner(opts Options) (*runner, error) {
@@ -221,8 +266,11 @@ func newRunner(opts Options) (*runner, error) {
 	if opts.Target.Target == "" {
 		return nil, fmt.Errorf("%w: a target URL is required", ErrOptions)
 	}
-	if opts.Budget < 0 || opts.Time < 0 {
-		return nil, fmt.Errorf("%w: budget and time must not be negative", ErrOptions)
+	if opts.Budget < 0 || opts.Time < 0 || opts.Workers < 0 {
+		return nil, fmt.Errorf("%w: budget, time and workers must not be negative", ErrOptions)
+	}
+	if opts.Workers == 0 {
+		opts.Workers = DefaultWorkers()
 	}
 	j, err := judging.Default()
 	if err != nil {
@@ -249,10 +297,16 @@ func newRunner(opts Options) (*runner, error) {
 	}
 	client := opts.Client
 	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
+		// One kept-alive connection per worker.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = opts.Workers
+		client = &http.Client{Timeout: 10 * time.Second, Transport: tr}
 	}
-	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client,
-		coverage: map[string]*OpCoverage{}, limits: map[string]*LimitCoverage{}}
+	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client, merchWrites: map[string]int{}}
+	if r.contract, err = newContract(j, prof.ListMaxLimit); err != nil {
+		return nil, err
+	}
+	r.coverage = newCoverage(r.contract)
 	var patterns []string
 	for p := range strings.SplitSeq(opts.Ops, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -318,37 +372,123 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	if r.opts.Time > 0 {
 		r.deadline = r.start.Add(r.opts.Time)
 	}
-	res := Result{Seed: r.opts.Seed, RunID: r.opts.RunID}
-	byKey := map[string]int{}
-	for i := 0; !r.spent(ctx); i++ {
-		res.Sequences++
-		c := newChoices(sequenceSeed(r.opts.Seed, i))
-		out, err := r.sequence(ctx, c, i, true)
-		if err != nil {
-			return res, err
-		}
-		if out.finding == nil {
-			continue
-		}
-		f := *out.finding
-		if j, ok := byKey[f.Key()]; ok {
-			res.Findings[j].Occurrences++
-			continue
-		}
-		f.Sequence, f.Seed, f.Original = i, r.opts.Seed, len(requestsOf(out.trace))
-		shrunk := r.shrink(ctx, c.used(), f, i, out.trace)
-		byKey[shrunk.Key()] = len(res.Findings)
-		if r.opts.Log != nil {
-			fmt.Fprintf(r.opts.Log, "explore: %s %s [%s] %s (%d → %d requests)\n", shrunk.Outcome, shrunk.Check, shrunk.Clause(), shrunk.Op, shrunk.Original, shrunk.Shrunk)
-		}
-		res.Findings = append(res.Findings, shrunk)
-		if r.opts.FirstFinding {
-			break
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	x := &exploration{groups: map[string]int{}, stopAt: -1}
+	var wg sync.WaitGroup
+	for range r.opts.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.work(ctx, cancel, x)
+		}()
+	}
+	wg.Wait()
+	res := Result{Seed: r.opts.Seed, RunID: r.opts.RunID, Sequences: x.next, Findings: x.kept(r.opts.FirstFinding), Unanswered: x.unanswered}
+	res.Requests, res.Duration = int(r.requests.Load()), time.Since(r.start)
+	res.Coverage, res.Schemas = r.coverageRows()
+	return res, x.err
+}
+
+// exploration is the state the workers of a run share.
+type exploration struct {
+	mu       sync.Mutex
+	next     int            // the index of the next sequence to run
+	stopAt   int            // with FirstFinding, the first failing sequence (-1: none yet)
+	groups   map[string]int // Finding.Group → index in findings
+	findings []Finding
+	err      error
+	// unanswered are the requests that got no answer (a timeout, a
+	// connection reset): each ends its sequence; over maxUnanswered, the run.
+	unanswered []string
+}
+
+// maxUnanswered is how many requests without an answer a run bears.
+const maxUnanswered = 5
+
+// kept are the findings in the order of their sequences; with first, only
+// the first.
+func (x *exploration) kept(first bool) []Finding {
+	var out []Finding
+	for _, f := range x.findings {
+		if f.Check != "" {
+			out = append(out, f)
 		}
 	}
-	res.Requests, res.Duration = r.requests, time.Since(r.start)
-	res.Coverage, res.Limits = r.coverageRows()
-	return res, nil
+	slices.SortStableFunc(out, func(a, b Finding) int { return a.Sequence - b.Sequence })
+	if first && len(out) > 1 {
+		// The first FAIL if any: a WARN another sequence met first may be
+		// the FAIL's effect (a refused update that was applied).
+		i := max(slices.IndexFunc(out, func(f Finding) bool { return f.Outcome == report.Fail }), 0)
+		out = out[i : i+1]
+	}
+	return out
+}
+
+// work runs sequences until the run is spent, shrinking each new finding
+// itself while the other workers go on.
+func (r *runner) work(ctx context.Context, cancel func(), x *exploration) {
+	for {
+		x.mu.Lock()
+		if x.err != nil || r.spent(ctx) || (x.stopAt >= 0 && x.next > x.stopAt) {
+			x.mu.Unlock()
+			return
+		}
+		i := x.next
+		x.next++
+		x.mu.Unlock()
+		c := newChoices(sequenceSeed(r.opts.Seed, i))
+		out, err := r.sequence(ctx, c, i, 0)
+		if err != nil {
+			x.mu.Lock()
+			x.unanswered = append(x.unanswered, err.Error())
+			if x.err == nil && ctx.Err() == nil && len(x.unanswered) > maxUnanswered {
+				x.err = fmt.Errorf("%w (and %d more requests without an answer)", err, maxUnanswered)
+			}
+			stop := x.err != nil
+			x.mu.Unlock()
+			if stop {
+				cancel()
+				return
+			}
+			continue // one request without an answer ends its sequence, not the run
+		}
+		for _, fd := range out.found {
+			f := *fd.finding
+			x.mu.Lock()
+			if r.opts.FirstFinding && (x.stopAt < 0 || i < x.stopAt) {
+				x.stopAt = i // no sequence starts after it; those running finish
+			}
+			if j, ok := x.groups[f.Group()]; ok {
+				x.findings[j].Occurrences++
+				x.findings[j].Ops = addOp(x.findings[j].Ops, f.Op)
+				x.mu.Unlock()
+				continue
+			}
+			j := len(x.findings)
+			x.groups[f.Group()] = j
+			x.findings = append(x.findings, Finding{Ops: []string{f.Op}})
+			x.mu.Unlock()
+			f.Sequence, f.Seed, f.Original = i, r.opts.Seed, len(requestsOf(fd.trace))
+			shrunk := r.shrink(ctx, c.used(), f, i, fd.trace)
+			x.mu.Lock()
+			shrunk.Occurrences = x.findings[j].Occurrences + 1
+			shrunk.Ops = addOp(x.findings[j].Ops, shrunk.Op)
+			x.findings[j] = shrunk
+			x.mu.Unlock()
+			if r.opts.Log != nil {
+				fmt.Fprintf(r.opts.Log, "explore: %s %s [%s] %s (%d → %d requests)\n", shrunk.Outcome, shrunk.Check, shrunk.Clause(), strings.Join(shrunk.Ops, ", "), shrunk.Original, shrunk.Shrunk)
+			}
+		}
+	}
+}
+
+// addOp is ops with op, each once.
+func addOp(ops []string, op string) []string {
+	if slices.Contains(ops, op) {
+		return ops
+	}
+	return append(ops, op)
 }
 
 // spent reports whether the budget or the time is used up.
@@ -356,444 +496,8 @@ func (r *runner) spent(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return true
 	}
-	if r.opts.Budget > 0 && r.requests >= r.opts.Budget {
+	if r.opts.Budget > 0 && r.requests.Load() >= int64(r.opts.Budget) {
 		return true
 	}
 	return !r.deadline.IsZero() && time.Now().After(r.deadline)
-}
-
-// outcome is what one run of a sequence showed.
-type outcome struct {
-	finding *Finding
-	trace   []Exchange
-	marks   []span
-}
-
-// side is one server answering the sequence: the target or the model.
-type side struct {
-	do       func(*http.Request) (*http.Response, error)
-	base     string
-	cfg      steps.Config
-	ids      map[string]string
-	docs     map[string]map[string]any // role → last document seen of it
-	expect   map[string][]expectField  // role → fields its reads must show
-	ctype    string
-	isTarget bool
-}
-
-// newSide is a side that has seen nothing yet.
-func newSide(do func(*http.Request) (*http.Response, error), base string, cfg steps.Config, ctype string) *side {
-	return &side{do: do, base: base, cfg: cfg, ctype: ctype,
-		ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}}
-}
-
-// fixtures are the side's {fixture:key} values, in the order of steps.Fixtures.
-func (s *side) fixtures() [][2]string {
-	f := s.cfg.Fixtures
-	return [][2]string{
-		{"buyer_identity", f.BuyerIdentity}, {"merchant", f.Merchant}, {"merchant_identity", f.MerchantIdentity},
-		{"plain_merchant", f.PlainMerchant}, {"plain_merchant_identity", f.PlainMerchantIdentity},
-		{"subscription_schedule", f.SubscriptionSchedule}, {"subscription_amount", f.SubscriptionAmount},
-		{"dispute", f.Dispute}, {"balance_transfer", f.BalanceTransfer},
-	}
-}
-
-// fixture is the side's value of one fixture key ("" if unset or unknown).
-func (s *side) fixture(key string) string {
-	for _, kv := range s.fixtures() {
-		if kv[0] == key {
-			return kv[1]
-		}
-	}
-	return ""
-}
-
-// expand replaces {role} and {fixture:key} as the suite's steps do.
-func (s *side) expand(text string) string {
-	if !strings.Contains(text, "{") {
-		return text
-	}
-	var pairs []string
-	for k, v := range s.ids {
-		pairs = append(pairs, "{"+k+"}", v)
-	}
-	for _, kv := range s.fixtures() {
-		pairs = append(pairs, "{fixture:"+kv[0]+"}", kv[1])
-	}
-	return strings.NewReplacer(pairs...).Replace(text)
-}
-
-func (s *side) credential(user string) *steps.Credential {
-	switch user {
-	case userMerchant:
-		return s.cfg.Credentials.Merchant
-	case userOther:
-		return s.cfg.Credentials.OtherApplication
-	}
-	return s.cfg.Credentials.Platform
-}
-
-// send performs one request of the step on the side.
-func (s *side) send(ctx context.Context, st Step, pathWithQuery string) (Exchange, error) {
-	ex := Exchange{Step: st, User: st.User, Method: st.Method, Path: s.expand(pathWithQuery), Body: s.expand(st.Body), ContentType: st.ContentType}
-	if ex.User == "" {
-		ex.User = userPlatform
-	}
-	var body io.Reader
-	if st.Body != "" {
-		body = strings.NewReader(ex.Body)
-		if ex.ContentType == "" {
-			ex.ContentType = s.ctype
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, st.Method, s.base+ex.Path, body)
-	if err != nil {
-		return ex, fmt.Errorf("explore: build request: %w", err)
-	}
-	if ex.ContentType != "" {
-		req.Header.Set("Content-Type", ex.ContentType)
-	}
-	if c := s.credential(ex.User); c != nil {
-		req.SetBasicAuth(c.Username, c.Password)
-	}
-	resp, err := s.do(req)
-	if err != nil {
-		return ex, fmt.Errorf("explore: %s %s: %w", st.Method, ex.Path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return ex, fmt.Errorf("explore: read %s %s: %w", st.Method, ex.Path, err)
-	}
-	ex.Status, ex.Response = resp.StatusCode, string(data)
-	if len(bytes.TrimSpace(data)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		var doc any
-		if dec.Decode(&doc) == nil {
-			ex.doc = doc
-		}
-	}
-	return ex, nil
-}
-
-// handlerDo serves a request with an in-process handler.
-func handlerDo(h http.Handler) func(*http.Request) (*http.Response, error) {
-	return func(req *http.Request) (*http.Response, error) {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		return rec.Result(), nil
-	}
-}
-
-const modelBase = "http://model.explore.invalid"
-
-// sequence generates and runs one sequence from the choices, judging every answer.
-func (r *runner) sequence(ctx context.Context, c *choices, index int, count bool) (outcome, error) {
-	h, mcfg, closeModel, err := r.opts.Model()
-	if err != nil {
-		return outcome{}, fmt.Errorf("explore: model: %w", err)
-	}
-	defer closeModel()
-	ctype := r.profile.RequestContentType
-	model := newSide(handlerDo(h), modelBase, mcfg, ctype)
-	target := newSide(r.client.Do, strings.TrimRight(r.opts.Target.Target, "/"), r.opts.Target, ctype)
-	target.isTarget = true
-	tag := fmt.Sprintf("%s-%d-%d", r.opts.RunID, r.opts.Seed, index)
-	if !count {
-		// A replay while shrinking: idempotency ids of its own, so the
-		// target does not answer it with the first run's resources.
-		r.replays++
-		tag += fmt.Sprintf("-r%d", r.replays)
-	}
-	g := &generator{c: c, seq: tag, profile: r.profile, offers: r.offers,
-		roles: map[string][]string{}, auths: map[string]*authState{}, amounts: map[string]*amountState{}, deleted: map[string]bool{}, linkFile: map[string]string{}, linkType: map[string]string{}, enrolled: map[string]bool{}}
-	g.hookBase = r.hookBase
-	g.declineTrigger, _ = r.profile.DeclineTrigger()
-	g.disputeTrigger, _ = r.profile.DisputeTrigger()
-	var out outcome
-	// The model starts where the target is: each merchant's Level 2/3 processing.
-	prelude, err := r.syncMerchants(ctx, target, model)
-	if err != nil {
-		return out, err
-	}
-	out.trace = append(out.trace, prelude...)
-	n := 1 + c.draw(r.opts.MaxSteps)
-	secrets := r.credentialSecrets()
-	for range n {
-		if count && r.spent(ctx) {
-			break
-		}
-		c.begin()
-		batch := g.next(r.actions)
-		c.end()
-		for _, st := range batch {
-			f, exs, ok, err := r.step(ctx, st, target, model, &secrets, count)
-			out.trace = append(out.trace, exs...)
-			if err != nil {
-				return out, err
-			}
-			if f != nil {
-				out.finding = f
-				out.marks = c.mark
-				return out, nil
-			}
-			if !ok {
-				// The model's answer rests on an assumption the target
-				// declares otherwise: the two no longer agree on state.
-				out.marks = c.mark
-				return out, nil
-			}
-			g.observe(st, lastOK(exs))
-		}
-	}
-	out.marks = c.mark
-	return out, nil
-}
-
-func lastOK(exs []Exchange) bool {
-	for _, ex := range exs {
-		if !ex.Page && !ex.Probe && ex.Step.Method != "" {
-			return is2xx(ex.Status)
-		}
-	}
-	return false
-}
-
-// credentialSecrets are the passwords of the configured users.
-func (r *runner) credentialSecrets() []string {
-	var out []string
-	c := r.opts.Target.Credentials
-	for _, cr := range []*steps.Credential{c.Platform, c.Merchant, c.OtherApplication} {
-		if cr != nil && len(cr.Password) >= 6 {
-			out = append(out, cr.Password)
-		}
-	}
-	return out
-}
-
-// syncMerchants reads each merchant's Level 2/3 processing on the target
-// and sets the model's alike; the reads are the sequence's prelude.
-func (r *runner) syncMerchants(ctx context.Context, target, model *side) ([]Exchange, error) {
-	var out []Exchange
-	for _, role := range []string{"merchant", "plain merchant"} {
-		key := fixtureOfMerchant(role)
-		if target.fixture(key) == "" || model.fixture(key) == "" {
-			continue
-		}
-		get := Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + key + "}", Of: role}
-		ex, err := target.send(ctx, get, get.Path)
-		r.requests++
-		if err != nil {
-			return out, err
-		}
-		on := false
-		if m, ok := ex.doc.(map[string]any); ok {
-			on, _ = m["level_two_level_three_data_enabled"].(bool)
-			target.docs[role] = m
-		}
-		ex.Page = true // not part of the scenario's own requests
-		out = append(out, ex)
-		set := Step{Op: "merchants.update", Method: "PUT", Path: "/merchants/{fixture:" + key + "}", Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, on)}
-		if _, err := model.send(ctx, set, set.Path); err != nil {
-			return out, err
-		}
-	}
-	return out, nil
-}
-
-// step sends one step to the model and the target and judges the target's
-// answers. ok is false when the sequence cannot go on comparing the two.
-func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets *[]string, count bool) (*Finding, []Exchange, bool, error) {
-	*secrets = append(*secrets, st.Secrets...)
-	if st.Walk != nil {
-		f, exs, err := r.walk(ctx, st, target, *secrets)
-		return f, exs, true, err
-	}
-	var probe *Exchange
-	listPath := map[string]string{"webhooks.create": "/webhooks", "files.create": "/files"}[st.Op]
-	if st.Refuse && st.Save != "" && listPath != "" {
-		p := Step{Op: strings.TrimSuffix(st.Op, ".create") + ".list", Method: "GET", Path: listPath}
-		ex, err := target.send(ctx, p, listPath+"?limit=1")
-		r.requests++
-		if err != nil {
-			return nil, nil, false, err
-		}
-		ex.Probe = true
-		probe = &ex
-	}
-	mex, err := model.send(ctx, st, st.Path)
-	if err != nil {
-		return nil, nil, false, err
-	}
-	routed := r.routed(st)
-	tex, err := target.send(ctx, routed, routed.Path)
-	r.requests++
-	if err != nil {
-		return nil, nil, false, err
-	}
-	if count {
-		r.cover(st, tex.Status)
-	}
-	exs := []Exchange{tex}
-	if probe != nil {
-		exs = []Exchange{*probe, tex}
-	}
-	f, ok := r.judge(st, tex, mex, target, model, *secrets)
-	if f != nil || !ok {
-		return f, exs, ok, nil
-	}
-	if probe != nil && is4xx(tex.Status) {
-		p := Step{Op: probe.Step.Op, Method: "GET", Path: probe.Step.Path}
-		after, err := target.send(ctx, p, p.Path+"?limit=1")
-		r.requests++
-		if err != nil {
-			return nil, exs, false, err
-		}
-		after.Probe = true
-		exs = append(exs, after)
-		before, _ := lookupInt(probe.doc, "page.count")
-		now, _ := lookupInt(after.doc, "page.count")
-		if now != before {
-			return r.finding(checkChangesNone, st, basisUnchanged,
-				fmt.Sprintf("a refused %s left a trace: page.count %d before, %d after", st.Op, before, now),
-				fmt.Sprintf("page.count = %d", before), fmt.Sprintf("%d", now), fmt.Sprintf(`the page count is %d`, before)), exs, true, nil
-		}
-	}
-	return nil, exs, true, nil
-}
-
-// cover counts a request in the coverage tables.
-func (r *runner) cover(st Step, status int) {
-	c := r.coverage[st.Op]
-	if c == nil {
-		c = &OpCoverage{Op: st.Op}
-		r.coverage[st.Op] = c
-	}
-	switch {
-	case status >= 500:
-		c.Errored++
-	case status >= 400:
-		c.Refused++
-	case status >= 200 && status < 300:
-		c.Accepted++
-	}
-	if st.Limit != "" {
-		l := r.limits[st.Limit]
-		if l == nil {
-			l = &LimitCoverage{Limit: st.Limit}
-			r.limits[st.Limit] = l
-		}
-		if st.Side == sideAt {
-			l.At++
-		} else if st.Side == sideOver {
-			l.Over++
-		}
-	}
-}
-
-// coverageRows renders the coverage tables in a stable order: every
-// operation the explorer can reach, in the operations table's order.
-func (r *runner) coverageRows() ([]OpCoverage, []LimitCoverage) {
-	var ops []OpCoverage
-	var reach []string
-	for _, a := range r.actions {
-		reach = append(reach, a.op)
-	}
-	for _, op := range r.v.Operations() {
-		c, ok := r.coverage[op.ID]
-		if !ok {
-			found := false
-			for _, x := range reach {
-				found = found || x == op.ID
-			}
-			if !found || !r.profile.Offers(op) {
-				continue
-			}
-			c = &OpCoverage{Op: op.ID}
-		}
-		ops = append(ops, *c)
-	}
-	var limits []LimitCoverage
-	for _, l := range r.limits {
-		limits = append(limits, *l)
-	}
-	sortLimits(limits)
-	return ops, limits
-}
-
-// startReceiver listens where the config's webhook receiver says (default
-// a loopback port) and answers every delivery 200, so the webhooks a run
-// makes point somewhere that takes their events without retries.
-func (r *runner) startReceiver() (func(), error) {
-	listen := r.opts.Target.WebhookReceiver.Listen
-	if listen == "" {
-		listen = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return nil, fmt.Errorf("%w: webhook receiver: %w", ErrOptions, err)
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		_, _ = io.Copy(io.Discard, req.Body)
-	}), ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln) //nolint:errcheck // ErrServerClosed after stop
-	r.hookBase = strings.TrimRight(r.opts.Target.WebhookReceiver.PublicURL, "/")
-	if r.hookBase == "" {
-		r.hookBase = "http://" + ln.Addr().String()
-	}
-	return func() { _ = srv.Close() }, nil
-}
-
-// Replay runs one recipe (a finding's shrunk draws) of a sequence against
-// the target once and returns what it finds, judged anew: nil when the
-// sequence passes.
-func Replay(ctx context.Context, opts Options, sequence int, recipe []uint32) (*Finding, error) {
-	r, err := newRunner(opts)
-	if err != nil {
-		return nil, err
-	}
-	stop, err := r.startReceiver()
-	if err != nil {
-		return nil, err
-	}
-	defer stop()
-	out, err := r.sequence(ctx, replay(recipe), sequence, false)
-	if err != nil || out.finding == nil {
-		return nil, err
-	}
-	f := r.render(*out.finding, out.trace)
-	f.Sequence, f.Seed, f.Recipe = sequence, opts.Seed, recipe
-	return &f, nil
-}
-
-// routed is the step as the target takes it: the method and path its
-// profile declares for the operation (webhook_routes), the ids kept.
-func (r *runner) routed(st Step) Step {
-	op, ok := r.v.Operation(st.Op)
-	if !ok {
-		return st
-	}
-	method, pattern := r.profile.Route(op)
-	if method == op.Method && pattern == op.Path {
-		return st
-	}
-	// The table's pattern and the step's path have the same segments: the
-	// step's placeholders fill the declared pattern's parameters in order.
-	var fills []string
-	tmpl, concrete := strings.Split(op.Path, "/"), strings.Split(st.Path, "/")
-	for i, seg := range tmpl {
-		if strings.HasPrefix(seg, "{") && i < len(concrete) {
-			fills = append(fills, concrete[i])
-		}
-	}
-	var out []string
-	for _, seg := range strings.Split(pattern, "/") {
-		if strings.HasPrefix(seg, "{") && len(fills) > 0 {
-			seg, fills = fills[0], fills[1:]
-		}
-		out = append(out, seg)
-	}
-	st.Method, st.Path = method, strings.Join(out, "/")
-	return st
 }

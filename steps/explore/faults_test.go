@@ -126,7 +126,9 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // TestSeedSendsByteIdenticalRequests: two runs of one seed and run id
-// against two identical fresh targets send the same requests, byte for byte.
+// against two identical fresh targets send the same requests, byte for byte
+// (one worker: with several, each sequence sends the same requests, in an
+// order the workers interleave).
 func TestSeedSendsByteIdenticalRequests(t *testing.T) {
 	send := func() []string {
 		n := 0
@@ -141,7 +143,7 @@ func TestSeedSendsByteIdenticalRequests(t *testing.T) {
 		cfg := configOf(srv.URL, ref.Seeded())
 		cfg.WebhookReceiver.PublicURL = "http://127.0.0.1:9"
 		rec := &recorder{base: http.DefaultTransport}
-		_, err = explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 99, RunID: "same", Budget: 400,
+		_, err = explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 99, RunID: "same", Budget: 400, Workers: 1,
 			Client: &http.Client{Transport: rec, Timeout: 10 * time.Second}})
 		require.NoError(t, err)
 		return rec.reqs

@@ -13,8 +13,9 @@ import (
 // answered) and what each holds.
 type generator struct {
 	c        *choices
-	hookBase string // where webhooks point
-	seq      string // sequence tag: idempotency ids and names unique per run and sequence
+	con      *contract // the request schemas values are drawn from
+	hookBase string    // where webhooks point
+	seq      string    // sequence tag: idempotency ids and names unique per run and sequence
 	profile  judging.Profile
 	offers   func(op string) bool
 
@@ -30,11 +31,24 @@ type generator struct {
 	updated  string            // the role an update changed: read it next
 	enrolled map[string]bool   // schedules the merchant is enrolled in
 	n        int               // idempotency ids drawn
+	// pendingAuth and pendingCapture are what the last authorization or
+	// capture drawn holds, kept when the model accepts it.
+	pendingAuth    *authState
+	pendingCapture int64
+	// secrets are the security codes the sequence sent: no other value
+	// drawn equals one, so one found in an answer is the code.
+	secrets []string
+	// force mutates every body drawn (a probe); lastErr is the validator's
+	// verdict on the last body drawn.
+	force   bool
+	lastErr error
 }
 
 type authState struct {
 	amount, captured int64
 	captures         int
+	plain            bool           // for the merchant not enabled for Level 2/3 data
+	data             map[string]any // its additional_purchase_data
 }
 
 type amountState struct {
@@ -53,13 +67,17 @@ type action struct {
 // weight favours the resource graph of payments over reads of fixtures.
 func weight(op string) int {
 	switch op {
-	case "payment_instruments.create", "authorizations.create", "authorizations.capture", "transfers.create":
+	case "authorizations.capture":
+		return 12 // most draws make the authorization it needs first
+	case "payment_instruments.create", "authorizations.create", "transfers.create":
 		return 6
 	case "subscription_enrollments.create", "subscription_schedules.create", "files.external_links.create", "files.external_links.get":
 		return 5
 	case "files.external_upload":
 		return 4
-	case "authorizations.get", "subscription_amounts.update", "subscription_amounts.create", "webhooks.create",
+	case "subscription_amounts.update", "webhooks.update":
+		return 4
+	case "authorizations.get", "subscription_amounts.create", "webhooks.create",
 		"subscription_enrollments.get", "subscription_enrollments.update", "subscription_enrollments.delete":
 		return 3
 	case "disputes.get", "disputes.list", "dispute_adjustment_transfers.list", "balance_transfers.get", "merchants.get", "dispute_evidence.list":
@@ -116,7 +134,11 @@ func (g *generator) observe(st Step, ok bool) {
 		g.roles[kind] = append(g.roles[kind], st.Save)
 		switch kind {
 		case "authorization":
-			g.auths[st.Save] = &authState{amount: intField(st.Body, "amount")}
+			if g.pendingAuth != nil {
+				g.auths[st.Save] = g.pendingAuth
+			} else {
+				g.auths[st.Save] = &authState{}
+			}
 		case "amount":
 			sched := st.Of
 			if prev, ok := g.amounts[st.Of]; ok {
@@ -132,7 +154,7 @@ func (g *generator) observe(st Step, ok bool) {
 	case "authorizations.capture":
 		if a := g.auths[st.Of]; a != nil {
 			a.captures++
-			a.captured += intField(st.Body, "capture_amount")
+			a.captured += g.pendingCapture
 		}
 	case "subscription_enrollments.delete":
 		g.deleted[st.Of] = true
@@ -187,7 +209,7 @@ func (g *generator) next(actions []action) []Step {
 	// authorization authorizes; one with no card makes a card).
 	for range 4 {
 		if a.ready(g) {
-			return []Step{a.make(g)}
+			return g.withProbe(a)
 		}
 		need, ok := prerequisite[a.op]
 		if !ok {
@@ -205,6 +227,38 @@ func (g *generator) next(actions []action) []Step {
 		}
 	}
 	return nil
+}
+
+// withProbe makes one step of a and (now and then, for an operation with
+// a JSON body) up to two probes after it: the same action's body with one
+// leaf mutated, kept only when its schema refuses it, so it changes
+// nothing the sequence goes on with. The probes are drawn first, so the
+// step's draws (an authorization's amount) are what the step holds.
+func (g *generator) withProbe(a action) []Step {
+	var out []Step
+	if g.con.ops[a.op] != "" {
+		// Up to two probes, each drawn from a stream of its own seeded by a
+		// draw made whether or not it is sent: lowering a decision to 0
+		// while shrinking drops the probe and leaves every later draw
+		// meaning what it meant.
+		for range 2 {
+			sub, send := g.c.draw(1<<30), g.c.draw(100) >= 100-g.con.share[a.op]
+			if !send {
+				continue
+			}
+			main := g.c
+			g.c, g.force = newChoices(uint64(sub)), true
+			probe := a.make(g)
+			g.c, g.force = main, false
+			if g.lastErr != nil && probe.Refuse {
+				probe.Save = ""
+				out = append(out, probe)
+			}
+		}
+	}
+	// The step goes first: when the target parts from the model on it,
+	// the sequence ends before its probes cost a request.
+	return append([]Step{a.make(g)}, out...)
 }
 
 // prerequisite is the operation that makes what an operation needs.
@@ -253,33 +307,6 @@ func fixtureOfMerchant(role string) string {
 		return "plain_merchant"
 	}
 	return "merchant"
-}
-
-// tags draws a tags object: absent, empty, or one entry (ASCII or multi-byte).
-func (g *generator) tags(fields *[]string, expect *[]expectField, basis judging.Basis) {
-	switch g.c.draw(4) {
-	case 1:
-		*fields = append(*fields, `"tags":{}`)
-	case 2, 3:
-		v := g.text(1+g.c.draw(12), g.c.draw(2) == 1)
-		*fields = append(*fields, `"tags":{"explore":`+quote(v)+`}`)
-		*expect = append(*expect, expectField{Path: "tags.explore", Value: v, Check: checkReadBack, Basis: basis})
-	}
-}
-
-// object renders fields as a JSON object.
-func object(fields []string) string { return "{" + strings.Join(fields, ",") + "}" }
-
-// intField reads a top-level integer field back from a body the generator wrote.
-func intField(body, name string) int64 {
-	var n int64
-	key := `"` + name + `":`
-	i := strings.Index(body, key)
-	if i < 0 {
-		return 0
-	}
-	fmt.Sscan(strings.TrimLeft(body[i+len(key):], " "), &n)
-	return n
 }
 
 // basisOf builds a basis of clauses.

@@ -13,8 +13,8 @@ import (
 )
 
 // TestPrintedScenarioRuns: the scenario a finding prints, added to the
-// suite as a feature file, fails against the fault and passes against the
-// reference.
+// suite as a feature file, fails twice against the same faulted server and
+// passes against the reference.
 func TestPrintedScenarioRuns(t *testing.T) {
 	for _, name := range []string{
 		"card-line1-counted-in-bytes", "crash-on-null-line2", "last-four-wrong-for-long-cards",
@@ -33,8 +33,14 @@ func TestPrintedScenarioRuns(t *testing.T) {
 				require.NoError(t, err, "run the printed scenario:\n%s", feature)
 				return sum
 			}
-			faulted := against(serveFaults(t, name))
-			assert.Equal(t, 1, faulted.Counts[steps.Fail], "against the fault %s the printed scenario must FAIL:\n%s\n%+v", name, feature, faulted.Results)
+			// Twice against one faulted server: the scenario's idempotency
+			// ids are each run's own, so the second run is not answered
+			// "already used".
+			server := serveFaults(t, name)
+			for run := range 2 {
+				faulted := against(server)
+				assert.Equal(t, 1, faulted.Counts[steps.Fail], "run %d against the fault %s: the printed scenario must FAIL:\n%s\n%+v", run+1, name, feature, faulted.Results)
+			}
 			clean := against(serveFaults(t))
 			assert.Equal(t, 1, clean.Counts[steps.Pass], "against the reference the printed scenario must PASS:\n%s\n%+v", feature, clean.Results)
 		})

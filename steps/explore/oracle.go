@@ -1,15 +1,14 @@
 package explore
 
 import (
-	"context"
-	"encoding/json"
+	"github.com/conform-kit/conform/validate"
+	"maps"
+
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/validate/judging"
@@ -28,6 +27,21 @@ var (
 
 // finding builds a finding with its outcome under the profile and strictness.
 func (r *runner) finding(check string, st Step, b judging.Basis, msg, want, got, assert string) *Finding {
+	b = r.basisFor(check, st, b)
+	reason := want + " → " + got
+	switch check {
+	case checkServerError:
+		reason = got
+	case checkReadBack, checkComputed:
+		reason, _, _ = strings.Cut(want, " = ")
+	case checkForbidden:
+		reason = st.Rule
+	case checkAllowed:
+		reason = got
+		if b.Normative() { // a value at its stated limit refused: which one is the cause
+			reason = allowedWhy(st) + " → " + got
+		}
+	}
 	o := report.Fail
 	if !b.Normative() {
 		o = report.Warn
@@ -35,7 +49,7 @@ func (r *runner) finding(check string, st Step, b judging.Basis, msg, want, got,
 			o = report.Fail
 		}
 	}
-	return &Finding{Check: check, Op: st.Op, Outcome: o, Basis: b, Message: msg, Expected: want, Observed: got, assert: assert, Occurrences: 1}
+	return &Finding{Check: check, Op: st.Op, Outcome: o, Basis: b, Message: msg, Expected: want, Observed: got, assert: assert, reason: reason, Occurrences: 1}
 }
 
 // declaredOtherwise reports whether the target's profile declares another
@@ -58,13 +72,13 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	if tex.Status >= 500 && mex.Status < 500 {
 		return r.finding(checkServerError, st, basisServerError,
 			fmt.Sprintf("%s %s answered %d; a conformant server answers %d", st.Method, tex.Path, tex.Status, mex.Status),
-			fmt.Sprintf("status %d", mex.Status), fmt.Sprintf("status %d", tex.Status), assertFor(mex.Status)), true
+			fmt.Sprintf("status %d", mex.Status), fmt.Sprintf("status %d", tex.Status), assertFor(mex.Status)), false
 	}
 	if f := r.secretsIn(st, tex, secrets); f != nil {
 		return f, true
 	}
 	if is4xx(tex.Status) {
-		if err := r.j.ValidateNormative("error", []byte(tex.Response)); err != nil {
+		if err := r.validateAnswer("error", tex); err != nil {
 			return r.finding(checkEnvelope, st, basisEnvelope, fmt.Sprintf("the %d refusal is not the §7 error envelope: %v", tex.Status, err),
 				"the §7 envelope", firstLine(tex.Response), "the request is refused"), true
 		}
@@ -90,32 +104,47 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		if tex.Status == http.StatusNotAcceptable || tex.Status == http.StatusUnsupportedMediaType {
 			b = assumed("request_content_type")
 		}
+		b = r.basisFor(checkAllowed, st, b)
 		if r.declaredOtherwise(b.Assumed) || (op.Assumed != "" && r.declaredOtherwise(op.Assumed)) {
 			return nil, false
 		}
 		return r.finding(checkAllowed, st, b, fmt.Sprintf("%s %s was refused with %d; the contract allows it (%s)", st.Method, tex.Path, tex.Status, allowedWhy(st)),
-			fmt.Sprintf("status %d", mex.Status), fmt.Sprintf("status %d", tex.Status), "the request succeeds"), true
+			fmt.Sprintf("status %d", mex.Status), fmt.Sprintf("status %d", tex.Status), "the request succeeds"), false
 	case is4xx(mex.Status) && is2xx(tex.Status):
 		b := st.Basis
 		rule := st.Rule
 		if !st.Refuse {
 			b, rule = assumed("reference_rules"), "the reference refuses it"
 		}
+		b = r.basisFor(checkForbidden, st, b)
 		if r.declaredOtherwise(b.Assumed) {
 			return nil, false
 		}
 		return r.finding(checkForbidden, st, b, fmt.Sprintf("%s %s was accepted with %d; %s", st.Method, tex.Path, tex.Status, rule),
-			"a 4xx refusal", fmt.Sprintf("status %d", tex.Status), "the request is refused"), true
+			"a 4xx refusal", fmt.Sprintf("status %d", tex.Status), "the request is refused"), false
 	case !is2xx(tex.Status):
 		return nil, true // no success of the target to judge further (both refused included)
 	}
-	// Both succeeded.
+	// Both succeeded. A FAIL ends the judging; a WARN is kept (the first)
+	// and the answer is still taken in: the states agree, the sequence goes on.
+	var warn *Finding
+	stop := func(f *Finding) bool {
+		if f.Outcome == report.Fail {
+			return true
+		}
+		if warn == nil {
+			warn = f
+		}
+		return false
+	}
 	if op.Response != "" {
-		if err := r.j.ValidateNormative(op.Response, []byte(tex.Response)); err != nil {
+		if err := r.validateAnswer(op.Response, tex); err != nil {
 			b, _ := r.j.SchemaBasis(op.Response)
-			if !r.declaredOtherwise(b.Assumed) {
-				return r.finding(checkShape, st, b, fmt.Sprintf("the %s answer breaks the %s schema: %v", st.Op, op.Response, err),
-					"the "+op.Response+" schema", firstLine(tex.Response), "the request succeeds"), true
+			if b = r.basisFor(checkShape, st, b); !r.declaredOtherwise(b.Assumed) {
+				if f := r.finding(checkShape, st, b, fmt.Sprintf("the %s answer breaks the %s schema: %v", st.Op, op.Response, err),
+					"the "+op.Response+" schema", firstLine(tex.Response), "the request succeeds"); stop(f) {
+					return f, true
+				}
 			}
 		}
 	}
@@ -125,8 +154,10 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 			key = "create_status"
 		}
 		if !r.declaredOtherwise(key) {
-			return r.finding(checkSuccessStatus, st, assumed(key), fmt.Sprintf("%s answered %d, the profile declares %d", st.Op, tex.Status, want),
-				strconv.Itoa(want), strconv.Itoa(tex.Status), "the request succeeds"), true
+			if f := r.finding(checkSuccessStatus, st, assumed(key), fmt.Sprintf("%s answered %d, the profile declares %d", st.Op, tex.Status, want),
+				strconv.Itoa(want), strconv.Itoa(tex.Status), "the request succeeds"); stop(f) {
+				return f, true
+			}
 		}
 	}
 	doc, _ := tex.doc.(map[string]any)
@@ -137,30 +168,32 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	}
 	// What a refused request named reads as it was.
 	if st.SameState && doc != nil {
-		if before := target.docs[st.Of]; before != nil {
+		if before := r.ownMerchant(st, target, target.docs[st.Of]); before != nil {
 			for _, k := range []string{"state", "transfer", "amount", "url", "enabled", "nickname", "level_two_level_three_data_enabled", "display_name"} {
 				b, had := before[k]
 				a, has := doc[k]
 				if had && (!has || !sameValue(a, b)) {
-					return r.finding(checkChangesNone, st, basisUnchanged, fmt.Sprintf("a refused request changed %s of the %s: %s before, %s after", k, st.Of, render(b), render(a)),
-						k+" = "+render(b), render(a), fieldAssert(k, b)), true
+					if f := r.finding(checkChangesNone, st, basisUnchanged, fmt.Sprintf("a refused request changed %s of the %s: %s before, %s after", k, st.Of, render(b), render(a)),
+						k+" = "+render(b), render(a), fieldAssert(k, b)); stop(f) {
+						return f, true
+					}
 				}
 			}
 		}
 	}
 	// Read-back and computed fields: this answer, and every later read of the role.
-	expect := st.Expect
-	if role != "" && st.Save == "" && op.Response != "" && !strings.HasSuffix(op.Response, "_list") {
-		expect = mergeExpect(target.expect[role], st.Expect)
-	}
+	expect := r.ownExpect(st, target, expectationsOf(st, op, target))
 	for _, e := range expect {
 		got, ok := lookup(doc, e.Path)
 		if !matches(e.Value, got, ok) {
-			if r.declaredOtherwise(e.Basis.Assumed) {
+			b := r.fieldBasis(e.Basis, op, e.Path)
+			if r.declaredOtherwise(b.Assumed) {
 				continue
 			}
-			return r.finding(e.Check, st, e.Basis, fmt.Sprintf("%s of the %s is %s, want %s", e.Path, roleOr(role, st.Op), renderOK(got, ok), render(e.Value)),
-				e.Path+" = "+render(e.Value), renderOK(got, ok), fieldAssert(e.Path, e.Value)), true
+			if f := r.finding(e.Check, st, b, fmt.Sprintf("%s of the %s is %s, want %s", e.Path, roleOr(role, st.Op), renderOK(got, ok), render(e.Value)),
+				e.Path+" = "+render(e.Value), renderOK(got, ok), fieldAssert(e.Path, e.Value)); stop(f) {
+				return f, true
+			}
 		}
 	}
 	if role != "" && doc != nil {
@@ -183,7 +216,20 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	if st.Save != "" {
 		target.expect[st.Save] = mergeExpect(target.expect[st.Save], st.Expect)
 	}
-	return nil, true
+	return warn, true
+}
+
+// expectationsOf are the fields the answer to st must show: the step's,
+// and on a read of a role every field sent to it before.
+func expectationsOf(st Step, op validate.Operation, target *side) []expectField {
+	role := st.Save
+	if role == "" {
+		role = st.Of
+	}
+	if role != "" && st.Save == "" && op.Response != "" && !strings.HasSuffix(op.Response, "_list") {
+		return mergeExpect(target.expect[role], st.Expect)
+	}
+	return st.Expect
 }
 
 // mergeExpect overrides expectations by path.
@@ -259,304 +305,47 @@ func (r *runner) secretsIn(st Step, tex Exchange, secrets []string) *Finding {
 	return nil
 }
 
-func allDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
+// validateAnswer validates an answer against a schema's normative facts,
+// from the document send decoded once; an answer that is not JSON is
+// validated from its text, which reports it malformed.
+func (r *runner) validateAnswer(schema string, ex Exchange) error {
+	if ex.doc == nil {
+		return r.j.ValidateNormative(schema, []byte(ex.Response))
 	}
-	return s != ""
+	return r.j.ValidateNormativeValue(schema, ex.doc)
 }
 
-// walkValues calls fn with every leaf of a document and its dotted path.
-func walkValues(doc any, prefix string, fn func(string, any)) {
-	switch d := doc.(type) {
-	case map[string]any:
-		for k, v := range d {
-			p := k
-			if prefix != "" {
-				p = prefix + "." + k
-			}
-			walkValues(v, p, fn)
-		}
-	case []any:
-		for i, v := range d {
-			walkValues(v, prefix+"."+strconv.Itoa(i), fn)
-		}
-	default:
-		fn(prefix, d)
-	}
-}
-
-// walk lists page by page and judges §2.12: every page of the requested
-// size, page.count steady, each item once, newest first, and what the run
-// made of the kind present (or, for another application, absent).
-func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []string) (*Finding, []Exchange, error) {
-	w := st.Walk
-	var exs []Exchange
-	seen := map[string]bool{}
-	var times []time.Time
-	count := int64(-1)
-	const maxPages = 8
-	complete := false
-	limit := w.Limit // the page size the target answers with: a target may clamp a limit (page.limit says so)
-	offset := 0
-	op, _ := r.v.Operation(st.Op)
-	asc := strings.Contains(w.Query, "created_at,asc")
-	for page := 0; page < maxPages; page++ {
-		q := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, offset, w.Query)
-		ex, err := target.send(ctx, st, q)
-		r.requests++
-		if err != nil {
-			return nil, exs, err
-		}
-		ex.Page = page > 0
-		exs = append(exs, ex)
-		if page == 0 {
-			r.cover(st, ex.Status)
-		}
-		if ex.Status >= 500 {
-			return r.finding(checkServerError, st, basisServerError, fmt.Sprintf("GET %s answered %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
-		}
-		if f := r.secretsIn(st, ex, secrets); f != nil {
-			return f, exs, nil
-		}
-		over := r.profile.ListMaxLimit > 0 && w.Limit > r.profile.ListMaxLimit
-		if over && r.profile.ListOverMax == judging.ListOverMaxRefuse && !r.declaredOtherwise("list_over_max") && !r.declaredOtherwise("list_max_limit") {
-			if is2xx(ex.Status) {
-				return r.finding(checkForbidden, st, assumed("list_over_max", "4.10"), fmt.Sprintf("GET %s was answered %d; a limit over the maximum %d is refused", ex.Path, ex.Status, r.profile.ListMaxLimit),
-					"a 4xx refusal", strconv.Itoa(ex.Status), "the request is refused"), exs, nil
-			}
-			return nil, exs, nil
-		}
-		if !is2xx(ex.Status) {
-			if w.Other || over {
-				return nil, exs, nil
-			}
-			return r.finding(checkAllowed, st, assumed("reference_rules"), fmt.Sprintf("GET %s was refused with %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
-		}
-		if err := r.j.ValidateNormative(op.Response, []byte(ex.Response)); err != nil {
-			b, _ := r.j.SchemaBasis(op.Response)
-			if !r.declaredOtherwise(b.Assumed) {
-				return r.finding(checkShape, st, b, fmt.Sprintf("the page of %s breaks the %s schema: %v", st.Op, op.Response, err), op.Response, firstLine(ex.Response), "the request succeeds"), exs, nil
-			}
-		}
-		c, ok := lookupInt(ex.doc, "page.count")
-		if !ok {
-			return nil, exs, nil
-		}
-		if count >= 0 && c != count {
-			return r.finding(checkListWalk, st, basisList, fmt.Sprintf("page.count changed from %d to %d while walking %s", count, c, st.Path),
-				fmt.Sprintf("page.count = %d", count), strconv.FormatInt(c, 10), fmt.Sprintf("the page count is %d", count)), exs, nil
-		}
-		count = c
-		if l, ok := lookupInt(ex.doc, "page.limit"); ok && l > 0 && l < int64(limit) {
-			limit = int(l)
-		}
-		items, _ := lookup(ex.doc, "_embedded."+w.Items)
-		list, _ := items.([]any)
-		want := min(int64(limit), max(count-int64(offset), 0))
-		if int64(len(list)) != want {
-			return r.finding(checkListWalk, st, basisList, fmt.Sprintf("the page at offset %d of %s holds %d items; with page.count %d and limit %d it holds %d", offset, st.Path, len(list), count, limit, want),
-				fmt.Sprintf("%d items", want), fmt.Sprintf("%d items", len(list)), "the list holds as many items as its page allows"), exs, nil
-		}
-		for _, it := range list {
-			m, _ := it.(map[string]any)
-			id, _ := m["id"].(string)
-			if seen[id] {
-				return r.finding(checkListWalk, st, basisList, fmt.Sprintf("%s appears twice while walking %s", id, st.Path), "each item once", id+" twice", "the items share none with the remembered items"), exs, nil
-			}
-			seen[id] = true
-			ts, _ := m["created_at"].(string)
-			t, _ := time.Parse(time.RFC3339Nano, ts)
-			if n := len(times); n > 0 && ((!asc && t.After(times[n-1])) || (asc && t.Before(times[n-1]))) {
-				order, which := "descending", "newest"
-				if asc {
-					order, which = "ascending", "oldest"
-				}
-				return r.finding(checkListWalk, st, basisList, fmt.Sprintf("items of %s are not in created_at %s order: %s after %s", st.Path+"?"+strings.TrimPrefix(w.Query, "&"), order, ts, times[n-1].Format(time.RFC3339Nano)),
-					"created_at "+order, ts, "the items are ordered by created_at then id, "+which+" first"), exs, nil
-			}
-			times = append(times, t)
-		}
-		offset += limit
-		if int64(offset) >= count {
-			complete = true
-			break
-		}
-	}
-	if !complete {
-		return nil, exs, nil
-	}
-	// One page past the end: no items, the same page.count.
-	past := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, int(count)+w.Limit, w.Query)
-	ex, err := target.send(ctx, st, past)
-	r.requests++
-	if err != nil {
-		return nil, exs, err
-	}
-	ex.Page = true
-	exs = append(exs, ex)
-	if ex.Status >= 500 {
-		return r.finding(checkServerError, st, basisServerError, fmt.Sprintf("GET %s answered %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
-	}
-	if is2xx(ex.Status) {
-		items, _ := lookup(ex.doc, "_embedded."+w.Items)
-		if list, _ := items.([]any); len(list) > 0 {
-			return r.finding(checkListWalk, st, basisList, fmt.Sprintf("the page past the end of %s (offset %d, page.count %d) holds %d items", st.Path, int(count)+w.Limit, count, len(list)),
-				"0 items", fmt.Sprintf("%d items", len(list)), "the list holds as many items as its page allows"), exs, nil
-		}
-	}
-	for _, role := range w.Roles {
-		id := target.ids[role]
-		if id == "" {
-			continue
-		}
-		if w.Other && seen[id] {
-			return r.finding(checkTenancy, st, judging.Basis{Clauses: []string{"2.12"}, Invariants: []string{"tenancy"}}, fmt.Sprintf("another application's list %s shows the %s %s", st.Path, role, id),
-				"absent", "listed", "the list does not contain the "+role), exs, nil
-		}
-		if !w.Other && !seen[id] {
-			return r.finding(checkListComplete, st, basisList, fmt.Sprintf("walking %s to page.count %d never shows the %s %s", st.Path, count, role, id),
-				"listed", "absent", "the list contains the "+role), exs, nil
-		}
-	}
-	return nil, exs, nil
-}
-
-// ---- documents ----
-
-// lookup reads a dotted path ("address.line1", "_embedded.webhooks").
-func lookup(doc any, p string) (any, bool) {
-	cur := doc
-	for part := range strings.SplitSeq(p, ".") {
-		switch d := cur.(type) {
-		case map[string]any:
-			v, ok := d[part]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(part)
-			if err != nil || i < 0 || i >= len(d) {
-				return nil, false
-			}
-			cur = d[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
-}
-
-func lookupInt(doc any, p string) (int64, bool) {
-	v, ok := lookup(doc, p)
-	if !ok {
-		return 0, false
-	}
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, false
-	}
-	i, err := n.Int64()
-	return i, err == nil
-}
-
-// matches compares an expected value with what a response shows.
-func matches(want, got any, present bool) bool {
-	switch w := want.(type) {
-	case notNull:
-		return present && got != nil
-	case nil:
-		return present && got == nil
-	case int64:
-		n, ok := got.(json.Number)
-		if !ok {
-			return false
-		}
-		i, err := n.Int64()
-		return err == nil && i == w && !strings.ContainsAny(n.String(), ".eE")
-	case string:
-		s, ok := got.(string)
-		return ok && s == w
-	case bool:
-		b, ok := got.(bool)
-		return ok && b == w
-	}
-	return false
-}
-
-func sameValue(a, b any) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return string(x) == string(y)
-}
-
-func render(v any) string {
-	switch v.(type) {
-	case notNull:
-		return "a value"
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
-func renderOK(v any, ok bool) string {
-	if !ok {
-		return "absent"
-	}
-	return render(v)
-}
-
-// fieldAssert is the suite step stating a field's value.
-func fieldAssert(p string, v any) string {
-	switch w := v.(type) {
-	case notNull:
-		return fmt.Sprintf("the response field %q is present", p)
-	case nil:
-		return fmt.Sprintf("the response field %q is null", p)
-	case string:
-		return fmt.Sprintf("the response field %q is %q", p, w)
-	case int64:
-		return fmt.Sprintf("the response field %q is %d", p, w)
-	case bool:
-		return fmt.Sprintf("the response field %q is %t", p, w)
-	case json.Number:
-		return fmt.Sprintf("the response field %q is %s", p, w)
-	}
-	return fmt.Sprintf("the response field %q is present", p)
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
-}
-
-func sortLimits(ls []LimitCoverage) {
-	sort.Slice(ls, func(i, j int) bool { return ls[i].Limit < ls[j].Limit })
-}
-
-// refusalNames reports whether an error envelope's items name the field
-// (in a field member, a pointer, a dotted path or the message).
-func refusalNames(doc any, field string) bool {
-	if field == "" {
+// othersWrote reports whether another sequence sent a merchant update
+// since this one last saw the merchant a step reads: its Level 2/3
+// processing is then what the run as a whole made it, which this sequence
+// cannot predict (nor blame on its own requests).
+func (r *runner) othersWrote(st Step, target *side) bool {
+	key := keyOfMerchant(st)
+	if key == "" {
 		return false
 	}
-	errs, _ := lookup(doc, "_embedded.errors")
-	named := false
-	walkValues(errs, "", func(_ string, v any) {
-		if s, ok := v.(string); ok && strings.Contains(s, field) {
-			named = true
-		}
-	})
-	return named
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.merchWrites[key] != target.seen[key]
+}
+
+// ownMerchant is the document a refused request's read compares with:
+// without the merchant's Level 2/3 processing when another sequence may
+// have changed it.
+func (r *runner) ownMerchant(st Step, target *side, doc map[string]any) map[string]any {
+	if doc == nil || !r.othersWrote(st, target) {
+		return doc
+	}
+	out := maps.Clone(doc)
+	delete(out, "level_two_level_three_data_enabled")
+	return out
+}
+
+// ownExpect is a read's expectations, less the merchant's Level 2/3
+// processing when another sequence may have changed it.
+func (r *runner) ownExpect(st Step, target *side, expect []expectField) []expectField {
+	if !r.othersWrote(st, target) {
+		return expect
+	}
+	return slices.DeleteFunc(slices.Clone(expect), func(e expectField) bool { return e.Path == "level_two_level_three_data_enabled" })
 }

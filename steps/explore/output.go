@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -49,15 +50,28 @@ func gherkin(f Finding) string {
 	b.WriteString("    Given I am the platform user\n")
 	user := userPlatform
 	reqs := requestsOf(f.Trace)
-	// The merchants start as the target's were when the sequence began.
+	// The merchants are set as the target's were when the sequence began,
+	// and where another sequence changed them meanwhile.
+	merchants := usesMerchants(reqs)
+	i := -1
 	for _, ex := range f.Trace {
-		if ex.Page && ex.Step.Walk == nil && ex.Step.Op == "merchants.get" && usesMerchants(reqs) {
+		if ex.Page && ex.Step.Walk == nil && ex.Step.Op == "merchants.get" {
+			if !merchants {
+				continue
+			}
+			if user != userPlatform {
+				fmt.Fprintf(&b, "    Given I am the %s user\n", userPlatform)
+				user = userPlatform
+			}
 			doc, _ := ex.doc.(map[string]any)
 			on, _ := doc["level_two_level_three_data_enabled"].(bool)
 			fmt.Fprintf(&b, "    When I PUT %q with the body:\n      \"\"\"\n      {\"level_two_level_three_data_enabled\":%t}\n      \"\"\"\n    Then the request succeeds\n", ex.Step.Path, on)
+			continue
 		}
-	}
-	for i, ex := range reqs {
+		if !isRequest(ex) {
+			continue
+		}
+		i++
 		last := i == len(reqs)-1
 		if ex.User != user {
 			fmt.Fprintf(&b, "    Given I am the %s user\n", ex.User)
@@ -69,13 +83,20 @@ func gherkin(f Finding) string {
 			fmt.Fprintf(&b, "    When I %s %q\n", ex.Method, p)
 		case ex.Step.ContentType != "":
 			fmt.Fprintf(&b, "    When I %s %q with content type %q and the body:\n", ex.Method, p, ex.Step.ContentType)
-			docString(&b, strings.ReplaceAll(ex.Step.Body, "\r\n", "\n"))
+			docString(&b, freshIDs(strings.ReplaceAll(ex.Step.Body, "\r\n", "\n"), runIDPlaceholder))
 		default:
 			fmt.Fprintf(&b, "    When I %s %q with the body:\n", ex.Method, p)
-			docString(&b, ex.Step.Body)
+			docString(&b, freshIDs(ex.Step.Body, runIDPlaceholder))
 		}
 		if last {
-			fmt.Fprintf(&b, "    Then %s\n", f.assert)
+			// The status first: replayed where the request is refused, the
+			// scenario says so, not that a field of the refusal is missing.
+			switch {
+			case is2xx(ex.Status) && f.assert != "the request succeeds" && f.assert != "the request is refused":
+				fmt.Fprintf(&b, "    Then the request succeeds\n    And %s\n", f.assert)
+			default:
+				fmt.Fprintf(&b, "    Then %s\n", f.assert)
+			}
 			break
 		}
 		switch {
@@ -90,6 +111,24 @@ func gherkin(f Finding) string {
 	}
 	return b.String()
 }
+
+// idempotencyID matches an idempotency_id member of a JSON body and its value.
+var idempotencyID = regexp.MustCompile(`("idempotency_id"\s*:\s*")((?:[^"\\]|\\.)*)"`)
+
+// freshIDs rewrites every idempotency id of a body with fresh: a printed
+// scenario or script sends ids of its own run, never the explore run's
+// (which the target keeps: a second replay would be answered "already
+// used"). Equal ids stay equal, different ones different.
+func freshIDs(body string, fresh func(string) string) string {
+	return idempotencyID.ReplaceAllStringFunc(body, func(m string) string {
+		sub := idempotencyID.FindStringSubmatch(m)
+		return sub[1] + fresh(sub[2]) + `"`
+	})
+}
+
+// runIDPlaceholder prefixes an id with the suite's {run_id}, which every
+// conform run draws anew.
+func runIDPlaceholder(id string) string { return "{run_id}-" + id }
 
 func usesMerchants(reqs []Exchange) bool {
 	for _, ex := range reqs {
@@ -117,6 +156,7 @@ func (r *runner) curl(f Finding) string {
 	b.WriteString("# CONFORM_USER/CONFORM_PASSWORD: the platform user; CONFORM_MERCHANT_USER/_PASSWORD and\n# CONFORM_OTHER_USER/_PASSWORD when a request acts as them.\nset -eu\n")
 	fmt.Fprintf(&b, "T=\"${CONFORM_TARGET:-%s}\"\n", strings.TrimRight(r.opts.Target.Target, "/"))
 	b.WriteString("id() { jq -r .id; } # needs jq, as the suite's replay scripts do\n")
+	b.WriteString("RUN=\"${CONFORM_RUN_ID:-replay-$(date +%s)-$$}\" # each replay's idempotency ids are its own\n")
 	target := &side{cfg: r.opts.Target, ids: map[string]string{}}
 	vars := map[string]string{}
 	reqs := requestsOf(f.Trace)
@@ -138,7 +178,8 @@ func (r *runner) curl(f Finding) string {
 		line = strings.Replace(line, "'$T", "\"$T\"'", 1)
 		if ex.Step.Body != "" && !ex.Page {
 			ct := ex.ContentType
-			line += fmt.Sprintf(" -H 'Content-Type: %s' --data-binary '%s'", ct, strings.ReplaceAll(sub(ex.Step.Body), "\r\n", "'\"$(printf '\\r\\n')\"'"))
+			body := freshIDs(sub(ex.Step.Body), func(id string) string { return `'"$RUN"'-` + id })
+			line += fmt.Sprintf(" -H 'Content-Type: %s' --data-binary '%s'", ct, strings.ReplaceAll(body, "\r\n", "'\"$(printf '\\r\\n')\"'"))
 		}
 		if ex.Step.Save != "" && ex.Step.Walk == nil && !ex.Page && i < len(reqs)-1 {
 			v := strings.ReplaceAll(ex.Step.Save, " ", "_")
@@ -172,15 +213,20 @@ func (res Result) Scenarios() []report.Scenario {
 			c.Exchange = &report.Exchange{Method: ex.Method, URL: ex.Path, User: ex.User, RequestBody: ex.Body, Status: ex.Status, ResponseBody: ex.Response}
 		}
 		tags := scenarioTags(f)
-		out = append(out, report.Scenario{Feature: "explore", FeatureName: "Exploration", Name: f.Check + ": " + f.Op, Tags: tags, Outcome: f.Outcome,
-			Checks: []report.Check{c}, Operations: []string{f.Op},
+		ops := f.Ops
+		if len(ops) == 0 {
+			ops = []string{f.Op}
+		}
+		out = append(out, report.Scenario{Feature: "explore", FeatureName: "Exploration", Name: f.Check + ": " + strings.Join(ops, ", "), Tags: tags, Outcome: f.Outcome,
+			Checks: []report.Check{c}, Operations: ops,
 			Reproduction: fmt.Sprintf("# seed %d, sequence %d\n%s\n%s", f.Seed, f.Sequence, f.Gherkin, f.Curl)})
 	}
 	return out
 }
 
 // Notes summarize the exploration for a results file: requests, coverage
-// totals and every limit with the sides it was sent at.
+// totals, then each operation's answers and each request schema's leaves
+// sent and boundaries reached, with what was not reached.
 func (res Result) Notes() []string {
 	with2xx, with4xx := 0, 0
 	for _, c := range res.Coverage {
@@ -191,19 +237,25 @@ func (res Result) Notes() []string {
 			with4xx++
 		}
 	}
-	both := 0
-	for _, l := range res.Limits {
-		if l.At > 0 && l.Over > 0 {
-			both++
-		}
+	t := report.ExploredTotals(res.Schemas)
+	notes := []string{fmt.Sprintf("explore: seed %d, %d sequences, %d requests in %s; %d operations: %d with a 2xx, %d with a 4xx; request schemas: %d/%d leaves sent, %d/%d boundaries reached (%s)",
+		res.Seed, res.Sequences, res.Requests, res.Duration.Round(1e6), len(res.Coverage), with2xx, with4xx,
+		t.LeavesSent, t.Leaves, t.BoundariesReached, t.Boundaries, percent(t.BoundariesReached, t.Boundaries))}
+	if len(res.Observed) > 0 {
+		notes = append(notes, "explore: judged with the target's observed choices (the profile the suite wrote for it): "+strings.Join(res.Observed, "; "))
 	}
-	notes := []string{fmt.Sprintf("explore: seed %d, %d sequences, %d requests in %s; %d operations: %d with a 2xx, %d with a 4xx; %d limits, %d on both sides",
-		res.Seed, res.Sequences, res.Requests, res.Duration.Round(1e6), len(res.Coverage), with2xx, with4xx, len(res.Limits), both)}
+	if n := len(res.Unanswered); n > 0 {
+		notes = append(notes, fmt.Sprintf("explore: %d requests got no answer, each ending its sequence; the first: %s", n, res.Unanswered[0]))
+	}
 	for _, c := range res.Coverage {
-		notes = append(notes, fmt.Sprintf("explore coverage %s: %d accepted, %d refused, %d 5xx", c.Op, c.Accepted, c.Refused, c.Errored))
+		notes = append(notes, fmt.Sprintf("explore coverage %s: %d accepted, %d refused, %d 5xx", c.ID, c.Accepted, c.Refused, c.Errored))
 	}
-	for _, l := range res.Limits {
-		notes = append(notes, fmt.Sprintf("explore limit %s: %d at, %d over", l.Limit, l.At, l.Over))
+	for _, s := range res.Schemas {
+		n := fmt.Sprintf("explore schema %s: %d/%d leaves sent, %d/%d boundaries reached", s.Schema, s.LeavesSent, s.Leaves, s.BoundariesReached, s.Boundaries)
+		if len(s.Missed) > 0 {
+			n += "; not reached: " + strings.Join(s.Missed, "; ")
+		}
+		notes = append(notes, n)
 	}
 	return notes
 }
@@ -213,22 +265,21 @@ func (res Result) Notes() []string {
 func (res Result) AddTo(run *report.Run) {
 	run.Scenarios = append(run.Scenarios, res.Scenarios()...)
 	for _, c := range res.Coverage {
-		i := slices.IndexFunc(run.Operations, func(o report.Operation) bool { return o.ID == c.Op })
+		i := slices.IndexFunc(run.Operations, func(o report.Operation) bool { return o.ID == c.ID })
 		if i < 0 {
-			run.Operations = append(run.Operations, report.Operation{ID: c.Op})
+			run.Operations = append(run.Operations, report.Operation{ID: c.ID})
 			i = len(run.Operations) - 1
 		}
 		run.Operations[i].Successes += c.Accepted
 		run.Operations[i].Refusals += c.Refused
 	}
 	run.Notes = append(run.Notes, res.Notes()[0])
+	if len(res.Observed) > 0 {
+		run.Notes = append(run.Notes, res.Notes()[1])
+	}
 	x := &report.Exploration{Seed: res.Seed, RunID: res.RunID, Sequences: res.Sequences, Requests: res.Requests, Duration: report.MillisOf(res.Duration)}
-	for _, c := range res.Coverage {
-		x.Operations = append(x.Operations, report.ExploredOp{ID: c.Op, Accepted: c.Accepted, Refused: c.Refused, Errored: c.Errored})
-	}
-	for _, l := range res.Limits {
-		x.Limits = append(x.Limits, report.ExploredLimit{Limit: l.Limit, At: l.At, Over: l.Over})
-	}
+	x.Operations = slices.Clone(res.Coverage)
+	x.Schemas = slices.Clone(res.Schemas)
 	run.Exploration = x
 	run.Recount()
 }

@@ -12,19 +12,19 @@ import (
 // never changes its verdict or its basis.
 func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index int, trace []Exchange) Finding {
 	best := slices.Clone(recipe)
-	bestOut, ok := r.replaySame(ctx, best, f, index)
+	runs := 0
+	bestOut, ok := r.replaySame(ctx, best, f, index, 1)
 	if !ok {
 		// Not reproduced (a target that changes on its own): keep it as found.
 		f.Recipe = best
 		return r.render(f, trace)
 	}
-	runs := 0
 	try := func(cand []uint32) bool {
 		if runs >= r.opts.ShrinkRuns || ctx.Err() != nil {
 			return false
 		}
 		runs++
-		out, same := r.replaySame(ctx, cand, f, index)
+		out, same := r.replaySame(ctx, cand, f, index, runs+1)
 		if same {
 			best, bestOut = cand, out
 		}
@@ -77,27 +77,33 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 		}
 	}
 	orig := f.Original
-	f = *bestOut.finding
+	fd, _ := bestOut.has(f.Key())
+	f = *fd.finding
 	f.Sequence, f.Seed, f.Original, f.Recipe = index, r.opts.Seed, orig, best
-	return r.render(f, bestOut.trace)
+	return r.render(f, fd.trace)
 }
 
-// replaySame runs a recipe and reports whether it fails with f's key.
-func (r *runner) replaySame(ctx context.Context, recipe []uint32, f Finding, index int) (outcome, bool) {
-	out, err := r.sequence(ctx, replay(recipe), index, false)
-	if err != nil || out.finding == nil {
+// replaySame runs a recipe (replay n of the sequence) and reports whether
+// it fails with f's key.
+func (r *runner) replaySame(ctx context.Context, recipe []uint32, f Finding, index, n int) (outcome, bool) {
+	out, err := r.sequence(ctx, replay(recipe), index, n)
+	if err != nil {
 		return out, false
 	}
-	return out, out.finding.Key() == f.Key()
+	_, ok := out.has(f.Key())
+	return out, ok
 }
 
 // requestsOf is the requests of a trace that the scenario sends itself.
 func requestsOf(trace []Exchange) []Exchange {
 	var out []Exchange
 	for _, ex := range trace {
-		if ex.Step.Method != "" && !(ex.Page && ex.Step.Walk == nil) {
+		if isRequest(ex) {
 			out = append(out, ex)
 		}
 	}
 	return out
 }
+
+// isRequest reports whether an exchange is one of the scenario's own requests.
+func isRequest(ex Exchange) bool { return ex.Step.Method != "" && !(ex.Page && ex.Step.Walk == nil) }

@@ -3,82 +3,10 @@ package explore
 import (
 	"github.com/conform-kit/conform/validate"
 	"strconv"
-	"strings"
 )
 
-// Values drawn from the contract: each pool is ordered simplest first, so
-// shrinking (which lowers draws) moves toward the plainest request that
-// still shows the same finding.
-
-// amountPool is integers around the boundaries where servers lose
-// precision: 0, 1, 2^24 (float32), 2^31 and 2^32 (int32, uint32), 2^53
-// (float64), and the cents of a fee.
-var amountPool = []int64{
-	1000, 1, 0, 2, 99, 100, 101, 9999, 10000,
-	1<<24 - 1, 1 << 24, 1<<24 + 1,
-	1<<31 - 1, 1 << 31, 1<<31 + 1, 1<<32 - 1, 1 << 32,
-	1<<53 - 1, 1 << 53, 1<<53 + 1,
-}
-
-// amount draws an amount of cents: a pool value or any up to ten million,
-// never one of the profile's sandbox triggers (they are facts of a sandbox,
-// not of the contract).
-func (g *generator) amount() int64 {
-	for {
-		var a int64
-		if i := g.c.draw(len(amountPool) + 1); i < len(amountPool) {
-			a = amountPool[i]
-		} else {
-			a = int64(g.c.draw(10_000_000))
-		}
-		if a != g.declineTrigger && a != g.disputeTrigger {
-			return a
-		}
-	}
-}
-
-// positiveAmount is amount without 0.
-func (g *generator) positiveAmount() int64 {
-	if a := g.amount(); a > 0 {
-		return a
-	}
-	return 1000
-}
-
-// asciiRunes and wideRunes fill strings: ASCII, and characters of two,
-// three and four bytes in UTF-8, so a limit counted in bytes instead of
-// characters shows.
-const (
-	asciiRunes = "abcdefghijklmnopqrstuvwxyz"
-	wideRunes  = "éüñ日本語中文😀🎉"
-)
-
-// text is n characters, ASCII or multi-byte by the draw.
-func (g *generator) text(n int, wide bool) string {
-	src := []rune(asciiRunes)
-	if wide {
-		src = []rune(wideRunes)
-	}
-	var b strings.Builder
-	for i := range n {
-		b.WriteRune(src[i%len(src)])
-	}
-	return b.String()
-}
-
-// limited draws a string for a field of at most limit characters: a short
-// one, exactly at the limit, or one over, ASCII or multi-byte. It returns
-// the value, whether it breaks the limit, and the side for the coverage table.
-func (g *generator) limited(limit int) (string, bool, string) {
-	wide := g.c.draw(2) == 1
-	switch g.c.draw(6) {
-	case 3, 4:
-		return g.text(limit, wide), false, sideAt
-	case 5:
-		return g.text(limit+1, wide), true, sideOver
-	}
-	return g.text(min(limit, 5), wide), false, ""
-}
+// The one value the schemas cannot describe: a card number, which must
+// pass the Luhn check and starts with a brand's prefix.
 
 // cardNumber draws a number of a length the contract allows (12 to 19
 // digits) with a valid Luhn digit, of a brand's prefix; or one it refuses.
@@ -117,6 +45,3 @@ func (g *generator) cardNumber() (number string, refuse bool, basisKey string) {
 	}
 	return number, false, ""
 }
-
-// quote renders a JSON string.
-func quote(s string) string { return strconv.Quote(s) }

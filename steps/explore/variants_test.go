@@ -1,10 +1,14 @@
 package explore_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"github.com/conform-kit/conform/steps"
 	"maps"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -17,13 +21,15 @@ import (
 	"github.com/conform-kit/conform/steps/report"
 )
 
-// TestVariantsNeverFailExplored: every conformant variant, explored not
-// strict, gives 0 FAIL; with its profile declared, 0 WARN too.
+// TestVariantsNeverFailExplored: every conformant variant (the suite's
+// and the explore variants, whose choice only generated requests reach),
+// explored not strict, gives 0 FAIL; with its profile declared, no finding.
+// Each run sends its budget and has the target accept requests.
 func TestVariantsNeverFailExplored(t *testing.T) {
-	variants := faults.Variants()
+	variants := append(faults.Variants(), faults.ExploreVariants()...)
 	if raceDetector {
 		// Three variants under the race detector; make test runs all of them again without it.
-		variants = variants[:3]
+		variants = append(variants[:2], faults.ExploreVariants()[0])
 	}
 	for _, v := range variants {
 		t.Run(v.Name, func(t *testing.T) {
@@ -43,6 +49,7 @@ func TestVariantsNeverFailExplored(t *testing.T) {
 				}
 				res, err := explore.Run(context.Background(), explore.Options{Target: c, Model: model, Seed: 5, Budget: 250, ShrinkRuns: 40})
 				require.NoError(t, err)
+				assertExplored(t, res, 250)
 				for _, f := range res.Findings {
 					if f.Outcome == report.Fail || declared {
 						t.Errorf("variant %s (%s), profile declared %t: %s %s [%s] %s\n%s", v.Name, v.Choice, declared, f.Outcome, f.Check, f.Clause(), f.Message, f.Gherkin)
@@ -54,13 +61,29 @@ func TestVariantsNeverFailExplored(t *testing.T) {
 	}
 }
 
-// combinedVariants is the conformant variants served as one server.
-var combinedVariants = faults.Combined()
+// assertExplored asserts a run sent its budget and the target accepted
+// requests of several operations: a run that explored nothing passes
+// every variant.
+func assertExplored(t *testing.T, res explore.Result, budget int) {
+	t.Helper()
+	assert.GreaterOrEqual(t, res.Requests, budget, "requests sent")
+	accepted := 0
+	for _, c := range res.Coverage {
+		if c.Accepted > 0 {
+			accepted++
+		}
+	}
+	assert.GreaterOrEqual(t, accepted, 5, "operations answered 2xx")
+}
 
-// TestCombinedVariantsNeverFailExplored: the variants served together,
-// explored not strict, give 0 FAIL; with their profiles declared together, 0 WARN.
+// TestCombinedVariantsNeverFailExplored: the variants served together (the
+// explore variants nearest the reference), explored not strict, give 0
+// FAIL without a profile and with the profile the suite writes for them;
+// with their profiles declared together, no finding. It logs the coverage
+// of each run beside the reference's.
 func TestCombinedVariantsNeverFailExplored(t *testing.T) {
-	ref, h, seeded, err := faults.ServeVariants(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001}, combinedVariants...)
+	names := faults.ExploreCombined()
+	ref, h, seeded, err := faults.ServeVariants(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001}, names...)
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
@@ -68,30 +91,67 @@ func TestCombinedVariantsNeverFailExplored(t *testing.T) {
 		_ = ref.Close()
 	})
 	profile := map[string]json.RawMessage{}
-	for _, name := range combinedVariants {
+	for _, name := range names {
 		v, ok := faults.VariantByName(name)
 		require.True(t, ok, "variant %s", name)
 		var declares map[string]json.RawMessage
 		require.NoError(t, json.Unmarshal([]byte(v.Profile), &declares), "profile of %s", name)
 		maps.Copy(profile, declares)
 	}
-	data, err := json.Marshal(profile)
+	declared, err := json.Marshal(profile)
 	require.NoError(t, err)
 	budget := 2000
 	if raceDetector {
 		budget = 400
 	}
-	for _, declared := range []bool{false, true} {
-		cfg := configOf(srv.URL, seeded)
-		if declared {
-			cfg.Profile = data
-		}
-		res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 8, Budget: budget, ShrinkRuns: 40})
+	cfg := configOf(srv.URL, seeded)
+	// The profile conform run --write-profile writes for this server.
+	sum, err := steps.Run(context.Background(), cfg, steps.Options{Concurrency: 4})
+	require.NoError(t, err)
+	var written bytes.Buffer
+	require.NoError(t, steps.WriteProfile(&written, sum))
+	base := exploreRun(t, serveFaults(t), 8, budget, false)
+	for _, run := range []struct {
+		name    string
+		profile []byte
+		observe bool
+	}{{"no profile", nil, false}, {"no profile, observed", nil, true}, {"written profile", written.Bytes(), false}, {"declared profile", declared, false}} {
+		c := cfg
+		c.Profile = run.profile
+		res, err := explore.Run(context.Background(), explore.Options{Target: c, Model: model, Seed: 8, Budget: budget, ShrinkRuns: 40, Observe: run.observe})
 		require.NoError(t, err)
+		assertExplored(t, res, budget)
 		for _, f := range res.Findings {
-			if f.Outcome == report.Fail || declared {
-				t.Errorf("combined variants, profile declared %t: %s %s [%s] %s\n%s", declared, f.Outcome, f.Check, f.Clause(), f.Message, f.Gherkin)
+			if f.Outcome == report.Fail || run.name == "declared profile" {
+				t.Errorf("combined variants, %s: %s %s [%s] %s\n%s", run.name, f.Outcome, f.Check, f.Clause(), f.Message, f.Gherkin)
 			}
 		}
+		if run.observe {
+			assert.NotEmpty(t, res.Observed, "observed choices")
+		}
+		var missed []string
+		for _, c := range base.Coverage {
+			if i := slices.IndexFunc(res.Coverage, func(o report.ExploredOp) bool { return o.ID == c.ID }); c.Accepted > 0 && (i < 0 || res.Coverage[i].Accepted == 0) {
+				missed = append(missed, c.ID)
+			}
+		}
+		t.Logf("combined variants, %s: %s; the reference: %s; no 2xx where the reference has one: %v; observed: %v", run.name, reach(res), reach(base), missed, res.Observed)
 	}
+}
+
+// reach sums a run's coverage up: operations with a 2xx and with a 4xx,
+// boundaries reached, findings.
+func reach(res explore.Result) string {
+	ok, refused := 0, 0
+	for _, c := range res.Coverage {
+		if c.Accepted > 0 {
+			ok++
+		}
+		if c.Refused > 0 {
+			refused++
+		}
+	}
+	t := report.ExploredTotals(res.Schemas)
+	return fmt.Sprintf("%d requests, %d operations with a 2xx, %d with a 4xx, %d/%d leaves, %d/%d boundaries, %d FAIL, %d WARN",
+		res.Requests, ok, refused, t.LeavesSent, t.Leaves, t.BoundariesReached, t.Boundaries, res.Count(report.Fail), res.Count(report.Warn))
 }

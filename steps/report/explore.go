@@ -2,17 +2,17 @@ package report
 
 // Exploration is what conform explore covered: its seed and run id, the
 // requests it sent, every operation with the requests the target accepted,
-// refused and answered 5xx, and every limit of the contract with the
-// requests sent at it and over it. Its findings are the run's scenarios of
-// feature "explore".
+// refused and answered 5xx, and every request schema with the leaves sent
+// and the keyword boundaries reached. Its findings are the run's scenarios
+// of feature "explore".
 type Exploration struct {
-	Seed       uint64          `json:"seed"`
-	RunID      string          `json:"run_id"`
-	Sequences  int             `json:"sequences"`
-	Requests   int             `json:"requests"`
-	Duration   Millis          `json:"duration_ms"`
-	Operations []ExploredOp    `json:"operations"`
-	Limits     []ExploredLimit `json:"limits"`
+	Seed       uint64           `json:"seed"`
+	RunID      string           `json:"run_id"`
+	Sequences  int              `json:"sequences"`
+	Requests   int              `json:"requests"`
+	Duration   Millis           `json:"duration_ms"`
+	Operations []ExploredOp     `json:"operations"`
+	Schemas    []ExploredSchema `json:"schemas"`
 }
 
 // ExploredOp is one operation's requests in an exploration.
@@ -23,10 +23,30 @@ type ExploredOp struct {
 	Errored  int    `json:"errored"`
 }
 
-// ExploredLimit is one limit's requests in an exploration: at the limit
-// (the largest value allowed) and over it.
-type ExploredLimit struct {
-	Limit string `json:"limit"`
-	At    int    `json:"at"`
-	Over  int    `json:"over"`
+// ExploredSchema is one request schema's coverage in an exploration: its
+// leaves (every value position: scalars, arrays, maps) and those the
+// requests sent, the boundaries its keywords define (maxLength at and one
+// past, minimum at and one below, each enum value and one outside, a
+// pattern matched and missed, ...) and those the requests reached. Missed
+// names what was not reached ("address.city: maxLength 20: one past", a
+// leaf never sent as "tags.*: never sent").
+type ExploredSchema struct {
+	Schema            string   `json:"schema"`
+	Leaves            int      `json:"leaves"`
+	LeavesSent        int      `json:"leaves_sent"`
+	Boundaries        int      `json:"boundaries"`
+	BoundariesReached int      `json:"boundaries_reached"`
+	Missed            []string `json:"missed,omitempty"`
+}
+
+// ExploredTotals sums the schemas' rows.
+func ExploredTotals(rows []ExploredSchema) (total ExploredSchema) {
+	total.Schema = "total"
+	for _, r := range rows {
+		total.Leaves += r.Leaves
+		total.LeavesSent += r.LeavesSent
+		total.Boundaries += r.Boundaries
+		total.BoundariesReached += r.BoundariesReached
+	}
+	return total
 }

@@ -182,8 +182,8 @@ td,dd,h3{overflow-wrap:anywhere}
 <table><thead><tr><th>operation</th><th class="n">accepted</th><th class="n">refused</th><th class="n">5xx</th></tr></thead><tbody>
 {{range .Operations}}<tr><td><code>{{.ID}}</code></td><td class="n{{if eq .Accepted 0}} zero{{end}}">{{.Accepted}}</td><td class="n{{if eq .Refused 0}} zero{{end}}">{{.Refused}}</td><td class="n{{if eq .Errored 0}} zero{{else}} fail{{end}}">{{.Errored}}</td></tr>
 {{end}}</tbody></table>
-<table><thead><tr><th>limit</th><th class="n">at</th><th class="n">over</th></tr></thead><tbody>
-{{range .Limits}}<tr><td>{{.Limit}}</td><td class="n{{if eq .At 0}} zero{{end}}">{{.At}}</td><td class="n{{if eq .Over 0}} zero{{end}}">{{.Over}}</td></tr>
+<table id="schemas"><thead><tr><th>request schema</th><th class="n">leaves sent</th><th class="n">boundaries reached</th><th>not reached</th></tr></thead><tbody>
+{{range .Schemas}}<tr><td><code>{{.Schema}}</code></td><td class="n{{if lt .LeavesSent .Leaves}} warn{{end}}">{{.LeavesSent}}/{{.Leaves}}</td><td class="n{{if lt .BoundariesReached .Boundaries}} warn{{end}}">{{.BoundariesReached}}/{{.Boundaries}}</td><td class="small">{{join .Missed "; " | printf "%.600s"}}</td></tr>
 {{end}}</tbody></table>{{end}}
 
 <h2 id="matrix">Spec sections × outcome</h2>

@@ -284,6 +284,16 @@ func (j *Judge) ValidateNormative(schema string, doc []byte) error {
 	return j.v.Validate(schema, doc)
 }
 
+// ValidateNormativeValue is ValidateNormative for a document already
+// decoded (numbers as json.Number), so a caller holding the decoded answer
+// does not decode it again.
+func (j *Judge) ValidateNormativeValue(schema string, doc any) error {
+	if b, ok := j.table.Schemas[schema]; ok && !b.Normative() && j.schemas[schema] {
+		return nil
+	}
+	return j.v.ValidateValue(schema, doc)
+}
+
 // Assumed checks doc against the reference's exact forms for the named
 // schema, as p declares them: the overlay of schemas/assumed (ids, timestamp
 // precision, the api_key literal, the signing key form) and, for a schema

@@ -1,0 +1,838 @@
+package explore
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/conform-kit/conform/validate"
+	"github.com/conform-kit/conform/validate/judging"
+)
+
+// The request side of the contract, read from the compiled schemas: every
+// request body's tree of fields with the keywords that bound each leaf, and
+// the list operations' query parameters. The generator draws values from
+// these keywords and the coverage table counts the boundaries they define.
+
+// shape is one node of a request schema with its $ref and allOf merged in
+// and a nullable anyOf folded into Nullable.
+type shape struct {
+	Path     string   // dotted from the body's root; "[]" marks array items, "*" a map's values
+	Types    []string // JSON types the keywords allow ("string", "integer", "boolean", "object", "array")
+	Nullable bool
+	Required bool // required in its parent object
+	Props    []*shape
+	Name     string // the property's name in its parent
+	Values   *shape // additionalProperties as a schema (tags): a map
+	Items    *shape
+	Enum     []any // const is a one-value enum
+	// MinLength and MaxLength are -1 when absent; Min and Max nil.
+	MinLength, MaxLength int
+	Min, Max             *big.Int
+	Pattern              string
+	Format               string
+	// Examples are values the contract names for the leaf beyond its
+	// keywords: the values an if/then tests, the currency of the spec's
+	// examples. They are drawn first.
+	Examples []any
+	// Conds are the object's if/then keywords: a property's value that
+	// makes others required.
+	Conds []cond
+	re    *regexp.Regexp
+	// Read once when the contract is built, for the generators that share it:
+	syn      *syntax.Regexp // the pattern parsed
+	simplest string         // the pattern's simplest match
+	numbers  []any          // an integer leaf's valid values worth a draw
+	bounded  bool           // a leaf with boundaries
+	all      []*shape       // every node below a schema's root
+}
+
+// cond is one if/then: when property Prop holds Value, Required are
+// required, and Nested the named properties' own required members.
+type cond struct {
+	Prop     string
+	Value    any
+	Required []string
+	Nested   map[string][]string
+}
+
+// isLeaf reports whether the shape is a value position of its own: a
+// scalar, an array or a map (an object with properties is only a parent).
+func (s *shape) isLeaf() bool { return len(s.Props) == 0 }
+
+// has reports whether the shape allows a JSON type.
+func (s *shape) has(t string) bool { return slices.Contains(s.Types, t) }
+
+// prop returns the named property, or nil.
+func (s *shape) prop(name string) *shape {
+	for _, p := range s.Props {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// prepare reads once what drawing from a root's nodes needs.
+func (s *shape) prepare() {
+	s.all = s.nodes()
+	for _, n := range append(s.all, s) {
+		n.bounded = n.isLeaf() && len(n.boundaries()) > 0
+		if n.has("integer") || n.has("number") {
+			n.numbers = validNumbers(n)
+		}
+	}
+}
+
+// leaves lists the shape's leaves, parents first, in property order.
+func (s *shape) leaves() []*shape {
+	var out []*shape
+	var walk func(*shape)
+	walk = func(n *shape) {
+		if n.isLeaf() && n.Path != "" {
+			out = append(out, n)
+		}
+		for _, p := range n.Props {
+			walk(p)
+		}
+		if n.Values != nil {
+			walk(n.Values)
+		}
+		if n.Items != nil {
+			walk(n.Items)
+		}
+	}
+	walk(s)
+	return out
+}
+
+// contract is every request schema of the operations table as shapes, and
+// the list query.
+type contract struct {
+	v        *validate.Validator
+	basis    map[string]judging.Basis // operation id → the basis of its request schema's refusals
+	defaults judging.Profile          // the contract's default choices
+	schemas  map[string]*shape        // request schema name → root
+	names    []string                 // sorted
+	query    *shape                   // the list operations' query parameters as an object
+	ops      map[string]string        // operation id → request schema name ("" for none)
+	share    map[string]int           // operation id → percentage of its actions sending probes
+	lists    map[string]bool          // operation ids that take the list query
+}
+
+// queryName is the coverage table's name of the list query.
+const queryName = "list query"
+
+// newContract reads the request schemas of every operation of v's table.
+// listMax is the largest list page size the target's profile declares
+// (0: none stated).
+func newContract(j *judging.Judge, listMax int) (*contract, error) {
+	v := j.Validator()
+	c := &contract{v: v, basis: map[string]judging.Basis{}, share: map[string]int{}, defaults: j.DefaultProfile(), schemas: map[string]*shape{}, ops: map[string]string{}, lists: map[string]bool{}}
+	rd := &schemaReader{v: v, files: map[string]map[string]any{}}
+	for _, op := range v.Operations() {
+		if op.Method == "GET" && strings.HasSuffix(op.Response, "_list") {
+			c.lists[op.ID] = true
+		}
+		if !op.HasJSONBody() {
+			continue
+		}
+		c.ops[op.ID] = op.Request
+		b := judging.Basis{Clauses: op.Clauses}
+		if sb, ok := j.SchemaBasis(op.Request); ok {
+			b = sb
+		}
+		c.basis[op.ID] = b
+		if _, ok := c.schemas[op.Request]; ok {
+			continue
+		}
+		raw, err := rd.file(op.Request)
+		if err != nil {
+			return nil, err
+		}
+		root, err := rd.inline(op.Request, raw, 0)
+		if err != nil {
+			return nil, err
+		}
+		s, err := buildShape(root, "", "")
+		if err != nil {
+			return nil, fmt.Errorf("explore: schema %s: %w", op.Request, err)
+		}
+		s.prepare()
+		c.schemas[op.Request] = s
+		c.names = append(c.names, op.Request)
+	}
+	for op := range c.ops {
+		c.share[op] = c.probeShare(op)
+	}
+	// A merchant's Level 2/3 processing is state every sequence shares: a
+	// probe would be one more write to it, after which the reads that judge
+	// a refused update are not judged. Its one boolean needs no probe.
+	c.share["merchants.update"] = 0
+	sort.Strings(c.names)
+	// The list query: offset and limit bounded as the page object states
+	// them, limit's maximum the profile's (the spec states none).
+	env, err := rd.file("list_envelope")
+	if err != nil {
+		return nil, err
+	}
+	page, _ := digRaw(env, "$defs", "page", "properties").(map[string]any)
+	q := &shape{Types: []string{"object"}, MinLength: -1, MaxLength: -1}
+	for _, name := range []string{"limit", "offset"} {
+		raw, _ := page[name].(map[string]any)
+		p, err := buildShape(raw, name, name)
+		if err != nil {
+			return nil, fmt.Errorf("explore: list query %s: %w", name, err)
+		}
+		if name == "limit" && listMax > 0 {
+			p.Max = big.NewInt(int64(listMax))
+		}
+		q.Props = append(q.Props, p)
+	}
+	q.prepare()
+	c.query = q
+	return c, nil
+}
+
+// probeShare is the percentage of op's actions that send a probe first:
+// probeShare for a schema without boundaries, three more for every four
+// boundaries, at most 90.
+func (c *contract) probeShare(op string) int {
+	s := c.schemas[c.ops[op]]
+	if s == nil {
+		return 0
+	}
+	n := 0
+	for _, l := range s.leaves() {
+		n += len(l.boundaries())
+	}
+	return min(probeShare+n*3/4, 90)
+}
+
+// leaf is the leaf at path of op's request schema (nil if none).
+func (c *contract) leaf(op, path string) *shape {
+	s := c.schemas[c.ops[op]]
+	if s == nil {
+		return nil
+	}
+	for _, n := range s.nodes() {
+		if n.Path == path {
+			return n
+		}
+	}
+	return nil
+}
+
+// atLimit names the leaves doc sends at their maxLength (the largest
+// value allowed): a refusal naming one of them breaks §8.
+func (c *contract) atLimit(op string, doc map[string]any) []string {
+	var out []string
+	var walk func(s *shape, v any)
+	walk = func(s *shape, v any) {
+		if s == nil {
+			return
+		}
+		if str, ok := v.(string); ok && s.MaxLength >= 0 && utf8.RuneCountInString(str) == s.MaxLength && s.Name != "" && s.Name != "*" {
+			out = append(out, s.Name)
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for _, p := range s.Props {
+				walk(p, x[p.Name])
+			}
+		case []any:
+			for _, e := range x {
+				walk(s.Items, e)
+			}
+		}
+	}
+	walk(c.schemas[c.ops[op]], doc)
+	return out
+}
+
+// schemaReader inlines $ref across the schema files.
+type schemaReader struct {
+	v     *validate.Validator
+	files map[string]map[string]any
+}
+
+func (rd *schemaReader) file(name string) (map[string]any, error) {
+	if f, ok := rd.files[name]; ok {
+		return f, nil
+	}
+	data, ok := rd.v.Schema(name)
+	if !ok {
+		return nil, fmt.Errorf("explore: no schema %q", name)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("explore: schema %s: %w", name, err)
+	}
+	rd.files[name] = doc
+	return doc, nil
+}
+
+// dig follows keys through nested objects.
+func digRaw(n any, keys ...string) any {
+	for _, k := range keys {
+		m, _ := n.(map[string]any)
+		n = m[k]
+	}
+	return n
+}
+
+// inline returns n with every $ref (relative to file) and allOf merged in,
+// recursively.
+func (rd *schemaReader) inline(file string, n map[string]any, depth int) (map[string]any, error) {
+	if depth > 32 {
+		return nil, fmt.Errorf("explore: schema %s: $ref nests too deep", file)
+	}
+	out := map[string]any{}
+	if ref, ok := n["$ref"].(string); ok {
+		tf, ptr, _ := strings.Cut(ref, "#")
+		tname := file
+		if tf != "" {
+			tname = strings.TrimSuffix(tf, ".json")
+		}
+		doc, err := rd.file(tname)
+		if err != nil {
+			return nil, err
+		}
+		var target any = doc
+		for _, k := range strings.Split(strings.Trim(ptr, "/"), "/") {
+			if k != "" {
+				target = digRaw(target, k)
+			}
+		}
+		tm, ok := target.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("explore: schema %s: $ref %s resolves to nothing", file, ref)
+		}
+		base, err := rd.inline(tname, tm, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out = base
+	}
+	own := map[string]any{}
+	for k, v := range n {
+		switch k {
+		case "$ref", "$comment", "title", "description", "$schema", "$id", "$defs", "examples":
+			continue
+		case "properties":
+			props := map[string]any{}
+			for name, p := range v.(map[string]any) {
+				pm, ok := p.(map[string]any)
+				if !ok {
+					props[name] = p // false: forbidden
+					continue
+				}
+				x, err := rd.inline(file, pm, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				props[name] = x
+			}
+			own[k] = props
+		case "items", "additionalProperties":
+			if m, ok := v.(map[string]any); ok {
+				x, err := rd.inline(file, m, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				own[k] = x
+			} else {
+				own[k] = v
+			}
+		case "if", "then":
+			if m, ok := v.(map[string]any); ok {
+				x, err := rd.inline(file, m, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				own[k] = x
+			}
+		case "anyOf", "oneOf", "allOf":
+			var alts []any
+			for _, a := range v.([]any) {
+				x, err := rd.inline(file, a.(map[string]any), depth+1)
+				if err != nil {
+					return nil, err
+				}
+				alts = append(alts, x)
+			}
+			own[k] = alts
+		default:
+			own[k] = v
+		}
+	}
+	var conds []any
+	if _, ok := own["if"]; ok {
+		conds = append(conds, map[string]any{"if": own["if"], "then": own["then"]})
+		delete(own, "if")
+		delete(own, "then")
+	}
+	out = mergeRaw(out, own)
+	if all, ok := out["allOf"].([]any); ok {
+		delete(out, "allOf")
+		for _, a := range all {
+			am := a.(map[string]any)
+			if _, ok := am["if"]; ok {
+				conds = append(conds, am)
+				continue
+			}
+			out = mergeRaw(out, am)
+		}
+	}
+	if len(conds) > 0 {
+		old, _ := out["x-conds"].([]any)
+		out["x-conds"] = append(slices.Clone(old), conds...)
+	}
+	return out, nil
+}
+
+// mergeRaw applies the keywords of over on base, as a validator applies
+// both: properties and items merge, required lists join, and each bound
+// keeps the narrower value.
+func mergeRaw(base, over map[string]any) map[string]any {
+	out := make(map[string]any, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		old, had := out[k]
+		if !had {
+			out[k] = v
+			continue
+		}
+		switch k {
+		case "properties":
+			props := map[string]any{}
+			for name, p := range old.(map[string]any) {
+				props[name] = p
+			}
+			for name, p := range v.(map[string]any) {
+				om, ok1 := props[name].(map[string]any)
+				pm, ok2 := p.(map[string]any)
+				if ok1 && ok2 {
+					props[name] = mergeRaw(om, pm)
+				} else {
+					props[name] = p
+				}
+			}
+			out[k] = props
+		case "items":
+			om, ok1 := old.(map[string]any)
+			pm, ok2 := v.(map[string]any)
+			if ok1 && ok2 {
+				out[k] = mergeRaw(om, pm)
+			} else {
+				out[k] = v
+			}
+		case "required":
+			req := slices.Clone(old.([]any))
+			for _, r := range v.([]any) {
+				if !slices.Contains(req, r) {
+					req = append(req, r)
+				}
+			}
+			out[k] = req
+		case "maxLength", "maximum", "maxItems", "exclusiveMaximum":
+			if numLess(v, old) {
+				out[k] = v
+			}
+		case "minLength", "minimum", "minItems", "exclusiveMinimum":
+			if numLess(old, v) {
+				out[k] = v
+			}
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func bigOf(v any) (*big.Int, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return nil, false
+	}
+	b, ok := new(big.Int).SetString(string(n), 10)
+	return b, ok
+}
+
+func numLess(a, b any) bool {
+	x, ok1 := bigOf(a)
+	y, ok2 := bigOf(b)
+	return ok1 && ok2 && x.Cmp(y) < 0
+}
+
+// build turns an inlined schema into a shape at path.
+func buildShape(n map[string]any, path, name string) (*shape, error) {
+	s := &shape{Path: path, Name: name, MinLength: -1, MaxLength: -1}
+	// A nullable anyOf: [{type: null}, X] is X or null.
+	for _, key := range []string{"anyOf", "oneOf"} {
+		alts, ok := n[key].([]any)
+		if !ok {
+			continue
+		}
+		var rest []map[string]any
+		null := false
+		for _, a := range alts {
+			am := a.(map[string]any)
+			if t, _ := am["type"].(string); t == "null" && len(am) == 1 {
+				null = true
+				continue
+			}
+			if _, only := am["required"]; only && len(am) == 1 {
+				continue // an alternative of required sets: validity, not shape
+			}
+			rest = append(rest, am)
+		}
+		if len(rest) == 1 {
+			merged := map[string]any{}
+			for k, v := range n {
+				if k != key {
+					merged[k] = v
+				}
+			}
+			n = mergeRaw(merged, rest[0])
+		}
+		s.Nullable = s.Nullable || null
+	}
+	switch t := n["type"].(type) {
+	case string:
+		s.Types = []string{t}
+	case []any:
+		for _, x := range t {
+			s.Types = append(s.Types, x.(string))
+		}
+	}
+	if i := slices.Index(s.Types, "null"); i >= 0 {
+		s.Types = slices.Delete(s.Types, i, i+1)
+		s.Nullable = true
+	}
+	if c, ok := n["const"]; ok {
+		s.Enum = []any{c}
+	}
+	if e, ok := n["enum"].([]any); ok {
+		s.Enum = e
+	}
+	if len(s.Types) == 0 && len(s.Enum) > 0 {
+		s.Types = []string{jsonTypeOf(s.Enum[0])}
+	}
+	if v, ok := bigOf(n["minLength"]); ok {
+		s.MinLength = int(v.Int64())
+	}
+	if v, ok := bigOf(n["maxLength"]); ok {
+		s.MaxLength = int(v.Int64())
+	}
+	if v, ok := bigOf(n["minimum"]); ok {
+		s.Min = v
+	}
+	if v, ok := bigOf(n["maximum"]); ok {
+		s.Max = v
+	}
+	if v, ok := bigOf(n["exclusiveMinimum"]); ok {
+		s.Min = v.Add(v, big.NewInt(1)) // integers: the least allowed
+	}
+	if v, ok := bigOf(n["exclusiveMaximum"]); ok {
+		s.Max = v.Sub(v, big.NewInt(1))
+	}
+	if p, ok := n["pattern"].(string); ok {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: pattern %q: %w", path, p, err)
+		}
+		syn, err := syntax.Parse(p, syntax.Perl)
+		if err != nil {
+			return nil, fmt.Errorf("%s: pattern %q: %w", path, p, err)
+		}
+		s.Pattern, s.re, s.syn = p, re, syn
+		s.simplest = matching(syn, nil, 0)
+	}
+	s.Format, _ = n["format"].(string)
+	req := map[string]bool{}
+	if r, ok := n["required"].([]any); ok {
+		for _, x := range r {
+			req[x.(string)] = true
+		}
+	}
+	for _, c := range asList(n["x-conds"]) {
+		cm, _ := c.(map[string]any)
+		ifProps, _ := digRaw(cm, "if", "properties").(map[string]any)
+		req := asList(digRaw(cm, "then", "required"))
+		for name, p := range ifProps {
+			if v, ok := p.(map[string]any)["const"]; ok && len(req) > 0 {
+				cd := cond{Prop: name, Value: v, Nested: map[string][]string{}}
+				for _, r := range req {
+					cd.Required = append(cd.Required, r.(string))
+				}
+				thenProps, _ := digRaw(cm, "then", "properties").(map[string]any)
+				for pn, pv := range thenProps {
+					for _, r := range asList(digRaw(pv, "required")) {
+						cd.Nested[pn] = append(cd.Nested[pn], r.(string))
+					}
+					slices.Sort(cd.Nested[pn])
+				}
+				s.Conds = append(s.Conds, cd)
+			}
+		}
+	}
+	if props, ok := n["properties"].(map[string]any); ok {
+		names := make([]string, 0, len(props))
+		for k := range props {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			pm, ok := props[k].(map[string]any)
+			if !ok {
+				continue // false: the property is forbidden
+			}
+			p, err := buildShape(pm, joinPath(path, k), k)
+			if err != nil {
+				return nil, err
+			}
+			p.Required = req[k]
+			if k == "currency" && p.re != nil && p.re.MatchString("USD") {
+				p.Examples = append(p.Examples, "USD") // the spec's examples' currency: a schema cannot list ISO 4217
+			}
+			s.Props = append(s.Props, p)
+		}
+		for _, cd := range s.Conds {
+			if p := s.prop(cd.Prop); p != nil {
+				p.Examples = append(p.Examples, cd.Value)
+			}
+		}
+		if len(s.Types) == 0 {
+			s.Types = []string{"object"}
+		}
+	}
+	if ap, ok := n["additionalProperties"].(map[string]any); ok {
+		vals, err := buildShape(ap, joinPath(path, "*"), "*")
+		if err != nil {
+			return nil, err
+		}
+		s.Values = vals
+	}
+	if it, ok := n["items"].(map[string]any); ok {
+		items, err := buildShape(it, path+"[]", "")
+		if err != nil {
+			return nil, err
+		}
+		s.Items = items
+	}
+	return s, nil
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func jsonTypeOf(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case json.Number:
+		return "integer"
+	case nil:
+		return "null"
+	case []any:
+		return "array"
+	}
+	return "object"
+}
+
+// Boundaries a leaf's keywords define, as the coverage table names them.
+func (s *shape) boundaries() []string {
+	var out []string
+	if s.MaxLength >= 0 {
+		n := strconv.Itoa(s.MaxLength)
+		out = append(out, "maxLength "+n+": at", "maxLength "+n+": at, multi-byte", "maxLength "+n+": one past")
+	}
+	if s.MinLength > 0 {
+		n := strconv.Itoa(s.MinLength)
+		out = append(out, "minLength "+n+": at", "minLength "+n+": one short")
+	}
+	if s.Min != nil {
+		out = append(out, "minimum "+s.Min.String()+": at", "minimum "+s.Min.String()+": one below")
+	}
+	if s.Max != nil {
+		out = append(out, "maximum "+s.Max.String()+": at", "maximum "+s.Max.String()+": one past")
+	}
+	for _, e := range s.Enum {
+		out = append(out, "enum "+renderJSON(e))
+	}
+	if len(s.Enum) > 0 {
+		out = append(out, "enum: outside")
+	}
+	if s.Pattern != "" {
+		out = append(out, "pattern: match", "pattern: miss")
+	}
+	if s.Format != "" {
+		out = append(out, "format "+s.Format+": valid", "format "+s.Format+": invalid")
+	}
+	if s.has("boolean") && len(s.Enum) == 0 {
+		out = append(out, "true", "false")
+	}
+	if s.Nullable {
+		out = append(out, "null")
+	}
+	if s.Items != nil {
+		out = append(out, "items: 0", "items: 1", "items: several")
+	}
+	if s.Values != nil {
+		out = append(out, "entries: 0", "entries: 1", "entries: several")
+	}
+	return out
+}
+
+// hits lists the boundaries a value sent at the leaf reaches.
+func (s *shape) hits(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case nil:
+		if s.Nullable {
+			out = append(out, "null")
+		}
+	case bool:
+		if s.has("boolean") && len(s.Enum) == 0 {
+			out = append(out, strconv.FormatBool(x))
+		}
+	case string:
+		n := utf8.RuneCountInString(x)
+		if s.MaxLength >= 0 {
+			m := strconv.Itoa(s.MaxLength)
+			switch {
+			case n == s.MaxLength && len(x) > n:
+				out = append(out, "maxLength "+m+": at, multi-byte")
+			case n == s.MaxLength:
+				out = append(out, "maxLength "+m+": at")
+			case n == s.MaxLength+1:
+				out = append(out, "maxLength "+m+": one past")
+			}
+		}
+		if s.MinLength > 0 {
+			m := strconv.Itoa(s.MinLength)
+			switch n {
+			case s.MinLength:
+				out = append(out, "minLength "+m+": at")
+			case s.MinLength - 1:
+				out = append(out, "minLength "+m+": one short")
+			}
+		}
+		if s.re != nil {
+			if s.re.MatchString(x) {
+				out = append(out, "pattern: match")
+			} else {
+				out = append(out, "pattern: miss")
+			}
+		}
+		if s.Format != "" {
+			if formatValid(s.Format, x) {
+				out = append(out, "format "+s.Format+": valid")
+			} else {
+				out = append(out, "format "+s.Format+": invalid")
+			}
+		}
+	case json.Number:
+		if b, ok := new(big.Int).SetString(string(x), 10); ok {
+			one := big.NewInt(1)
+			if s.Min != nil {
+				switch b.Cmp(s.Min) {
+				case 0:
+					out = append(out, "minimum "+s.Min.String()+": at")
+				case -1:
+					if new(big.Int).Add(b, one).Cmp(s.Min) == 0 {
+						out = append(out, "minimum "+s.Min.String()+": one below")
+					}
+				}
+			}
+			if s.Max != nil {
+				switch b.Cmp(s.Max) {
+				case 0:
+					out = append(out, "maximum "+s.Max.String()+": at")
+				case 1:
+					if new(big.Int).Sub(b, one).Cmp(s.Max) == 0 {
+						out = append(out, "maximum "+s.Max.String()+": one past")
+					}
+				}
+			}
+		}
+	case []any:
+		if s.Items != nil {
+			out = append(out, "items: "+countClass(len(x)))
+		}
+	case map[string]any:
+		if s.Values != nil {
+			out = append(out, "entries: "+countClass(len(x)))
+		}
+	}
+	if len(s.Enum) > 0 {
+		in := false
+		for _, e := range s.Enum {
+			if sameJSON(e, v) {
+				in = true
+				out = append(out, "enum "+renderJSON(e))
+			}
+		}
+		if !in {
+			out = append(out, "enum: outside")
+		}
+	}
+	return out
+}
+
+func countClass(n int) string {
+	switch n {
+	case 0:
+		return "0"
+	case 1:
+		return "1"
+	}
+	return "several"
+}
+
+// formatValid checks the formats the request schemas use.
+func formatValid(format, s string) bool {
+	switch format {
+	case "date-time":
+		_, err := time.Parse(time.RFC3339Nano, s)
+		return err == nil
+	case "uri":
+		i := strings.Index(s, ":")
+		return i > 0 && !strings.ContainsAny(s, " \t\n")
+	case "uuid":
+		return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`).MatchString(s)
+	}
+	return true
+}
+
+// sameJSON compares two decoded JSON scalars.
+func sameJSON(a, b any) bool {
+	return renderJSON(a) == renderJSON(b)
+}
+
+func renderJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

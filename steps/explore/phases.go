@@ -1,0 +1,122 @@
+package explore
+
+import (
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Phases of the target's shared state: concurrent sequences' writes, and
+// the list walks that must not see them (a walk judges page.count and
+// each page's size, which another sequence's create would change).
+const (
+	phaseWrite = iota
+	phaseList
+)
+
+// phases lets the steps of one kind run together and never with a step of
+// the other kind. A kind waiting for the other to drain takes the next
+// turn, so neither starves: the steps of the other kind already running
+// finish, then every waiting step of this kind runs at once.
+type phases struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	active  [2]int
+	waiting [2]int
+	turn    int
+}
+
+// enter waits until steps of kind k may run and counts one in.
+func (p *phases) enter(k int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cond == nil {
+		p.cond = sync.NewCond(&p.mu)
+	}
+	other := 1 - k
+	if p.active[other] > 0 {
+		p.turn = k
+	}
+	p.waiting[k]++
+	for p.active[other] > 0 || (p.waiting[other] > 0 && p.turn != k) {
+		p.cond.Wait()
+		if p.active[other] > 0 && p.waiting[other] == 0 {
+			p.turn = k
+		}
+	}
+	p.waiting[k]--
+	p.active[k]++
+}
+
+// leave counts a step of kind k out.
+func (p *phases) leave(k int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.active[k]--
+	if p.active[k] == 0 && p.waiting[1-k] > 0 {
+		p.turn = 1 - k
+	}
+	p.cond.Broadcast()
+}
+
+// kindPhases are the phases of each kind of list: a walk of the
+// transfers need not wait for a webhook's create.
+type kindPhases struct {
+	mu    sync.Mutex
+	kinds map[string]*phases
+}
+
+// of is the phases of a kind.
+func (k *kindPhases) of(kind string) *phases {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.kinds == nil {
+		k.kinds = map[string]*phases{}
+	}
+	p := k.kinds[kind]
+	if p == nil {
+		p = &phases{}
+		k.kinds[kind] = p
+	}
+	return p
+}
+
+// enter counts a step of phase k in on each kind (in the order given; a
+// walk enters one kind only, so writes entering several never wait on
+// each other) and returns its leave.
+func (k *kindPhases) enter(phase int, kinds ...string) func() {
+	var entered []*phases
+	for _, kind := range kinds {
+		p := k.of(kind)
+		p.enter(phase)
+		entered = append(entered, p)
+	}
+	return func() {
+		for _, p := range entered {
+			p.leave(phase)
+		}
+	}
+}
+
+// listKind is the kind of resource a path's list holds: its first segment
+// ("transfers", "subscription", "disputes").
+func listKind(path string) string {
+	seg, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	seg, _, _ = strings.Cut(seg, "?")
+	return seg
+}
+
+// writeKinds are the kinds of list a write may change: its own path's,
+// and the transfers a capture or a dispute makes and the disputes a sale
+// may open.
+func writeKinds(st Step) []string {
+	kinds := []string{listKind(st.Path)}
+	switch {
+	case st.Op == "authorizations.capture" || strings.HasPrefix(st.Op, "disputes."):
+		kinds = append(kinds, "transfers")
+	case st.Op == "transfers.create":
+		kinds = append(kinds, "disputes")
+	}
+	slices.Sort(kinds)
+	return slices.Compact(kinds)
+}

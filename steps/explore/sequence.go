@@ -1,0 +1,396 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"github.com/conform-kit/conform/steps/report"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/conform-kit/conform/steps"
+)
+
+// Sequences: one generated sequence sent step by step to the target and
+// the model, every answer handed to the oracle.
+
+// outcome is what one run of a sequence showed: its findings in the order
+// found (a WARN the states survive does not end it), its trace and the
+// spans of its actions' draws.
+type outcome struct {
+	found []found
+	trace []Exchange
+	marks []span
+}
+
+// found is a finding and the trace up to it.
+type found struct {
+	finding *Finding
+	trace   []Exchange
+}
+
+// has reports whether the outcome holds a finding of the key.
+func (o outcome) has(key string) (found, bool) {
+	for _, f := range o.found {
+		if f.finding.Key() == key {
+			return f, true
+		}
+	}
+	return found{}, false
+}
+
+// sequence generates and runs one sequence from the choices, judging every
+// answer. replay is 0 for the run's own sequence, else the number of a
+// replay while shrinking (its idempotency ids are its own, so the target
+// does not answer it with the first run's resources).
+func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int) (outcome, error) {
+	count := replay == 0
+	h, mcfg, closeModel, err := r.opts.Model()
+	if err != nil {
+		return outcome{}, fmt.Errorf("explore: model: %w", err)
+	}
+	defer closeModel()
+	ctype := r.profile.RequestContentType
+	model := newSide(handlerDo(h), modelBase, mcfg, ctype)
+	target := newSide(r.client.Do, strings.TrimRight(r.opts.Target.Target, "/"), r.opts.Target, ctype)
+	target.isTarget = true
+	tag := fmt.Sprintf("%s-%d-%d", r.opts.RunID, r.opts.Seed, index)
+	if replay != 0 {
+		tag += fmt.Sprintf("-r%d", replay)
+	}
+	g := &generator{c: c, con: r.contract, seq: tag, profile: r.profile, offers: r.offers,
+		roles: map[string][]string{}, auths: map[string]*authState{}, amounts: map[string]*amountState{}, deleted: map[string]bool{}, linkFile: map[string]string{}, linkType: map[string]string{}, enrolled: map[string]bool{}}
+	g.hookBase = r.hookBase
+	g.declineTrigger, _ = r.profile.DeclineTrigger()
+	g.disputeTrigger, _ = r.profile.DisputeTrigger()
+	var out outcome
+	// The model starts where the target is: each merchant's Level 2/3 processing.
+	prelude, err := r.syncMerchants(ctx, target, model)
+	if err != nil {
+		return out, err
+	}
+	out.trace = append(out.trace, prelude...)
+	n := 1 + c.draw(r.opts.MaxSteps)
+	secrets := r.credentialSecrets()
+	for range n {
+		if count && r.spent(ctx) {
+			break
+		}
+		c.begin()
+		batch := g.next(r.actions)
+		c.end()
+		for _, st := range batch {
+			f, exs, ok, err := r.step(ctx, st, target, model, &secrets, count)
+			out.trace = append(out.trace, exs...)
+			if err != nil {
+				return out, err
+			}
+			if f != nil && !slices.ContainsFunc(out.found, func(x found) bool { return x.finding.Group() == f.Group() }) {
+				out.found = append(out.found, found{finding: f, trace: slices.Clone(out.trace)})
+			}
+			if !ok || (f != nil && f.Outcome == report.Fail) {
+				// A FAIL, or the target and the model no longer agree on
+				// state (one accepted what the other refused): what
+				// follows the model cannot predict.
+				out.marks = c.mark
+				return out, nil
+			}
+			g.observe(st, lastOK(exs))
+		}
+	}
+	out.marks = c.mark
+	return out, nil
+}
+
+func lastOK(exs []Exchange) bool {
+	for _, ex := range exs {
+		if !ex.Page && !ex.Probe && ex.Step.Method != "" {
+			return is2xx(ex.Status)
+		}
+	}
+	return false
+}
+
+// credentialSecrets are the passwords of the configured users.
+func (r *runner) credentialSecrets() []string {
+	var out []string
+	c := r.opts.Target.Credentials
+	for _, cr := range []*steps.Credential{c.Platform, c.Merchant, c.OtherApplication} {
+		if cr != nil && len(cr.Password) >= 6 {
+			out = append(out, cr.Password)
+		}
+	}
+	return out
+}
+
+// syncMerchants reads each merchant's Level 2/3 processing on the target
+// and sets the model's alike; the reads are the sequence's prelude.
+func (r *runner) syncMerchants(ctx context.Context, target, model *side) ([]Exchange, error) {
+	var out []Exchange
+	for _, role := range []string{"merchant", "plain merchant"} {
+		key := fixtureOfMerchant(role)
+		if target.fixture(key) == "" || model.fixture(key) == "" {
+			continue
+		}
+		get := Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + key + "}", Of: role}
+		r.merch.RLock()
+		ex, err := target.send(ctx, get, get.Path)
+		r.requests.Add(1)
+		if err != nil {
+			r.merch.RUnlock()
+			return out, err
+		}
+		on := false
+		if m, ok := ex.doc.(map[string]any); ok {
+			on, _ = m["level_two_level_three_data_enabled"].(bool)
+			target.docs[role] = m
+		}
+		r.mu.Lock()
+		target.seen[key] = r.merchWrites[key]
+		r.mu.Unlock()
+		r.merch.RUnlock()
+		model.flags[key] = on
+		ex.Page = true // not part of the scenario's own requests
+		out = append(out, ex)
+		set := Step{Op: "merchants.update", Method: "PUT", Path: "/merchants/{fixture:" + key + "}", Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, on)}
+		if _, err := model.send(ctx, set, set.Path); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// step sends one step to the model and the target and judges the target's
+// answers. ok is false when the sequence cannot go on comparing the two.
+// Steps of concurrent sequences take turns where they share the target's
+// state: a list walk (or the list reads around a refused create) never
+// runs while a write does, and a step that depends on a merchant's Level
+// 2/3 processing runs with the model set as the target last accepted it.
+func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets *[]string, count bool) (*Finding, []Exchange, bool, error) {
+	*secrets = append(*secrets, st.Secrets...)
+	if st.Walk != nil {
+		defer r.phases.enter(phaseList, listKind(st.Path))()
+		f, exs, err := r.walk(ctx, st, target, *secrets)
+		return f, exs, true, err
+	}
+	listPath := map[string]string{"webhooks.create": "/webhooks", "files.create": "/files"}[st.Op]
+	probing := st.Refuse && st.Save != "" && listPath != ""
+	switch {
+	case probing:
+		defer r.phases.enter(phaseList, listKind(listPath))()
+	case st.Method != "GET":
+		defer r.phases.enter(phaseWrite, writeKinds(st)...)()
+	}
+	var exs []Exchange
+	if merchantBound(st) {
+		if st.Op == "merchants.update" {
+			r.merch.Lock()
+			defer r.merch.Unlock()
+		} else {
+			r.merch.RLock()
+			defer r.merch.RUnlock()
+		}
+		if strings.Contains(st.Body, "additional_purchase_data") {
+			notes, err := r.resyncMerchant(ctx, st, target, model)
+			if err != nil {
+				return nil, nil, false, err
+			}
+			exs = append(exs, notes...)
+		}
+	}
+	// A merchant update the contract refuses is read before and after, all
+	// under the merchants' lock: no other sequence's update comes between.
+	var merchantBefore *Exchange
+	if st.Op == "merchants.update" && st.Refuse {
+		get := Step{Op: "merchants.get", Method: "GET", Path: st.Path, Of: st.Of}
+		ex, err := target.send(ctx, get, get.Path)
+		r.requests.Add(1)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		ex.Probe = true
+		merchantBefore = &ex
+		exs = append(exs, ex)
+	}
+	var probe *Exchange
+	if probing {
+		p := Step{Op: strings.TrimSuffix(st.Op, ".create") + ".list", Method: "GET", Path: listPath}
+		ex, err := target.send(ctx, p, listPath+"?limit=1")
+		r.requests.Add(1)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		ex.Probe = true
+		probe = &ex
+		exs = append(exs, ex)
+	}
+	mex, err := model.send(ctx, st, st.Path)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	routed := r.routed(st)
+	tex, err := target.send(ctx, routed, routed.Path)
+	r.requests.Add(1)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if count {
+		r.coverage.add(st, tex)
+	}
+	exs = append(exs, tex)
+	if st.Op == "merchants.update" {
+		r.noteMerchant(st, target, model, mex)
+	}
+	if r.judged != nil {
+		op, _ := r.v.Operation(st.Op)
+		r.judged(st, expectationsOf(st, op, target), tex, mex)
+	}
+	f, ok := r.judge(st, tex, mex, target, model, *secrets)
+	if key := keyOfMerchant(st); key != "" && st.Method == "GET" {
+		if r.othersWrote(st, target) {
+			// What this sequence sent to the merchant is no longer what it shows.
+			target.expect[st.Of] = slices.DeleteFunc(target.expect[st.Of], func(e expectField) bool { return e.Path == "level_two_level_three_data_enabled" })
+		}
+		r.mu.Lock()
+		target.seen[key] = r.merchWrites[key] // this read shows the merchant as it now is
+		r.mu.Unlock()
+	}
+	if f != nil || !ok {
+		return f, exs, ok, nil
+	}
+	if merchantBefore != nil && is4xx(tex.Status) {
+		after, err := target.send(ctx, merchantBefore.Step, merchantBefore.Step.Path)
+		r.requests.Add(1)
+		if err != nil {
+			return nil, exs, false, err
+		}
+		after.Probe = true
+		exs = append(exs, after)
+		const flag = "level_two_level_three_data_enabled"
+		b, had := lookup(merchantBefore.doc, flag)
+		a, has := lookup(after.doc, flag)
+		if had && is2xx(merchantBefore.Status) && is2xx(after.Status) && (!has || !sameValue(a, b)) {
+			return r.finding(checkChangesNone, st, basisUnchanged, fmt.Sprintf("a refused merchant update changed %s of the %s: %s before, %s after", flag, st.Of, render(b), renderOK(a, has)),
+				flag+" = "+render(b), renderOK(a, has), fieldAssert(flag, b)), exs, true, nil
+		}
+	}
+	if probe != nil && is4xx(tex.Status) {
+		p := Step{Op: probe.Step.Op, Method: "GET", Path: probe.Step.Path}
+		after, err := target.send(ctx, p, p.Path+"?limit=1")
+		r.requests.Add(1)
+		if err != nil {
+			return nil, exs, false, err
+		}
+		after.Probe = true
+		exs = append(exs, after)
+		before, _ := lookupInt(probe.doc, "page.count")
+		now, _ := lookupInt(after.doc, "page.count")
+		if now != before {
+			return r.finding(checkChangesNone, st, basisUnchanged,
+				fmt.Sprintf("a refused %s left a trace: page.count %d before, %d after", st.Op, before, now),
+				fmt.Sprintf("page.count = %d", before), fmt.Sprintf("%d", now), fmt.Sprintf(`the page count is %d`, before)), exs, true, nil
+		}
+	}
+	return nil, exs, true, nil
+}
+
+// merchantBound reports whether a step reads, changes or depends on a
+// merchant's Level 2/3 processing.
+func merchantBound(st Step) bool {
+	return strings.HasPrefix(st.Op, "merchants.") || strings.Contains(st.Body, "additional_purchase_data")
+}
+
+// keyOfMerchant is the fixture key of a merchants step ("" for others).
+func keyOfMerchant(st Step) string {
+	if st.Of == "merchant" || st.Of == "plain merchant" {
+		return fixtureOfMerchant(st.Of)
+	}
+	return ""
+}
+
+// noteMerchant counts a merchant update sent to the target (accepted or
+// not: a refused one may change it too, and then only this sequence can
+// tell) and notes the model's flag. Called under r.merch.
+func (r *runner) noteMerchant(st Step, target, model *side, mex Exchange) {
+	key := keyOfMerchant(st)
+	if key == "" {
+		return
+	}
+	r.mu.Lock()
+	stale := r.merchWrites[key] != target.seen[key]
+	r.merchWrites[key]++
+	if !stale {
+		target.seen[key] = r.merchWrites[key]
+	}
+	r.mu.Unlock()
+	if d, ok := mex.doc.(map[string]any); ok && is2xx(mex.Status) {
+		if on, ok := d["level_two_level_three_data_enabled"].(bool); ok {
+			model.flags[key] = on
+		}
+	}
+}
+
+// resyncMerchant reads the Level 2/3 processing of the merchant a payment
+// names on the target (both merchants for a capture, whose body names
+// none) and sets the model's alike, when another sequence changed it since
+// this one began (the read is then a note the scenario prints as the state
+// it goes on from). Called under r.merch.
+func (r *runner) resyncMerchant(ctx context.Context, st Step, target, model *side) ([]Exchange, error) {
+	roles := []string{"merchant", "plain merchant"}
+	switch {
+	case strings.Contains(st.Body, "{fixture:plain_merchant"):
+		roles = roles[1:]
+	case strings.Contains(st.Body, "{fixture:merchant"):
+		roles = roles[:1]
+	}
+	var notes []Exchange
+	for _, role := range roles {
+		key := fixtureOfMerchant(role)
+		had, ok := model.flags[key]
+		if !ok || target.fixture(key) == "" {
+			continue
+		}
+		get := Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + key + "}", Of: role}
+		ex, err := target.send(ctx, get, get.Path)
+		r.requests.Add(1)
+		if err != nil {
+			return notes, err
+		}
+		d, _ := ex.doc.(map[string]any)
+		on, known := d["level_two_level_three_data_enabled"].(bool)
+		if !known || on == had {
+			continue
+		}
+		set := Step{Op: "merchants.update", Method: "PUT", Path: get.Path, Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, on)}
+		if _, err := model.send(ctx, set, set.Path); err != nil {
+			return notes, err
+		}
+		model.flags[key] = on
+		ex.Page = true // not part of the scenario's own requests
+		notes = append(notes, ex)
+	}
+	return notes, nil
+}
+
+// Replay runs one recipe (a finding's shrunk draws) of a sequence against
+// the target once and returns what it finds, judged anew: nil when the
+// sequence passes.
+func Replay(ctx context.Context, opts Options, sequence int, recipe []uint32) (*Finding, error) {
+	r, err := newRunner(opts)
+	if err != nil {
+		return nil, err
+	}
+	stop, err := r.startReceiver()
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	// A replay's idempotency ids are its own: a target keeps the run's.
+	out, err := r.sequence(ctx, replay(recipe), sequence, int(time.Now().UnixNano()%1e9)+1)
+	if err != nil || len(out.found) == 0 {
+		return nil, err
+	}
+	f := r.render(*out.found[0].finding, out.found[0].trace)
+	f.Sequence, f.Seed, f.Recipe = sequence, opts.Seed, recipe
+	return &f, nil
+}
