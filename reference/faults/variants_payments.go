@@ -1,6 +1,8 @@
 package faults
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -117,8 +119,20 @@ func multiCapture() func(http.Handler, faultDeps) http.Handler {
 			total, seen := captured[id]
 			mu.Unlock()
 			if seen && want > 0 {
+				// A further capture is a capture: its body keeps the
+				// contract (§8 limits of a capture's Level 3 data, §4.1
+				// fee within the authorized amount) before the variant
+				// takes it.
+				if err := checkCaptureBody(r); err != nil {
+					validate.WriteError(w, r, err)
+					return
+				}
 				status, auth := innerCall(next, r, http.MethodGet, "/authorizations/"+id, nil, nil)
 				amount, _ := numberOf(auth["amount"])
+				if fee, ok := numberOf(in["fee"]); ok && isSuccess(status) && fee > amount {
+					validate.WriteEnvelope(w, r, http.StatusUnprocessableEntity, validate.ErrorItem{Code: "INVALID_FIELD", Message: "fee must not exceed the authorized amount", Field: "fee"})
+					return
+				}
 				if isSuccess(status) && total+want <= amount {
 					mu.Lock()
 					captured[id] = total + want
@@ -137,6 +151,22 @@ func multiCapture() func(http.Handler, faultDeps) http.Handler {
 			rec.flush(w, rec.body.Bytes())
 		})
 	}
+}
+
+// checkCaptureBody validates a capture's body against its request schema
+// (the body stays readable).
+func checkCaptureBody(r *http.Request) error {
+	raw, err := io.ReadAll(r.Body)
+	_ = r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	v, err := validate.Default()
+	if err != nil {
+		return err
+	}
+	return v.Request("authorizations.capture", raw)
 }
 
 // anyCardNumber hands the reference, for a card number of 11 to 20 digits
