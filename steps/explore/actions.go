@@ -183,9 +183,11 @@ func pastInt64(v any) bool {
 	return false
 }
 
-// refuse marks st refused by a rule the schemas cannot state, unless it is already refused.
+// refuse marks st refused by a rule the schemas cannot state, unless it
+// is already refused on a normative basis (a rule of the spec broken too
+// makes accepting it a FAIL).
 func refuse(st *Step, rule string, b judging.Basis) {
-	if !st.Refuse {
+	if !st.Refuse || (!st.Basis.Normative() && b.Normative()) {
 		st.Refuse, st.Rule, st.Basis = true, rule, b
 	}
 }
