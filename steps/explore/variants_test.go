@@ -49,7 +49,14 @@ func TestVariantsNeverFailExplored(t *testing.T) {
 				}
 				res, err := explore.Run(context.Background(), explore.Options{Target: c, Model: model, Seed: 5, Budget: 250, ShrinkRuns: 40})
 				require.NoError(t, err)
-				assertExplored(t, res, 250)
+				// Without its profile, a variant that takes only its own
+				// media type refuses every body: only the bodiless reads
+				// succeed. With it, the run must get past the creates.
+				accepted := 1
+				if declared {
+					accepted = 5
+				}
+				assertExplored(t, res, 250, accepted)
 				for _, f := range res.Findings {
 					if f.Outcome == report.Fail || declared {
 						t.Errorf("variant %s (%s), profile declared %t: %s %s [%s] %s\n%s", v.Name, v.Choice, declared, f.Outcome, f.Check, f.Clause(), f.Message, f.Gherkin)
@@ -64,7 +71,7 @@ func TestVariantsNeverFailExplored(t *testing.T) {
 // assertExplored asserts a run sent its budget and the target accepted
 // requests of several operations: a run that explored nothing passes
 // every variant.
-func assertExplored(t *testing.T, res explore.Result, budget int) {
+func assertExplored(t *testing.T, res explore.Result, budget, operations int) {
 	t.Helper()
 	assert.GreaterOrEqual(t, res.Requests, budget, "requests sent")
 	accepted := 0
@@ -73,7 +80,7 @@ func assertExplored(t *testing.T, res explore.Result, budget int) {
 			accepted++
 		}
 	}
-	assert.GreaterOrEqual(t, accepted, 5, "operations answered 2xx")
+	assert.GreaterOrEqual(t, accepted, operations, "operations answered 2xx")
 }
 
 // TestCombinedVariantsNeverFailExplored: the variants served together (the
@@ -120,7 +127,7 @@ func TestCombinedVariantsNeverFailExplored(t *testing.T) {
 		c.Profile = run.profile
 		res, err := explore.Run(context.Background(), explore.Options{Target: c, Model: model, Seed: 8, Budget: budget, ShrinkRuns: 40, Observe: run.observe})
 		require.NoError(t, err)
-		assertExplored(t, res, budget)
+		assertExplored(t, res, budget, 5)
 		for _, f := range res.Findings {
 			if f.Outcome == report.Fail || run.name == "declared profile" {
 				t.Errorf("combined variants, %s: %s %s [%s] %s\n%s", run.name, f.Outcome, f.Check, f.Clause(), f.Message, f.Gherkin)
