@@ -238,7 +238,7 @@ func (t *pgTx) commit() (err error) {
 			t.app, int(tm.kind), tm.id, tm.base, t.now.Add(tm.d).UnixNano())
 		t.must(err)
 	}
-	if len(t.eff.events) > 0 {
+	if len(t.eff.events) > 0 && t.p.dispatch != nil {
 		t.eff.hooks = t.enabledWebhooks()
 	}
 	if t.admitted && t.p.limits != nil {
@@ -261,12 +261,19 @@ func (t *pgTx) commit() (err error) {
 
 // enabledWebhooks are the application's enabled webhooks.
 func (t *pgTx) enabledWebhooks() []webhook {
-	rows, err := t.tx.Query(t.ctx, `SELECT `+recordColumns+` FROM records
-		WHERE app = $1 AND kind = 'webhook' AND (doc->>'enabled')::boolean ORDER BY created_ns, id`, t.app)
-	t.must(err)
-	hooks, err := scanRecords[webhook](rows)
+	hooks, err := enabledWebhooksIn(t.ctx, t.tx, t.app)
 	t.must(err)
 	return hooks
+}
+
+// enabledWebhooksIn are the enabled webhooks of app, read in dbtx.
+func enabledWebhooksIn(ctx context.Context, dbtx pgx.Tx, app string) ([]webhook, error) {
+	rows, err := dbtx.Query(ctx, `SELECT `+recordColumns+` FROM records
+		WHERE app = $1 AND kind = 'webhook' AND (doc->>'enabled')::boolean ORDER BY created_ns, id`, app)
+	if err != nil {
+		return nil, err
+	}
+	return scanRecords[webhook](rows)
 }
 
 func (t *pgTx) Now() time.Time             { return t.now }
@@ -787,6 +794,7 @@ func (p *pgUnits) dropNamespaces(ctx context.Context, dbtx pgx.Tx, where string,
 		`DELETE FROM records WHERE app = ANY($1)`,
 		`DELETE FROM retained_units WHERE app = ANY($1)`,
 		`DELETE FROM outbox WHERE app = ANY($1)`,
+		`DELETE FROM deliveries WHERE app = ANY($1)`,
 		`DELETE FROM timers WHERE app = ANY($1)`,
 		`DELETE FROM idempotency_keys WHERE app = ANY($1)`,
 	} {
@@ -832,6 +840,7 @@ func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) 
 	}
 	// Delivered events and run timers are kept until the next sweep only.
 	_, _ = p.pool.Exec(ctx, `DELETE FROM outbox WHERE delivered`)
+	_, _ = p.pool.Exec(ctx, `DELETE FROM deliveries WHERE done`)
 	_, _ = p.pool.Exec(ctx, `DELETE FROM timers WHERE done`)
 	if idle > 0 {
 		_ = p.inTx(ctx, func(dbtx pgx.Tx) error {
