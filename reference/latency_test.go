@@ -33,8 +33,10 @@ func BenchmarkServeLatency(b *testing.B) {
 	}
 	var cfg struct {
 		Target      string
-		Credentials struct{ Platform struct{ Username, Password string } }
-		Fixtures    struct {
+		Credentials struct {
+			Platform struct{ Username, Password string }
+		}
+		Fixtures struct {
 			Merchant      string
 			BuyerIdentity string `json:"buyer_identity"`
 		}
