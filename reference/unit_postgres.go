@@ -809,6 +809,7 @@ func (p *pgUnits) dropNamespaces(ctx context.Context, dbtx pgx.Tx, where string,
 		`DELETE FROM deliveries WHERE app = ANY($1)`,
 		`DELETE FROM timers WHERE app = ANY($1)`,
 		`DELETE FROM idempotency_keys WHERE app = ANY($1)`,
+		`DELETE FROM idempotency_counts WHERE app = ANY($1)`,
 	} {
 		if _, err := dbtx.Exec(ctx, q, apps); err != nil {
 			return false, err
