@@ -232,11 +232,12 @@ func (s *Server) deliverDue(p *pgUnits, slots chan struct{}) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for _, d := range ds {
+	for i, d := range ds {
 		s.lifeMu.Lock()
 		if s.closed {
 			s.lifeMu.Unlock()
-			return nil // the lease runs out; another replica (or a restart) posts it
+			s.release(p, ds[i:])
+			return nil
 		}
 		s.wg.Add(1)
 		s.lifeMu.Unlock()
@@ -248,6 +249,20 @@ func (s *Server) deliverDue(p *pgUnits, slots chan struct{}) error {
 		}()
 	}
 	return nil
+}
+
+// release gives back claims made as the Server closed, unposted: due again
+// at once for any replica, their attempt not counted.
+func (s *Server) release(p *pgUnits, ds []claimedDelivery) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
+	defer cancel()
+	for _, d := range ds {
+		if _, err := p.pool.Exec(ctx, `UPDATE deliveries SET lease_until = NULL, attempts = attempts - 1
+			WHERE seq = $1 AND attempts = $2`, d.seq, d.attempt); err != nil {
+			s.log.Error("release a webhook delivery", "webhook", d.hook, "event", d.event, "error", err)
+			return // the others' leases run out
+		}
+	}
 }
 
 // postDelivery posts a claimed delivery once, to its webhook as it is now,
