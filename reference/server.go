@@ -156,7 +156,8 @@ func New(cfg Config) (*Server, error) {
 	s.units = s.st
 	s.ledger = s.st
 	if cfg.Postgres != nil {
-		s.ledger = cfg.Postgres
+		lim := cfg.Limits.withDefaults()
+		s.ledger = pgLedger{PostgresStore: cfg.Postgres, maxKeys: lim.MaxRetained, maxAge: lim.MaxAge}
 	}
 	if cfg.PostgresSandbox && cfg.Postgres != nil {
 		if err := s.openPostgresSandbox(ctx, cfg); err != nil {

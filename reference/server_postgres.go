@@ -14,13 +14,16 @@ import (
 // its units of work run on pgUnits, the fixtures are seeded once for every
 // replica on the database, and the webhook events and timers committed by
 // any replica are claimed from the outbox and timers tables by one replica
-// each (FOR UPDATE SKIP LOCKED), so a replica that stops leaves them to the
-// others once its claim's lease has run out.
+// each (FOR UPDATE SKIP LOCKED). An event becomes one row of deliveries per
+// target webhook, holding that delivery's retry state (attempts, next due
+// time, a claim's lease): a replica that stops mid-retry, or dies mid-post,
+// leaves the rest of it to the others.
 
 // claimEvery is how often a replica looks for due timers and events.
 const claimEvery = 50 * time.Millisecond
 
-// claimLease is how long a claimed timer or event belongs to its replica.
+// claimLease is how long a claimed timer or webhook delivery belongs to its
+// replica; a delivery's post is abandoned after half of it.
 const claimLease = 30 * time.Second
 
 // openPostgresSandbox puts the Server's state on cfg.Postgres: it seeds the
@@ -59,12 +62,13 @@ func (s *Server) openPostgresSandbox(ctx context.Context, cfg Config) error {
 	return nil
 }
 
-// claimDue runs, every claimEvery until the Server closes, the timers and
-// webhook events this replica claims.
+// claimDue runs, every claimEvery until the Server closes, the timers,
+// webhook events and webhook deliveries this replica claims.
 func (s *Server) claimDue(p *pgUnits) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		slots := make(chan struct{}, maxPosts)
 		t := time.NewTicker(claimEvery)
 		defer t.Stop()
 		for {
@@ -77,6 +81,9 @@ func (s *Server) claimDue(p *pgUnits) {
 				}
 				if err := s.publishOutbox(p); err != nil && s.ctx.Err() == nil {
 					s.log.Error("publish webhook events", "error", err)
+				}
+				if err := s.deliverDue(p, slots); err != nil && s.ctx.Err() == nil {
+					s.log.Error("deliver webhook events", "error", err)
 				}
 			}
 		}
@@ -124,14 +131,18 @@ func (s *Server) runDueTimers(p *pgUnits) error {
 	return nil
 }
 
-// publishOutbox claims undelivered events, publishes each to its
-// application's enabled webhooks and marks it delivered.
+// publishOutbox takes the undelivered events (FOR UPDATE SKIP LOCKED: one
+// replica each) and, in the transaction that marks them delivered, writes
+// one delivery row per webhook of the application enabled now that the
+// event admits; the posts and their retries are the deliveries' (deliverDue).
 func (s *Server) publishOutbox(p *pgUnits) error {
-	now := s.now()
-	rows, err := p.pool.Query(s.ctx, `UPDATE outbox SET claimed_ns = $1 WHERE seq IN (
-			SELECT seq FROM outbox WHERE NOT delivered AND (claimed_ns IS NULL OR claimed_ns < $2)
-			ORDER BY seq LIMIT 256 FOR UPDATE SKIP LOCKED)
-		RETURNING seq, app, entity, typ, view::text`, now.UnixNano(), now.Add(-claimLease).UnixNano())
+	dbtx, err := p.pool.Begin(s.ctx)
+	if err != nil {
+		return err
+	}
+	defer dbtx.Rollback(context.WithoutCancel(s.ctx)) //nolint:errcheck // after Commit it is a no-op
+	rows, err := dbtx.Query(s.ctx, `SELECT seq, app, entity, typ, view::text FROM outbox
+		WHERE NOT delivered ORDER BY seq LIMIT 256 FOR UPDATE SKIP LOCKED`)
 	if err != nil {
 		return err
 	}
@@ -152,18 +163,153 @@ func (s *Server) publishOutbox(p *pgUnits) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	if len(evs) == 0 {
+		return nil
+	}
+	hooks := map[string][]webhook{}
+	seqs := make([]int64, 0, len(evs))
 	for _, e := range evs {
-		var hooks []webhook
-		if err := p.View(s.ctx, e.app, func(u tx) error {
-			hooks = u.(*pgTx).enabledWebhooks()
+		enabled, ok := hooks[e.app]
+		if !ok {
+			if enabled, err = enabledWebhooksIn(s.ctx, dbtx, e.app); err != nil {
+				return err
+			}
+			hooks[e.app] = enabled
+		}
+		targets, evID, body := s.newEvent(enabled, e.entity, e.typ, json.RawMessage(e.view))
+		for _, w := range targets {
+			if _, err := dbtx.Exec(s.ctx, `INSERT INTO deliveries (app, webhook, event, body) VALUES ($1, $2, $3, $4)`,
+				e.app, w.ID, evID, body); err != nil {
+				return err
+			}
+		}
+		seqs = append(seqs, e.seq)
+	}
+	if _, err := dbtx.Exec(s.ctx, `UPDATE outbox SET delivered = true WHERE seq = ANY($1)`, seqs); err != nil {
+		return err
+	}
+	return dbtx.Commit(s.ctx)
+}
+
+// maxPosts bounds the webhook posts one replica has in flight.
+const maxPosts = 64
+
+// claimedDelivery is a claimed row of deliveries: the attempt-th post (from 1) of
+// event to webhook.
+type claimedDelivery struct {
+	seq       int64
+	app, hook string
+	event     string
+	body      []byte
+	attempt   int
+}
+
+// deliverDue claims the due deliveries this replica has room for, under a
+// claimLease lease, and posts each once in its own goroutine (postDelivery).
+func (s *Server) deliverDue(p *pgUnits, slots chan struct{}) error {
+	room := cap(slots) - len(slots)
+	if room == 0 {
+		return nil
+	}
+	rows, err := p.pool.Query(s.ctx, `UPDATE deliveries SET attempts = attempts + 1,
+			lease_until = clock_timestamp() + $2 * interval '1 microsecond'
+		WHERE seq IN (SELECT seq FROM deliveries
+			WHERE NOT done AND due_at <= clock_timestamp() AND (lease_until IS NULL OR lease_until < clock_timestamp())
+			ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+		RETURNING seq, app, webhook, event, body, attempts`, room, claimLease.Microseconds())
+	if err != nil {
+		return err
+	}
+	var ds []claimedDelivery
+	for rows.Next() {
+		var d claimedDelivery
+		if err := rows.Scan(&d.seq, &d.app, &d.hook, &d.event, &d.body, &d.attempt); err != nil {
+			rows.Close()
+			return err
+		}
+		ds = append(ds, d)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for i, d := range ds {
+		s.lifeMu.Lock()
+		if s.closed {
+			s.lifeMu.Unlock()
+			s.release(p, ds[i:])
 			return nil
-		}); err != nil {
-			return err
 		}
-		s.publish(hooks, e.entity, e.typ, json.RawMessage(e.view))
-		if _, err := p.pool.Exec(s.ctx, `UPDATE outbox SET delivered = true WHERE seq = $1`, e.seq); err != nil {
-			return err
-		}
+		s.wg.Add(1)
+		s.lifeMu.Unlock()
+		slots <- struct{}{}
+		go func() {
+			defer s.wg.Done()
+			defer func() { <-slots }()
+			s.postDelivery(p, d)
+		}()
 	}
 	return nil
+}
+
+// release gives back claims made as the Server closed, unposted: due again
+// at once for any replica, their attempt not counted.
+func (s *Server) release(p *pgUnits, ds []claimedDelivery) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
+	defer cancel()
+	for _, d := range ds {
+		if _, err := p.pool.Exec(ctx, `UPDATE deliveries SET lease_until = NULL, attempts = attempts - 1
+			WHERE seq = $1 AND attempts = $2`, d.seq, d.attempt); err != nil {
+			s.log.Error("release a webhook delivery", "webhook", d.hook, "event", d.event, "error", err)
+			return // the others' leases run out
+		}
+	}
+}
+
+// postDelivery posts a claimed delivery once, to its webhook as it is now,
+// then settles it in a new transaction: done on a 2xx, a refused target, a
+// webhook disabled or gone, or the last retry spent; otherwise due again
+// after the backoff of its attempt. The post ends (or is abandoned) well
+// within the lease, and the settlement applies only while the row is still
+// this claim's (its attempts unchanged): a claim whose lease ran out and
+// was taken over settles nothing.
+func (s *Server) postDelivery(p *pgUnits, d claimedDelivery) {
+	w, ok := s.enabledWebhook(d.app, d.hook)
+	var err error
+	if ok {
+		ctx, cancel := context.WithTimeout(s.ctx, claimLease/2)
+		err = s.postCtx(ctx, w, d.body)
+		cancel()
+	}
+	settle, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
+	defer cancel()
+	const done = `UPDATE deliveries SET done = true, lease_until = NULL WHERE seq = $1 AND attempts = $2`
+	var q string
+	args := []any{d.seq, d.attempt}
+	switch {
+	case !ok:
+		s.log.Info("webhook delivery stopped: webhook disabled", "webhook", d.hook, "event", d.event)
+		q = done
+	case err == nil:
+		q = done
+	case errors.Is(err, errWebhookTarget):
+		s.log.Warn("webhook delivery refused: target not allowed", "webhook", d.hook, "event", d.event, "error", err)
+		q = done
+	case s.ctx.Err() != nil:
+		// Closing: give the claim back for another replica (or a restart).
+		q = `UPDATE deliveries SET lease_until = NULL WHERE seq = $1 AND attempts = $2`
+	default:
+		wait, again := s.retryWait(d.attempt - 1)
+		if !again {
+			s.log.Warn("webhook delivery abandoned", "webhook", d.hook, "event", d.event, "error", err)
+			q = done
+			break
+		}
+		s.log.Info("webhook delivery failed; retrying", "webhook", d.hook, "event", d.event, "in", wait, "error", err)
+		q = `UPDATE deliveries SET lease_until = NULL, due_at = clock_timestamp() + $3 * interval '1 microsecond'
+			WHERE seq = $1 AND attempts = $2`
+		args = append(args, wait.Microseconds())
+	}
+	if _, err := p.pool.Exec(settle, q, args...); err != nil {
+		s.log.Error("settle a webhook delivery", "webhook", d.hook, "event", d.event, "error", err)
+	}
 }

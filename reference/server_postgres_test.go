@@ -2,9 +2,15 @@ package reference
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,13 +20,13 @@ import (
 
 // sandboxReplica is a Server whose whole sandbox is on dsn, as one
 // conform serve --store process of several.
-func sandboxReplica(t *testing.T, dsn string) *harness {
+func sandboxReplica(t *testing.T, dsn string, mutate ...func(*Config)) *harness {
 	t.Helper()
 	pg := openPostgres(t, dsn)
-	return newHarness(t, func(c *Config) {
+	return newHarness(t, append([]func(*Config){func(c *Config) {
 		c.Postgres, c.PostgresSandbox = pg, true
 		c.NewID = randomID
-	})
+	}}, mutate...)...)
 }
 
 func TestPostgresSandboxReplicasAreOneSandbox(t *testing.T) {
@@ -113,4 +119,154 @@ func TestPostgresSandboxBurstsOverReplicas(t *testing.T) {
 			assert.Equal(t, 1, n, "round %d: one transfer in the database", round)
 		}
 	})
+}
+
+// hookTarget is a webhook endpoint that answers each post with answer(n)
+// (n: the post's number, from 1) and records the event id of every post.
+type hookTarget struct {
+	srv   *httptest.Server
+	posts atomic.Int32
+	mu    sync.Mutex
+	ids   []string // event id of each post, in order
+	ok    map[string]int
+}
+
+func newHookTarget(t *testing.T, answer func(n int32, r *http.Request) int) *hookTarget {
+	t.Helper()
+	h := &hookTarget{ok: map[string]int{}}
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var ev event
+		_ = json.Unmarshal(body, &ev)
+		n := h.posts.Add(1)
+		code := answer(n, r)
+		h.mu.Lock()
+		h.ids = append(h.ids, ev.ID)
+		if code/100 == 2 {
+			h.ok[ev.ID]++
+		}
+		h.mu.Unlock()
+		w.WriteHeader(code)
+	}))
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+func (h *hookTarget) snapshot() ([]string, map[string]int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ok := make(map[string]int, len(h.ok))
+	for k, v := range h.ok {
+		ok[k] = v
+	}
+	return append([]string(nil), h.ids...), ok
+}
+
+func deliveryRow(t *testing.T, h *harness) (attempts int, done bool) {
+	t.Helper()
+	require.NoError(t, h.srv.cfg.Postgres.pool.QueryRow(context.Background(),
+		`SELECT attempts, done FROM deliveries ORDER BY seq LIMIT 1`).Scan(&attempts, &done))
+	return attempts, done
+}
+
+func TestPostgresWebhookRetriesSurviveTheReplica(t *testing.T) {
+	cluster := pgtest.Start(t)
+
+	t.Run("a replica closed between retries: another makes the rest", func(t *testing.T) {
+		dsn := cluster.NewDatabase(t, "retries")
+		target := newHookTarget(t, func(n int32, _ *http.Request) int {
+			if n <= 2 {
+				return http.StatusInternalServerError
+			}
+			return http.StatusOK
+		})
+		// a waits 0.9 s before its retry: it is closed before then.
+		a := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client(); c.RetryScale = 0.01 })
+		a.webhook(target.srv.URL, nil) // its created event goes to itself
+		eventually(t, "the first attempt", func() bool { return target.posts.Load() >= 1 })
+		eventually(t, "the retry scheduled", func() bool { n, _ := deliveryRow(t, a); return n == 1 && !a.leased(t) })
+		require.NoError(t, a.srv.Close())
+		require.EqualValues(t, 1, target.posts.Load(), "a made one attempt before it closed")
+
+		b := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
+		eventually(t, "the delivery completed by b", func() bool { _, done := deliveryRow(t, b); return done })
+		ids, ok := target.snapshot()
+		require.Len(t, ids, 3, "two failures, then one success")
+		assert.Equal(t, []string{ids[0], ids[0], ids[0]}, ids, "every attempt posts the one event")
+		assert.Equal(t, map[string]int{ids[0]: 1}, ok)
+		n, _ := deliveryRow(t, b)
+		assert.Equal(t, 3, n)
+	})
+
+	t.Run("a claim whose lease ran out is taken over, and its late answer settles nothing", func(t *testing.T) {
+		dsn := cluster.NewDatabase(t, "lease")
+		release := make(chan struct{})
+		target := newHookTarget(t, func(n int32, r *http.Request) int {
+			if n == 1 {
+				select { // the first post hangs, as if its replica had died mid-post
+				case <-release:
+				case <-r.Context().Done():
+				}
+			}
+			return http.StatusOK
+		})
+		a := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
+		a.webhook(target.srv.URL, nil)
+		eventually(t, "a's post", func() bool { return target.posts.Load() >= 1 })
+		b := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
+		time.Sleep(3 * claimEvery)
+		assert.EqualValues(t, 1, target.posts.Load(), "a claimed row is nobody else's while its lease lasts")
+		_, err := b.srv.cfg.Postgres.pool.Exec(context.Background(), `UPDATE deliveries SET lease_until = clock_timestamp() - interval '1 second'`)
+		require.NoError(t, err)
+		eventually(t, "b's post", func() bool { _, done := deliveryRow(t, b); return done })
+		close(release)
+		eventually(t, "a's post answered", func() bool { _, ok := target.snapshot(); return len(ok) == 1 && sum(ok) == 2 })
+		time.Sleep(3 * claimEvery)
+		n, done := deliveryRow(t, b)
+		assert.Equal(t, 2, n, "b's claim was the second attempt")
+		assert.True(t, done)
+		assert.EqualValues(t, 2, target.posts.Load(), "nothing posted after b's 2xx")
+	})
+
+	t.Run("each event is delivered once across two replicas", func(t *testing.T) {
+		dsn := cluster.NewDatabase(t, "once")
+		target := newHookTarget(t, func(int32, *http.Request) int { return http.StatusNoContent })
+		a := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
+		b := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
+		a.webhook(target.srv.URL, nil)
+		const n = 40
+		for i := range n {
+			h := []*harness{a, b}[i%2]
+			h.expect(h.call(h.platform(), "POST", "/balance_transfers", map[string]any{"amount": 100 + i, "currency": "USD",
+				"description": "x", "source": "OPERATING_ACCOUNT", "destination": "FOR_BENEFIT_OF_ACCOUNT", "processor_type": "LITLE_V1"}), 201, "balance_transfer")
+		}
+		eventually(t, "every event delivered", func() bool { _, ok := target.snapshot(); return len(ok) == n+1 })
+		time.Sleep(5 * claimEvery)
+		ids, ok := target.snapshot()
+		assert.Len(t, ids, n+1, "one post per event")
+		for id, c := range ok {
+			assert.Equal(t, 1, c, "event %s", id)
+		}
+		var pending int
+		require.NoError(t, a.srv.cfg.Postgres.pool.QueryRow(context.Background(),
+			`SELECT count(*) FROM deliveries WHERE NOT done`).Scan(&pending))
+		assert.Zero(t, pending)
+	})
+}
+
+// leased reports whether the first delivery row is claimed.
+func (h *harness) leased(t *testing.T) bool {
+	t.Helper()
+	var leased bool
+	require.NoError(t, h.srv.cfg.Postgres.pool.QueryRow(context.Background(),
+		`SELECT lease_until IS NOT NULL FROM deliveries ORDER BY seq LIMIT 1`).Scan(&leased))
+	return leased
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }

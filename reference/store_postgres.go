@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -125,17 +126,37 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	return nil
 }
 
-// claim inserts the key; the insert that wins owns it. A loser waits for the
-// owner's outcome (polling), takes the key over when the owner's lease has
-// run out, or claims it afresh when the owner abandoned it.
+// pgLedger is the PostgreSQL ledger of one Server: its application's keys
+// bounded by maxKeys (0: no bound), as the in-memory ledger bounds them by
+// Limits.MaxRetained.
+type pgLedger struct {
+	*PostgresStore
+	maxKeys int
+	maxAge  time.Duration // named in the refusal
+}
+
+func (l pgLedger) claim(ctx context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
+	return l.claimBounded(ctx, key, hash, now, l.maxKeys, l.maxAge)
+}
+
+// claim inserts the key, with no bound on the application's keys.
 func (p *PostgresStore) claim(ctx context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
+	return p.claimBounded(ctx, key, hash, now, 0, 0)
+}
+
+// claimBounded inserts the key; the insert that wins owns it. A loser waits
+// for the owner's outcome (polling), takes the key over when the owner's
+// lease has run out, or claims it afresh when the owner abandoned it. A new
+// key beyond the application's maxKeys (when positive) is 429
+// QUOTA_EXCEEDED: a key is never forgotten before its age, or a retry would
+// run twice.
+func (p *PostgresStore) claimBounded(ctx context.Context, key idemKey, hash [32]byte, now time.Time, maxKeys int, maxAge time.Duration) (*idemEntry, bool, error) {
 	for {
-		tag, err := p.pool.Exec(ctx, `INSERT INTO idempotency_keys (app, op, id, hash, created_at, claimed_at)
-			VALUES ($1, $2, $3, $4, $5, clock_timestamp()) ON CONFLICT DO NOTHING`, key.app, key.op, key.id, hash[:], now)
+		won, err := p.insertKey(ctx, key, hash, now, maxKeys, maxAge)
 		if err != nil {
-			return nil, false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+			return nil, false, err
 		}
-		if tag.RowsAffected() == 1 {
+		if won {
 			return &idemEntry{hash: hash, done: make(chan struct{})}, true, nil
 		}
 		e, owner, err := p.await(ctx, key, hash)
@@ -144,6 +165,40 @@ func (p *PostgresStore) claim(ctx context.Context, key idemKey, hash [32]byte, n
 		}
 		// Abandoned (deleted): claim again.
 	}
+}
+
+// insertKey inserts the key and counts it against the application's keys,
+// in one transaction: won is false when the key exists.
+func (p *PostgresStore) insertKey(ctx context.Context, key idemKey, hash [32]byte, now time.Time, maxKeys int, maxAge time.Duration) (won bool, err error) {
+	tx, err := p.pool.Begin(ctx)
+	if err != nil {
+		return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
+	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (app, op, id, hash, created_at, claimed_at)
+		VALUES ($1, $2, $3, $4, $5, clock_timestamp()) ON CONFLICT DO NOTHING`, key.app, key.op, key.id, hash[:], now)
+	if err != nil {
+		return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return false, nil
+	}
+	bound := maxKeys
+	if bound <= 0 {
+		bound = math.MaxInt32
+	}
+	tag, err = tx.Exec(ctx, `INSERT INTO idempotency_counts AS c (app, keys) VALUES ($1, 1)
+		ON CONFLICT (app) DO UPDATE SET keys = c.keys + 1 WHERE c.keys < $2`, key.app, bound)
+	if err != nil {
+		return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return false, errQuota("this application holds %d idempotency keys, the most it may; they free up as they reach the age limit (%s)", maxKeys, ageText(maxAge))
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+	}
+	return true, nil
 }
 
 // await polls key until it is done (the outcome in a settled entry, not
@@ -206,7 +261,9 @@ func (p *PostgresStore) settle(ctx context.Context, key idemKey, e *idemEntry, o
 		_, err = p.pool.Exec(ctx, `UPDATE idempotency_keys SET done = true, status = $4, content_type = $5, request_id = $6, body = $7
 			WHERE app = $1 AND op = $2 AND id = $3`, key.app, key.op, key.id, out.status, out.contentType, out.requestID, out.body)
 	} else {
-		_, err = p.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE app = $1 AND op = $2 AND id = $3 AND NOT done`, key.app, key.op, key.id)
+		_, err = p.pool.Exec(ctx, `WITH gone AS (
+				DELETE FROM idempotency_keys WHERE app = $1 AND op = $2 AND id = $3 AND NOT done RETURNING app)
+			UPDATE idempotency_counts c SET keys = c.keys - 1 FROM gone WHERE c.app = gone.app`, key.app, key.op, key.id)
 	}
 	if err != nil {
 		return fmt.Errorf("idempotency key %s: %w", key.id, err)
@@ -216,7 +273,10 @@ func (p *PostgresStore) settle(ctx context.Context, key idemKey, e *idemEntry, o
 
 // expireIdempotency deletes finished keys created before cutoff.
 func (p *PostgresStore) expireIdempotency(ctx context.Context, cutoff time.Time) error {
-	if _, err := p.pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE done AND created_at < $1`, cutoff); err != nil {
+	if _, err := p.pool.Exec(ctx, `WITH gone AS (
+			DELETE FROM idempotency_keys WHERE done AND created_at < $1 RETURNING app),
+		n AS (SELECT app, count(*) AS n FROM gone GROUP BY app)
+		UPDATE idempotency_counts c SET keys = c.keys - n.n FROM n WHERE c.app = n.app`, cutoff); err != nil {
 		return fmt.Errorf("expire idempotency keys: %w", err)
 	}
 	return nil

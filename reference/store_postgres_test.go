@@ -175,3 +175,48 @@ func canonicalHashOf(t *testing.T, h *harness, body map[string]any) [32]byte {
 	require.NoError(t, err)
 	return hash
 }
+
+// TestLedgerBoundsKeys: an application holds at most MaxRetained
+// idempotency keys in either ledger; one more new key is 429
+// QUOTA_EXCEEDED, a retry of a held key still replays, and another
+// application is not held back. The requests fail after their key is
+// claimed (an unknown source), so only keys count, no resource.
+func TestLedgerBoundsKeys(t *testing.T) {
+	cluster := pgtest.Start(t)
+	limits := func(c *Config) { c.Limits = Limits{MaxRetained: 3, MaxAge: -1} }
+	for _, tc := range []struct {
+		name string
+		h    func(t *testing.T) *harness
+	}{
+		{"memory", func(t *testing.T) *harness { return newHarness(t, limits) }},
+		{"postgres ledger", func(t *testing.T) *harness {
+			pg := openPostgres(t, cluster.NewDatabase(t, "ledger"))
+			return newHarness(t, limits, func(c *Config) { c.Postgres = pg })
+		}},
+		{"postgres sandbox", func(t *testing.T) *harness {
+			return sandboxReplica(t, cluster.NewDatabase(t, "sandbox"), limits)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := tc.h(t)
+			body := func(key string) map[string]any {
+				return map[string]any{"source": "PIxxxxxxxxxxxxxxxxxxxxxx", "merchant": h.fx.Fixtures.Merchant,
+					"amount": 100, "currency": "USD", "idempotency_id": key}
+			}
+			first := h.call(h.platform(), "POST", "/transfers", body("k0"))
+			require.Equal(t, 4, first.status/100, "%s", first.body)
+			require.NotEqual(t, 429, first.status)
+			for _, key := range []string{"k1", "k2"} {
+				assert.Equal(t, first.status, h.call(h.platform(), "POST", "/transfers", body(key)).status, key)
+			}
+			over := h.expect(h.call(h.platform(), "POST", "/transfers", body("k3")), 429, "error")
+			assert.Contains(t, string(over.body), "QUOTA_EXCEEDED")
+			assert.Contains(t, string(over.body), "idempotency keys")
+			again := h.call(h.platform(), "POST", "/transfers", body("k0"))
+			assert.Equal(t, first.status, again.status, "a held key still replays")
+			assert.Equal(t, first.body, again.body)
+			other := h.call(h.fx.Credentials.OtherApplication, "POST", "/transfers", body("k3"))
+			assert.NotEqual(t, 429, other.status, "another application holds its own keys")
+		})
+	}
+}

@@ -122,6 +122,7 @@ type pgTx struct {
 	admitted  bool
 	bodyBytes int
 	created   []string // ids of the records the unit created
+	createdAs []string // their kinds, the primary key's first column
 	eff       effects
 
 	identities     pgTable[identity, *identity]
@@ -238,21 +239,28 @@ func (t *pgTx) commit() (err error) {
 			t.app, int(tm.kind), tm.id, tm.base, t.now.Add(tm.d).UnixNano())
 		t.must(err)
 	}
-	if len(t.eff.events) > 0 {
+	if len(t.eff.events) > 0 && t.p.dispatch != nil {
 		t.eff.hooks = t.enabledWebhooks()
 	}
 	if t.admitted && t.p.limits != nil {
+		units, bytes := 0, int64(0)
+		if len(t.created) > 0 {
+			units, bytes = 1, cost(t.bodyBytes)
+		}
 		_, err := t.tx.Exec(t.ctx, `UPDATE apps SET
 			window_ns = CASE WHEN $2 - window_ns >= $3 OR $2 < window_ns THEN $2 ELSE window_ns END,
-			created = (CASE WHEN $2 - window_ns >= $3 OR $2 < window_ns THEN 0 ELSE created END) + $4
-			WHERE app = $1`, t.app, nowNS, int64(time.Minute), min(len(t.created), 1))
+			created = (CASE WHEN $2 - window_ns >= $3 OR $2 < window_ns THEN 0 ELSE created END) + $4,
+			retained = retained + $4, retained_bytes = retained_bytes + $5
+			WHERE app = $1`, t.app, nowNS, int64(time.Minute), units, bytes)
 		t.must(err)
 		if len(t.created) > 0 {
 			unit := t.created[0]
 			_, err = t.tx.Exec(t.ctx, `INSERT INTO retained_units (app, unit, at_ns, cost) VALUES ($1, $2, $3, $4)`,
-				t.app, unit, nowNS, cost(t.bodyBytes))
+				t.app, unit, nowNS, bytes)
 			t.must(err)
-			_, err = t.tx.Exec(t.ctx, `UPDATE records SET unit = $2 WHERE app = $1 AND id = ANY($3)`, t.app, unit, t.created)
+			// By the primary key (kind, id): id alone would scan the whole index.
+			_, err = t.tx.Exec(t.ctx, `UPDATE records r SET unit = $2 FROM unnest($3::text[], $4::text[]) AS c(kind, id)
+				WHERE r.kind = c.kind AND r.id = c.id AND r.app = $1`, t.app, unit, t.createdAs, t.created)
 			t.must(err)
 		}
 	}
@@ -261,12 +269,19 @@ func (t *pgTx) commit() (err error) {
 
 // enabledWebhooks are the application's enabled webhooks.
 func (t *pgTx) enabledWebhooks() []webhook {
-	rows, err := t.tx.Query(t.ctx, `SELECT `+recordColumns+` FROM records
-		WHERE app = $1 AND kind = 'webhook' AND (doc->>'enabled')::boolean ORDER BY created_ns, id`, t.app)
-	t.must(err)
-	hooks, err := scanRecords[webhook](rows)
+	hooks, err := enabledWebhooksIn(t.ctx, t.tx, t.app)
 	t.must(err)
 	return hooks
+}
+
+// enabledWebhooksIn are the enabled webhooks of app, read in dbtx.
+func enabledWebhooksIn(ctx context.Context, dbtx pgx.Tx, app string) ([]webhook, error) {
+	rows, err := dbtx.Query(ctx, `SELECT `+recordColumns+` FROM records
+		WHERE app = $1 AND kind = 'webhook' AND (doc->>'enabled')::boolean ORDER BY created_ns, id`, app)
+	if err != nil {
+		return nil, err
+	}
+	return scanRecords[webhook](rows)
 }
 
 func (t *pgTx) Now() time.Time             { return t.now }
@@ -326,7 +341,8 @@ func (t *pgTx) Limits() Limits {
 func (t *pgTx) Usage() (usage, bool) {
 	var u usage
 	var windowNS int64
-	err := t.tx.QueryRow(t.ctx, `SELECT window_ns, created, upload_bytes FROM apps WHERE app = $1`, t.app).Scan(&windowNS, &u.created, &u.uploadBytes)
+	err := t.tx.QueryRow(t.ctx, `SELECT window_ns, created, upload_bytes, retained, retained_bytes FROM apps WHERE app = $1`, t.app).
+		Scan(&windowNS, &u.created, &u.uploadBytes, &u.retained, &u.bytes)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return usage{}, false
 	}
@@ -337,10 +353,10 @@ func (t *pgTx) Usage() (usage, bool) {
 	}
 	if lim.MaxAge > 0 && !t.readOnly {
 		t.expire(t.now.Add(-lim.MaxAge).UnixNano())
-		t.must(t.tx.QueryRow(t.ctx, `SELECT upload_bytes FROM apps WHERE app = $1`, t.app).Scan(&u.uploadBytes))
+		t.must(t.tx.QueryRow(t.ctx, `SELECT upload_bytes, retained, retained_bytes FROM apps WHERE app = $1`, t.app).
+			Scan(&u.uploadBytes, &u.retained, &u.bytes))
 	}
 	u.window = time.Unix(0, windowNS).UTC()
-	t.must(t.tx.QueryRow(t.ctx, `SELECT count(*), coalesce(sum(cost), 0) FROM retained_units WHERE app = $1`, t.app).Scan(&u.retained, &u.bytes))
 	return u, true
 }
 
@@ -348,7 +364,9 @@ func (t *pgTx) Usage() (usage, bool) {
 // with their records and what hangs off them.
 func (t *pgTx) expire(cutoff int64) {
 	rows, err := t.tx.Query(t.ctx, `WITH gone AS (
-			DELETE FROM retained_units WHERE app = $1 AND at_ns < $2 RETURNING unit)
+			DELETE FROM retained_units WHERE app = $1 AND at_ns < $2 RETURNING unit, cost),
+		totals AS (UPDATE apps SET retained = retained - (SELECT count(*) FROM gone),
+			retained_bytes = retained_bytes - (SELECT coalesce(sum(cost), 0) FROM gone) WHERE app = $1)
 		DELETE FROM records r USING gone WHERE r.app = $1 AND r.unit = gone.unit
 		RETURNING r.kind, r.id, coalesce(length(r.content), 0)`, t.app, cutoff)
 	t.must(err)
@@ -465,6 +483,7 @@ func (tb *pgTable[T, P]) Put(v *T) {
 	t.must(err)
 	if inserted {
 		t.created = append(t.created, m.ID)
+		t.createdAs = append(t.createdAs, tb.kind)
 	}
 }
 
@@ -787,8 +806,10 @@ func (p *pgUnits) dropNamespaces(ctx context.Context, dbtx pgx.Tx, where string,
 		`DELETE FROM records WHERE app = ANY($1)`,
 		`DELETE FROM retained_units WHERE app = ANY($1)`,
 		`DELETE FROM outbox WHERE app = ANY($1)`,
+		`DELETE FROM deliveries WHERE app = ANY($1)`,
 		`DELETE FROM timers WHERE app = ANY($1)`,
 		`DELETE FROM idempotency_keys WHERE app = ANY($1)`,
+		`DELETE FROM idempotency_counts WHERE app = ANY($1)`,
 	} {
 		if _, err := dbtx.Exec(ctx, q, apps); err != nil {
 			return false, err
@@ -832,6 +853,7 @@ func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) 
 	}
 	// Delivered events and run timers are kept until the next sweep only.
 	_, _ = p.pool.Exec(ctx, `DELETE FROM outbox WHERE delivered`)
+	_, _ = p.pool.Exec(ctx, `DELETE FROM deliveries WHERE done`)
 	_, _ = p.pool.Exec(ctx, `DELETE FROM timers WHERE done`)
 	if idle > 0 {
 		_ = p.inTx(ctx, func(dbtx pgx.Tx) error {

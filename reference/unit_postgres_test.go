@@ -174,3 +174,46 @@ func TestPostgresKeepsNoPassword(t *testing.T) {
 	require.NoError(t, rows.Err())
 	assert.Equal(t, 3, n, "the seeded users")
 }
+
+// The totals an application holds against --retain and --retain-mib are
+// kept beside its units (migration 0005): a create adds to them, a unit
+// dropped by age takes its share back.
+func TestPostgresRetainedTotalsFollowExpiry(t *testing.T) {
+	pg := openSeamPostgres(t)
+	pg.units.limits = &Limits{MaxAge: time.Hour}
+	ctx := context.Background()
+	read := func() usage {
+		var u usage
+		require.NoError(t, pg.units.Update(ctx, pg.appA, func(tu tx) error {
+			var ok bool
+			u, ok = tu.Quota().Usage()
+			require.True(t, ok)
+			return nil
+		}))
+		return u
+	}
+	before := read()
+	var ids []string
+	for i := range 3 {
+		require.NoError(t, pg.units.Update(ctx, pg.appA, func(t tx) error {
+			b, err := createBalanceTransfer(t, balanceTransferCreate{Amount: 10 + int64(i), Currency: "USD", bodySize: bodySize{size: 100 * (i + 1)}})
+			ids = append(ids, b.ID)
+			return err
+		}))
+	}
+	held := read()
+	assert.Equal(t, before.retained+3, held.retained)
+	assert.Equal(t, before.bytes+cost(100)+cost(200)+cost(300), held.bytes)
+
+	pg.clock.Advance(2 * time.Hour)
+	after := read()
+	assert.Equal(t, before.retained, after.retained, "the expired units' count is given back")
+	assert.Equal(t, before.bytes, after.bytes, "and their bytes")
+	for _, id := range ids {
+		err := pg.units.View(ctx, pg.appA, func(u tx) error {
+			_, err := u.BalanceTransfers().Get(id)
+			return err
+		})
+		assert.Error(t, err, "%s expired with its unit", id)
+	}
+}

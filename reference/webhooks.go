@@ -2,6 +2,7 @@ package reference
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,24 +59,7 @@ func (s *Server) dispatch(e effects) {
 // publish sends a created/updated event for a resource view to every one of
 // the enabled webhooks whose enabled_events admit it.
 func (s *Server) publish(enabled []webhook, entity, typ string, view any) {
-	var targets []webhook
-	for _, w := range enabled {
-		if eventEnabled(w.EnabledEvents, entity, typ) {
-			targets = append(targets, w)
-		}
-	}
-	if len(targets) == 0 {
-		return
-	}
-	ev := event{
-		ID: s.cfg.NewID(prefixEvent), Type: typ, Entity: entity, OccurredAt: jsonTime(s.now()),
-		Embedded: map[string][]any{plurals[entity]: {view}},
-	}
-	body, err := json.Marshal(ev)
-	if err != nil {
-		s.log.Error("encode webhook event", "entity", entity, "error", err)
-		return
-	}
+	targets, evID, body := s.newEvent(enabled, entity, typ, view)
 	for _, w := range targets {
 		s.lifeMu.Lock()
 		if s.closed {
@@ -86,9 +70,41 @@ func (s *Server) publish(enabled []webhook, entity, typ string, view any) {
 		s.lifeMu.Unlock()
 		go func() {
 			defer s.wg.Done()
-			s.deliver(w, ev.ID, body)
+			s.deliver(w, evID, body)
 		}()
 	}
+}
+
+// newEvent is the event of a resource view: the enabled webhooks whose
+// enabled_events admit it, its id and its body; no targets when none does.
+func (s *Server) newEvent(enabled []webhook, entity, typ string, view any) (targets []webhook, evID string, body []byte) {
+	for _, w := range enabled {
+		if eventEnabled(w.EnabledEvents, entity, typ) {
+			targets = append(targets, w)
+		}
+	}
+	if len(targets) == 0 {
+		return nil, "", nil
+	}
+	ev := event{
+		ID: s.cfg.NewID(prefixEvent), Type: typ, Entity: entity, OccurredAt: jsonTime(s.now()),
+		Embedded: map[string][]any{plurals[entity]: {view}},
+	}
+	body, err := json.Marshal(ev)
+	if err != nil {
+		s.log.Error("encode webhook event", "entity", entity, "error", err)
+		return nil, "", nil
+	}
+	return targets, ev.ID, body
+}
+
+// retryWait is the wait after the failed attempt attempt (0 the first) of
+// a delivery, and false once its retries are spent.
+func (s *Server) retryWait(attempt int) (time.Duration, bool) {
+	if attempt >= len(retryBackoff) {
+		return 0, false
+	}
+	return time.Duration(float64(retryBackoff[attempt]) * s.cfg.RetryScale), true
 }
 
 // eventEnabled applies a webhook's enabled_events: empty admits everything;
@@ -153,11 +169,11 @@ func (s *Server) deliver(w webhook, eventID string, body []byte) {
 			s.log.Warn("webhook delivery refused: target not allowed", "webhook", w.ID, "event", eventID, "error", err)
 			return
 		}
-		if attempt >= len(retryBackoff) {
+		wait, again := s.retryWait(attempt)
+		if !again {
 			s.log.Warn("webhook delivery abandoned", "webhook", w.ID, "event", eventID, "error", err)
 			return
 		}
-		wait := time.Duration(float64(retryBackoff[attempt]) * s.cfg.RetryScale)
 		s.log.Info("webhook delivery failed; retrying", "webhook", w.ID, "event", eventID, "in", wait, "error", err)
 		t := time.NewTimer(wait)
 		select {
@@ -181,11 +197,15 @@ func (s *Server) enabledWebhook(app, id string) (w webhook, ok bool) {
 	return w, ok
 }
 
-func (s *Server) post(w webhook, body []byte) error {
+// post POSTs body to w.URL once, until Close.
+func (s *Server) post(w webhook, body []byte) error { return s.postCtx(s.ctx, w, body) }
+
+// postCtx POSTs body to w.URL once under ctx.
+func (s *Server) postCtx(ctx context.Context, w webhook, body []byte) error {
 	if err := s.policy.checkURL(w.URL); err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, w.URL, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("build request: %w", err)
 	}
