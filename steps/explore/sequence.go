@@ -3,12 +3,13 @@ package explore
 import (
 	"context"
 	"fmt"
-	"github.com/conform-kit/conform/steps/report"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/conform-kit/conform/steps"
+	"github.com/conform-kit/conform/steps/report"
 )
 
 // Sequences: one generated sequence sent step by step to the target and
@@ -64,6 +65,7 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int
 	g.declineTrigger, _ = r.profile.DeclineTrigger()
 	g.disputeTrigger, _ = r.profile.DisputeTrigger()
 	var out outcome
+	defer func() { r.disableWebhooks(ctx, target, out.trace) }()
 	// The model starts where the target is: each merchant's Level 2/3 processing.
 	prelude, err := r.syncMerchants(ctx, target, model)
 	if err != nil {
@@ -100,6 +102,36 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int
 	}
 	out.marks = c.mark
 	return out, nil
+}
+
+// disableWebhooks turns off, on the target, the webhooks the sequence
+// made, through the route the profile declares, outside the judged trace.
+// Left enabled, each would receive every later event of its application at
+// a receiver that closes with the run, and a shared sandbox's webhook quota
+// would fill run after run (the suite's cleanup does the same). The
+// answers are not judged: the sequence is over.
+func (r *runner) disableWebhooks(ctx context.Context, target *side, trace []Exchange) {
+	op, ok := r.v.Operation("webhooks.update")
+	if !ok {
+		return
+	}
+	method, pattern := r.profile.Route(op)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for _, ex := range trace {
+		if ex.Step.Op != "webhooks.create" || ex.Probe || !is2xx(ex.Status) {
+			continue
+		}
+		doc, _ := ex.doc.(map[string]any)
+		id, _ := doc["id"].(string)
+		if id == "" {
+			continue
+		}
+		path := strings.Replace(pattern, "{id}", url.PathEscape(id), 1)
+		leave := r.phases.enter(phaseWrite, "webhooks")
+		_, _ = target.send(ctx, Step{Op: op.ID, User: ex.User, Method: method, Path: path, Body: `{"enabled":false}`}, path)
+		leave()
+	}
 }
 
 func lastOK(exs []Exchange) bool {

@@ -1,0 +1,96 @@
+package explore_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/reference/faults"
+	"github.com/conform-kit/conform/steps"
+	"github.com/conform-kit/conform/steps/explore"
+)
+
+// TestExploreLeavesItsWebhooksDisabled: the webhooks an exploration makes
+// are disabled when their sequence ends, also on a target that updates
+// webhooks with PATCH (its profile declares the route). Left enabled, they
+// received every later event of their application at a closed receiver and
+// filled a shared sandbox's webhook quota run after run.
+func TestExploreLeavesItsWebhooksDisabled(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		variant []string
+		profile string
+	}{
+		{name: "reference"},
+		{name: "webhook-update-patch", variant: []string{"webhook-update-patch"}, profile: `{"webhook_routes": {"webhooks.update": "PATCH /webhooks/{id}"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cfg steps.Config
+			if tc.variant == nil {
+				cfg = serveFaults(t)
+			} else {
+				ref, h, seeded, err := faults.ServeVariants(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001}, tc.variant...)
+				require.NoError(t, err)
+				srv := httptest.NewServer(h)
+				t.Cleanup(func() {
+					srv.Close()
+					_ = ref.Close()
+				})
+				cfg = configOf(srv.URL, seeded)
+			}
+			cfg.Profile = json.RawMessage(tc.profile)
+			before := enabledWebhooks(t, cfg)
+			res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 3, Budget: 1500, Ops: "webhooks.*"})
+			require.NoError(t, err)
+			created := 0
+			for _, c := range res.Coverage {
+				if c.ID == "webhooks.create" {
+					created = c.Accepted
+				}
+			}
+			require.Positive(t, created, "webhooks created")
+			assert.Equal(t, before, enabledWebhooks(t, cfg), "enabled webhooks before and after the exploration (%d created)", created)
+		})
+	}
+}
+
+// enabledWebhooks counts the enabled webhooks of the platform user's
+// application, paging through the whole list.
+func enabledWebhooks(t *testing.T, cfg steps.Config) int {
+	t.Helper()
+	enabled := 0
+	for offset := 0; ; offset += 20 {
+		req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/webhooks?limit=20&offset=%d", cfg.Target, offset), nil)
+		require.NoError(t, err)
+		req.SetBasicAuth(cfg.Credentials.Platform.Username, cfg.Credentials.Platform.Password)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		var page struct {
+			Embedded struct {
+				Webhooks []struct {
+					Enabled bool `json:"enabled"`
+				} `json:"webhooks"`
+			} `json:"_embedded"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&page)
+		_ = resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		for _, w := range page.Embedded.Webhooks {
+			if w.Enabled {
+				enabled++
+			}
+		}
+		if len(page.Embedded.Webhooks) < 20 {
+			return enabled
+		}
+	}
+}
