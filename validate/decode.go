@@ -260,28 +260,20 @@ func (d *decoder) escaped(start int) (string, bool) {
 			}
 			e := d.data[d.pos+1]
 			d.pos += 2
-			switch e {
-			case '"', '\\', '/':
-				buf = append(buf, e)
-			case 'b':
-				buf = append(buf, '\b')
-			case 'f':
-				buf = append(buf, '\f')
-			case 'n':
-				buf = append(buf, '\n')
-			case 'r':
-				buf = append(buf, '\r')
-			case 't':
-				buf = append(buf, '\t')
-			case 'u':
-				r, ok := d.hex4()
+			if e == 'u' {
+				r, ok := hex4(d.data, d.pos)
 				if !ok || (r >= 0xD800 && r < 0xE000) {
 					return "", false
 				}
+				d.pos += 4
 				buf = utf8.AppendRune(buf, r)
-			default:
+				continue
+			}
+			b, ok := unescaped(e)
+			if !ok {
 				return "", false
 			}
+			buf = append(buf, b)
 		case c < 0x20:
 			return "", false
 		case c < utf8.RuneSelf:
@@ -297,26 +289,4 @@ func (d *decoder) escaped(start int) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func (d *decoder) hex4() (rune, bool) {
-	if len(d.data)-d.pos < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range d.data[d.pos : d.pos+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	d.pos += 4
-	return r, true
 }

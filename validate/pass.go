@@ -957,18 +957,6 @@ func (p *pass) decodeString(buf []byte, i int) ([]byte, int, bool) {
 			e := d[i+1]
 			i += 2
 			switch e {
-			case '"', '\\', '/':
-				buf = append(buf, e)
-			case 'b':
-				buf = append(buf, '\b')
-			case 'f':
-				buf = append(buf, '\f')
-			case 'n':
-				buf = append(buf, '\n')
-			case 'r':
-				buf = append(buf, '\r')
-			case 't':
-				buf = append(buf, '\t')
 			case 'u':
 				r, ok := hex4(d, i)
 				if !ok {
@@ -987,7 +975,11 @@ func (p *pass) decodeString(buf []byte, i int) ([]byte, int, bool) {
 				}
 				buf = utf8.AppendRune(buf, r)
 			default:
-				return buf, 0, false
+				b, ok := unescaped(e)
+				if !ok {
+					return buf, 0, false
+				}
+				buf = append(buf, b)
 			}
 		case c < 0x20:
 			return buf, 0, false
@@ -1015,6 +1007,27 @@ func surrogateAt(d []byte, i int) (rune, bool) {
 	return hex4(d, i+2)
 }
 
+// unescaped is the byte a one-character JSON escape stands for (\" \\ \/
+// \b \f \n \r \t), or false.
+func unescaped(e byte) (byte, bool) {
+	switch e {
+	case '"', '\\', '/':
+		return e, true
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	}
+	return 0, false
+}
+
+// hex4 reads the four hex digits of a \u escape at d[i:].
 func hex4(d []byte, i int) (rune, bool) {
 	if len(d)-i < 4 {
 		return 0, false
