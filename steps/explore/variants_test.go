@@ -127,7 +127,14 @@ func TestCombinedVariantsNeverFailExplored(t *testing.T) {
 		c.Profile = run.profile
 		res, err := explore.Run(context.Background(), explore.Options{Target: c, Model: model, Seed: 8, Budget: budget, ShrinkRuns: 40, Observe: run.observe})
 		require.NoError(t, err)
-		assertExplored(t, res, budget, 5)
+		// Neither told nor observing, the run meets a server that takes only
+		// its own media type: every body is refused and only bodiless reads
+		// succeed (4 to 10 operations, as the workers interleave).
+		accepted := 5
+		if run.profile == nil && !run.observe {
+			accepted = 1
+		}
+		assertExplored(t, res, budget, accepted)
 		for _, f := range res.Findings {
 			if f.Outcome == report.Fail || run.name == "declared profile" {
 				t.Errorf("combined variants, %s: %s %s [%s] %s\n%s", run.name, f.Outcome, f.Check, f.Clause(), f.Message, f.Gherkin)
