@@ -139,6 +139,13 @@ func (v *Validator) listedFields(list string) map[string]bool {
 // nil, or an *Error (Where request) whose Code names the failure; the match
 // is filled whenever the route is known.
 func (v *Validator) HTTPRequest(r *http.Request, path string, body []byte) (Match, error) {
+	return v.httpRequest(r, path, body, false)
+}
+
+// httpRequest is HTTPRequest; with rules, a request that passed every
+// check has its body rules (BodyRules) judged in the pass that checked its
+// body (passrules.go), refused as BodyRules refuses it.
+func (v *Validator) httpRequest(r *http.Request, path string, body []byte, rules bool) (Match, error) {
 	i, params, err := v.route(r.Method, path)
 	if err != nil {
 		code, msg := CodeNotFound, path+" was not found"
@@ -183,8 +190,14 @@ func (v *Validator) HTTPRequest(r *http.Request, path string, body []byte) (Matc
 	}
 	vs := v.checkQuery(i, r.URL.Query())
 	omitted := 0
+	var ruleVs []Violation
 	if op.HasJSONBody() {
-		err := v.validate(v.bodies[i], body)
+		rs := ruleSet{}
+		if rules {
+			rs = v.rules[i]
+		}
+		var err error
+		ruleVs, err = v.check(v.bodies[i], body, rs)
 		var verr *Error
 		switch {
 		case err == nil:
@@ -208,6 +221,9 @@ func (v *Validator) HTTPRequest(r *http.Request, path string, body []byte) (Matc
 		m, err := fail(CodeInvalidField, vs...)
 		err.(*Error).Omitted = omitted
 		return m, err
+	}
+	if len(ruleVs) > 0 {
+		return fail(CodeInvalidField, ruleVs...)
 	}
 	return m, nil
 }

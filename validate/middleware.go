@@ -121,10 +121,7 @@ func Middleware(v *Validator, opts ...Option) func(http.Handler) http.Handler {
 					Violations: []Violation{{Rule: "read", Message: "request body could not be read"}}})
 				return
 			}
-			m, err := v.HTTPRequest(r, path, body)
-			if err == nil && !cfg.noBodyRules {
-				err = BodyRules(m.Operation.ID, body)
-			}
+			m, err := v.httpRequest(r, path, body, !cfg.noBodyRules)
 			if err != nil {
 				cfg.render(w, r, err)
 				return
@@ -152,11 +149,21 @@ func Middleware(v *Validator, opts ...Option) func(http.Handler) http.Handler {
 // capture, a tax-exempt additional_purchase_data carries sales_tax 0 or
 // none (CheckTaxExempt). It returns nil or an *Error (Where request, code
 // INVALID_FIELD) naming the operation; other operations, and a body that
-// is not a JSON object, pass.
+// is not a JSON object, pass. It decodes the body; Middleware judges the
+// same rules while it checks the body against its schema, in one pass.
 func BodyRules(operationID string, body []byte) error {
-	switch operationID {
-	case "transfers.create", "authorizations.create", "authorizations.capture":
-	default:
+	vs := decodedRuleViolations(operationID, body)
+	if len(vs) == 0 {
+		return nil
+	}
+	return newRequestError(CodeInvalidField, operationID, vs)
+}
+
+// decodedRuleViolations is BodyRules' judgement, by decoding the body:
+// the violations, or none.
+func decodedRuleViolations(operationID string, body []byte) []Violation {
+	applies, feeRule := bodyRulesOf(operationID)
+	if !applies {
 		return nil
 	}
 	var doc struct {
@@ -170,7 +177,7 @@ func BodyRules(operationID string, body []byte) error {
 		return nil // not this shape: the schema has judged the body
 	}
 	var vs []Violation
-	if operationID == "transfers.create" && doc.Amount != nil && doc.Fee != nil {
+	if feeRule && doc.Amount != nil && doc.Fee != nil {
 		amount, errA := doc.Amount.Int64()
 		fee, errF := doc.Fee.Int64()
 		if errA == nil && errF == nil {
@@ -180,10 +187,7 @@ func BodyRules(operationID string, body []byte) error {
 	if doc.PurchaseData != nil {
 		vs = append(vs, violationsOf(CheckTaxExempt(doc.PurchaseData))...)
 	}
-	if len(vs) == 0 {
-		return nil
-	}
-	return newRequestError(CodeInvalidField, operationID, vs)
+	return vs
 }
 
 // violationsOf returns the violations of an *Error from a rule, or none.

@@ -60,6 +60,10 @@ type pass struct {
 	scratch   []byte // a decoded string
 	keyBuf    []byte // a decoded key
 	lastSlots []int32
+
+	// facts: the members the body rules read, gathered by the first run
+	// when facts.on (passrules.go).
+	facts ruleFacts
 }
 
 // pleaf is a collected violation; names is set for a type failure, merged
@@ -98,6 +102,7 @@ func (p *pass) reset() {
 	clear(p.segs)
 	p.segs = p.segs[:0]
 	p.lastSlots = p.lastSlots[:0]
+	p.facts = ruleFacts{}
 }
 
 func (p *pass) release() {
@@ -471,6 +476,9 @@ again:
 			return p.bad()
 		}
 		i = p.ws(i + 1)
+		if p.facts.on && p.depth <= 2 {
+			p.fold(key, i)
+		}
 		idx, known := n.lookup(key)
 		if known && p.collect && slots == nil && seen&(1<<n.entries[idx].bit) != 0 {
 			p.restore(mark)

@@ -39,7 +39,12 @@ func CheckFee(amount int64, fee *int64) error {
 	if fee == nil || *fee <= amount {
 		return nil
 	}
-	return newError(CodeInvalidField, []Violation{violation("/fee", RuleFeeMax, "fee %d exceeds amount %d", *fee, amount)})
+	return newError(CodeInvalidField, []Violation{feeViolation(amount, *fee)})
+}
+
+// feeViolation is CheckFee's violation: a sale's fee over its amount.
+func feeViolation(amount, fee int64) Violation {
+	return violation("/fee", RuleFeeMax, "fee %d exceeds amount %d", fee, amount)
 }
 
 // CheckLevel23 refuses Level 2/3 data (additional_purchase_data) for a
@@ -81,8 +86,14 @@ func CheckTaxExempt(purchaseData map[string]any) error {
 	if n, ok := number(raw); ok && n == 0 {
 		return nil
 	}
-	return newError(CodeInvalidField, []Violation{violation("/additional_purchase_data/sales_tax", RuleTaxExempt,
-		"sales_tax must be 0 or absent when tax_exempt is true")})
+	return newError(CodeInvalidField, []Violation{taxExemptViolation()})
+}
+
+// taxExemptViolation is CheckTaxExempt's violation: a sales tax on a
+// tax-exempt purchase.
+func taxExemptViolation() Violation {
+	return Violation{Pointer: "/additional_purchase_data/sales_tax", Rule: RuleTaxExempt,
+		Message: "sales_tax must be 0 or absent when tax_exempt is true"}
 }
 
 // SalesTax returns the purchase's sales tax: sales_tax when given, otherwise

@@ -54,6 +54,7 @@ type Validator struct {
 	checks   []exchangeChecks    // by operation index
 	progs    map[string]*program // by schema name
 	bodies   []*program          // by operation index: its JSON request body's, nil when none
+	rules    []ruleSet           // by operation index: the body rules Middleware applies
 }
 
 // program is everything Validate needs of one schema, found with one lookup.
@@ -160,10 +161,14 @@ func New() (*Validator, error) {
 	}
 	v.requests = make(map[string]bool)
 	v.bodies = make([]*program, len(t.ops))
+	v.rules = make([]ruleSet, len(t.ops))
 	for i, op := range t.ops {
 		if op.HasJSONBody() {
 			v.requests[op.Request] = true
 			v.bodies[i] = v.progs[op.Request]
+			if applies, fee := bodyRulesOf(op.ID); applies {
+				v.rules[i] = ruleSet{op: op.ID, fee: fee, inPass: passRulesFit(v.bodies[i].fast)}
+			}
 		}
 	}
 	if err := v.buildExchangeChecks(c, fc); err != nil {
@@ -223,25 +228,57 @@ func (v *Validator) Validate(schema string, doc []byte) error {
 }
 
 func (v *Validator) validate(pr *program, doc []byte) error {
+	_, err := v.check(pr, doc, ruleSet{})
+	return err
+}
+
+// check validates doc as validate does and, when it passed and rs names an
+// operation, judges the body rules of rs (BodyRules) in the same pass: it
+// returns their violations (none: nil) with a nil error. A body the pass
+// cannot judge the rules of (passrules.go) is judged by BodyRules' decoder.
+func (v *Validator) check(pr *program, doc []byte, rs ruleSet) ([]Violation, error) {
 	n := pr.fast
 	if n == nil {
 		val, err := decodeKeys(doc, v.keys)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return v.validateTree(pr.name, pr.schema, val)
+		if err := v.validateTree(pr.name, pr.schema, val); err != nil {
+			return nil, err
+		}
+		return decodedRuleViolations(rs.op, doc), nil
 	}
 	p := getPass(doc)
 	defer p.release()
 	if pr.object {
 		// A document of another type is refused at its first byte.
 		if k := p.kindAt(p.ws(0)); k != tObject && k != 0 {
-			return &malformedError{public: "body must be a JSON object, got " + kindName(k)}
+			return nil, &malformedError{public: "body must be a JSON object, got " + kindName(k)}
 		}
 	}
+	p.facts.on = rs.op != "" && rs.inPass
 	if p.run(n) {
-		return nil
+		if rs.op == "" {
+			return nil, nil
+		}
+		if p.facts.on {
+			if vs, ok := p.ruleViolations(rs); ok {
+				return vs, nil
+			}
+		}
+		return decodedRuleViolations(rs.op, doc), nil
 	}
+	if err := collect(p, n, doc); err != nil {
+		return nil, err
+	}
+	// Valid after all: a later duplicate name overrides the member the
+	// first run failed on, and the first run gathered nothing complete.
+	return decodedRuleViolations(rs.op, doc), nil
+}
+
+// collect runs the pass again over a body the first run did not pass,
+// collecting its violations; nil when it finds none (see check).
+func collect(p *pass, n *fnode, doc []byte) error {
 	if p.syntaxBad {
 		return syntaxError(doc)
 	}
