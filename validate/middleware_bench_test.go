@@ -18,7 +18,8 @@ import (
 // median over rounds. The contenders: the middleware as configured by
 // default (schema and body rules in one pass), the same with the rules
 // applied by BodyRules after it (a second decode: how the middleware
-// applied them before), and the middleware WithoutBodyRules. Run it with
+// applied them before), the middleware WithoutBodyRules, and the body
+// check alone with the rules and without (Request). Run it with
 // -benchtime 1x; it times its own loops.
 func BenchmarkMiddlewareRatios(b *testing.B) {
 	v, err := New()
@@ -41,22 +42,24 @@ func BenchmarkMiddlewareRatios(b *testing.B) {
 	}))
 	type contender struct {
 		name string
-		h    http.Handler // nil: json.Unmarshal into any
+		h    http.Handler // nil: json.Unmarshal into any, or the body check alone
+		rule bool         // the body check alone: with the rules (else without)
 	}
-	contenders := []contender{{"unmarshal", nil}, {"rules in the pass", rules}, {"rules decoded (before)", decoded}, {"without rules", noRules}}
+	contenders := []contender{{"unmarshal", nil, false}, {"rules in the pass", rules, false}, {"rules decoded (before)", decoded, false},
+		{"without rules", noRules, false}, {"body check with rules", nil, true}, {"body check", nil, false}}
 	cases := []struct {
-		name, method, target string
-		body                 []byte
+		name, op, method, target string
+		body                     []byte
 	}{
-		{"sale, minimal", "POST", "/transfers", []byte(ratioMinimalSale)},
-		{"sale, Level 3, 3 items", "POST", "/transfers", BenchLevel3Sale(3)},
-		{"sale, Level 3, 50 items", "POST", "/transfers", BenchLevel3Sale(50)},
-		{"authorization, Level 3, 3 items", "POST", "/authorizations", benchAuthorization(3)},
-		{"capture, Level 3, 3 items", "PUT", "/authorizations/AU0123456789abcdefghijkl", benchCapture(3)},
+		{"sale, minimal", "transfers.create", "POST", "/transfers", []byte(ratioMinimalSale)},
+		{"sale, Level 3, 3 items", "transfers.create", "POST", "/transfers", BenchLevel3Sale(3)},
+		{"sale, Level 3, 50 items", "transfers.create", "POST", "/transfers", BenchLevel3Sale(50)},
+		{"authorization, Level 3, 3 items", "authorizations.create", "POST", "/authorizations", benchAuthorization(3)},
+		{"capture, Level 3, 3 items", "authorizations.capture", "PUT", "/authorizations/AU0123456789abcdefghijkl", benchCapture(3)},
 	}
 	const rounds = 51
 	var table strings.Builder
-	table.WriteString("\n| operation, body | bytes | unmarshal | rules in the pass | rules decoded (before) | without rules |\n|---|---|---|---|---|---|\n")
+	table.WriteString("\n| operation, body | bytes | unmarshal | middleware: rules in the pass | rules decoded (before) | without rules | body check with rules | without |\n|---|---|---|---|---|---|---|---|\n")
 	for _, c := range cases {
 		req, err := http.NewRequest(c.method, c.target, nil)
 		if err != nil {
@@ -64,32 +67,45 @@ func BenchmarkMiddlewareRatios(b *testing.B) {
 		}
 		req.Header.Set("Content-Type", "application/json")
 		var w discardWriter
-		run := func(h http.Handler) {
-			if h == nil {
+		pr, rs := v.bodies[v.tab.byID[c.op]], v.rules[v.tab.byID[c.op]]
+		run := func(ct contender) {
+			switch {
+			case ct.h != nil:
+			case ct.name == "unmarshal":
 				var x any
 				_ = json.Unmarshal(c.body, &x)
 				return
+			case ct.rule:
+				_, _ = v.check(pr, c.body, rs)
+				return
+			default:
+				_ = v.validate(pr, c.body)
+				return
 			}
+			h := ct.h
 			req.Body = io.NopCloser(bytes.NewReader(c.body))
 			w.status = 0
 			h.ServeHTTP(&w, req)
 		}
-		for _, ct := range contenders[1:] {
-			if run(ct.h); w.status != http.StatusNoContent {
+		for _, ct := range contenders[1:4] {
+			if run(ct); w.status != http.StatusNoContent {
 				b.Fatalf("%s, %s: status %d, want 204", c.name, ct.name, w.status)
 			}
+		}
+		if vs, err := v.check(pr, c.body, rs); err != nil || vs != nil || !rs.inPass {
+			b.Fatalf("%s: %v %v, in the pass %v", c.name, vs, err, rs.inPass)
 		}
 		samples := make([][]float64, len(contenders))
 		iters := make([]int, len(contenders))
 		for i, ct := range contenders {
-			iters[i] = calibrate(func() { run(ct.h) })
+			iters[i] = calibrate(func() { run(ct) })
 		}
 		for r := range rounds {
 			for k := range contenders {
 				i := (r + k) % len(contenders) // each contender leads in turn
 				start := time.Now()
 				for range iters[i] {
-					run(contenders[i].h)
+					run(contenders[i])
 				}
 				samples[i] = append(samples[i], float64(time.Since(start).Nanoseconds())/float64(iters[i]))
 			}
@@ -98,7 +114,8 @@ func BenchmarkMiddlewareRatios(b *testing.B) {
 		for i := range contenders {
 			med[i] = median(samples[i])
 		}
-		fmt.Fprintf(&table, "| %s | %d | %.2f µs | %.2f× | %.2f× | %.2f× |\n", c.name, len(c.body), med[0]/1000, med[1]/med[0], med[2]/med[0], med[3]/med[0])
+		fmt.Fprintf(&table, "| %s | %d | %.2f µs | %.2f× | %.2f× | %.2f× | %.2f× | %.2f× |\n", c.name, len(c.body), med[0]/1000,
+			med[1]/med[0], med[2]/med[0], med[3]/med[0], med[4]/med[0], med[5]/med[0])
 		b.ReportMetric(med[1]/med[0], "pass/"+strings.NewReplacer(" ", "", ",", "_").Replace(c.name))
 		b.ReportMetric(med[2]/med[0], "decoded/"+strings.NewReplacer(" ", "", ",", "_").Replace(c.name))
 	}
