@@ -105,7 +105,7 @@ func (p *pass) fold(key string, i int) {
 	}
 	switch key {
 	case "tax_exempt":
-		f.exempt = p.data[i] == 't' // only the literal true is a bool true
+		f.exempt = p.kindAt(i) == tBoolean && p.data[i] == 't' // only the literal true is a bool true
 	case "sales_tax":
 		f.salesTax = p.fact(i)
 	}

@@ -266,6 +266,13 @@ func TestBodyRulesInPassText(t *testing.T) {
 		`{` + sale + `,"amount":1000,"additional_purchase_data":{` + ph + `,"tax_exempt":true,"sales_tax":"5","sales_tax":5}}`,
 		`{` + sale + `,"amount":1000,"additional_purchase_data":{` + ph + `,"tax_exempt":true,"sales_tax":-1,"sales_tax":0}}`,
 		`{` + sale + `,"amount":1000,"tags":{"fee":"5000","amount":"1","tax_exempt":"true","sales_tax":"1"},"fee":5}`,
+		// Cut short where a member the rules read starts.
+		`{` + sale + `,"amount":1000,"additional_purchase_data":{` + ph + `,"tax_exempt":`,
+		`{` + sale + `,"amount":1000,"additional_purchase_data":{` + ph + `,"sales_tax":`,
+		`{` + sale + `,"amount":1000,"additional_purchase_data":`,
+		`{` + sale + `,"amount":1000,"fee":`,
+		`{` + sale + `,"amount":-`,
+		`{` + sale + `,"amount":1000,"additional_purchase_data":{` + ph + `,"tax_exempt":t`,
 		`{` + sale + `,"amount":1000,"additional_purchase_data":{` + ph + `,"item_data":[{"amount_excluding_sales_tax":0,"amount_including_sales_tax":1,"commodity_code":"123","cost_per_unit":1,"item_description":"x","item_discount_amount":0,"merchant_product_code":"x","quantity":1,"unit_of_measure":"x"}],"tax_exempt":true,"sales_tax":1}}`,
 	}
 	var tally ruleTally
