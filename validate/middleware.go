@@ -75,7 +75,8 @@ func WithResponseValidation(report func(r *http.Request, err error)) Option {
 // JSON body (422 listing every violation), a body that is not a JSON object
 // (400) or larger than MaxBodyBytes (413); then the business rules that
 // need only the body (BodyRules: a sale's fee over its amount, sales_tax
-// on a tax-exempt Level 2/3 purchase; 422 INVALID_FIELD), unless
+// on a tax-exempt Level 2/3 purchase; 422 INVALID_FIELD), judged in the
+// pass that checked the body, without decoding it, unless
 // WithoutBodyRules is given. Rules that need stored state (a capture over
 // the authorization, Level 2/3 data for a merchant not enabled for it, a
 // subscription amount updated twice) remain the handler's: CheckCapture,
