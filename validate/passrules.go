@@ -46,7 +46,7 @@ func passRulesFit(root *fnode) bool {
 	return ok && root.entries[i].prop != nil
 }
 
-// Kinds of a gathered value that is not a number.
+// Kinds of a gathered value.
 const (
 	factAbsent = iota // not given
 	factNumber        // a number: from, to hold its text
