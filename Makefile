@@ -57,6 +57,7 @@ serve:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzRequest -fuzztime 30s ./validate/
 	$(GO) test -run '^$$' -fuzz FuzzFastPath -fuzztime 30s ./validate/
+	$(GO) test -run '^$$' -fuzz FuzzBodyRulesInPass -fuzztime 30s ./validate/
 	$(GO) test -run '^$$' -fuzz FuzzServer -fuzztime 30s ./reference/
 	$(GO) test -run '^$$' -fuzz FuzzRawRequest -fuzztime 30s ./reference/
 
