@@ -163,6 +163,10 @@ type idemEntry struct {
 	done chan struct{}
 	ok   bool
 	out  idemOutcome
+	// resumed is set on a claim taken over from a replica that died
+	// (PostgreSQL): the id of the resource its unit of work committed
+	// before it could record the answer, "" when it committed none.
+	resumed string
 }
 
 // idemOutcome is the complete response of the first request, replayed to

@@ -232,16 +232,20 @@ func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte) (
 			close(e.done)
 			return e, false, nil
 		}
-		tag, err := p.pool.Exec(ctx, `UPDATE idempotency_keys SET claimed_at = clock_timestamp()
-			WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND claimed_at < clock_timestamp() - $4::interval`,
-			key.app, key.op, key.id, p.lease.String())
-		if err != nil {
-			return nil, false, fmt.Errorf("idempotency key %s: %w", key.id, err)
-		}
-		if tag.RowsAffected() == 1 {
-			e := &idemEntry{done: make(chan struct{})}
+		var resumed *string
+		err = p.pool.QueryRow(ctx, `UPDATE idempotency_keys SET claimed_at = clock_timestamp()
+			WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND claimed_at < clock_timestamp() - $4::interval
+			RETURNING resource`,
+			key.app, key.op, key.id, p.lease.String()).Scan(&resumed)
+		switch {
+		case err == nil:
+			// Taken over: the first claim's replica died. Its unit of work
+			// may have committed (resource) before it recorded the answer.
+			e := &idemEntry{done: make(chan struct{}), resumed: derefStr(resumed)}
 			copy(e.hash[:], hash)
 			return e, true, nil
+		case !errors.Is(err, pgx.ErrNoRows):
+			return nil, false, fmt.Errorf("idempotency key %s: %w", key.id, err)
 		}
 		select {
 		case <-ctx.Done():

@@ -242,6 +242,14 @@ func (t *pgTx) commit() (err error) {
 	if len(t.eff.events) > 0 && t.p.dispatch != nil {
 		t.eff.hooks = t.enabledWebhooks()
 	}
+	if key, ok := idempotentKey(t.ctx); ok && len(t.created) > 0 {
+		// The key's claim names what its unit created, in the unit's
+		// transaction: a replica taking the claim over answers it instead
+		// of creating it again (idempotent).
+		_, err := t.tx.Exec(t.ctx, `UPDATE idempotency_keys SET resource = $4 WHERE app = $1 AND op = $2 AND id = $3 AND NOT done`,
+			key.app, key.op, key.id, t.created[0])
+		t.must(err)
+	}
 	if t.admitted && t.p.limits != nil {
 		units, bytes := 0, int64(0)
 		if len(t.created) > 0 {
