@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -84,6 +85,12 @@ func TestPostgres(t *testing.T) {
 		var applied int
 		require.NoError(t, pg.pool.QueryRow(context.Background(), "SELECT count(*) FROM schema_migrations").Scan(&applied))
 		assert.Equal(t, len(names), applied)
+		rows, err := pg.pool.Query(context.Background(), `SELECT column_name FROM information_schema.columns WHERE table_name = 'outbox' ORDER BY column_name`)
+		require.NoError(t, err)
+		columns, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
+		assert.Equal(t, []string{"app", "created_ns", "delivered", "entity", "seq", "typ", "view"}, columns,
+			"0008 dropped the outbox's claim time, which nothing wrote")
 	})
 
 	t.Run("idempotency bursts over two replicas run once", func(t *testing.T) {
