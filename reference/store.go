@@ -186,6 +186,11 @@ type idemOutcome struct {
 func (st *store) idempotencyBegin(key idemKey, hash [sha256.Size]byte, now time.Time) (*idemEntry, bool, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if rt := st.retention; rt != nil && rt.lim.MaxAge > 0 {
+		// A key past the age limit is absent when it is read, whether or
+		// not a create or the sweep has dropped it yet.
+		st.expireIdempotency(now.Add(-rt.lim.MaxAge))
+	}
 	if e, ok := st.idem[key]; ok {
 		return e, false, nil
 	}

@@ -227,3 +227,49 @@ func TestLedgerBoundsKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestExpiredKeyIsAbsent: an idempotency key older than the age limit is
+// absent when it is read, before any sweep: its retry runs afresh, in
+// memory and on PostgreSQL alike, and counts once against the
+// application's keys.
+func TestExpiredKeyIsAbsent(t *testing.T) {
+	cluster := pgtest.Start(t)
+	limits := func(c *Config) { c.Limits = Limits{MaxAge: time.Hour, MaxRetained: 2} }
+	for _, tc := range []struct {
+		name string
+		h    func(t *testing.T) *harness
+	}{
+		{"memory", func(t *testing.T) *harness { return newHarness(t, limits) }},
+		{"postgres ledger", func(t *testing.T) *harness {
+			pg := openPostgres(t, cluster.NewDatabase(t, "ledger"))
+			return newHarness(t, limits, func(c *Config) { c.Postgres = pg })
+		}},
+		{"postgres sandbox", func(t *testing.T) *harness {
+			return sandboxReplica(t, cluster.NewDatabase(t, "sandbox"), limits)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := tc.h(t)
+			// A refusal is answered and kept as any answer: its request id
+			// tells a replay from a fresh run.
+			body := func(key string, amount int) map[string]any {
+				return map[string]any{"source": "PIunknown", "merchant": h.fx.Fixtures.Merchant, "amount": amount, "currency": "USD", "idempotency_id": key}
+			}
+			post := func(key string, amount, status int) string {
+				t.Helper()
+				r := h.expect(h.call(h.platform(), "POST", "/transfers", body(key, amount)), status, "error")
+				return r.header.Get("X-Request-Id")
+			}
+			first := post("k", 100, 422)
+			h.clock.Advance(59 * time.Minute)
+			assert.Equal(t, first, post("k", 100, 422), "a key younger than the age limit replays")
+			h.clock.Advance(2 * time.Minute)
+			again := post("k", 100, 422)
+			assert.NotEqual(t, first, again, "the key aged out: its retry runs afresh")
+			assert.Equal(t, again, post("k", 100, 422), "and is the key's answer from then on")
+			post("k2", 100, 422)
+			over := h.expect(h.call(h.platform(), "POST", "/transfers", body("k3", 100)), 429, "error")
+			assert.Contains(t, string(over.body), "idempotency keys", "k and k2 held: the aged-out k counted once")
+		})
+	}
+}
