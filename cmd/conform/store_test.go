@@ -84,11 +84,11 @@ func TestPostgresReplicasAreOneSandbox(t *testing.T) {
 	assert.EqualValues(t, 4321, read["amount"])
 }
 
-// TestTwoSuiteRunsAtOnceOverReplicas: two conform run at once, each
+// TestTwoSuiteRunsAtOnceOverPostgresReplicas: two conform run at once, each
 // through its own replica with that replica's config, so each in a fresh
 // namespace of the one database: both green, in two namespaces, both
 // dropped at the end.
-func TestTwoSuiteRunsAtOnceOverReplicas(t *testing.T) {
+func TestTwoSuiteRunsAtOnceOverPostgresReplicas(t *testing.T) {
 	bin := conformBinary(t)
 	dsn := pgtest.Start(t).NewDatabase(t, "runs")
 	replicas := []*replica{startReplica(t, bin, dsn), startReplica(t, bin, dsn)}
