@@ -21,10 +21,14 @@ import (
 
 // TestPostgresReplicaKilledUnderLoad: two conform serve --store replicas
 // under load (authorizations, two captures of each at once through both
-// replicas, idempotent sales whose two copies go one to each replica, every
-// event delivered to a webhook receiver); the first is killed with SIGKILL
-// mid-load, the load goes on through the second, the first is started
-// again and takes its share of the load. Then the ledger:
+// replicas, idempotent sales whose two copies go one to each replica and
+// sales sent to the first alone, every event delivered to a webhook
+// receiver); the first is killed with SIGKILL mid-load, the load goes on
+// through the second, the first is started again and takes its share of
+// the load. The kill lands while the first runs a sale it alone was sent
+// (its key claimed, unfinished) and while the receiver holds the posts it
+// gets (received, unanswered), so the dead replica leaves claims of both
+// kinds. Then the ledger:
 //
 //   - every create answered 2xx is readable through both replicas;
 //   - no authorization has captures over its amount (two captures of 800 of
@@ -136,8 +140,11 @@ func TestPostgresReplicaKilledUnderLoad(t *testing.T) {
 		eventually(t, 30*time.Second, what, func() bool { return rounds.Load() >= want })
 	}
 	waitRounds(60, "the load through both replicas")
-	// Killed while it runs a sale it alone was sent: a key it claimed and
-	// had not finished.
+	// Killed while posts it made are held at the receiver (received, not
+	// answered: its claims die with it) and while it runs a sale it alone
+	// was sent (a key it claimed and had not finished).
+	recv.hold()
+	eventually(t, 10*time.Second, "posts held at the receiver", func() bool { return recv.waiting.Load() >= 4 })
 	watch := connect(t, dsn)
 	for until := time.Now().Add(10 * time.Second); ; { // no pause: the sale runs for milliseconds
 		var n int
@@ -150,6 +157,7 @@ func TestPostgresReplicaKilledUnderLoad(t *testing.T) {
 	a.kill(t)
 	var killedAt time.Time
 	require.NoError(t, queryRow(t, dsn, `SELECT clock_timestamp()`).Scan(&killedAt))
+	recv.release()
 	waitRounds(60, "the load through the second replica alone")
 	again := startReplica(t, bin, dsn)
 	targetsMu.Lock()
@@ -263,8 +271,12 @@ func TestPostgresReplicaKilledUnderLoad(t *testing.T) {
 		for _, ev := range dead {
 			died[ev] = true
 		}
+		twice := 0
 		for ev, n := range published {
 			assert.Equal(t, 1, n, "event %s: one delivery to the one webhook", ev)
+			if got[ev] == 2 {
+				twice++
+			}
 			switch {
 			case got[ev] == 0:
 				t.Errorf("event %s published, never received", ev)
@@ -277,6 +289,7 @@ func TestPostgresReplicaKilledUnderLoad(t *testing.T) {
 		for ev := range got {
 			assert.Contains(t, published, ev, "event %s received, never published", ev)
 		}
+		t.Logf("%d events published, %d received twice (posted by the killed replica, then again)", len(published), twice)
 		for _, path := range led.acked {
 			assert.True(t, resources[path], "no event received about %s", path)
 		}
@@ -330,6 +343,26 @@ type eventReceiver struct {
 	mu        sync.Mutex
 	posts     map[string]int
 	resources map[string]bool // "/transfers/ID", "/authorizations/ID"
+	gate      chan struct{}   // while not nil, posts wait for it to close
+	waiting   atomic.Int32    // posts waiting at the gate
+}
+
+// hold makes every post wait, counted but unanswered, until release (or
+// until its sender goes away).
+func (e *eventReceiver) hold() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.gate = make(chan struct{})
+}
+
+// release answers the posts held and lets the next ones through.
+func (e *eventReceiver) release() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.gate != nil {
+		close(e.gate)
+		e.gate = nil
+	}
 }
 
 func newEventReceiver(t *testing.T) *eventReceiver {
@@ -349,9 +382,19 @@ func newEventReceiver(t *testing.T) *eventReceiver {
 				e.resources["/"+plural+"/"+str(v["id"])] = true
 			}
 		}
+		gate := e.gate
 		e.mu.Unlock()
+		if gate != nil {
+			e.waiting.Add(1)
+			select {
+			case <-gate:
+			case <-r.Context().Done():
+			}
+			e.waiting.Add(-1)
+		}
 		w.WriteHeader(http.StatusOK)
 	}))
+	t.Cleanup(e.release)
 	t.Cleanup(e.srv.Close)
 	return e
 }
