@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,11 +77,13 @@ func allocated(fn func()) uint64 {
 // and neither direction holds the content: each allocates less than an
 // eighth of the file (twice the file under the race detector) (one 256 KiB piece and the buffers around it),
 // where reading or writing it whole allocated it two or three times over.
-// The file's record never carries its content: a GET of the file and the
-// review that moves it to UPLOADED read none of it.
+// The file's record never carries its content: a GET of the file reads
+// none of it. The upload counts against the upload quota; a second upload
+// (refused: content is uploaded once) leaves no staged pieces behind; past
+// its age the file goes with its pieces and gives its bytes back.
 func TestPostgresFileContentStreams(t *testing.T) {
 	cluster := pgtest.Start(t)
-	h := sandboxReplica(t, cluster.NewDatabase(t, "content"))
+	h := sandboxReplica(t, cluster.NewDatabase(t, "content"), func(c *Config) { c.Limits = Limits{MaxAge: time.Hour} })
 	const size = 9_000_000
 	id := h.expect(h.call(h.platform(), "POST", "/files", map[string]any{
 		"display_name": "big", "linked_to": h.fx.Fixtures.Merchant, "type": "PASSPORT"}), 200, "file").str(t, "id")
@@ -88,8 +91,8 @@ func TestPostgresFileContentStreams(t *testing.T) {
 	const boundary = "conformboundary"
 	head := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.pdf\"\r\nContent-Type: application/pdf\r\n\r\n"
 	tail := "\r\n--" + boundary + "--\r\n"
-	up := newHashWriter()
-	uploadBytes := allocated(func() {
+	upload := func() *hashWriter {
+		up := newHashWriter()
 		body := io.MultiReader(bytes.NewReader([]byte(head)), &patternReader{n: size}, bytes.NewReader([]byte(tail)))
 		req := httptest.NewRequest("POST", testBase+"/files/"+id+"/upload", body)
 		req.ContentLength = int64(len(head) + size + len(tail))
@@ -97,14 +100,28 @@ func TestPostgresFileContentStreams(t *testing.T) {
 		cred := h.platform()
 		req.SetBasicAuth(cred.Username, cred.Password)
 		h.srv.ServeHTTP(up, req)
-	})
+		return up
+	}
+	var up *hashWriter
+	uploadBytes := allocated(func() { up = upload() })
 	require.Equal(t, 200, up.status, "upload")
+	pool := h.srv.cfg.Postgres.pool
+	var app string
+	require.NoError(t, pool.QueryRow(t.Context(), `SELECT app FROM records WHERE kind = 'file' AND id = $1`, id).Scan(&app))
+	held := func() (pieces int, stored, counted int64) {
+		t.Helper()
+		require.NoError(t, pool.QueryRow(t.Context(), `SELECT count(*), coalesce(sum(length(data)), 0) FROM file_content WHERE file = $1`, id).Scan(&pieces, &stored))
+		require.NoError(t, pool.QueryRow(t.Context(), `SELECT upload_bytes FROM apps WHERE app = $1`, app).Scan(&counted))
+		return pieces, stored, counted
+	}
 
-	var pieces int
-	var stored int64
-	require.NoError(t, h.srv.cfg.Postgres.pool.QueryRow(t.Context(), `SELECT count(*), coalesce(sum(length(data)), 0) FROM file_content WHERE file = $1`, id).Scan(&pieces, &stored))
+	pieces, stored, counted := held()
 	assert.Equal(t, (size+contentPiece-1)/contentPiece, pieces, "pieces of at most 256 KiB")
 	assert.EqualValues(t, size, stored)
+	assert.EqualValues(t, size, counted, "the upload counts against the application's upload quota")
+	assert.Equal(t, 422, upload().status, "content is uploaded once")
+	again, _, _ := held()
+	assert.Equal(t, pieces, again, "a refused upload's staged pieces are dropped")
 
 	want := sha256.New()
 	_, err := io.Copy(want, &patternReader{n: size})
@@ -140,4 +157,11 @@ func TestPostgresFileContentStreams(t *testing.T) {
 	var column *int
 	require.NoError(t, h.srv.cfg.Postgres.pool.QueryRow(t.Context(), `SELECT length(content) FROM records WHERE kind = 'file' AND id = $1`, id).Scan(&column))
 	assert.Nil(t, column, "the record holds no content")
+
+	// Past its age the file goes with its pieces, and its bytes are given back.
+	h.clock.Advance(2 * time.Hour)
+	h.srv.units.(sandboxStore).Sweep(t.Context(), h.srv.now(), 0)
+	pieces, _, counted = held()
+	assert.Zero(t, pieces, "an expired file's pieces are deleted")
+	assert.Zero(t, counted, "its bytes are given back to the upload quota")
 }
