@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"mime"
@@ -58,6 +59,60 @@ func readMultipartFile(r *http.Request, allowed []string) (upload, error) {
 		return describeUpload(part.FileName(), part.Header.Get("Content-Type"), data, allowed)
 	}
 }
+
+// stageMultipartFile is readMultipartFile for a contentStore: the part's
+// first bytes (which settle its content type) are read, then the whole part
+// is staged through stage as it arrives, never held in one buffer. Over
+// maxUploadBytes it is refused and dropped.
+func stageMultipartFile(r *http.Request, allowed []string, stage func(io.Reader) (string, int64, error), drop func(ref string)) (upload, error) {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return upload{}, &domainError{kind: kindBadRequest, message: "the body is not a valid multipart/form-data body"}
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return upload{}, errInvalidField("file", "a form part named file is required")
+		}
+		if err != nil {
+			return upload{}, multipartError(err)
+		}
+		if part.FormName() != "file" {
+			continue
+		}
+		body := io.LimitReader(part, maxUploadBytes+1)
+		head := make([]byte, sniffLen)
+		n, err := io.ReadFull(body, head)
+		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+			return upload{}, multipartError(err)
+		}
+		head = head[:n]
+		up, err := describeUpload(part.FileName(), part.Header.Get("Content-Type"), head, allowed)
+		if err != nil {
+			return upload{}, err
+		}
+		ref, size, err := stage(io.MultiReader(bytes.NewReader(head), body))
+		if err != nil {
+			if ref != "" {
+				drop(ref)
+			}
+			var de *domainError
+			if errors.As(err, &de) {
+				return upload{}, err
+			}
+			return upload{}, multipartError(err)
+		}
+		if size > maxUploadBytes {
+			drop(ref)
+			return upload{}, &domainError{kind: kindTooLarge, message: "the file exceeds 10 MiB"}
+		}
+		up.data, up.ref, up.size = nil, ref, size
+		return up, nil
+	}
+}
+
+// sniffLen is how many bytes http.DetectContentType reads.
+const sniffLen = 512
 
 func multipartError(err error) error {
 	var tooLarge *http.MaxBytesError

@@ -1,5 +1,12 @@
 package reference
 
+import (
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+)
+
 // Handlers of files and external links.
 
 func (s *Server) createFile(rq *request) (any, error) {
@@ -41,11 +48,28 @@ func (s *Server) uploadFile(rq *request) (any, error) {
 	if _, err := getOne(s, rq, tx.Files, id); err != nil {
 		return nil, err // another application's file: refused before the body is read
 	}
-	up, err := readMultipartFile(rq.r, nil)
+	cs, streams := s.units.(contentStore)
+	if !streams {
+		up, err := readMultipartFile(rq.r, nil)
+		if err != nil {
+			return nil, err
+		}
+		return s.uploadInto(rq, rq.user.app, func(t tx) (file, error) { return putContent(t, id, up) })
+	}
+	// Staged as it is read; the unit attaches it, or it is dropped.
+	ctx, app := rq.r.Context(), rq.user.app
+	drop := func(ref string) { cs.DropContent(context.WithoutCancel(ctx), app, ref) }
+	up, err := stageMultipartFile(rq.r, nil, func(r io.Reader) (string, int64, error) {
+		return cs.StageContent(ctx, app, id, r)
+	}, drop)
 	if err != nil {
 		return nil, err
 	}
-	return s.uploadInto(rq, rq.user.app, func(t tx) (file, error) { return putContent(t, id, up) })
+	v, err := s.uploadInto(rq, app, func(t tx) (file, error) { return putContent(t, id, up) })
+	if err != nil {
+		drop(up.ref)
+	}
+	return v, err
 }
 
 // uploadInto runs an upload of application app as one unit of work: the
@@ -73,10 +97,35 @@ func (s *Server) downloadFile(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.content == nil {
+	if !f.hasContent() {
 		return nil, errUnprocessable("file %s has no uploaded content", f.ID)
 	}
+	if cs, ok := s.units.(contentStore); ok && f.content == nil {
+		ctx, app, ref := rq.r.Context(), rq.user.app, f.contentRef
+		return streamBody{contentType: f.contentType, size: f.contentSize, write: func(w io.Writer) error {
+			return cs.WriteContent(ctx, app, ref, w)
+		}}, nil
+	}
 	return rawBody{contentType: f.contentType, data: f.content}, nil
+}
+
+// streamBody is a file download a contentStore writes piece by piece.
+type streamBody struct {
+	contentType string
+	size        int64
+	write       func(io.Writer) error
+}
+
+// writeTo answers status with the content; a failure after the headers
+// cuts the answer short of its Content-Length, which the client sees.
+func (b streamBody) writeTo(s *Server, w http.ResponseWriter, status int) {
+	h := w.Header()
+	h.Set("Content-Type", b.contentType)
+	h.Set("Content-Length", strconv.FormatInt(b.size, 10))
+	w.WriteHeader(status)
+	if err := b.write(w); err != nil {
+		s.log.Error("stream a file's content", "error", err)
+	}
 }
 
 func (s *Server) createExternalLink(rq *request) (any, error) {

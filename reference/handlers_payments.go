@@ -42,6 +42,12 @@ func (s *Server) createAuthorization(rq *request) (any, error) {
 		var a authorization
 		var declined bool
 		err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+			if id := resumedResource(rq.r.Context()); id != "" {
+				var err error
+				a, err = t.Authorizations().Get(id)
+				declined = a.State == "FAILED"
+				return err
+			}
 			var err error
 			if a, declined, err = authorize(t, in); err != nil {
 				return err
@@ -103,12 +109,17 @@ func (s *Server) createTransfer(rq *request) (any, error) {
 		var res saleResult
 		var fp string
 		err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+			info, _ := t.AppInfo()
+			fp = info.feeProfile
+			if id := resumedResource(rq.r.Context()); id != "" {
+				tr, err := t.Transfers().Get(id)
+				res = saleResult{transfer: tr, declined: tr.State == "FAILED"}
+				return err
+			}
 			var err error
 			if res, err = sale(t, in); err != nil {
 				return err
 			}
-			info, _ := t.AppInfo()
-			fp = info.feeProfile
 			if ob := t.Outbox(); ob.Listening() {
 				ob.Emit("transfer", "created", viewTransfer(rq.base, fp, res.transfer))
 				if res.dispute != nil {

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 )
@@ -25,6 +26,7 @@ func (s *Server) idempotent(rq *request, id *string, in canonical, h handler) (a
 			return nil, err
 		}
 		if owner {
+			rq.r = rq.r.WithContext(context.WithValue(rq.r.Context(), idemRunKey{}, idemRun{key: key, resumed: e.resumed}))
 			return s.runIdempotent(rq, key, e, h), nil
 		}
 		select {
@@ -40,6 +42,35 @@ func (s *Server) idempotent(rq *request, id *string, in canonical, h handler) (a
 		}
 		return replay(e.out), nil
 	}
+}
+
+// idemRunKey is the context key of the idemRun of the request an owned
+// idempotency claim runs.
+type idemRunKey struct{}
+
+// idemRun is the idempotency key a request runs under, and, on a claim
+// taken over from a replica that died, the resource the first run's unit
+// of work committed ("" for none).
+type idemRun struct {
+	key     idemKey
+	resumed string
+}
+
+// idempotentKey is the idempotency key the unit's request runs under; a
+// store whose ledger is in the same database records in the unit's
+// transaction what the unit created under it.
+func idempotentKey(ctx context.Context) (idemKey, bool) {
+	r, ok := ctx.Value(idemRunKey{}).(idemRun)
+	return r.key, ok
+}
+
+// resumedResource is the resource an idempotent create committed before
+// its replica died (the claim was taken over): the create answers it
+// instead of creating another, and emits nothing (its events committed with
+// it). "" when the request runs afresh.
+func resumedResource(ctx context.Context) string {
+	r, _ := ctx.Value(idemRunKey{}).(idemRun)
+	return r.resumed
 }
 
 // runIdempotent runs h, records its complete response and returns it as a

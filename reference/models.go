@@ -335,7 +335,22 @@ type file struct {
 	Tags          tags    `json:"tags"`
 	content       []byte
 	contentType   string
+	// contentRef names content a store keeps apart from the record and
+	// streams (contentStore), contentSize its length; content is nil then.
+	contentRef  string
+	contentSize int64
 }
+
+// contentLen is the length of the file's uploaded content.
+func (f *file) contentLen() int64 {
+	if f.content != nil {
+		return int64(len(f.content))
+	}
+	return f.contentSize
+}
+
+// hasContent reports whether the file's content was uploaded.
+func (f *file) hasContent() bool { return f.content != nil || f.contentRef != "" }
 
 type externalLink struct {
 	meta

@@ -220,6 +220,8 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, op validate.Ope
 		writeRaw(w, v.status, v.contentType, v.body)
 	case rawBody:
 		writeRaw(w, op.Status, v.contentType, v.data)
+	case streamBody:
+		v.writeTo(s, w, op.Status)
 	case nil:
 		w.WriteHeader(op.Status)
 	default:

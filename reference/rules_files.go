@@ -22,6 +22,17 @@ type upload struct {
 	contentType string
 	extension   string
 	data        []byte
+	// ref and size: content staged in a contentStore instead of data.
+	ref  string
+	size int64
+}
+
+// len is the upload's length.
+func (up upload) len() int64 {
+	if up.ref != "" {
+		return up.size
+	}
+	return int64(len(up.data))
 }
 
 // The rules of evidence, files, their content and external links, and
@@ -97,10 +108,13 @@ func putContent(t tx, fileID string, up upload) (file, error) {
 	if f.Status != fileRequiresUpload {
 		return file{}, errUnprocessable("file %s is %s; content can be uploaded only once", f.ID, f.Status)
 	}
-	if err := takeUpload(t, int64(len(up.data))); err != nil {
+	if err := takeUpload(t, up.len()); err != nil {
 		return file{}, err
 	}
 	f.content, f.contentType = up.data, up.contentType
+	if up.ref != "" {
+		f.contentRef, f.contentSize = up.ref, up.size
+	}
 	if up.extension != "" {
 		ext := up.extension
 		f.Extension = &ext
@@ -133,7 +147,7 @@ func download(t tx, id string) (file, error) {
 	if err != nil {
 		return file{}, err
 	}
-	if f.content == nil {
+	if !f.hasContent() {
 		return file{}, errUnprocessable("file %s has no uploaded content", id)
 	}
 	return f, nil

@@ -270,3 +270,87 @@ func sum(m map[string]int) int {
 	}
 	return n
 }
+
+// TestPostgresTakeoverAnswersWhatTheDeadReplicaCommitted: a replica that
+// dies between its unit of work's commit and recording the answer leaves
+// its claim unfinished; the replica that takes the claim over once the
+// lease has passed answers the resource that unit committed (the claim
+// names it, written in the unit's transaction) instead of creating a second
+// one, and emits no event again. A claim that died before its unit
+// committed names nothing, and the takeover creates the resource.
+func TestPostgresTakeoverAnswersWhatTheDeadReplicaCommitted(t *testing.T) {
+	cluster := pgtest.Start(t)
+	dsn := cluster.NewDatabase(t, "takeover")
+	target := newHookTarget(t, func(int32, *http.Request) int { return http.StatusNoContent })
+	h := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
+	h.webhook(target.srv.URL, nil) // the creates emit events
+	pool := h.srv.cfg.Postgres.pool
+	ctx := context.Background()
+	card := h.card()
+	// orphan turns the key's finished claim into the one a replica dead
+	// after its unit's commit leaves: unfinished, no answer, lease passed.
+	orphan := func(t *testing.T, key string, committed bool) {
+		t.Helper()
+		q := `UPDATE idempotency_keys SET done = false, status = NULL, content_type = NULL, request_id = NULL, body = NULL,
+			claimed_at = claimed_at - interval '1 hour'`
+		if !committed {
+			q += `, resource = NULL`
+		}
+		tag, err := pool.Exec(ctx, q+` WHERE id = $1`, key)
+		require.NoError(t, err)
+		require.EqualValues(t, 1, tag.RowsAffected())
+	}
+	count := func(t *testing.T, kind, key string) int {
+		t.Helper()
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM records WHERE kind = $1 AND doc->>'idempotency_id' = $2`, kind, key).Scan(&n))
+		return n
+	}
+	events := func(t *testing.T) int {
+		t.Helper()
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&n))
+		return n
+	}
+	for _, tc := range []struct {
+		name, path, schema, kind string
+		amount                   int
+		status                   int
+	}{
+		{"a sale", "/transfers", "transfer", "transfer", 1500, 201},
+		{"a declined sale", "/transfers", "error", "transfer", 102, 402},
+		{"an authorization", "/authorizations", "authorization", "authorization", 1600, 201},
+		{"a declined authorization", "/authorizations", "error", "authorization", 102, 402},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			key := "takeover-" + tc.name
+			body := map[string]any{"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": tc.amount, "currency": "USD", "idempotency_id": key}
+			first := h.expect(h.call(h.platform(), "POST", tc.path, body), tc.status, tc.schema)
+			require.Equal(t, 1, count(t, tc.kind, key))
+			var resource *string
+			require.NoError(t, pool.QueryRow(ctx, `SELECT resource FROM idempotency_keys WHERE id = $1`, key).Scan(&resource))
+			require.NotNil(t, resource, "the unit named what it created in the claim")
+
+			orphan(t, key, true)
+			before := events(t)
+			again := h.expect(h.call(h.platform(), "POST", tc.path, body), tc.status, tc.schema)
+			assert.Equal(t, 1, count(t, tc.kind, key), "the takeover answers the committed resource, creates none")
+			assert.Equal(t, before, events(t), "and emits nothing again")
+			if tc.status == 201 {
+				assert.Equal(t, first.str(t, "id"), again.str(t, "id"))
+				assert.Equal(t, *resource, again.str(t, "id"))
+			} else {
+				assert.Contains(t, string(first.body), *resource, "the refusal names the failed resource")
+				assert.Contains(t, string(again.body), *resource, "declined again, naming the one failed resource")
+			}
+			h.expect(h.call(h.platform(), "POST", tc.path, body), tc.status, tc.schema) // a retry now replays
+
+			// Died before its unit committed: nothing to answer, the takeover creates it.
+			_, err := pool.Exec(ctx, `DELETE FROM records WHERE kind = $1 AND doc->>'idempotency_id' = $2`, tc.kind, key)
+			require.NoError(t, err)
+			orphan(t, key, false)
+			h.expect(h.call(h.platform(), "POST", tc.path, body), tc.status, tc.schema)
+			assert.Equal(t, 1, count(t, tc.kind, key))
+		})
+	}
+}

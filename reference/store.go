@@ -163,6 +163,10 @@ type idemEntry struct {
 	done chan struct{}
 	ok   bool
 	out  idemOutcome
+	// resumed is set on a claim taken over from a replica that died
+	// (PostgreSQL): the id of the resource its unit of work committed
+	// before it could record the answer, "" when it committed none.
+	resumed string
 }
 
 // idemOutcome is the complete response of the first request, replayed to
@@ -182,6 +186,11 @@ type idemOutcome struct {
 func (st *store) idempotencyBegin(key idemKey, hash [sha256.Size]byte, now time.Time) (*idemEntry, bool, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if rt := st.retention; rt != nil && rt.lim.MaxAge > 0 {
+		// A key past the age limit is absent when it is read, whether or
+		// not a create or the sweep has dropped it yet.
+		st.expireIdempotency(now.Add(-rt.lim.MaxAge))
+	}
 	if e, ok := st.idem[key]; ok {
 		return e, false, nil
 	}

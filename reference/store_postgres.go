@@ -151,15 +151,21 @@ func (p *PostgresStore) claim(ctx context.Context, key idemKey, hash [32]byte, n
 // QUOTA_EXCEEDED: a key is never forgotten before its age, or a retry would
 // run twice.
 func (p *PostgresStore) claimBounded(ctx context.Context, key idemKey, hash [32]byte, now time.Time, maxKeys int, maxAge time.Duration) (*idemEntry, bool, error) {
+	// A finished key created before cutoff is past the age limit: absent
+	// when read, as in memory, whether or not the sweep has deleted it.
+	var cutoff time.Time
+	if maxAge > 0 {
+		cutoff = now.Add(-maxAge)
+	}
 	for {
-		won, err := p.insertKey(ctx, key, hash, now, maxKeys, maxAge)
+		won, err := p.insertKey(ctx, key, hash, now, maxKeys, maxAge, cutoff)
 		if err != nil {
 			return nil, false, err
 		}
 		if won {
 			return &idemEntry{hash: hash, done: make(chan struct{})}, true, nil
 		}
-		e, owner, err := p.await(ctx, key, hash)
+		e, owner, err := p.await(ctx, key, hash, cutoff)
 		if err != nil || e != nil {
 			return e, owner, err
 		}
@@ -168,13 +174,22 @@ func (p *PostgresStore) claimBounded(ctx context.Context, key idemKey, hash [32]
 }
 
 // insertKey inserts the key and counts it against the application's keys,
-// in one transaction: won is false when the key exists.
-func (p *PostgresStore) insertKey(ctx context.Context, key idemKey, hash [32]byte, now time.Time, maxKeys int, maxAge time.Duration) (won bool, err error) {
+// in one transaction: won is false when the key exists. A finished key
+// created before cutoff (when not zero) is deleted first, giving its count
+// back.
+func (p *PostgresStore) insertKey(ctx context.Context, key idemKey, hash [32]byte, now time.Time, maxKeys int, maxAge time.Duration, cutoff time.Time) (won bool, err error) {
 	tx, err := p.pool.Begin(ctx)
 	if err != nil {
 		return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
+	if !cutoff.IsZero() {
+		if _, err := tx.Exec(ctx, `WITH gone AS (
+				DELETE FROM idempotency_keys WHERE app = $1 AND op = $2 AND id = $3 AND done AND created_at < $4 RETURNING app)
+			UPDATE idempotency_counts c SET keys = c.keys - 1 FROM gone WHERE c.app = gone.app`, key.app, key.op, key.id, cutoff); err != nil {
+			return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+		}
+	}
 	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (app, op, id, hash, created_at, claimed_at)
 		VALUES ($1, $2, $3, $4, $5, clock_timestamp()) ON CONFLICT DO NOTHING`, key.app, key.op, key.id, hash[:], now)
 	if err != nil {
@@ -203,8 +218,8 @@ func (p *PostgresStore) insertKey(ctx context.Context, key idemKey, hash [32]byt
 
 // await polls key until it is done (the outcome in a settled entry, not
 // owned), its lease has run out (taken over: an owned entry) or it is gone
-// (a nil entry: claim afresh).
-func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte) (*idemEntry, bool, error) {
+// or done before cutoff (a nil entry: claim afresh).
+func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte, cutoff time.Time) (*idemEntry, bool, error) {
 	t := time.NewTicker(p.poll)
 	defer t.Stop()
 	for {
@@ -215,12 +230,15 @@ func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte) (
 			contentType *string
 			requestID   *string
 			body        []byte
+			createdAt   time.Time
 		)
-		err := p.pool.QueryRow(ctx, `SELECT hash, done, status, content_type, request_id, body FROM idempotency_keys
-			WHERE app = $1 AND op = $2 AND id = $3`, key.app, key.op, key.id).Scan(&hash, &done, &status, &contentType, &requestID, &body)
+		err := p.pool.QueryRow(ctx, `SELECT hash, done, status, content_type, request_id, body, created_at FROM idempotency_keys
+			WHERE app = $1 AND op = $2 AND id = $3`, key.app, key.op, key.id).Scan(&hash, &done, &status, &contentType, &requestID, &body, &createdAt)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			return nil, false, nil
+		case err == nil && done && createdAt.Before(cutoff):
+			return nil, false, nil // aged out: insertKey deletes it
 		case err != nil:
 			return nil, false, fmt.Errorf("idempotency key %s: %w", key.id, err)
 		case done || !bytes.Equal(hash, want[:]):
@@ -232,16 +250,20 @@ func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte) (
 			close(e.done)
 			return e, false, nil
 		}
-		tag, err := p.pool.Exec(ctx, `UPDATE idempotency_keys SET claimed_at = clock_timestamp()
-			WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND claimed_at < clock_timestamp() - $4::interval`,
-			key.app, key.op, key.id, p.lease.String())
-		if err != nil {
-			return nil, false, fmt.Errorf("idempotency key %s: %w", key.id, err)
-		}
-		if tag.RowsAffected() == 1 {
-			e := &idemEntry{done: make(chan struct{})}
+		var resumed *string
+		err = p.pool.QueryRow(ctx, `UPDATE idempotency_keys SET claimed_at = clock_timestamp()
+			WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND claimed_at < clock_timestamp() - $4::interval
+			RETURNING resource`,
+			key.app, key.op, key.id, p.lease.String()).Scan(&resumed)
+		switch {
+		case err == nil:
+			// Taken over: the first claim's replica died. Its unit of work
+			// may have committed (resource) before it recorded the answer.
+			e := &idemEntry{done: make(chan struct{}), resumed: derefStr(resumed)}
 			copy(e.hash[:], hash)
 			return e, true, nil
+		case !errors.Is(err, pgx.ErrNoRows):
+			return nil, false, fmt.Errorf("idempotency key %s: %w", key.id, err)
 		}
 		select {
 		case <-ctx.Done():

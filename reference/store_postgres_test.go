@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -84,6 +85,12 @@ func TestPostgres(t *testing.T) {
 		var applied int
 		require.NoError(t, pg.pool.QueryRow(context.Background(), "SELECT count(*) FROM schema_migrations").Scan(&applied))
 		assert.Equal(t, len(names), applied)
+		rows, err := pg.pool.Query(context.Background(), `SELECT column_name FROM information_schema.columns WHERE table_name = 'outbox' ORDER BY column_name`)
+		require.NoError(t, err)
+		columns, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		require.NoError(t, err)
+		assert.Equal(t, []string{"app", "created_ns", "delivered", "entity", "seq", "typ", "view"}, columns,
+			"0008 dropped the outbox's claim time, which nothing wrote")
 	})
 
 	t.Run("idempotency bursts over two replicas run once", func(t *testing.T) {
@@ -217,6 +224,52 @@ func TestLedgerBoundsKeys(t *testing.T) {
 			assert.Equal(t, first.body, again.body)
 			other := h.call(h.fx.Credentials.OtherApplication, "POST", "/transfers", body("k3"))
 			assert.NotEqual(t, 429, other.status, "another application holds its own keys")
+		})
+	}
+}
+
+// TestExpiredKeyIsAbsent: an idempotency key older than the age limit is
+// absent when it is read, before any sweep: its retry runs afresh, in
+// memory and on PostgreSQL alike, and counts once against the
+// application's keys.
+func TestExpiredKeyIsAbsent(t *testing.T) {
+	cluster := pgtest.Start(t)
+	limits := func(c *Config) { c.Limits = Limits{MaxAge: time.Hour, MaxRetained: 2} }
+	for _, tc := range []struct {
+		name string
+		h    func(t *testing.T) *harness
+	}{
+		{"memory", func(t *testing.T) *harness { return newHarness(t, limits) }},
+		{"postgres ledger", func(t *testing.T) *harness {
+			pg := openPostgres(t, cluster.NewDatabase(t, "ledger"))
+			return newHarness(t, limits, func(c *Config) { c.Postgres = pg })
+		}},
+		{"postgres sandbox", func(t *testing.T) *harness {
+			return sandboxReplica(t, cluster.NewDatabase(t, "sandbox"), limits)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := tc.h(t)
+			// A refusal is answered and kept as any answer: its request id
+			// tells a replay from a fresh run.
+			body := func(key string, amount int) map[string]any {
+				return map[string]any{"source": "PIunknown", "merchant": h.fx.Fixtures.Merchant, "amount": amount, "currency": "USD", "idempotency_id": key}
+			}
+			post := func(key string, amount, status int) string {
+				t.Helper()
+				r := h.expect(h.call(h.platform(), "POST", "/transfers", body(key, amount)), status, "error")
+				return r.header.Get("X-Request-Id")
+			}
+			first := post("k", 100, 422)
+			h.clock.Advance(59 * time.Minute)
+			assert.Equal(t, first, post("k", 100, 422), "a key younger than the age limit replays")
+			h.clock.Advance(2 * time.Minute)
+			again := post("k", 100, 422)
+			assert.NotEqual(t, first, again, "the key aged out: its retry runs afresh")
+			assert.Equal(t, again, post("k", 100, 422), "and is the key's answer from then on")
+			post("k2", 100, 422)
+			over := h.expect(h.call(h.platform(), "POST", "/transfers", body("k3", 100)), 429, "error")
+			assert.Contains(t, string(over.body), "idempotency keys", "k and k2 held: the aged-out k counted once")
 		})
 	}
 }

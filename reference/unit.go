@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+	"io"
 	"time"
 )
 
@@ -49,6 +50,22 @@ type sandboxStore interface {
 	Sweep(ctx context.Context, now time.Time, idle time.Duration)
 }
 
+// contentStore is a unitStore that keeps file content apart from the
+// file's record and streams it (PostgreSQL): a multipart upload is staged
+// as it is read, before its unit of work, which attaches it by putting the
+// file with the staged ref (a unit that fails leaves it unattached, dropped
+// by DropContent or the sweep); a download writes it piece by piece. A
+// store without it keeps content in file.content (memory).
+type contentStore interface {
+	// StageContent writes r's bytes as content of file fileID of app, not
+	// attached to it yet, and returns its ref and length.
+	StageContent(ctx context.Context, app, fileID string, r io.Reader) (ref string, n int64, err error)
+	// DropContent removes staged content no unit attached.
+	DropContent(ctx context.Context, app, ref string)
+	// WriteContent writes the content ref of app to w.
+	WriteContent(ctx context.Context, app, ref string, w io.Writer) error
+}
+
 // tx is one unit of work of one application: every table it reaches holds
 // that application's records only (another application's id is not found),
 // and its clock is read once, when the unit starts.
@@ -82,7 +99,8 @@ type tx interface {
 	BalanceTransfers() table[balanceTransfer]
 	// Evidence pages a dispute's evidence (parent: the dispute's id).
 	Evidence() table[evidence]
-	// Files pages the application's files; a file carries its content.
+	// Files pages the application's files; a file carries its content, or,
+	// in a contentStore, names it (contentRef, contentSize).
 	Files() table[file]
 	// Links pages a file's external links (parent: the file's id).
 	Links() table[externalLink]

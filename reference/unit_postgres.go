@@ -242,6 +242,14 @@ func (t *pgTx) commit() (err error) {
 	if len(t.eff.events) > 0 && t.p.dispatch != nil {
 		t.eff.hooks = t.enabledWebhooks()
 	}
+	if key, ok := idempotentKey(t.ctx); ok && len(t.created) > 0 {
+		// The key's claim names what its unit created, in the unit's
+		// transaction: a replica taking the claim over answers it instead
+		// of creating it again (idempotent).
+		_, err := t.tx.Exec(t.ctx, `UPDATE idempotency_keys SET resource = $4 WHERE app = $1 AND op = $2 AND id = $3 AND NOT done`,
+			key.app, key.op, key.id, t.created[0])
+		t.must(err)
+	}
 	if t.admitted && t.p.limits != nil {
 		units, bytes := 0, int64(0)
 		if len(t.created) > 0 {
@@ -368,7 +376,7 @@ func (t *pgTx) expire(cutoff int64) {
 		totals AS (UPDATE apps SET retained = retained - (SELECT count(*) FROM gone),
 			retained_bytes = retained_bytes - (SELECT coalesce(sum(cost), 0) FROM gone) WHERE app = $1)
 		DELETE FROM records r USING gone WHERE r.app = $1 AND r.unit = gone.unit
-		RETURNING r.kind, r.id, coalesce(length(r.content), 0)`, t.app, cutoff)
+		RETURNING r.kind, r.id, `+contentLength, t.app, cutoff)
 	t.must(err)
 	type dropped struct {
 		kind, id string
@@ -386,6 +394,10 @@ func (t *pgTx) expire(cutoff int64) {
 	}
 }
 
+// contentLength is the length of a file record r's content: its pieces'
+// (content_size) or, uploaded before migration 0009, its content column's.
+const contentLength = `coalesce(length(r.content), (r.hidden->>'content_size')::bigint, 0)`
+
 // cascade drops what hangs off a dropped record, as the in-memory store
 // does: a dispute's evidence and adjustment transfers, a file's links and
 // its content's bytes.
@@ -396,6 +408,8 @@ func (t *pgTx) cascade(kind, id string, contentBytes int64) {
 		t.must(err)
 	case kindFile:
 		_, err := t.tx.Exec(t.ctx, `DELETE FROM records WHERE app = $1 AND kind = 'link' AND parent = $2`, t.app, id)
+		t.must(err)
+		_, err = t.tx.Exec(t.ctx, `DELETE FROM file_content WHERE app = $1 AND file = $2`, t.app, id)
 		t.must(err)
 		t.AddUpload(-contentBytes)
 	}
@@ -465,6 +479,12 @@ func (tb *pgTable[T, P]) Put(v *T) {
 	if app == "" {
 		app = t.app
 	}
+	if f, ok := any(p).(*file); ok && f.content != nil {
+		// Content a rule put whole is kept in pieces too (the record's
+		// content column is only read, for content uploaded before 0009).
+		f.contentRef, f.contentSize = t.putContentPieces(app, f.ID, f.content), int64(len(f.content))
+		f.content = nil
+	}
 	doc, hidden, content, err := encodeRecord(p)
 	t.must(err)
 	parent := noParent
@@ -493,7 +513,7 @@ func (tb *pgTable[T, P]) Delete(id string) error {
 		panic("reference: Delete in a read-only unit of work")
 	}
 	var n int64
-	err := t.tx.QueryRow(t.ctx, `DELETE FROM records WHERE kind = $1 AND id = $2 AND app = $3 RETURNING coalesce(length(content), 0)`,
+	err := t.tx.QueryRow(t.ctx, `DELETE FROM records r WHERE kind = $1 AND id = $2 AND app = $3 RETURNING `+contentLength,
 		tb.kind, id, t.app).Scan(&n)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return errNotFound(id)
@@ -590,6 +610,8 @@ type pgHidden struct {
 	ProducedByUpdate bool   `json:"produced_by_update,omitempty"`
 	Updated          bool   `json:"updated,omitempty"`
 	ContentType      string `json:"content_type,omitempty"`
+	ContentRef       string `json:"content_ref,omitempty"`  // its pieces in file_content
+	ContentSize      int64  `json:"content_size,omitempty"` // their length
 	AuthUsername     string `json:"auth_username,omitempty"`
 	AuthPassword     string `json:"auth_password,omitempty"`
 	AuthToken        string `json:"auth_token,omitempty"`
@@ -613,7 +635,7 @@ func encodeRecord(p any) (doc string, hidden *string, content []byte, err error)
 	case *subscriptionAmount:
 		h.ProducedByUpdate, h.Updated = v.producedByUpdate, v.updated
 	case *file:
-		h.ContentType, content = v.contentType, v.content
+		h.ContentType, h.ContentRef, h.ContentSize, content = v.contentType, v.contentRef, v.contentSize, v.content
 	case *webhook:
 		h.AuthUsername, h.AuthPassword, h.AuthToken = v.Authentication.username, v.Authentication.password, v.Authentication.token
 	}
@@ -621,7 +643,7 @@ func encodeRecord(p any) (doc string, hidden *string, content []byte, err error)
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("encode record: %w", err)
 	}
-	if h.Merchant != "" || h.Adjustment || h.ProducedByUpdate || h.Updated || h.ContentType != "" ||
+	if h.Merchant != "" || h.Adjustment || h.ProducedByUpdate || h.Updated || h.ContentType != "" || h.ContentRef != "" ||
 		h.AuthUsername != "" || h.AuthPassword != "" || h.AuthToken != "" || h.PurchaseData != nil {
 		hb, err := json.Marshal(h)
 		if err != nil {
@@ -662,7 +684,7 @@ func decodeRecord(p any, doc, hidden, content []byte) error {
 	case *subscriptionAmount:
 		v.producedByUpdate, v.updated = h.ProducedByUpdate, h.Updated
 	case *file:
-		v.contentType, v.content = h.ContentType, content
+		v.contentType, v.content, v.contentRef, v.contentSize = h.ContentType, content, h.ContentRef, h.ContentSize
 	case *webhook:
 		v.Authentication.username, v.Authentication.password, v.Authentication.token = h.AuthUsername, h.AuthPassword, h.AuthToken
 	}
@@ -808,6 +830,7 @@ func (p *pgUnits) dropNamespaces(ctx context.Context, dbtx pgx.Tx, where string,
 		`DELETE FROM outbox WHERE app = ANY($1)`,
 		`DELETE FROM deliveries WHERE app = ANY($1)`,
 		`DELETE FROM timers WHERE app = ANY($1)`,
+		`DELETE FROM file_content WHERE app = ANY($1)`,
 		`DELETE FROM idempotency_keys WHERE app = ANY($1)`,
 		`DELETE FROM idempotency_counts WHERE app = ANY($1)`,
 	} {
@@ -855,6 +878,10 @@ func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) 
 	_, _ = p.pool.Exec(ctx, `DELETE FROM outbox WHERE delivered`)
 	_, _ = p.pool.Exec(ctx, `DELETE FROM deliveries WHERE done`)
 	_, _ = p.pool.Exec(ctx, `DELETE FROM timers WHERE done`)
+	// Content staged for an upload whose unit failed and whose replica
+	// died before dropping it: no file names it, an hour on.
+	_, _ = p.pool.Exec(ctx, `DELETE FROM file_content c WHERE c.created_ns < $1 AND NOT EXISTS (
+		SELECT 1 FROM records r WHERE r.kind = 'file' AND r.id = c.file AND r.hidden->>'content_ref' = c.ref)`, now.Add(-time.Hour).UnixNano())
 	if idle > 0 {
 		_ = p.inTx(ctx, func(dbtx pgx.Tx) error {
 			_, err := p.dropNamespaces(ctx, dbtx, `used_ns <= $1`, now.Add(-idle).UnixNano())
