@@ -620,6 +620,8 @@ func (g *generator) updateAmount() Step {
 	a := g.amounts[r]
 	st := Step{Op: "subscription_amounts.update", Method: "PATCH", Path: "/subscription/subscription_schedules/{" + a.schedule + "}/subscription_amounts/{" + r + "}", Of: r, Save: g.newRole("amount")}
 	g.fill(&st, g.amountFixes(st.Op))
+	// The fixture amount another sequence may have updated already.
+	st.Shared = r == fixtureAmount
 	switch {
 	case a.produced:
 		refuse(&st, "an amount an update produced is not updated again", basisOf("3.2", "7"))
@@ -658,6 +660,12 @@ func (g *generator) enroll() Step {
 	s := free[g.c.draw(len(free))]
 	st := Step{Op: "subscription_enrollments.create", Method: "POST", Path: "/subscription/subscription_schedules/{" + s + "}/subscription_enrollments", Save: g.newRole("enrollment"), Of: s}
 	doc := g.fill(&st, map[string]func() any{"merchant": fixed("{fixture:merchant}")})
+	if _, named := doc["merchant"]; st.Refuse && !named {
+		// §4.5 shows the body's fields, not which are required: refusing an
+		// enrollment without a merchant is the reference's rule
+		// (subscriptions.feature: @profile-reference_rules).
+		st.Basis = assumed("reference_rules", st.Basis.Clauses...)
+	}
 	if !st.Refuse {
 		expectSent(&st, doc, basisEnroll, "nickname")
 	}

@@ -163,6 +163,31 @@ func (g *generator) observe(st Step, ok bool) {
 	}
 }
 
+// Roles of the fixtures a sequence starts with when the target does not
+// offer the operation that makes their kind: as placeholders of the
+// suite's fixture table, they expand on each side to its own fixture.
+const (
+	fixtureSchedule = "fixture:subscription_schedule"
+	fixtureAmount   = "fixture:subscription_amount"
+)
+
+// useFixtures starts the sequence with the fixtures (has: configured on
+// both sides) of the kinds whose maker the target does not offer: a
+// target without the subscription_schedules.create extension still offers
+// the enrollments of its schedule, and the update of its amount, which the
+// spec names. The run's sequences share the fixtures: what one changed,
+// the next may find changed (Step.Shared).
+func (g *generator) useFixtures(has func(key string) bool) {
+	if g.offers("subscription_schedules.create") || !has("subscription_schedule") {
+		return
+	}
+	g.roles["schedule"] = []string{fixtureSchedule}
+	if !g.offers("subscription_amounts.create") && has("subscription_amount") {
+		g.roles["amount"] = []string{fixtureAmount}
+		g.amounts[fixtureAmount] = &amountState{schedule: fixtureSchedule}
+	}
+}
+
 // kindOf is a role's kind: "card b" → "card".
 func kindOf(role string) string {
 	if i := strings.LastIndexByte(role, ' '); i > 0 && len(role)-i == 2 && role[i+1] >= 'b' && role[i+1] <= 'z' {

@@ -89,6 +89,8 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		// A quota the target reached (the model is fresh each sequence, the
 		// target is not): its limits are its own; the states part here.
 		return nil, false
+	case st.Shared && is2xx(mex.Status) != is2xx(tex.Status):
+		return nil, false // another sequence may have changed the shared fixture first
 	case is2xx(mex.Status) && is4xx(tex.Status):
 		if st.Refuse {
 			return nil, false // the kit and its model disagree on this value: judge nothing more

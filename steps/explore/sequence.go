@@ -62,6 +62,7 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int
 	g := &generator{c: c, con: r.contract, seq: tag, profile: r.profile, offers: r.offers,
 		roles: map[string][]string{}, auths: map[string]*authState{}, amounts: map[string]*amountState{}, deleted: map[string]bool{}, linkFile: map[string]string{}, linkType: map[string]string{}, enrolled: map[string]bool{}}
 	g.hookBase = r.hookBase
+	g.useFixtures(func(key string) bool { return target.fixture(key) != "" && model.fixture(key) != "" })
 	g.declineTrigger, _ = r.profile.DeclineTrigger()
 	g.disputeTrigger, _ = r.profile.DisputeTrigger()
 	var out outcome

@@ -153,19 +153,12 @@ func TestCombinedVariantsNeverFailExplored(t *testing.T) {
 	}
 }
 
-// reach sums a run's coverage up: operations with a 2xx and with a 4xx,
-// boundaries reached, findings.
+// reach sums a run's coverage up over the operations and schemas the
+// target offers: operations with a 2xx and with a 4xx, boundaries reached,
+// findings.
 func reach(res explore.Result) string {
-	ok, refused := 0, 0
-	for _, c := range res.Coverage {
-		if c.Accepted > 0 {
-			ok++
-		}
-		if c.Refused > 0 {
-			refused++
-		}
-	}
+	ops := report.CountExploredOps(res.Coverage)
 	t := report.ExploredTotals(res.Schemas)
-	return fmt.Sprintf("%d requests, %d operations with a 2xx, %d with a 4xx, %d/%d leaves, %d/%d boundaries, %d FAIL, %d WARN",
-		res.Requests, ok, refused, t.LeavesSent, t.Leaves, t.BoundariesReached, t.Boundaries, res.Count(report.Fail), res.Count(report.Warn))
+	return fmt.Sprintf("%d requests, %d operations offered (%d not), %d with a 2xx, %d with a 4xx, %d/%d leaves, %d/%d boundaries, %d FAIL, %d WARN",
+		res.Requests, ops.Offered, len(ops.NotOffered), ops.Accepted, ops.Refused, t.LeavesSent, t.Leaves, t.BoundariesReached, t.Boundaries, res.Count(report.Fail), res.Count(report.Warn))
 }
