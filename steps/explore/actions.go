@@ -2,6 +2,7 @@ package explore
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"math/big"
@@ -532,6 +533,16 @@ func (g *generator) updateMerchant() Step {
 		st.User = userMerchant
 		refuse(&st, "only ROLE_PLATFORM may update a merchant", basisOf("4.4", "5"))
 		st.Expect = nil
+		if on, ok := doc["level_two_level_three_data_enabled"].(bool); ok && !g.force {
+			// The platform sets the other value first, in the same action:
+			// applied, the refused update would change what the merchant
+			// shows whatever the target held before (another sequence's
+			// update, an earlier replay of this one), so the sequence fails
+			// alike on every replay and shrinks to this action alone.
+			set := Step{Op: st.Op, Method: st.Method, Path: st.Path, Of: r, Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, !on)}
+			expectSent(&set, map[string]any{"level_two_level_three_data_enabled": !on}, basisOf("2.4", "4.4"), "level_two_level_three_data_enabled")
+			g.before = append(g.before, set)
+		}
 	}
 	if !st.Refuse {
 		expectSent(&st, doc, basisOf("2.4", "4.4"), "level_two_level_three_data_enabled")

@@ -42,6 +42,9 @@ type generator struct {
 	// verdict on the last body drawn.
 	force   bool
 	lastErr error
+	// before are steps the last step drawn needs sent first, in the same
+	// action (the state a refused merchant update would change).
+	before []Step
 }
 
 type authState struct {
@@ -248,7 +251,7 @@ func (g *generator) next(actions []action) []Step {
 	}
 	for _, x := range actions {
 		if x.ready(g) {
-			return []Step{x.make(g)}
+			return g.withBefore(x.make(g))
 		}
 	}
 	return nil
@@ -283,7 +286,14 @@ func (g *generator) withProbe(a action) []Step {
 	}
 	// The step goes first: when the target parts from the model on it,
 	// the sequence ends before its probes cost a request.
-	return append([]Step{a.make(g)}, out...)
+	return append(g.withBefore(a.make(g)), out...)
+}
+
+// withBefore is st after the steps its action set it to need first.
+func (g *generator) withBefore(st Step) []Step {
+	out := append(g.before, st)
+	g.before = nil
+	return out
 }
 
 // prerequisite is the operation that makes what an operation needs.
