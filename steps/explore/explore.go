@@ -440,7 +440,7 @@ func (r *runner) work(ctx context.Context, cancel func(), x *exploration) {
 		x.next++
 		x.mu.Unlock()
 		c := newChoices(sequenceSeed(r.opts.Seed, i))
-		out, err := r.sequence(ctx, c, i, 0)
+		out, err := r.sequence(ctx, c, i, 0, nil)
 		if err != nil {
 			x.mu.Lock()
 			x.unanswered = append(x.unanswered, err.Error())

@@ -13,7 +13,9 @@ import (
 func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index int, trace []Exchange) Finding {
 	best := slices.Clone(recipe)
 	runs := 0
-	bestOut, ok := r.replaySame(ctx, best, f, index, 1)
+	// Every replay starts from the merchants the sequence started from.
+	start := startFlags(trace)
+	bestOut, ok := r.replaySame(ctx, best, f, index, 1, start)
 	if !ok {
 		// Not reproduced (a target that changes on its own): keep it as found.
 		f.Recipe = best
@@ -24,7 +26,7 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 			return false
 		}
 		runs++
-		out, same := r.replaySame(ctx, cand, f, index, runs+1)
+		out, same := r.replaySame(ctx, cand, f, index, runs+1, start)
 		if same {
 			best, bestOut = cand, out
 		}
@@ -39,6 +41,27 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 			if try(cand) {
 				improved = true
 				break
+			}
+		}
+		// Blocks of whole actions, largest first: actions that only set up
+		// each other (a file and its links before an unrelated sale) go
+		// together, where deleting one alone would leave the others making
+		// what it made, with draws meaning something else.
+		for k := len(bestOut.marks) - 1; k >= 2; k /= 2 {
+			for lo := 0; lo+k <= len(bestOut.marks); lo += k {
+				m := bestOut.marks
+				first, last := m[lo], m[lo+k-1]
+				if first.start >= last.end || last.end > len(best) {
+					continue
+				}
+				cand := append(slices.Clone(best[:first.start]), best[last.end:]...)
+				if len(cand) > 0 {
+					cand[0] = uint32(max(int(cand[0])-k, 0))
+				}
+				if try(cand) {
+					improved = true
+					lo -= k // the same place now holds the next actions
+				}
 			}
 		}
 		marks := bestOut.marks
@@ -85,8 +108,8 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 
 // replaySame runs a recipe (replay n of the sequence) and reports whether
 // it fails with f's key.
-func (r *runner) replaySame(ctx context.Context, recipe []uint32, f Finding, index, n int) (outcome, bool) {
-	out, err := r.sequence(ctx, replay(recipe), index, n)
+func (r *runner) replaySame(ctx context.Context, recipe []uint32, f Finding, index, n int, start map[string]bool) (outcome, bool) {
+	out, err := r.sequence(ctx, replay(recipe), index, n, start)
 	if err != nil {
 		return out, false
 	}
