@@ -55,7 +55,6 @@ func TestSequencesStartWithFixturesNotMade(t *testing.T) {
 	}
 }
 
-
 // TestRefusedMerchantUpdateSetsItsState: a merchant user's update (which
 // the contract refuses) comes after the platform's update to the other
 // value, in the same action, so a refusal that was applied shows whatever
