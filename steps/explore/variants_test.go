@@ -217,3 +217,49 @@ func reach(res explore.Result) string {
 	return fmt.Sprintf("%d requests, %d operations offered (%d not), %d with a 2xx, %d with a 4xx, %d/%d leaves, %d/%d boundaries, %d FAIL, %d WARN",
 		res.Requests, ops.Offered, len(ops.NotOffered), ops.Accepted, ops.Refused, t.LeavesSent, t.Leaves, t.BoundariesReached, t.Boundaries, res.Count(report.Fail), res.Count(report.Warn))
 }
+
+// TestExtensionsNotOfferedWithoutProfile: a server offering only the
+// operations the spec names, explored without a profile and without
+// observing it, answers its extensions as unknown routes: each is a WARN
+// under extensions (never a FAIL), and the coverage lists those it
+// requested as not offered, out of the totals; with its profile declared,
+// the same operations are listed not offered by the profile.
+func TestExtensionsNotOfferedWithoutProfile(t *testing.T) {
+	ref, h, seeded, err := faults.ServeVariants(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001}, "no-extensions")
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		_ = ref.Close()
+	})
+	v, ok := faults.VariantByName("no-extensions")
+	require.True(t, ok)
+	cfg := configOf(srv.URL, seeded)
+	for _, declared := range []bool{false, true} {
+		c := cfg
+		if declared {
+			c.Profile = []byte(v.Profile)
+		}
+		res, err := explore.Run(context.Background(), explore.Options{Target: c, Model: model, Seed: 8, Budget: 600, ShrinkRuns: 20})
+		require.NoError(t, err)
+		assert.Zero(t, res.Count(report.Fail), "declared %t", declared)
+		ops := report.CountExploredOps(res.Coverage)
+		why := map[string]string{}
+		for _, c := range res.Coverage {
+			why[c.ID] = c.NotOffered
+		}
+		if declared {
+			assert.Len(t, ops.NotOffered, 9, "the 9 extensions, declared absent")
+			assert.Empty(t, res.Findings)
+			continue
+		}
+		t.Logf("without a profile: %s; not offered: %v", reach(res), ops.NotOffered)
+		require.NotEmpty(t, ops.NotOffered, "extensions answered as unknown routes")
+		for _, id := range ops.NotOffered {
+			assert.Contains(t, why[id], "404 or 405", id)
+		}
+		assert.NotContains(t, ops.NotOffered, "payment_instruments.create", "an operation the spec names is offered")
+		warned := slices.ContainsFunc(res.Findings, func(f explore.Finding) bool { return f.Basis.Assumed == "extensions" })
+		assert.True(t, warned, "a WARN under extensions: %v", res.Findings)
+	}
+}
