@@ -2,15 +2,13 @@ package steps_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/steps"
+	"github.com/conform-kit/conform/steps/steptest"
 )
 
 // TestRunLeavesItsWebhooksDisabled: a run disables every webhook it made,
@@ -35,45 +33,12 @@ func TestRunLeavesItsWebhooksDisabled(t *testing.T) {
 			} else {
 				cfg = startVariant(t, variant)
 			}
-			before := enabledWebhooks(t, cfg)
+			before := steptest.EnabledWebhooks(t, cfg)
 			sum, err := steps.Run(context.Background(), cfg, steps.Options{Concurrency: 4, Tags: "@webhooks"})
 			require.NoError(t, err)
 			require.Positive(t, sum.Counts[steps.Pass]+sum.Counts[steps.Warn], sum.Line())
 			assert.Zero(t, sum.Counts[steps.Fail]+sum.Counts[steps.Error], sum.Line())
-			assert.Equal(t, before, enabledWebhooks(t, cfg), "enabled webhooks before and after the run")
+			assert.Equal(t, before, steptest.EnabledWebhooks(t, cfg), "enabled webhooks before and after the run")
 		})
-	}
-}
-
-// enabledWebhooks counts the enabled webhooks of the platform user's
-// application, paging through the whole list.
-func enabledWebhooks(t *testing.T, cfg steps.Config) int {
-	t.Helper()
-	enabled := 0
-	for offset := 0; ; offset += 20 {
-		req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/webhooks?limit=20&offset=%d", cfg.Target, offset), nil)
-		require.NoError(t, err)
-		req.SetBasicAuth(cfg.Credentials.Platform.Username, cfg.Credentials.Platform.Password)
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		var page struct {
-			Embedded struct {
-				Webhooks []struct {
-					Enabled bool `json:"enabled"`
-				} `json:"webhooks"`
-			} `json:"_embedded"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&page)
-		_ = resp.Body.Close()
-		require.NoError(t, err)
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-		for _, w := range page.Embedded.Webhooks {
-			if w.Enabled {
-				enabled++
-			}
-		}
-		if len(page.Embedded.Webhooks) < 20 {
-			return enabled
-		}
 	}
 }

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"math/big"
@@ -532,6 +533,16 @@ func (g *generator) updateMerchant() Step {
 		st.User = userMerchant
 		refuse(&st, "only ROLE_PLATFORM may update a merchant", basisOf("4.4", "5"))
 		st.Expect = nil
+		if on, ok := doc["level_two_level_three_data_enabled"].(bool); ok && !g.force {
+			// The platform sets the other value first, in the same action:
+			// applied, the refused update would change what the merchant
+			// shows whatever the target held before (another sequence's
+			// update, an earlier replay of this one), so the sequence fails
+			// alike on every replay and shrinks to this action alone.
+			set := Step{Op: st.Op, Method: st.Method, Path: st.Path, Of: r, Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, !on)}
+			expectSent(&set, map[string]any{"level_two_level_three_data_enabled": !on}, basisOf("2.4", "4.4"), "level_two_level_three_data_enabled")
+			g.before = append(g.before, set)
+		}
 	}
 	if !st.Refuse {
 		expectSent(&st, doc, basisOf("2.4", "4.4"), "level_two_level_three_data_enabled")
@@ -620,6 +631,8 @@ func (g *generator) updateAmount() Step {
 	a := g.amounts[r]
 	st := Step{Op: "subscription_amounts.update", Method: "PATCH", Path: "/subscription/subscription_schedules/{" + a.schedule + "}/subscription_amounts/{" + r + "}", Of: r, Save: g.newRole("amount")}
 	g.fill(&st, g.amountFixes(st.Op))
+	// The fixture amount another sequence may have updated already.
+	st.Shared = r == fixtureAmount
 	switch {
 	case a.produced:
 		refuse(&st, "an amount an update produced is not updated again", basisOf("3.2", "7"))
@@ -658,6 +671,12 @@ func (g *generator) enroll() Step {
 	s := free[g.c.draw(len(free))]
 	st := Step{Op: "subscription_enrollments.create", Method: "POST", Path: "/subscription/subscription_schedules/{" + s + "}/subscription_enrollments", Save: g.newRole("enrollment"), Of: s}
 	doc := g.fill(&st, map[string]func() any{"merchant": fixed("{fixture:merchant}")})
+	if _, named := doc["merchant"]; st.Refuse && !named {
+		// §4.5 shows the body's fields, not which are required: refusing an
+		// enrollment without a merchant is the reference's rule
+		// (subscriptions.feature: @profile-reference_rules).
+		st.Basis = assumed("reference_rules", st.Basis.Clauses...)
+	}
 	if !st.Refuse {
 		expectSent(&st, doc, basisEnroll, "nickname")
 	}

@@ -3,8 +3,6 @@ package explore_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/steptest"
 )
 
 // TestExploreLeavesItsWebhooksDisabled: the webhooks an exploration makes
@@ -47,7 +46,7 @@ func TestExploreLeavesItsWebhooksDisabled(t *testing.T) {
 				cfg = configOf(srv.URL, seeded)
 			}
 			cfg.Profile = json.RawMessage(tc.profile)
-			before := enabledWebhooks(t, cfg)
+			before := steptest.EnabledWebhooks(t, cfg)
 			res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 3, Budget: 1500, Ops: "webhooks.*"})
 			require.NoError(t, err)
 			created := 0
@@ -57,40 +56,7 @@ func TestExploreLeavesItsWebhooksDisabled(t *testing.T) {
 				}
 			}
 			require.Positive(t, created, "webhooks created")
-			assert.Equal(t, before, enabledWebhooks(t, cfg), "enabled webhooks before and after the exploration (%d created)", created)
+			assert.Equal(t, before, steptest.EnabledWebhooks(t, cfg), "enabled webhooks before and after the exploration (%d created)", created)
 		})
-	}
-}
-
-// enabledWebhooks counts the enabled webhooks of the platform user's
-// application, paging through the whole list.
-func enabledWebhooks(t *testing.T, cfg steps.Config) int {
-	t.Helper()
-	enabled := 0
-	for offset := 0; ; offset += 20 {
-		req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/webhooks?limit=20&offset=%d", cfg.Target, offset), nil)
-		require.NoError(t, err)
-		req.SetBasicAuth(cfg.Credentials.Platform.Username, cfg.Credentials.Platform.Password)
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		var page struct {
-			Embedded struct {
-				Webhooks []struct {
-					Enabled bool `json:"enabled"`
-				} `json:"webhooks"`
-			} `json:"_embedded"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&page)
-		_ = resp.Body.Close()
-		require.NoError(t, err)
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-		for _, w := range page.Embedded.Webhooks {
-			if w.Enabled {
-				enabled++
-			}
-		}
-		if len(page.Embedded.Webhooks) < 20 {
-			return enabled
-		}
 	}
 }

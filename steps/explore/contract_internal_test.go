@@ -153,7 +153,8 @@ func TestCoverageCountsBodiesAndQueries(t *testing.T) {
 	cv.add(Step{Op: "payment_instruments.create"}, Exchange{Status: 201,
 		Body: `{"type":"PAYMENT_CARD","address":{"postal_code":"1234567","city":"aaaaaaaaaaaaaaaaaaaaa"},"tags":{}}`})
 	cv.add(Step{Op: "webhooks.list"}, Exchange{Status: 422, Path: "/webhooks?limit=0&offset=0"})
-	ops, schemas := cv.rows(c.v.Operations(), func(op validate.Operation) bool { return op.ID == "webhooks.get" })
+	all := func(validate.Operation) bool { return true }
+	ops, schemas := cv.rows(c.v.Operations(), all, func(op validate.Operation) bool { return op.ID == "webhooks.get" })
 	byOp := map[string]report.ExploredOp{}
 	for _, o := range ops {
 		byOp[o.ID] = o
@@ -180,4 +181,64 @@ func TestCoverageCountsBodiesAndQueries(t *testing.T) {
 	assert.NotContains(t, q.Missed, "limit: minimum 1: one below")
 	assert.Contains(t, q.Missed, "limit: minimum 1: at")
 	assert.Equal(t, 0, row("webhook_create").LeavesSent)
+}
+
+// TestCoverageNotOffered: an operation the profile declares absent, and an
+// extension whose every request was answered as an unknown route, are
+// listed as not offered, and the schemas only they take count in no total;
+// an operation the spec names is never taken for not offered, whatever it
+// answered.
+func TestCoverageNotOffered(t *testing.T) {
+	c := testContract(t)
+	cv := newCoverage(c)
+	cv.add(Step{Op: "balance_transfers.create"}, Exchange{Status: 404, Body: `{"amount":1}`})
+	cv.add(Step{Op: "balance_transfers.create"}, Exchange{Status: 405})
+	cv.add(Step{Op: "authorizations.get"}, Exchange{Status: 404})
+	cv.add(Step{Op: "authorizations.get"}, Exchange{Status: 200})
+	cv.add(Step{Op: "transfers.get"}, Exchange{Status: 404})
+	cv.add(Step{Op: "transfers.get"}, Exchange{Status: 422})
+	cv.add(Step{Op: "payment_instruments.get"}, Exchange{Status: 404})
+	offered := func(op validate.Operation) bool { return op.ID != "subscription_schedules.create" }
+	ops, schemas := cv.rows(c.v.Operations(), offered, func(validate.Operation) bool { return true })
+	byOp := map[string]report.ExploredOp{}
+	for _, o := range ops {
+		byOp[o.ID] = o
+	}
+	for _, tc := range []struct {
+		op, why string
+	}{
+		{"subscription_schedules.create", notOfferedDeclared},
+		{"balance_transfers.create", notOfferedAnswered},
+		{"authorizations.get", ""},      // answered 2xx once: offered
+		{"transfers.get", ""},           // a 422 is not an unknown route
+		{"payment_instruments.get", ""}, // the spec names it: a 404 is a refusal
+		{"webhooks.get", ""},
+	} {
+		assert.Equal(t, tc.why, byOp[tc.op].NotOffered, tc.op)
+	}
+	assert.Equal(t, 2, byOp["balance_transfers.create"].Refused, "a row not offered keeps its answers")
+	notOffered := map[string]bool{}
+	for _, s := range schemas {
+		notOffered[s.Schema] = s.NotOffered
+	}
+	assert.True(t, notOffered["subscription_schedule_create"], "only subscription_schedules.create takes it")
+	assert.True(t, notOffered["balance_transfer_create"], "only balance_transfers.create takes it")
+	assert.False(t, notOffered["payment_instrument_create"])
+	assert.False(t, notOffered[queryName])
+	totals := report.ExploredTotals(schemas)
+	all := 0
+	for _, s := range schemas {
+		all += s.Boundaries
+	}
+	var absent int
+	for _, s := range schemas {
+		if s.NotOffered {
+			absent += s.Boundaries
+		}
+	}
+	assert.Positive(t, absent)
+	assert.Equal(t, all-absent, totals.Boundaries, "the schemas not offered are out of the denominator")
+	n := report.CountExploredOps(ops)
+	assert.ElementsMatch(t, []string{"subscription_schedules.create", "balance_transfers.create"}, n.NotOffered)
+	assert.Equal(t, len(ops)-2, n.Offered)
 }

@@ -3,6 +3,7 @@ package explore
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -23,11 +24,13 @@ type coverage struct {
 	ops    map[string]*report.ExploredOp
 	leaves map[string]map[string]bool // schema → leaf path → sent
 	bounds map[string]map[string]bool // schema → "path: boundary" → reached
+	// unknown counts each operation's answers of an unknown route (404, 405).
+	unknown map[string]int
 }
 
 func newCoverage(c *contract) *coverage {
 	return &coverage{c: c, ops: map[string]*report.ExploredOp{},
-		leaves: map[string]map[string]bool{}, bounds: map[string]map[string]bool{}}
+		leaves: map[string]map[string]bool{}, bounds: map[string]map[string]bool{}, unknown: map[string]int{}}
 }
 
 // add counts one request of st as sent to the target (ex: its expanded
@@ -45,6 +48,9 @@ func (cv *coverage) add(st Step, ex Exchange) {
 		c.Errored++
 	case status >= 400:
 		c.Refused++
+		if status == http.StatusNotFound || status == http.StatusMethodNotAllowed {
+			cv.unknown[st.Op]++
+		}
 	case status >= 200 && status < 300:
 		c.Accepted++
 	}
@@ -114,23 +120,63 @@ func (cv *coverage) walk(schema string, s *shape, doc any) {
 	}
 }
 
-// rows renders the tables: the operations requested and those reach
-// selects (with zeros when never requested), in the order of ops; every
-// request schema in name order and the list query last.
-func (cv *coverage) rows(ops []validate.Operation, reach func(validate.Operation) bool) ([]report.ExploredOp, []report.ExploredSchema) {
+// Why an operation is not offered, as the coverage tables say it.
+const (
+	notOfferedDeclared = "the profile does not list it among the extensions the target offers"
+	notOfferedAnswered = "every request was answered 404 or 405, as an unknown route"
+)
+
+// rows renders the tables: the operations requested and the offered ones
+// reach selects (with zeros when never requested), in the order of ops; every
+// request schema in name order and the list query last. An operation the
+// target does not offer is listed with why: declared absent (offered
+// false; listed when reach selects it), or an extension whose every request was answered as an unknown
+// route. A schema no offered operation takes is marked not offered. Rows
+// marked not offered count in no total.
+func (cv *coverage) rows(ops []validate.Operation, offered, reach func(validate.Operation) bool) ([]report.ExploredOp, []report.ExploredSchema) {
 	cv.mu.Lock()
 	defer cv.mu.Unlock()
 	var outOps []report.ExploredOp
+	absent := map[string]bool{}
 	for _, op := range ops {
-		if c := cv.ops[op.ID]; c != nil {
-			outOps = append(outOps, *c)
-		} else if reach(op) {
+		c := cv.ops[op.ID]
+		switch {
+		case !offered(op):
+			absent[op.ID] = true
+			if c == nil && !reach(op) {
+				continue
+			}
+			row := report.ExploredOp{ID: op.ID, NotOffered: notOfferedDeclared}
+			if c != nil {
+				row.Accepted, row.Refused, row.Errored = c.Accepted, c.Refused, c.Errored
+			}
+			outOps = append(outOps, row)
+		case c != nil:
+			row := *c
+			if op.Assumed == "extensions" && row.Accepted == 0 && row.Errored == 0 && row.Refused > 0 && cv.unknown[op.ID] == row.Refused {
+				absent[op.ID] = true
+				row.NotOffered = notOfferedAnswered
+			}
+			outOps = append(outOps, row)
+		case reach(op):
 			outOps = append(outOps, report.ExploredOp{ID: op.ID})
+		}
+	}
+	// A schema is offered when an operation the target offers takes it.
+	offers := map[string]bool{}
+	for id, name := range cv.c.ops {
+		if name != "" && !absent[id] {
+			offers[name] = true
+		}
+	}
+	for id := range cv.c.lists {
+		if !absent[id] {
+			offers[queryName] = true
 		}
 	}
 	var out []report.ExploredSchema
 	row := func(name string, s *shape) {
-		r := report.ExploredSchema{Schema: name}
+		r := report.ExploredSchema{Schema: name, NotOffered: !offers[name]}
 		for _, l := range s.leaves() {
 			r.Leaves++
 			if cv.leaves[name][l.Path] {
@@ -168,7 +214,13 @@ func percent(n, of int) string {
 // coverageRows renders the coverage tables in a stable order: every
 // operation the explorer can reach, in the operations table's order.
 func (r *runner) coverageRows() ([]report.ExploredOp, []report.ExploredSchema) {
-	return r.coverage.rows(r.v.Operations(), func(op validate.Operation) bool {
-		return r.profile.Offers(op) && slices.ContainsFunc(r.actions, func(a action) bool { return a.op == op.ID })
+	acts := func(op validate.Operation) bool {
+		return slices.ContainsFunc(r.actions, func(a action) bool { return a.op == op.ID })
+	}
+	return r.coverage.rows(r.v.Operations(), r.profile.Offers, func(op validate.Operation) bool {
+		if !r.profile.Offers(op) {
+			return r.selected(op.ID) // listed as not offered
+		}
+		return acts(op)
 	})
 }

@@ -239,6 +239,7 @@ type runner struct {
 	profile  judging.Profile
 	defaults judging.Profile
 	actions  []action
+	selected func(op string) bool // the operations --ops selects
 	client   *http.Client
 	start    time.Time
 	requests atomic.Int64 // sent to the target, shrinking included
@@ -327,6 +328,7 @@ func newRunner(opts Options) (*runner, error) {
 		}
 		return false
 	}
+	r.selected = selected
 	r.actions = actionsFor(r.offers, selected)
 	if len(r.actions) == 0 {
 		return nil, fmt.Errorf("%w: --ops %q selects no operation the target offers", ErrOptions, opts.Ops)
@@ -438,7 +440,7 @@ func (r *runner) work(ctx context.Context, cancel func(), x *exploration) {
 		x.next++
 		x.mu.Unlock()
 		c := newChoices(sequenceSeed(r.opts.Seed, i))
-		out, err := r.sequence(ctx, c, i, 0)
+		out, err := r.sequence(ctx, c, i, 0, nil)
 		if err != nil {
 			x.mu.Lock()
 			x.unanswered = append(x.unanswered, err.Error())

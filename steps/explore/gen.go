@@ -42,6 +42,9 @@ type generator struct {
 	// verdict on the last body drawn.
 	force   bool
 	lastErr error
+	// before are steps the last step drawn needs sent first, in the same
+	// action (the state a refused merchant update would change).
+	before []Step
 }
 
 type authState struct {
@@ -163,6 +166,31 @@ func (g *generator) observe(st Step, ok bool) {
 	}
 }
 
+// Roles of the fixtures a sequence starts with when the target does not
+// offer the operation that makes their kind: as placeholders of the
+// suite's fixture table, they expand on each side to its own fixture.
+const (
+	fixtureSchedule = "fixture:subscription_schedule"
+	fixtureAmount   = "fixture:subscription_amount"
+)
+
+// useFixtures starts the sequence with the fixtures (has: configured on
+// both sides) of the kinds whose maker the target does not offer: a
+// target without the subscription_schedules.create extension still offers
+// the enrollments of its schedule, and the update of its amount, which the
+// spec names. The run's sequences share the fixtures: what one changed,
+// the next may find changed (Step.Shared).
+func (g *generator) useFixtures(has func(key string) bool) {
+	if g.offers("subscription_schedules.create") || !has("subscription_schedule") {
+		return
+	}
+	g.roles["schedule"] = []string{fixtureSchedule}
+	if !g.offers("subscription_amounts.create") && has("subscription_amount") {
+		g.roles["amount"] = []string{fixtureAmount}
+		g.amounts[fixtureAmount] = &amountState{schedule: fixtureSchedule}
+	}
+}
+
 // kindOf is a role's kind: "card b" → "card".
 func kindOf(role string) string {
 	if i := strings.LastIndexByte(role, ' '); i > 0 && len(role)-i == 2 && role[i+1] >= 'b' && role[i+1] <= 'z' {
@@ -223,7 +251,7 @@ func (g *generator) next(actions []action) []Step {
 	}
 	for _, x := range actions {
 		if x.ready(g) {
-			return []Step{x.make(g)}
+			return g.withBefore(x.make(g))
 		}
 	}
 	return nil
@@ -258,7 +286,14 @@ func (g *generator) withProbe(a action) []Step {
 	}
 	// The step goes first: when the target parts from the model on it,
 	// the sequence ends before its probes cost a request.
-	return append([]Step{a.make(g)}, out...)
+	return append(g.withBefore(a.make(g)), out...)
+}
+
+// withBefore is st after the steps its action set it to need first.
+func (g *generator) withBefore(st Step) []Step {
+	out := append(g.before, st)
+	g.before = nil
+	return out
 }
 
 // prerequisite is the operation that makes what an operation needs.

@@ -22,12 +22,12 @@ func TestPrintedScenarioRuns(t *testing.T) {
 		"security-code-echoed-when-4-digits",
 	}[:map[bool]int{true: 2, false: 7}[raceDetector]] {
 		t.Run(name, func(t *testing.T) {
-			// One worker: a fault whose state stays on the target between
-			// replays (merchant-update-by-merchant-applied) shrinks to a
-			// scenario that holds only when no other sequence moved that
-			// state meanwhile.
+			// The default workers: a fault whose state stays on the target
+			// (merchant-update-by-merchant-applied) is found by an action
+			// that sets the state it would change first, so it shrinks and
+			// replays whatever the other sequences did meanwhile.
 			cfg := serveFaults(t, name)
-			res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 7, Budget: 6000, ShrinkRuns: 120, FirstFinding: true, Workers: 1})
+			res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 7, Budget: 6000, ShrinkRuns: 120, FirstFinding: true})
 			require.NoError(t, err)
 			require.NotEmpty(t, res.Findings, "fault %s not found", name)
 			feature := res.Findings[0].Gherkin

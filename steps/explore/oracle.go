@@ -89,6 +89,8 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		// A quota the target reached (the model is fresh each sequence, the
 		// target is not): its limits are its own; the states part here.
 		return nil, false
+	case st.Shared && is2xx(mex.Status) != is2xx(tex.Status):
+		return nil, false // another sequence may have changed the shared fixture first
 	case is2xx(mex.Status) && is4xx(tex.Status):
 		if st.Refuse {
 			return nil, false // the kit and its model disagree on this value: judge nothing more
@@ -104,6 +106,12 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		if tex.Status == http.StatusNotAcceptable || tex.Status == http.StatusUnsupportedMediaType {
 			b = assumed("request_content_type")
 		}
+		unknown := op.Assumed == "extensions" && (tex.Status == http.StatusNotFound || tex.Status == http.StatusMethodNotAllowed)
+		if unknown {
+			// An operation the spec does not name, answered as an unknown
+			// route: the target does not offer it (the suite's WARN too).
+			b = assumed("extensions", op.Clauses...)
+		}
 		if b.Assumed == "reference_rules" && op.HasJSONBody() && op.Request != "" {
 			// A body the spec shows no payload for (file_payloads): what the
 			// reference accepts in it is its choice of that payload.
@@ -114,6 +122,10 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		b = r.basisFor(checkAllowed, st, b)
 		if r.declaredOtherwise(b.Assumed) || (op.Assumed != "" && r.declaredOtherwise(op.Assumed)) {
 			return nil, false
+		}
+		if unknown {
+			return r.finding(checkAllowed, st, b, fmt.Sprintf("%s %s was answered %d, as an unknown route: the target does not offer %s, an operation the spec does not name", st.Method, tex.Path, tex.Status, st.Op),
+				fmt.Sprintf("status %d", mex.Status), fmt.Sprintf("status %d", tex.Status), "the request succeeds"), false
 		}
 		return r.finding(checkAllowed, st, b, fmt.Sprintf("%s %s was refused with %d; the contract allows it (%s)", st.Method, tex.Path, tex.Status, allowedWhy(st)),
 			fmt.Sprintf("status %d", mex.Status), fmt.Sprintf("status %d", tex.Status), "the request succeeds"), false

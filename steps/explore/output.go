@@ -228,19 +228,24 @@ func (res Result) Scenarios() []report.Scenario {
 // totals, then each operation's answers and each request schema's leaves
 // sent and boundaries reached, with what was not reached.
 func (res Result) Notes() []string {
-	with2xx, with4xx := 0, 0
-	for _, c := range res.Coverage {
-		if c.Accepted > 0 {
-			with2xx++
-		}
-		if c.Refused > 0 {
-			with4xx++
+	ops := report.CountExploredOps(res.Coverage)
+	t := report.ExploredTotals(res.Schemas)
+	var absent []string
+	for _, s := range res.Schemas {
+		if s.NotOffered {
+			absent = append(absent, s.Schema)
 		}
 	}
-	t := report.ExploredTotals(res.Schemas)
-	notes := []string{fmt.Sprintf("explore: seed %d, %d sequences, %d requests in %s; %d operations: %d with a 2xx, %d with a 4xx; request schemas: %d/%d leaves sent, %d/%d boundaries reached (%s)",
-		res.Seed, res.Sequences, res.Requests, res.Duration.Round(1e6), len(res.Coverage), with2xx, with4xx,
-		t.LeavesSent, t.Leaves, t.BoundariesReached, t.Boundaries, percent(t.BoundariesReached, t.Boundaries))}
+	summary := fmt.Sprintf("explore: seed %d, %d sequences, %d requests in %s; %d operations offered: %d with a 2xx, %d with a 4xx; request schemas: %d/%d leaves sent, %d/%d boundaries reached (%s)",
+		res.Seed, res.Sequences, res.Requests, res.Duration.Round(1e6), ops.Offered, ops.Accepted, ops.Refused,
+		t.LeavesSent, t.Leaves, t.BoundariesReached, t.Boundaries, percent(t.BoundariesReached, t.Boundaries))
+	if len(ops.NotOffered) > 0 {
+		summary += fmt.Sprintf("; not offered by the target, in no total: %d operations (%s)", len(ops.NotOffered), strings.Join(ops.NotOffered, ", "))
+		if len(absent) > 0 {
+			summary += fmt.Sprintf(" and %d request schemas (%s)", len(absent), strings.Join(absent, ", "))
+		}
+	}
+	notes := []string{summary}
 	if len(res.Observed) > 0 {
 		notes = append(notes, "explore: judged with the target's observed choices (the profile the suite wrote for it): "+strings.Join(res.Observed, "; "))
 	}
@@ -248,11 +253,17 @@ func (res Result) Notes() []string {
 		notes = append(notes, fmt.Sprintf("explore: %d requests got no answer, each ending its sequence; the first: %s", n, res.Unanswered[0]))
 	}
 	for _, c := range res.Coverage {
-		notes = append(notes, fmt.Sprintf("explore coverage %s: %d accepted, %d refused, %d 5xx", c.ID, c.Accepted, c.Refused, c.Errored))
+		n := fmt.Sprintf("explore coverage %s: %d accepted, %d refused, %d 5xx", c.ID, c.Accepted, c.Refused, c.Errored)
+		if c.NotOffered != "" {
+			n = fmt.Sprintf("explore coverage %s: not offered (%s), in no total", c.ID, c.NotOffered)
+		}
+		notes = append(notes, n)
 	}
 	for _, s := range res.Schemas {
 		n := fmt.Sprintf("explore schema %s: %d/%d leaves sent, %d/%d boundaries reached", s.Schema, s.LeavesSent, s.Leaves, s.BoundariesReached, s.Boundaries)
-		if len(s.Missed) > 0 {
+		if s.NotOffered {
+			n += ": not offered (no operation the target offers takes it), in no total"
+		} else if len(s.Missed) > 0 {
 			n += "; not reached: " + strings.Join(s.Missed, "; ")
 		}
 		notes = append(notes, n)
@@ -265,6 +276,9 @@ func (res Result) Notes() []string {
 func (res Result) AddTo(run *report.Run) {
 	run.Scenarios = append(run.Scenarios, res.Scenarios()...)
 	for _, c := range res.Coverage {
+		if c.NotOffered != "" && c.Accepted+c.Refused+c.Errored == 0 {
+			continue // never requested: nothing to count
+		}
 		i := slices.IndexFunc(run.Operations, func(o report.Operation) bool { return o.ID == c.ID })
 		if i < 0 {
 			run.Operations = append(run.Operations, report.Operation{ID: c.ID})

@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -44,7 +45,12 @@ func (o outcome) has(key string) (found, bool) {
 // answer. replay is 0 for the run's own sequence, else the number of a
 // replay while shrinking (its idempotency ids are its own, so the target
 // does not answer it with the first run's resources).
-func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int) (outcome, error) {
+//
+// start, when set (a replay while shrinking), is each merchant's Level 2/3
+// processing when the sequence first ran, by fixture key: the target's
+// merchants are set so first (another sequence may have changed them since,
+// and a payment with Level 2/3 data is refused or accepted after them).
+func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int, start map[string]bool) (outcome, error) {
 	count := replay == 0
 	h, mcfg, closeModel, err := r.opts.Model()
 	if err != nil {
@@ -62,10 +68,14 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int
 	g := &generator{c: c, con: r.contract, seq: tag, profile: r.profile, offers: r.offers,
 		roles: map[string][]string{}, auths: map[string]*authState{}, amounts: map[string]*amountState{}, deleted: map[string]bool{}, linkFile: map[string]string{}, linkType: map[string]string{}, enrolled: map[string]bool{}}
 	g.hookBase = r.hookBase
+	g.useFixtures(func(key string) bool { return target.fixture(key) != "" && model.fixture(key) != "" })
 	g.declineTrigger, _ = r.profile.DeclineTrigger()
 	g.disputeTrigger, _ = r.profile.DisputeTrigger()
 	var out outcome
 	defer func() { r.disableWebhooks(ctx, target, out.trace) }()
+	if err := r.setMerchants(ctx, target, start); err != nil {
+		return out, err
+	}
 	// The model starts where the target is: each merchant's Level 2/3 processing.
 	prelude, err := r.syncMerchants(ctx, target, model)
 	if err != nil {
@@ -150,6 +160,43 @@ func (r *runner) credentialSecrets() []string {
 	for _, cr := range []*steps.Credential{c.Platform, c.Merchant, c.OtherApplication} {
 		if cr != nil && len(cr.Password) >= 6 {
 			out = append(out, cr.Password)
+		}
+	}
+	return out
+}
+
+// setMerchants sets the Level 2/3 processing of the target's merchants
+// (by fixture key) as the platform, outside the judged trace, counting
+// each as an update other sequences did not see.
+func (r *runner) setMerchants(ctx context.Context, target *side, flags map[string]bool) error {
+	for _, key := range slices.Sorted(maps.Keys(flags)) {
+		set := Step{Op: "merchants.update", Method: "PUT", Path: "/merchants/{fixture:" + key + "}", Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, flags[key])}
+		r.merch.Lock()
+		_, err := target.send(ctx, set, set.Path)
+		r.requests.Add(1)
+		r.mu.Lock()
+		r.merchWrites[key]++
+		r.mu.Unlock()
+		r.merch.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// startFlags is each merchant's Level 2/3 processing as the prelude of a
+// trace read it, by fixture key.
+func startFlags(trace []Exchange) map[string]bool {
+	out := map[string]bool{}
+	for _, ex := range trace {
+		if !ex.Page || ex.Step.Op != "merchants.get" || !is2xx(ex.Status) {
+			break
+		}
+		if on, ok := lookup(ex.doc, "level_two_level_three_data_enabled"); ok {
+			if b, ok := on.(bool); ok {
+				out[fixtureOfMerchant(ex.Step.Of)] = b
+			}
 		}
 	}
 	return out
@@ -418,7 +465,7 @@ func Replay(ctx context.Context, opts Options, sequence int, recipe []uint32) (*
 	}
 	defer stop()
 	// A replay's idempotency ids are its own: a target keeps the run's.
-	out, err := r.sequence(ctx, replay(recipe), sequence, int(time.Now().UnixNano()%1e9)+1)
+	out, err := r.sequence(ctx, replay(recipe), sequence, int(time.Now().UnixNano()%1e9)+1, nil)
 	if err != nil || len(out.found) == 0 {
 		return nil, err
 	}

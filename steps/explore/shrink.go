@@ -13,7 +13,9 @@ import (
 func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index int, trace []Exchange) Finding {
 	best := slices.Clone(recipe)
 	runs := 0
-	bestOut, ok := r.replaySame(ctx, best, f, index, 1)
+	// Every replay starts from the merchants the sequence started from.
+	start := startFlags(trace)
+	bestOut, ok := r.replaySame(ctx, best, f, index, 1, start)
 	if !ok {
 		// Not reproduced (a target that changes on its own): keep it as found.
 		f.Recipe = best
@@ -24,7 +26,7 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 			return false
 		}
 		runs++
-		out, same := r.replaySame(ctx, cand, f, index, runs+1)
+		out, same := r.replaySame(ctx, cand, f, index, runs+1, start)
 		if same {
 			best, bestOut = cand, out
 		}
@@ -32,30 +34,11 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 	}
 	for improved := true; improved && runs < r.opts.ShrinkRuns; {
 		improved = false
-		// Fewer actions: the length draw, then each action's span, last first.
-		for n := 0; len(best) > 0 && n < int(best[0]); n++ {
-			cand := slices.Clone(best)
-			cand[0] = uint32(n)
-			if try(cand) {
-				improved = true
-				break
-			}
-		}
-		marks := bestOut.marks
-		for i := len(marks) - 1; i >= 0; i-- {
-			m := marks[i]
-			if m.end <= m.start || m.end > len(best) {
-				continue
-			}
-			cand := append(slices.Clone(best[:m.start]), best[m.end:]...)
-			if len(cand) > 0 && cand[0] > 0 {
-				cand[0]--
-			}
-			if try(cand) {
-				improved = true
-				marks = bestOut.marks
-				i = min(i, len(marks))
-			}
+		// Fewer actions first, until no action can go: a shorter sequence
+		// has fewer draws to lower.
+		for again := true; again && runs < r.opts.ShrinkRuns; {
+			again = r.shrinkActions(&best, &bestOut, try)
+			improved = improved || again
 		}
 		// Simpler values: each draw to 0, else halved.
 		for i := 1; i < len(best); i++ {
@@ -83,10 +66,70 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 	return r.render(f, fd.trace)
 }
 
+// shrinkActions tries sequences of fewer actions once each, keeping those
+// that fail alike (try): the length draw, searched by halves (a sequence
+// stops at its failure, so every length past the shortest failing one
+// fails too); blocks of whole actions, largest first; then each action,
+// last first. It reports whether any was kept.
+func (r *runner) shrinkActions(best *[]uint32, bestOut *outcome, try func([]uint32) bool) bool {
+	kept := false
+	if len(*best) > 0 {
+		lo, hi := 0, int((*best)[0])
+		for lo < hi {
+			mid := (lo + hi) / 2
+			cand := slices.Clone(*best)
+			cand[0] = uint32(mid)
+			if try(cand) {
+				hi, kept = mid, true
+			} else {
+				lo = mid + 1
+			}
+		}
+	}
+	// Blocks: actions that only set up each other (a file and its links
+	// before an unrelated sale) go together, where deleting one alone
+	// would leave the others making what it made, with draws meaning
+	// something else.
+	for k := len(bestOut.marks) - 1; k >= 2; k /= 2 {
+		for lo := 0; lo+k <= len(bestOut.marks); lo += k {
+			m := bestOut.marks
+			first, last := m[lo], m[lo+k-1]
+			if first.start >= last.end || last.end > len(*best) {
+				continue
+			}
+			cand := append(slices.Clone((*best)[:first.start]), (*best)[last.end:]...)
+			if len(cand) > 0 {
+				cand[0] = uint32(max(int(cand[0])-k, 0))
+			}
+			if try(cand) {
+				kept = true
+				lo -= k // the same place now holds the next actions
+			}
+		}
+	}
+	marks := bestOut.marks
+	for i := len(marks) - 1; i >= 0; i-- {
+		m := marks[i]
+		if m.end <= m.start || m.end > len(*best) {
+			continue
+		}
+		cand := append(slices.Clone((*best)[:m.start]), (*best)[m.end:]...)
+		if len(cand) > 0 && cand[0] > 0 {
+			cand[0]--
+		}
+		if try(cand) {
+			kept = true
+			marks = bestOut.marks
+			i = min(i, len(marks))
+		}
+	}
+	return kept
+}
+
 // replaySame runs a recipe (replay n of the sequence) and reports whether
 // it fails with f's key.
-func (r *runner) replaySame(ctx context.Context, recipe []uint32, f Finding, index, n int) (outcome, bool) {
-	out, err := r.sequence(ctx, replay(recipe), index, n)
+func (r *runner) replaySame(ctx context.Context, recipe []uint32, f Finding, index, n int, start map[string]bool) (outcome, bool) {
+	out, err := r.sequence(ctx, replay(recipe), index, n, start)
 	if err != nil {
 		return out, false
 	}

@@ -45,6 +45,11 @@ type Step struct {
 	Walk *walk
 	// Secret values the request carried: never in any answer.
 	Secrets []string
+	// Shared is set when the step changes a fixture the run's sequences
+	// share (the subscription amount of the fixture table): where the
+	// target parts from the model on it, another sequence may have changed
+	// it first, so the sequence ends there without a finding.
+	Shared bool
 	// SameState reads back a resource a refused request named: its state
 	// must be what it was.
 	SameState bool

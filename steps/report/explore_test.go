@@ -51,3 +51,32 @@ func TestExploredTotals(t *testing.T) {
 	got := report.ExploredTotals(exploredRun().Exploration.Schemas)
 	assert.Equal(t, report.ExploredSchema{Schema: "total", Leaves: 18, LeavesSent: 17, Boundaries: 48, BoundariesReached: 46}, got)
 }
+
+// TestExploredNotOffered: an operation and a schema the target does not
+// offer are listed as such in the HTML report and the results file, and
+// count in no total.
+func TestExploredNotOffered(t *testing.T) {
+	run := exploredRun()
+	x := run.Exploration
+	x.Operations = append(x.Operations, report.ExploredOp{ID: "balance_transfers.create", Refused: 3, NotOffered: "every request was answered 404 or 405, as an unknown route"},
+		report.ExploredOp{ID: "webhooks.get"})
+	x.Schemas = append(x.Schemas, report.ExploredSchema{Schema: "balance_transfer_create", Leaves: 5, LeavesSent: 2, Boundaries: 20, BoundariesReached: 3, NotOffered: true})
+
+	assert.Equal(t, report.ExploredSchema{Schema: "total", Leaves: 18, LeavesSent: 17, Boundaries: 48, BoundariesReached: 46}, report.ExploredTotals(x.Schemas))
+	assert.Equal(t, report.ExploredOpTotals{Offered: 2, Accepted: 1, Refused: 1, NotOffered: []string{"balance_transfers.create"}}, report.CountExploredOps(x.Operations))
+
+	out := string(writeHTML(t, run))
+	assert.Contains(t, out, "2 operations offered: 1 answered a 2xx, 1 a 4xx; not offered, in no total: <code>balance_transfers.create</code>")
+	assert.Contains(t, out, "not offered: every request was answered 404 or 405, as an unknown route")
+	assert.Contains(t, out, "not offered: no operation the target offers takes it")
+	assert.Contains(t, out, "<b>offered, total</b></td><td class=\"n\">17/18</td><td class=\"n\">46/48</td>")
+
+	var buf bytes.Buffer
+	require.NoError(t, report.WriteResults(&buf, run))
+	var back struct {
+		Exploration report.Exploration `json:"exploration"`
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &back))
+	assert.Equal(t, x.Operations, back.Exploration.Operations)
+	assert.True(t, back.Exploration.Schemas[2].NotOffered)
+}

@@ -116,13 +116,15 @@ func clipTo(s string, limit int) string {
 }
 
 var htmlFuncs = template.FuncMap{
-	"lower":  func(o Outcome) string { return strings.ToLower(string(o)) },
-	"count":  func(c map[Outcome]int, o Outcome) int { return c[o] },
-	"clip":   clip,
-	"clipTo": func(limit int, s string) string { return clipTo(s, limit) },
-	"secs":   func(m Millis) string { return fmt.Sprintf("%.3f s", m.Seconds()) },
-	"ms":     func(m Millis) string { return fmt.Sprintf("%.0f ms", max(float64(m), 0)) },
-	"join":   strings.Join,
+	"lower":          func(o Outcome) string { return strings.ToLower(string(o)) },
+	"count":          func(c map[Outcome]int, o Outcome) int { return c[o] },
+	"clip":           clip,
+	"clipTo":         func(limit int, s string) string { return clipTo(s, limit) },
+	"secs":           func(m Millis) string { return fmt.Sprintf("%.3f s", m.Seconds()) },
+	"ms":             func(m Millis) string { return fmt.Sprintf("%.0f ms", max(float64(m), 0)) },
+	"join":           strings.Join,
+	"exploredTotals": ExploredTotals,
+	"exploredOps":    CountExploredOps,
 	"clauses": func(s Scenario) string {
 		if c := s.Clauses(); len(c) > 0 {
 			return "§" + strings.Join(c, " §")
@@ -179,12 +181,13 @@ td,dd,h3{overflow-wrap:anywhere}
 {{with .Run.Notes}}<h2>Diagnostics</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{with .Run.Exploration}}<h2 id="exploration">Exploration</h2>
 <p class="meta"><span>seed <code>{{.Seed}}</code></span><span>run id <code>{{.RunID}}</code></span><span>{{.Sequences}} sequences</span><span>{{.Requests}} requests</span><span>{{secs .Duration}}</span></p>
+{{with exploredOps .Operations}}<p class="small" id="offered">{{.Offered}} operations offered: {{.Accepted}} answered a 2xx, {{.Refused}} a 4xx{{with .NotOffered}}; not offered, in no total: {{range $i, $op := .}}{{if $i}}, {{end}}<code>{{$op}}</code>{{end}}{{end}}.</p>{{end}}
 <table><thead><tr><th>operation</th><th class="n">accepted</th><th class="n">refused</th><th class="n">5xx</th></tr></thead><tbody>
-{{range .Operations}}<tr><td><code>{{.ID}}</code></td><td class="n{{if eq .Accepted 0}} zero{{end}}">{{.Accepted}}</td><td class="n{{if eq .Refused 0}} zero{{end}}">{{.Refused}}</td><td class="n{{if eq .Errored 0}} zero{{else}} fail{{end}}">{{.Errored}}</td></tr>
+{{range .Operations}}<tr><td><code>{{.ID}}</code></td>{{if .NotOffered}}<td colspan="3" class="small not-offered">not offered: {{.NotOffered}} (in no total)</td>{{else}}<td class="n{{if eq .Accepted 0}} zero{{end}}">{{.Accepted}}</td><td class="n{{if eq .Refused 0}} zero{{end}}">{{.Refused}}</td><td class="n{{if eq .Errored 0}} zero{{else}} fail{{end}}">{{.Errored}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 <table id="schemas"><thead><tr><th>request schema</th><th class="n">leaves sent</th><th class="n">boundaries reached</th><th>not reached</th></tr></thead><tbody>
-{{range .Schemas}}<tr><td><code>{{.Schema}}</code></td><td class="n{{if lt .LeavesSent .Leaves}} warn{{end}}">{{.LeavesSent}}/{{.Leaves}}</td><td class="n{{if lt .BoundariesReached .Boundaries}} warn{{end}}">{{.BoundariesReached}}/{{.Boundaries}}</td><td class="small">{{join .Missed "; " | printf "%.600s"}}</td></tr>
-{{end}}</tbody></table>{{end}}
+{{range .Schemas}}<tr><td><code>{{.Schema}}</code></td>{{if .NotOffered}}<td class="n zero">{{.LeavesSent}}/{{.Leaves}}</td><td class="n zero">{{.BoundariesReached}}/{{.Boundaries}}</td><td class="small not-offered">not offered: no operation the target offers takes it (in no total)</td>{{else}}<td class="n{{if lt .LeavesSent .Leaves}} warn{{end}}">{{.LeavesSent}}/{{.Leaves}}</td><td class="n{{if lt .BoundariesReached .Boundaries}} warn{{end}}">{{.BoundariesReached}}/{{.Boundaries}}</td><td class="small">{{join .Missed "; " | printf "%.600s"}}</td>{{end}}</tr>
+{{end}}{{with exploredTotals .Schemas}}<tr><td><b>offered, total</b></td><td class="n">{{.LeavesSent}}/{{.Leaves}}</td><td class="n">{{.BoundariesReached}}/{{.Boundaries}}</td><td></td></tr>{{end}}</tbody></table>{{end}}
 
 <h2 id="matrix">Spec sections × outcome</h2>
 <table><thead><tr><th>section</th>{{range .Outcomes}}<th class="n">{{.}}</th>{{end}}<th class="n">scenarios</th></tr></thead><tbody>
