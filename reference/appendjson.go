@@ -139,7 +139,8 @@ func (w *objectWriter) tags(name string, v tags) {
 		w.b = append(w.b, "null"...)
 		return
 	}
-	keys := make([]string, 0, len(v))
+	var buf [16]string // most records carry a few tags: sorted on the stack
+	keys := buf[:0]
 	for k := range v {
 		keys = append(keys, k)
 	}
@@ -222,12 +223,21 @@ func appendJSONParts(b []byte, parts *[4]string) []byte {
 // plainJSON reports whether s is written in JSON as it is, between quotes.
 func plainJSON(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !plainByte[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// plainByte tells the bytes encoding/json writes as they are: printable
+// ASCII other than the quote, the backslash and the HTML characters.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
 
 func (v transferView) appendJSON(b []byte) []byte {
 	t := &v.transfer

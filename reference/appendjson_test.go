@@ -238,3 +238,54 @@ func TestListAndBalanceTransferAppendMatchMarshal(t *testing.T) {
 func listOf[V any](plural string, items []V, l links) listEnvelope {
 	return listEnvelope{plural: plural, appendItems: itemsAppender(items), Embedded: map[string]any{plural: items}, Links: l, Page: page{Offset: 3, Limit: 20, Count: 99}}
 }
+
+// TestAppendTimeMatchesAppendFormat compares the digit-by-digit timestamp
+// with AppendFormat of timeLayout: edges of every field, other zones (written
+// in UTC), sub-microsecond nanoseconds (truncated), years beyond four digits
+// (through AppendFormat), and a run of random instants.
+func TestAppendTimeMatchesAppendFormat(t *testing.T) {
+	east := time.FixedZone("east", 5*3600+30*60)
+	cases := []time.Time{
+		{},
+		time.Unix(0, 0),
+		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(999, 12, 31, 23, 59, 59, 999_999_999, time.UTC),
+		time.Date(2024, 2, 29, 12, 34, 56, 123_456_789, time.UTC),
+		time.Date(2026, 11, 25, 9, 5, 7, 1_000, east),
+		time.Date(2026, 1, 1, 0, 0, 0, 999, east),
+		time.Date(9999, 12, 31, 23, 59, 59, 999_999_000, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 6, 15, 0, 0, 0, 0, time.UTC),
+		time.Now(),
+	}
+	for i := range 10_000 {
+		cases = append(cases, time.Unix(0, int64(i)*7_919_813_377_771+int64(i*i)))
+	}
+	for _, c := range cases {
+		want := c.UTC().AppendFormat([]byte("x"), timeLayout)
+		assert.Equal(t, string(want), string(appendTime([]byte("x"), c)), "%v", c)
+		j, err := json.Marshal(jsonTime(c))
+		require.NoError(t, err)
+		assert.Equal(t, `"`+string(want[1:])+`"`, string(j))
+	}
+}
+
+// TestPlainJSONMatchesMarshal checks every byte: plainJSON holds for
+// printable ASCII but the quote, the backslash and the HTML characters (DEL
+// and the rest go through encoding/json), and json.Marshal writes such a
+// string unchanged between quotes; appendJSONString writes what json.Marshal
+// does either way.
+func TestPlainJSONMatchesMarshal(t *testing.T) {
+	for c := range 256 {
+		s := "a" + string([]byte{byte(c)}) + "z"
+		q, err := json.Marshal(s)
+		require.NoError(t, err)
+		plain := c >= 0x20 && c < 0x7f && !strings.ContainsRune(`"\<>&`, rune(c))
+		assert.Equal(t, plain, plainJSON(s), "byte %#x", c)
+		if plain {
+			assert.Equal(t, `"`+s+`"`, string(q), "byte %#x", c)
+		}
+		assert.Equal(t, string(q), string(appendJSONString(nil, s)), "byte %#x", c)
+	}
+	assert.True(t, plainJSON(""))
+}

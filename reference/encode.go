@@ -23,8 +23,32 @@ func (t jsonTime) MarshalJSON() ([]byte, error) {
 
 func (t jsonTime) appendJSON(b []byte) []byte {
 	b = append(b, '"')
-	b = time.Time(t).UTC().AppendFormat(b, timeLayout)
+	b = appendTime(b, time.Time(t))
 	return append(b, '"')
+}
+
+// appendTime appends t in timeLayout: the bytes AppendFormat writes, digit
+// by digit rather than by reading the layout (every record answered has two
+// or more timestamps, a page of twenty forty). A year outside 0–9999 goes
+// through AppendFormat.
+func appendTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(b, timeLayout)
+	}
+	hour, minute, sec := t.Clock()
+	us := t.Nanosecond() / 1000
+	b = append(b,
+		byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+int(month)/10), byte('0'+int(month)%10), '-',
+		byte('0'+day/10), byte('0'+day%10), 'T',
+		byte('0'+hour/10), byte('0'+hour%10), ':',
+		byte('0'+minute/10), byte('0'+minute%10), ':',
+		byte('0'+sec/10), byte('0'+sec%10), '.',
+		byte('0'+us/100000), byte('0'+us/10000%10), byte('0'+us/1000%10),
+		byte('0'+us/100%10), byte('0'+us/10%10), byte('0'+us%10), 'Z')
+	return b
 }
 
 // UnmarshalJSON reads an RFC 3339 timestamp.

@@ -47,8 +47,8 @@ func (t *memTx) run(fn func(tx) error) (err error) {
 	committed := false
 	defer func() {
 		if !committed { // an error or a panic: nothing the unit created stays
-			for _, drop := range t.created {
-				drop()
+			for _, c := range t.created {
+				c.drop()
 			}
 			clear(t.eff.events)
 			t.eff.events, t.eff.timers = t.eff.events[:0], t.eff.timers[:0]
@@ -67,19 +67,34 @@ func (t *memTx) run(fn func(tx) error) (err error) {
 			}
 		}
 	}
-	switch {
-	case !t.admitted || len(t.created) == 0:
-	case len(t.created) == 1:
-		st.keep(t.app, t.now, t.bodyBytes, t.created[0])
-	default:
-		drops := slices.Clone(t.created)
-		st.keep(t.app, t.now, t.bodyBytes, func() {
-			for _, drop := range drops {
-				drop()
-			}
-		})
+	if t.admitted && len(t.created) > 0 {
+		k := kept{first: t.created[0]}
+		if len(t.created) > 1 {
+			k.rest = slices.Clone(t.created[1:])
+		}
+		st.keep(t.app, t.now, t.bodyBytes, k)
 	}
 	return nil
+}
+
+// created is a record a unit stored new: drop removes it again (when it is
+// still stored), from its table's map and lists. It names the table and
+// the record rather than closing over them, so a create allocates nothing
+// to be undone or expired.
+type created struct {
+	table createdIn
+	rec   any // the table's record pointer
+}
+
+// createdIn is the table a created record is in.
+type createdIn interface {
+	dropCreated(rec any)
+}
+
+func (c created) drop() {
+	if c.table != nil {
+		c.table.dropCreated(c.rec)
+	}
 }
 
 // memTx is a unit of work of the in-memory store; the store pools them.
@@ -90,7 +105,7 @@ type memTx struct {
 	readOnly  bool
 	admitted  bool
 	bodyBytes int
-	created   []func() // drop each record the unit created
+	created   []created // the records the unit stored new
 	eff       effects
 
 	identities     memTable[identity, *identity]
@@ -355,11 +370,18 @@ func (tb *memTable[T, P]) Put(v *T) {
 	if tb.onPut != nil {
 		tb.onPut(p)
 	}
-	tb.tx.created = append(tb.tx.created, func() {
-		if tb.m[id] == p { // not dropped already
-			tb.drop(p)
-		}
-	})
+	tb.tx.created = append(tb.tx.created, created{table: tb, rec: p})
+}
+
+// dropCreated drops rec, a record a unit of this table created, unless it
+// was dropped already. A table belongs to a pooled unit, but what it
+// reaches (the store's maps and lists) is the store's: a unit's later
+// reuse leaves this valid for the retention queue that keeps it.
+func (tb *memTable[T, P]) dropCreated(rec any) {
+	p := rec.(P)
+	if _, id := p.recordKey(); tb.m[id] == p {
+		tb.drop(p)
+	}
 }
 
 // Delete removes the record with this id and everything listed of it.
