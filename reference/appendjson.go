@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Encoding the hot resources (transfers, payment instruments,
@@ -190,21 +191,64 @@ func (w *objectWriter) meta(m *meta) {
 	w.time("updated_at", m.UpdatedAt)
 }
 
-// appendJSONString appends s as json.Marshal writes it: printable ASCII
-// other than the quote, the backslash and the HTML characters as it is,
-// anything else through encoding/json itself (escapes, invalid UTF-8).
+// appendJSONString appends s as json.Marshal writes it (HTML escaping on):
+// printable ASCII other than the quote, the backslash and the HTML
+// characters as it is; the quote, the backslash, \b, \f, \n, \r and \t
+// escaped by name, other control and HTML characters as \u00XX; valid
+// UTF-8 as it is but U+2028 and U+2029 (\u2028, \u2029), and each invalid
+// byte as \ufffd. TestAppendJSONStringMatchesMarshal holds it to
+// encoding/json.
 func appendJSONString(b []byte, s string) []byte {
-	if !plainJSON(s) {
-		q, err := json.Marshal(s)
-		if err != nil { // a string always encodes
-			panic(err)
-		}
-		return append(b, q...)
-	}
 	b = append(b, '"')
-	b = append(b, s...)
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if plainByte[c] || c == 0x7f {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default: // another control character, or <, > or &
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+const hexDigits = "0123456789abcdef"
 
 // appendJSONParts appends the concatenation of parts as one JSON string.
 func appendJSONParts(b []byte, parts *[4]string) []byte {
@@ -474,21 +518,13 @@ func (v balanceTransferView) appendJSON(b []byte) []byte {
 // MarshalJSON encodes the view with appendJSON (webhook events embed it).
 func (v balanceTransferView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
 
-// linkMap writes _links from a links map, names sorted.
-func (w *objectWriter) linkMap(l links) {
-	var buf [8]namedLink
-	named := buf[:0]
-	for name, k := range l {
-		named = append(named, namedLink{name: name, href: [4]string{k.Href}})
-	}
-	w.links(named)
-}
-
 // appendJSON writes the list envelope as json.Marshal does (_embedded,
-// _links, page), the items through their own appendJSON; ok is false when
-// they have none, and the caller encodes by reflection instead.
+// _links, page), the items through their own appendJSON and the links from
+// the list's URL and the query without building their strings; ok is false
+// when the items have no encoder, and the caller encodes by reflection
+// instead.
 func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
-	if l.appendItems == nil {
+	if l.items == nil {
 		return nil, false
 	}
 	w := openObject(b)
@@ -496,9 +532,23 @@ func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
 	w.b = append(w.b, '{')
 	w.b = appendJSONString(w.b, l.plural)
 	w.b = append(w.b, ':')
-	w.b = l.appendItems(w.b)
+	var ok bool
+	if w.b, ok = l.items.appendJSON(w.b); !ok {
+		return nil, false
+	}
 	w.b = append(w.b, '}')
-	w.linkMap(l.Links)
+	w.key("_links") // names sorted: next, prev, self
+	w.b = append(w.b, '{')
+	if next, ok := l.next(); ok {
+		w.b = l.appendLink(append(w.b, `"next":`...), next)
+		w.b = append(w.b, ',')
+	}
+	if prev, ok := l.prev(); ok {
+		w.b = l.appendLink(append(w.b, `"prev":`...), prev)
+		w.b = append(w.b, ',')
+	}
+	w.b = l.appendLink(append(w.b, `"self":`...), l.q.offset)
+	w.b = append(w.b, '}')
 	w.key("page")
 	p := openObject(w.b)
 	p.int("offset", int64(l.Page.Offset))
@@ -508,24 +558,52 @@ func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
 	return w.close(), true
 }
 
-// itemsAppender writes items as a JSON array through their own appendJSON,
-// or is nil when V has none.
-func itemsAppender[V any](items []V) func(b []byte) []byte {
-	var zero V
-	if _, ok := any(&zero).(jsonAppender); !ok {
-		return nil
+// appendLink writes {"href":…} of the page at offset: the list's URL and
+// listQuery.encode's query, its & escaped as json.Marshal escapes it.
+func (l listEnvelope) appendLink(b []byte, offset int) []byte {
+	b = append(b, `{"href":`...)
+	if !plainJSON(l.self) {
+		b = appendJSONString(b, l.self+l.q.encode(offset))
+		return append(b, '}')
 	}
-	return func(b []byte) []byte {
-		if items == nil {
-			return append(b, "null"...)
+	b = append(b, '"')
+	b = append(b, l.self...)
+	b = append(b, "?offset="...)
+	b = strconv.AppendInt(b, int64(offset), 10)
+	b = append(b, `\u0026limit=`...)
+	b = strconv.AppendInt(b, int64(l.q.limit), 10)
+	for _, k := range l.q.sort {
+		b = append(b, `\u0026sort=`...)
+		b = append(b, k.field...) // one of sortableFields
+		if k.desc {
+			b = append(b, ",desc"...)
+		} else {
+			b = append(b, ",asc"...)
 		}
-		b = append(b, '[')
-		for i := range items {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = any(&items[i]).(jsonAppender).appendJSON(b)
-		}
-		return append(b, ']')
 	}
+	return append(b, `"}`...)
+}
+
+// viewList is a page's views.
+type viewList[V any] []V
+
+func (l viewList[V]) slice() any { return []V(l) }
+
+// appendJSON writes the views as a JSON array through their own
+// appendJSON; ok is false when V has none.
+func (l viewList[V]) appendJSON(b []byte) ([]byte, bool) {
+	if _, ok := any((*V)(nil)).(jsonAppender); !ok {
+		return nil, false
+	}
+	if l == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	for i := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = any(&l[i]).(jsonAppender).appendJSON(b)
+	}
+	return append(b, ']'), true
 }
