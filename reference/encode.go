@@ -72,17 +72,27 @@ func timePtr(t time.Time) *jsonTime {
 
 func (t jsonTime) time() time.Time { return time.Time(t) }
 
-// writeJSON encodes v as the response body with the given status.
-func writeJSON(w http.ResponseWriter, status int, v any) error {
-	if a, ok := v.(jsonAppender); ok {
-		writeRaw(w, status, halJSON, a.appendJSON(nil))
+// writeJSON encodes v as the response body with the given status. The
+// hand-written encodings write into a buffer of s.answers, given back once
+// the body is written (a ResponseWriter keeps none of what it is given);
+// other values go through json.Marshal.
+func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) error {
+	switch x := v.(type) {
+	case jsonAppender:
+		b := s.answerBuffer()
+		*b = x.appendJSON((*b)[:0])
+		writeRaw(w, status, halJSON, *b)
+		s.releaseAnswer(b)
 		return nil
-	}
-	if l, ok := v.(listEnvelope); ok {
-		if b, ok := l.appendJSON(make([]byte, 0, 1024+640*l.Page.Limit)); ok {
-			writeRaw(w, status, halJSON, b)
+	case listEnvelope:
+		b := s.answerBuffer()
+		if out, ok := x.appendJSON((*b)[:0]); ok {
+			*b = out
+			writeRaw(w, status, halJSON, out)
+			s.releaseAnswer(b)
 			return nil
 		}
+		s.releaseAnswer(b)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -90,6 +100,26 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	}
 	writeRaw(w, status, halJSON, b)
 	return nil
+}
+
+// maxPooledAnswer is the largest buffer kept for the next answer: a page of
+// a hundred records with their tags, not an outlier's.
+const maxPooledAnswer = 256 << 10
+
+// answerBuffer is a buffer to encode an answer into (of s.answers).
+func (s *Server) answerBuffer() *[]byte {
+	if b, ok := s.answers.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, 0, 4<<10)
+	return &b
+}
+
+// releaseAnswer gives b back once what it holds was written.
+func (s *Server) releaseAnswer(b *[]byte) {
+	if cap(*b) <= maxPooledAnswer {
+		s.answers.Put(b)
+	}
 }
 
 func writeRaw(w http.ResponseWriter, status int, contentType string, b []byte) {
