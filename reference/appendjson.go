@@ -401,7 +401,7 @@ func appendTree(b []byte, v any) ([]byte, error) {
 	case string:
 		return appendJSONString(b, x), nil
 	case json.Number:
-		if x != "" && json.Valid([]byte(x)) {
+		if jsonNumber(string(x)) {
 			return append(b, x...), nil
 		}
 	case []any:
@@ -424,6 +424,47 @@ func appendTree(b []byte, v any) ([]byte, error) {
 		return nil, fmt.Errorf("encode %T: %w", v, err)
 	}
 	return append(b, q...), nil
+}
+
+// jsonNumber reports whether s is a JSON number as encoding/json writes a
+// json.Number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, nothing
+// around it.
+func jsonNumber(s string) bool {
+	if s != "" && s[0] == '-' {
+		s = s[1:]
+	}
+	digits := func() int {
+		n := 0
+		for n < len(s) && '0' <= s[n] && s[n] <= '9' {
+			n++
+		}
+		s = s[n:]
+		return n
+	}
+	switch {
+	case s == "":
+		return false
+	case s[0] == '0':
+		s = s[1:]
+	case digits() == 0:
+		return false
+	}
+	if s != "" && s[0] == '.' {
+		s = s[1:]
+		if digits() == 0 {
+			return false
+		}
+	}
+	if s != "" && (s[0] == 'e' || s[0] == 'E') {
+		s = s[1:]
+		if s != "" && (s[0] == '+' || s[0] == '-') {
+			s = s[1:]
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return s == ""
 }
 
 // treeMember is a member appendTreeObject writes besides a map's.

@@ -341,3 +341,13 @@ func TestAppendJSONStringMatchesMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONNumberMatchesMarshal: jsonNumber accepts exactly the json.Number
+// values json.Marshal writes (it refuses the others).
+func TestJSONNumberMatchesMarshal(t *testing.T) {
+	for _, s := range []string{"0", "-0", "1", "-1", "10", "01", "-01", "1.5", "1.", ".5", "-.5", "1e3", "1E+3", "1e-03", "1e", "1e+",
+		"1.5e3", "0.0", "00", "-", "", " 1", "1 ", "+1", "1x", "0x1", "NaN", "Infinity", "123456789012345678901234567890", "1.2.3", "1e3e3", "--1"} {
+		_, err := json.Marshal(json.Number(s))
+		assert.Equal(t, err == nil && s != "", jsonNumber(s), "%q", s)
+	}
+}
