@@ -168,20 +168,42 @@ func (w *objectWriter) rawOmitEmpty(name string, v json.RawMessage) {
 	w.b = append(w.b, v...)
 }
 
-// links writes _links with its names sorted (l is reordered).
+// links writes _links with its names sorted: an order of indexes is
+// sorted (by insertion: a view has a dozen links at most), not the links,
+// five strings each.
 func (w *objectWriter) links(l []namedLink) {
-	slices.SortFunc(l, func(a, b namedLink) int { return strings.Compare(a.name, b.name) })
 	w.key("_links")
 	w.b = append(w.b, '{')
-	for i, k := range l {
-		if i > 0 {
-			w.b = append(w.b, ',')
+	var buf [16]uint8
+	if len(l) > len(buf) {
+		slices.SortFunc(l, func(a, b namedLink) int { return strings.Compare(a.name, b.name) })
+		for n := range l {
+			w.link(n, &l[n])
 		}
-		w.b = appendJSONString(w.b, k.name)
-		w.b = append(w.b, `:{"href":`...)
-		w.b = appendJSONParts(w.b, &k.href)
-		w.b = append(w.b, '}')
+	} else {
+		order := buf[:len(l)]
+		for i := range l {
+			j := i
+			for ; j > 0 && l[order[j-1]].name > l[i].name; j-- {
+				order[j] = order[j-1]
+			}
+			order[j] = uint8(i)
+		}
+		for n, i := range order {
+			w.link(n, &l[i])
+		}
 	}
+	w.b = append(w.b, '}')
+}
+
+// link writes k, the nth member of _links.
+func (w *objectWriter) link(n int, k *namedLink) {
+	if n > 0 {
+		w.b = append(w.b, ',')
+	}
+	w.b = appendJSONString(w.b, k.name)
+	w.b = append(w.b, `:{"href":`...)
+	w.b = appendJSONParts(w.b, &k.href)
 	w.b = append(w.b, '}')
 }
 
