@@ -498,30 +498,26 @@ type treeMember struct {
 // appendTreeObject appends the object m as appendTree does, with the member
 // extra (if not nil) written as if m held it.
 func appendTreeObject(b []byte, m map[string]any, extra *treeMember) ([]byte, error) {
-	var buf [16]string
-	keys := buf[:0]
-	for k := range m {
+	var buf [16]treeMember // the members, read in one walk of the map
+	members := buf[:0]
+	for k, v := range m {
 		if extra == nil || k != extra.name {
-			keys = append(keys, k)
+			members = append(members, treeMember{k, v})
 		}
 	}
 	if extra != nil {
-		keys = append(keys, extra.name)
+		members = append(members, *extra)
 	}
-	slices.Sort(keys)
+	slices.SortFunc(members, func(a, b treeMember) int { return strings.Compare(a.name, b.name) })
 	b = append(b, '{')
-	for i, k := range keys {
+	for i := range members {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = appendJSONString(b, members[i].name)
 		b = append(b, ':')
-		v := m[k]
-		if extra != nil && k == extra.name {
-			v = extra.value
-		}
 		var err error
-		if b, err = appendTree(b, v); err != nil {
+		if b, err = appendTree(b, members[i].value); err != nil {
 			return nil, err
 		}
 	}
