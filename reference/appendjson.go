@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Encoding the hot resources (transfers, payment instruments,
@@ -139,7 +140,8 @@ func (w *objectWriter) tags(name string, v tags) {
 		w.b = append(w.b, "null"...)
 		return
 	}
-	keys := make([]string, 0, len(v))
+	var buf [16]string // most records carry a few tags: sorted on the stack
+	keys := buf[:0]
 	for k := range v {
 		keys = append(keys, k)
 	}
@@ -166,20 +168,42 @@ func (w *objectWriter) rawOmitEmpty(name string, v json.RawMessage) {
 	w.b = append(w.b, v...)
 }
 
-// links writes _links with its names sorted (l is reordered).
+// links writes _links with its names sorted: an order of indexes is
+// sorted (by insertion: a view has a dozen links at most), not the links,
+// five strings each.
 func (w *objectWriter) links(l []namedLink) {
-	slices.SortFunc(l, func(a, b namedLink) int { return strings.Compare(a.name, b.name) })
 	w.key("_links")
 	w.b = append(w.b, '{')
-	for i, k := range l {
-		if i > 0 {
-			w.b = append(w.b, ',')
+	var buf [16]uint8
+	if len(l) > len(buf) {
+		slices.SortFunc(l, func(a, b namedLink) int { return strings.Compare(a.name, b.name) })
+		for n := range l {
+			w.link(n, &l[n])
 		}
-		w.b = appendJSONString(w.b, k.name)
-		w.b = append(w.b, `:{"href":`...)
-		w.b = appendJSONParts(w.b, &k.href)
-		w.b = append(w.b, '}')
+	} else {
+		order := buf[:len(l)]
+		for i := range l {
+			j := i
+			for ; j > 0 && l[order[j-1]].name > l[i].name; j-- {
+				order[j] = order[j-1]
+			}
+			order[j] = uint8(i)
+		}
+		for n, i := range order {
+			w.link(n, &l[i])
+		}
 	}
+	w.b = append(w.b, '}')
+}
+
+// link writes k, the nth member of _links.
+func (w *objectWriter) link(n int, k *namedLink) {
+	if n > 0 {
+		w.b = append(w.b, ',')
+	}
+	w.b = appendJSONString(w.b, k.name)
+	w.b = append(w.b, `:{"href":`...)
+	w.b = appendJSONParts(w.b, &k.href)
 	w.b = append(w.b, '}')
 }
 
@@ -189,21 +213,64 @@ func (w *objectWriter) meta(m *meta) {
 	w.time("updated_at", m.UpdatedAt)
 }
 
-// appendJSONString appends s as json.Marshal writes it: printable ASCII
-// other than the quote, the backslash and the HTML characters as it is,
-// anything else through encoding/json itself (escapes, invalid UTF-8).
+// appendJSONString appends s as json.Marshal writes it (HTML escaping on):
+// printable ASCII other than the quote, the backslash and the HTML
+// characters as it is; the quote, the backslash, \b, \f, \n, \r and \t
+// escaped by name, other control and HTML characters as \u00XX; valid
+// UTF-8 as it is but U+2028 and U+2029 (\u2028, \u2029), and each invalid
+// byte as \ufffd. TestAppendJSONStringMatchesMarshal holds it to
+// encoding/json.
 func appendJSONString(b []byte, s string) []byte {
-	if !plainJSON(s) {
-		q, err := json.Marshal(s)
-		if err != nil { // a string always encodes
-			panic(err)
-		}
-		return append(b, q...)
-	}
 	b = append(b, '"')
-	b = append(b, s...)
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if plainByte[c] || c == 0x7f {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default: // another control character, or <, > or &
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+const hexDigits = "0123456789abcdef"
 
 // appendJSONParts appends the concatenation of parts as one JSON string.
 func appendJSONParts(b []byte, parts *[4]string) []byte {
@@ -222,12 +289,21 @@ func appendJSONParts(b []byte, parts *[4]string) []byte {
 // plainJSON reports whether s is written in JSON as it is, between quotes.
 func plainJSON(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !plainByte[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// plainByte tells the bytes encoding/json writes as they are: printable
+// ASCII other than the quote, the backslash and the HTML characters.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
 
 func (v transferView) appendJSON(b []byte) []byte {
 	t := &v.transfer
@@ -347,7 +423,7 @@ func appendTree(b []byte, v any) ([]byte, error) {
 	case string:
 		return appendJSONString(b, x), nil
 	case json.Number:
-		if x != "" && json.Valid([]byte(x)) {
+		if jsonNumber(string(x)) {
 			return append(b, x...), nil
 		}
 	case []any:
@@ -372,6 +448,47 @@ func appendTree(b []byte, v any) ([]byte, error) {
 	return append(b, q...), nil
 }
 
+// jsonNumber reports whether s is a JSON number as encoding/json writes a
+// json.Number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, nothing
+// around it.
+func jsonNumber(s string) bool {
+	if s != "" && s[0] == '-' {
+		s = s[1:]
+	}
+	digits := func() int {
+		n := 0
+		for n < len(s) && '0' <= s[n] && s[n] <= '9' {
+			n++
+		}
+		s = s[n:]
+		return n
+	}
+	switch {
+	case s == "":
+		return false
+	case s[0] == '0':
+		s = s[1:]
+	case digits() == 0:
+		return false
+	}
+	if s != "" && s[0] == '.' {
+		s = s[1:]
+		if digits() == 0 {
+			return false
+		}
+	}
+	if s != "" && (s[0] == 'e' || s[0] == 'E') {
+		s = s[1:]
+		if s != "" && (s[0] == '+' || s[0] == '-') {
+			s = s[1:]
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return s == ""
+}
+
 // treeMember is a member appendTreeObject writes besides a map's.
 type treeMember struct {
 	name  string
@@ -381,30 +498,26 @@ type treeMember struct {
 // appendTreeObject appends the object m as appendTree does, with the member
 // extra (if not nil) written as if m held it.
 func appendTreeObject(b []byte, m map[string]any, extra *treeMember) ([]byte, error) {
-	var buf [16]string
-	keys := buf[:0]
-	for k := range m {
+	var buf [16]treeMember // the members, read in one walk of the map
+	members := buf[:0]
+	for k, v := range m {
 		if extra == nil || k != extra.name {
-			keys = append(keys, k)
+			members = append(members, treeMember{k, v})
 		}
 	}
 	if extra != nil {
-		keys = append(keys, extra.name)
+		members = append(members, *extra)
 	}
-	slices.Sort(keys)
+	slices.SortFunc(members, func(a, b treeMember) int { return strings.Compare(a.name, b.name) })
 	b = append(b, '{')
-	for i, k := range keys {
+	for i := range members {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = appendJSONString(b, members[i].name)
 		b = append(b, ':')
-		v := m[k]
-		if extra != nil && k == extra.name {
-			v = extra.value
-		}
 		var err error
-		if b, err = appendTree(b, v); err != nil {
+		if b, err = appendTree(b, members[i].value); err != nil {
 			return nil, err
 		}
 	}
@@ -464,21 +577,13 @@ func (v balanceTransferView) appendJSON(b []byte) []byte {
 // MarshalJSON encodes the view with appendJSON (webhook events embed it).
 func (v balanceTransferView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
 
-// linkMap writes _links from a links map, names sorted.
-func (w *objectWriter) linkMap(l links) {
-	var buf [8]namedLink
-	named := buf[:0]
-	for name, k := range l {
-		named = append(named, namedLink{name: name, href: [4]string{k.Href}})
-	}
-	w.links(named)
-}
-
 // appendJSON writes the list envelope as json.Marshal does (_embedded,
-// _links, page), the items through their own appendJSON; ok is false when
-// they have none, and the caller encodes by reflection instead.
+// _links, page), the items through their own appendJSON and the links from
+// the list's URL and the query without building their strings; ok is false
+// when the items have no encoder, and the caller encodes by reflection
+// instead.
 func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
-	if l.appendItems == nil {
+	if l.items == nil {
 		return nil, false
 	}
 	w := openObject(b)
@@ -486,9 +591,23 @@ func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
 	w.b = append(w.b, '{')
 	w.b = appendJSONString(w.b, l.plural)
 	w.b = append(w.b, ':')
-	w.b = l.appendItems(w.b)
+	var ok bool
+	if w.b, ok = l.items.appendJSON(w.b); !ok {
+		return nil, false
+	}
 	w.b = append(w.b, '}')
-	w.linkMap(l.Links)
+	w.key("_links") // names sorted: next, prev, self
+	w.b = append(w.b, '{')
+	if next, ok := l.next(); ok {
+		w.b = l.appendLink(append(w.b, `"next":`...), next)
+		w.b = append(w.b, ',')
+	}
+	if prev, ok := l.prev(); ok {
+		w.b = l.appendLink(append(w.b, `"prev":`...), prev)
+		w.b = append(w.b, ',')
+	}
+	w.b = l.appendLink(append(w.b, `"self":`...), l.q.offset)
+	w.b = append(w.b, '}')
 	w.key("page")
 	p := openObject(w.b)
 	p.int("offset", int64(l.Page.Offset))
@@ -498,24 +617,52 @@ func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
 	return w.close(), true
 }
 
-// itemsAppender writes items as a JSON array through their own appendJSON,
-// or is nil when V has none.
-func itemsAppender[V any](items []V) func(b []byte) []byte {
-	var zero V
-	if _, ok := any(&zero).(jsonAppender); !ok {
-		return nil
+// appendLink writes {"href":…} of the page at offset: the list's URL and
+// listQuery.encode's query, its & escaped as json.Marshal escapes it.
+func (l listEnvelope) appendLink(b []byte, offset int) []byte {
+	b = append(b, `{"href":`...)
+	if !plainJSON(l.self) {
+		b = appendJSONString(b, l.self+l.q.encode(offset))
+		return append(b, '}')
 	}
-	return func(b []byte) []byte {
-		if items == nil {
-			return append(b, "null"...)
+	b = append(b, '"')
+	b = append(b, l.self...)
+	b = append(b, "?offset="...)
+	b = strconv.AppendInt(b, int64(offset), 10)
+	b = append(b, `\u0026limit=`...)
+	b = strconv.AppendInt(b, int64(l.q.limit), 10)
+	for _, k := range l.q.sort {
+		b = append(b, `\u0026sort=`...)
+		b = append(b, k.field...) // one of sortableFields
+		if k.desc {
+			b = append(b, ",desc"...)
+		} else {
+			b = append(b, ",asc"...)
 		}
-		b = append(b, '[')
-		for i := range items {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = any(&items[i]).(jsonAppender).appendJSON(b)
-		}
-		return append(b, ']')
 	}
+	return append(b, `"}`...)
+}
+
+// viewList is a page's views.
+type viewList[V any] []V
+
+func (l viewList[V]) slice() any { return []V(l) }
+
+// appendJSON writes the views as a JSON array through their own
+// appendJSON; ok is false when V has none.
+func (l viewList[V]) appendJSON(b []byte) ([]byte, bool) {
+	if _, ok := any((*V)(nil)).(jsonAppender); !ok {
+		return nil, false
+	}
+	if l == nil {
+		return append(b, "null"...), true
+	}
+	b = append(b, '[')
+	for i := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = any(&l[i]).(jsonAppender).appendJSON(b)
+	}
+	return append(b, ']'), true
 }

@@ -217,24 +217,137 @@ func TestListAndBalanceTransferAppendMatchMarshal(t *testing.T) {
 			assert.Equal(t, string(want), string(v.appendJSON(nil)), "balance transfer %q at %s", b.ID, base)
 		}
 		transfers := []transferView{viewTransfer(base, "FP1", transfer{meta: meta{ID: odd}, Tags: tags{"k": odd}}), viewTransfer(base, "FP1", transfer{})}
+		sorted := listQuery{offset: 3, limit: 20, sort: []sortKey{{"amount", false}, {"id", true}}}
+		first := listQuery{limit: 5, sort: defaultSort}
 		for name, l := range map[string]listEnvelope{
-			"balance transfers": listOf("balance_transfers", views, links{"self": {base + "/x?a=<"}, "next": {odd}}),
-			"transfers":         listOf("transfers", transfers, links{"self": {base}}),
-			"empty":             listOf("disputes", []disputeView{}, links{}),
-			"nil":               listOf[disputeView]("disputes", nil, links{}),
+			"balance transfers": listOf("balance_transfers", views, base+"/x<"+odd, sorted, 99),
+			"transfers":         listOf("transfers", transfers, base, sorted, 4),
+			"first page":        listOf("transfers", transfers, base+"/transfers", first, 6),
+			"only page":         listOf("transfers", transfers, base+"/transfers", first, 2),
+			"empty":             listOf("disputes", []disputeView{}, base, first, 0),
+			"nil":               listOf[disputeView]("disputes", nil, base, first, 0),
 		} {
 			got, ok := l.appendJSON(nil)
 			require.True(t, ok, "%s: every item writes its own JSON", name)
-			want, err := json.Marshal(l)
+			want, err := json.Marshal(listWire(l))
 			require.NoError(t, err)
 			assert.Equal(t, string(want), string(got), name)
+			marshaled, err := json.Marshal(l)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(marshaled), name)
 		}
-		_, ok := listOf("files", []fileView{viewFile(base, file{})}, links{}).appendJSON(nil)
+		_, ok := listOf("files", []fileView{viewFile(base, file{})}, base, first, 1).appendJSON(nil)
 		assert.False(t, ok, "files have no encoder of their own")
 	}
 }
 
-// listOf is the envelope newList builds for items.
-func listOf[V any](plural string, items []V, l links) listEnvelope {
-	return listEnvelope{plural: plural, appendItems: itemsAppender(items), Embedded: map[string]any{plural: items}, Links: l, Page: page{Offset: 3, Limit: 20, Count: 99}}
+// listOf is the envelope newList builds for items of a list at self.
+func listOf[V any](plural string, items []V, self string, q listQuery, total int) listEnvelope {
+	return listEnvelope{plural: plural, items: viewList[V](items), self: self, q: q, Page: page{Offset: q.offset, Limit: q.limit, Count: total}}
+}
+
+// listWire is l as the list envelope was before it wrote its own links: a
+// struct of maps json.Marshal encodes by reflection, its links built as
+// strings.
+func listWire(l listEnvelope) any {
+	self := l.self + l.q.encode(l.q.offset)
+	ls := links{"self": {self}}
+	if l.q.offset+l.q.limit < l.Page.Count {
+		ls["next"] = link{l.self + l.q.encode(l.q.offset+l.q.limit)}
+	}
+	if l.q.offset > 0 {
+		ls["prev"] = link{l.self + l.q.encode(max(l.q.offset-l.q.limit, 0))}
+	}
+	return struct {
+		Embedded map[string]any `json:"_embedded"`
+		Links    links          `json:"_links"`
+		Page     page           `json:"page"`
+	}{map[string]any{l.plural: l.items.slice()}, ls, l.Page}
+}
+
+// TestAppendTimeMatchesAppendFormat compares the digit-by-digit timestamp
+// with AppendFormat of timeLayout: edges of every field, other zones (written
+// in UTC), sub-microsecond nanoseconds (truncated), years beyond four digits
+// (through AppendFormat), and a run of random instants.
+func TestAppendTimeMatchesAppendFormat(t *testing.T) {
+	east := time.FixedZone("east", 5*3600+30*60)
+	cases := []time.Time{
+		{},
+		time.Unix(0, 0),
+		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(999, 12, 31, 23, 59, 59, 999_999_999, time.UTC),
+		time.Date(2024, 2, 29, 12, 34, 56, 123_456_789, time.UTC),
+		time.Date(2026, 11, 25, 9, 5, 7, 1_000, east),
+		time.Date(2026, 1, 1, 0, 0, 0, 999, east),
+		time.Date(9999, 12, 31, 23, 59, 59, 999_999_000, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 6, 15, 0, 0, 0, 0, time.UTC),
+		time.Now(),
+	}
+	for i := range 10_000 {
+		cases = append(cases, time.Unix(0, int64(i)*7_919_813_377_771+int64(i*i)))
+	}
+	for _, c := range cases {
+		want := c.UTC().AppendFormat([]byte("x"), timeLayout)
+		assert.Equal(t, string(want), string(appendTime([]byte("x"), c)), "%v", c)
+		j, err := json.Marshal(jsonTime(c))
+		require.NoError(t, err)
+		assert.Equal(t, `"`+string(want[1:])+`"`, string(j))
+	}
+}
+
+// TestPlainJSONMatchesMarshal checks every byte: plainJSON holds for
+// printable ASCII but the quote, the backslash and the HTML characters (DEL
+// and the rest go through encoding/json), and json.Marshal writes such a
+// string unchanged between quotes; appendJSONString writes what json.Marshal
+// does either way.
+func TestPlainJSONMatchesMarshal(t *testing.T) {
+	for c := range 256 {
+		s := "a" + string([]byte{byte(c)}) + "z"
+		q, err := json.Marshal(s)
+		require.NoError(t, err)
+		plain := c >= 0x20 && c < 0x7f && !strings.ContainsRune(`"\<>&`, rune(c))
+		assert.Equal(t, plain, plainJSON(s), "byte %#x", c)
+		if plain {
+			assert.Equal(t, `"`+s+`"`, string(q), "byte %#x", c)
+		}
+		assert.Equal(t, string(q), string(appendJSONString(nil, s)), "byte %#x", c)
+	}
+	assert.True(t, plainJSON(""))
+}
+
+// TestAppendJSONStringMatchesMarshal compares appendJSONString with
+// json.Marshal on every string of one and two bytes, on runes around the
+// escaped ones, and on mixed strings (escapes between plain runs, truncated
+// and overlong UTF-8, U+2028 and U+2029, the replacement character itself).
+func TestAppendJSONStringMatchesMarshal(t *testing.T) {
+	var cases []string
+	for a := range 256 {
+		cases = append(cases, string([]byte{byte(a)}))
+		for c := range 256 {
+			cases = append(cases, string([]byte{byte(a), byte(c)}))
+		}
+	}
+	for _, r := range []rune{0x7f, 0x80, 0xff, 0x7ff, 0x800, 0x2027, 0x2028, 0x2029, 0x202a, 0xfffd, 0xffff, 0x10000, 0x10ffff} {
+		cases = append(cases, string(r), "a"+string(r)+"b")
+	}
+	cases = append(cases, "", "plain text", "a\"b\\c\n\t\x01<>&\u2028\u2029é\xff\x7f", "?offset=0&limit=20&sort=created_at,desc",
+		"\xe2\x80", "\xe2\x80\xa8\xe2", "\xc0\xaf", "\xed\xa0\x80", "x\ufffdy", strings.Repeat("<é&\x00", 50))
+	for _, s := range cases {
+		want, err := json.Marshal(s)
+		require.NoError(t, err)
+		if got := appendJSONString([]byte("x"), s); !assert.Equal(t, "x"+string(want), string(got), "%q", s) {
+			return
+		}
+	}
+}
+
+// TestJSONNumberMatchesMarshal: jsonNumber accepts exactly the json.Number
+// values json.Marshal writes (it refuses the others).
+func TestJSONNumberMatchesMarshal(t *testing.T) {
+	for _, s := range []string{"0", "-0", "1", "-1", "10", "01", "-01", "1.5", "1.", ".5", "-.5", "1e3", "1E+3", "1e-03", "1e", "1e+",
+		"1.5e3", "0.0", "00", "-", "", " 1", "1 ", "+1", "1x", "0x1", "NaN", "Infinity", "123456789012345678901234567890", "1.2.3", "1e3e3", "--1"} {
+		_, err := json.Marshal(json.Number(s))
+		assert.Equal(t, err == nil && s != "", jsonNumber(s), "%q", s)
+	}
 }

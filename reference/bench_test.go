@@ -78,13 +78,12 @@ type httpCase struct {
 	status             int
 }
 
-// httpTargets puts the reference and a plain net/http handler writing the
-// same bytes (the floor: a map from path to a pre-encoded answer, reading the
-// request body as the reference must) each behind a loopback
-// httptest.Server, and returns them with the requests to send: a GET of a
-// card, a Level 3 sale and a default page of balance transfers (a full page
-// of a list holding two).
-func httpTargets(b *testing.B) (ref, floor *httptest.Server, cases []httpCase, send func(*httptest.Server, httpCase) error) {
+// benchCases makes a reference without bounds holding a card and two pages
+// of balance transfers, and returns it with the requests the HTTP benchmarks
+// send: a GET of the card, a Level 3 sale and a default page of balance
+// transfers.
+func benchCases(b *testing.B) (*harness, []httpCase) {
+	b.Helper()
 	h := newHarness(b, func(c *Config) { c.Limits = Limits{CreatesPerMinute: -1, MaxRetained: -1, MaxBytes: -1} })
 	card := h.card()
 	sale, err := json.Marshal(map[string]any{
@@ -100,11 +99,31 @@ func httpTargets(b *testing.B) (ref, floor *httptest.Server, cases []httpCase, s
 			"destination": "FOR_BENEFIT_OF_ACCOUNT", "processor_type": "LITLE_V1", "tags": map[string]any{"run": "bench"},
 		}), 201, "")
 	}
-	cases = []httpCase{
+	return h, []httpCase{
 		{"get-card", "GET", "/payment_instruments/" + card, nil, 200},
 		{"level3-sale", "POST", "/transfers", sale, 201},
 		{"list-page", "GET", "/balance_transfers", nil, 200},
 	}
+}
+
+// BenchmarkPaths sends the requests of the HTTP benchmarks (benchCases)
+// straight to the reference's handler, without a connection: the time and
+// allocations of the reference's own work on each path.
+func BenchmarkPaths(b *testing.B) {
+	h, cases := benchCases(b)
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) { runBench(b, h.srv, c.method, c.path, c.body, h, c.status) })
+	}
+}
+
+// httpTargets puts the reference and a plain net/http handler writing the
+// same bytes (the floor: a map from path to a pre-encoded answer, reading the
+// request body as the reference must) each behind a loopback
+// httptest.Server, and returns them with the requests to send: a GET of a
+// card, a Level 3 sale and a default page of balance transfers (a full page
+// of a list holding two).
+func httpTargets(b *testing.B) (ref, floor *httptest.Server, cases []httpCase, send func(*httptest.Server, httpCase) error) {
+	h, cases := benchCases(b)
 	answers := map[string][]byte{}
 	for _, c := range cases {
 		answers[c.method+" "+c.path] = h.call(h.platform(), c.method, c.path, c.body).body

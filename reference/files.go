@@ -158,7 +158,7 @@ func describeUpload(name, contentType string, data []byte, allowed []string) (up
 // the review and sends the updated event when the file reaches UPLOADED (or
 // INVALID), in one unit of work.
 func (s *Server) fileReview(base, app, id string) {
-	_ = s.units.Update(s.ctx, app, func(t tx) error {
+	_ = s.update(s.ctx, app, func(t tx) error {
 		if f, ok := reviewFile(t, id); ok {
 			t.Outbox().Emit("file", "updated", viewFile(base, f))
 		}

@@ -76,7 +76,7 @@ func (s *Server) uploadFile(rq *request) (any, error) {
 // content stored, the file's updated event and the start of its review.
 func (s *Server) uploadInto(rq *request, app string, put func(t tx) (file, error)) (any, error) {
 	var v fileView
-	err := s.units.Update(rq.r.Context(), app, func(t tx) error {
+	err := s.update(rq.r.Context(), app, func(t tx) error {
 		f, err := put(t)
 		if err != nil {
 			return err

@@ -9,7 +9,7 @@ func (s *Server) createPaymentInstrument(rq *request) (any, error) {
 		return nil, err
 	}
 	var p paymentInstrument
-	err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+	err := s.update(rq.r.Context(), rq.user.app, func(t tx) error {
 		var err error
 		if p, err = createCard(t, in); err != nil {
 			return err
@@ -41,7 +41,7 @@ func (s *Server) createAuthorization(rq *request) (any, error) {
 	return s.idempotent(rq, in.IdempotencyID, &in, func(rq *request) (any, error) {
 		var a authorization
 		var declined bool
-		err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+		err := s.update(rq.r.Context(), rq.user.app, func(t tx) error {
 			if id := resumedResource(rq.r.Context()); id != "" {
 				var err error
 				a, err = t.Authorizations().Get(id)
@@ -81,7 +81,7 @@ func (s *Server) captureAuthorization(rq *request) (any, error) {
 		return nil, err
 	}
 	var a authorization
-	err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+	err := s.update(rq.r.Context(), rq.user.app, func(t tx) error {
 		var tr transfer
 		var err error
 		if a, tr, err = capture(t, rq.r.PathValue("id"), in); err != nil {
@@ -108,7 +108,7 @@ func (s *Server) createTransfer(rq *request) (any, error) {
 	return s.idempotent(rq, in.IdempotencyID, &in, func(rq *request) (any, error) {
 		var res saleResult
 		var fp string
-		err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+		err := s.update(rq.r.Context(), rq.user.app, func(t tx) error {
 			info, _ := t.AppInfo()
 			fp = info.feeProfile
 			if id := resumedResource(rq.r.Context()); id != "" {
@@ -144,7 +144,7 @@ func (s *Server) createTransfer(rq *request) (any, error) {
 
 func (s *Server) getTransfer(rq *request) (any, error) {
 	var v transferView
-	err := s.units.View(rq.r.Context(), rq.user.app, func(t tx) error {
+	err := s.view(rq.r.Context(), rq.user.app, func(t tx) error {
 		tr, err := t.Transfers().Get(rq.r.PathValue("id"))
 		if err != nil {
 			return err
@@ -163,7 +163,7 @@ func (s *Server) getTransfer(rq *request) (any, error) {
 // moves the dispute from INQUIRY to PENDING, in one unit of work with its
 // events.
 func (s *Server) disputeStep(base, app, id string) {
-	err := s.units.Update(s.ctx, app, func(t tx) error {
+	err := s.update(s.ctx, app, func(t tx) error {
 		d, adj, ok, err := advanceDispute(t, id)
 		if err != nil || !ok {
 			return err
@@ -181,7 +181,7 @@ func (s *Server) disputeStep(base, app, id string) {
 // feeProfile is the application's fee profile id (for transfer links).
 func (s *Server) feeProfile(app string) string {
 	var fp string
-	_ = s.units.View(s.ctx, app, func(t tx) error {
+	_ = s.view(s.ctx, app, func(t tx) error {
 		info, _ := t.AppInfo()
 		fp = info.feeProfile
 		return nil

@@ -1,11 +1,51 @@
 package reference
 
+import (
+	"context"
+	"fmt"
+)
+
 // The handlers' ways into the store seam: each request is one unit of work.
+
+// update runs fn as one unit of work of app on the Server's store, view as
+// a read-only one. They call the store by its type rather than through the
+// seam's interface: a function handed to an interface method escapes (the
+// compiler cannot see the callee keep it), so each unit would put its
+// closure and every variable the closure shares with its caller on the heap
+// (a copy of the record a GET reads, a page of a list); neither store keeps
+// fn, so called by type, fn and its variables stay on the caller's stack.
+// The rules are the same either way: fn runs against tx.
+func (s *Server) update(ctx context.Context, app string, fn func(tx) error) error {
+	switch st := s.units.(type) {
+	case *store:
+		return st.Update(ctx, app, fn)
+	case *pgUnits:
+		return st.Update(ctx, app, fn)
+	}
+	panic(unknownStore(s.units))
+}
+
+// view runs fn as a read-only unit of work of app (see update).
+func (s *Server) view(ctx context.Context, app string, fn func(tx) error) error {
+	switch st := s.units.(type) {
+	case *store:
+		return st.View(ctx, app, fn)
+	case *pgUnits:
+		return st.View(ctx, app, fn)
+	}
+	panic(unknownStore(s.units))
+}
+
+// unknownStore is the panic of a Server given a store update and view do
+// not name: every store the Server runs units on is listed there.
+func unknownStore(st sandboxStore) string {
+	return fmt.Sprintf("reference: units of work on a %T: list it in Server.update and Server.view", st)
+}
 
 // getOne reads one record of the request's application in a read-only unit.
 func getOne[T any](s *Server, rq *request, tbl func(tx) table[T], id string) (T, error) {
 	var out T
-	err := s.units.View(rq.r.Context(), rq.user.app, func(t tx) error {
+	err := s.view(rq.r.Context(), rq.user.app, func(t tx) error {
 		var err error
 		out, err = tbl(t).Get(id)
 		return err
@@ -19,7 +59,7 @@ func getOne[T any](s *Server, rq *request, tbl func(tx) table[T], id string) (T,
 func listPage[T any](s *Server, rq *request, tbl func(tx) table[T], parent string, check func(tx) error, q listQuery) ([]T, int, error) {
 	var items []T
 	var total int
-	err := s.units.View(rq.r.Context(), rq.user.app, func(t tx) error {
+	err := s.view(rq.r.Context(), rq.user.app, func(t tx) error {
 		if check != nil {
 			if err := check(t); err != nil {
 				return err
@@ -36,7 +76,7 @@ func listPage[T any](s *Server, rq *request, tbl func(tx) table[T], parent strin
 // unit emits.
 func (s *Server) change(rq *request, entity, typ string, fn func(t tx) (any, error)) (any, error) {
 	var v any
-	err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+	err := s.update(rq.r.Context(), rq.user.app, func(t tx) error {
 		var err error
 		if v, err = fn(t); err != nil {
 			return err
@@ -55,7 +95,7 @@ func (s *Server) change(rq *request, entity, typ string, fn func(t tx) (any, err
 // read runs fn as the request's read-only unit of work.
 func (s *Server) read(rq *request, fn func(t tx) (any, error)) (any, error) {
 	var v any
-	err := s.units.View(rq.r.Context(), rq.user.app, func(t tx) error {
+	err := s.view(rq.r.Context(), rq.user.app, func(t tx) error {
 		var err error
 		v, err = fn(t)
 		return err

@@ -29,7 +29,7 @@ func (s *Server) updateWebhook(rq *request) (any, error) {
 // its event, which carries the webhook without its signing secret.
 func (s *Server) changeWebhook(rq *request, typ string, fn func(t tx) (webhook, error)) (any, error) {
 	var w webhook
-	err := s.units.Update(rq.r.Context(), rq.user.app, func(t tx) error {
+	err := s.update(rq.r.Context(), rq.user.app, func(t tx) error {
 		var err error
 		if w, err = fn(t); err != nil {
 			return err

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"cmp"
+	"encoding/json"
 	"net/url"
 	"slices"
 	"strconv"
@@ -180,34 +181,71 @@ type page struct {
 	Count  int `json:"count"`
 }
 
+// listEnvelope is one page of a list: the items under _embedded.<plural>,
+// the self, next and prev links carrying the query (next and prev when
+// there is such a page) and the page. Its links are written from self and
+// the query, not kept as strings (listEnvelope.appendJSON).
 type listEnvelope struct {
-	// plural and appendItems write the page without reflection (see
-	// listEnvelope.appendJSON); appendItems is nil when the items have no
-	// encoder of their own.
-	plural      string
-	appendItems func(b []byte) []byte
+	plural string
+	items  listItems
+	self   string // the list's URL without a query
+	q      listQuery
+	Page   page
+}
 
-	Embedded map[string]any `json:"_embedded"`
-	Links    links          `json:"_links"`
-	Page     page           `json:"page"`
+// listItems are a page's views.
+type listItems interface {
+	// appendJSON writes them as a JSON array; ok is false when they have
+	// no encoder of their own.
+	appendJSON(b []byte) (out []byte, ok bool)
+	// slice is the []V, for encoding by reflection.
+	slice() any
 }
 
 // newList builds the list envelope for items under _embedded.<plural>, with
 // self, next and prev links carrying the query.
 func newList[V any](rq *request, plural string, q listQuery, items []V, total int) listEnvelope {
-	self := rq.base + rq.r.URL.Path
-	l := links{"self": {self + q.encode(q.offset)}}
-	if q.offset+q.limit < total {
-		l["next"] = link{self + q.encode(q.offset+q.limit)}
-	}
-	if q.offset > 0 {
-		l["prev"] = link{self + q.encode(max(q.offset-q.limit, 0))}
-	}
 	return listEnvelope{
-		plural:      plural,
-		appendItems: itemsAppender(items),
-		Embedded:    map[string]any{plural: items},
-		Links:       l,
-		Page:        page{Offset: q.offset, Limit: q.limit, Count: total},
+		plural: plural,
+		items:  viewList[V](items),
+		self:   rq.base + rq.r.URL.Path,
+		q:      q,
+		Page:   page{Offset: q.offset, Limit: q.limit, Count: total},
 	}
+}
+
+// links are the page's links as a map, as json.Marshal encodes them.
+func (l listEnvelope) links() links {
+	ls := links{"self": {l.self + l.q.encode(l.q.offset)}}
+	if next, ok := l.next(); ok {
+		ls["next"] = link{l.self + l.q.encode(next)}
+	}
+	if prev, ok := l.prev(); ok {
+		ls["prev"] = link{l.self + l.q.encode(prev)}
+	}
+	return ls
+}
+
+// next is the offset of the next page, when there is one.
+func (l listEnvelope) next() (int, bool) {
+	return l.q.offset + l.q.limit, l.q.offset+l.q.limit < l.Page.Count
+}
+
+// prev is the offset of the previous page, when there is one.
+func (l listEnvelope) prev() (int, bool) {
+	return max(l.q.offset-l.q.limit, 0), l.q.offset > 0
+}
+
+// MarshalJSON encodes the page by reflection (for items without an encoder
+// of their own): _embedded, _links, page.
+func (l listEnvelope) MarshalJSON() ([]byte, error) {
+	var items any
+	if l.items != nil {
+		items = l.items.slice()
+	}
+	return json.Marshal(struct {
+		Embedded map[string]any `json:"_embedded"`
+		Links    links          `json:"_links"`
+		Page     page           `json:"page"`
+	}{map[string]any{l.plural: items}, l.links(), l.Page})
 }

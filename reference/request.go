@@ -225,7 +225,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, op validate.Ope
 	case nil:
 		w.WriteHeader(op.Status)
 	default:
-		if err := writeJSON(w, op.Status, v); err != nil {
+		if err := s.writeJSON(w, op.Status, v); err != nil {
 			s.writeError(w, r, err)
 		}
 	}

@@ -80,9 +80,18 @@ func cost(n int) int64 { return recordOverhead + 2*int64(n) }
 // kept is one client-created resource (with what depends on it) in
 // creation order: drop removes it from every map and series.
 type kept struct {
-	at   time.Time
-	cost int64
-	drop func()
+	at    time.Time
+	cost  int64
+	first created   // the resource
+	rest  []created // what was created with it (a sale's dispute and adjustment)
+}
+
+// drop removes the resource and what was created with it.
+func (k *kept) drop() {
+	k.first.drop()
+	for _, c := range k.rest {
+		c.drop()
+	}
 }
 
 // appRetention is one application's resources, oldest first, and its
@@ -206,15 +215,16 @@ func ageText(d time.Duration) string {
 }
 
 // keep records a resource just created by a client from a body of
-// bodyBytes; drop undoes it. Callers hold the lock.
-func (st *store) keep(app string, now time.Time, bodyBytes int, drop func()) {
+// bodyBytes; k.drop undoes it. Callers hold the lock.
+func (st *store) keep(app string, now time.Time, bodyBytes int, k kept) {
 	rt := st.retention
 	if rt == nil || st.seeding[app] {
 		return
 	}
 	a := rt.app(app)
 	c := cost(bodyBytes)
-	a.queue = append(a.queue, kept{at: now, cost: c, drop: drop})
+	k.at, k.cost = now, c
+	a.queue = append(a.queue, k)
 	a.bytes += c
 	a.created++
 }

@@ -81,7 +81,7 @@ func (s *Server) gates() map[string]gate {
 			if !ok {
 				return errNotFound(id)
 			}
-			return s.units.View(rq.r.Context(), app, func(t tx) error {
+			return s.view(rq.r.Context(), app, func(t tx) error {
 				if _, err := uploadLink(t, id, rq.now); err != nil {
 					return err
 				}
@@ -89,7 +89,7 @@ func (s *Server) gates() map[string]gate {
 			})
 		},
 		"files.upload": func(rq *request) error {
-			return s.units.View(rq.r.Context(), rq.user.app, func(t tx) error {
+			return s.view(rq.r.Context(), rq.user.app, func(t tx) error {
 				if _, err := t.Files().Get(rq.r.PathValue("id")); err != nil {
 					return err
 				}

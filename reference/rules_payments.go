@@ -296,6 +296,7 @@ func sale(t tx, in transferCreate) (saleResult, error) {
 	}
 	now, app := t.Now(), t.App()
 	descriptor := "FNX*" + m.MerchantName
+	srcID := src.ID // the record points at the id, not at a copy of the card
 	tr := transfer{
 		meta:                   newMeta(t.NewID(prefixTransfer), app, now),
 		Amount:                 in.Amount,
@@ -304,7 +305,7 @@ func sale(t tx, in transferCreate) (saleResult, error) {
 		TraceID:                newUUID(),
 		Currency:               in.Currency,
 		Application:            app,
-		Source:                 &src.ID,
+		Source:                 &srcID,
 		ExternallyFunded:       "UNKNOWN",
 		Fee:                    deref(in.Fee),
 		StatementDescriptor:    &descriptor,

@@ -91,6 +91,7 @@ type Server struct {
 	limits   Limits // cfg.Limits with defaults
 	ledger   ledger // idempotency keys: st, or cfg.Postgres
 	bodies   *bodyBudget
+	answers  sync.Pool // of *[]byte: buffers answers are encoded into (writeJSON)
 
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -19,6 +19,7 @@ type store struct {
 	// unit of work; nil drops them.
 	dispatch func(effects)
 	txs      *sync.Pool // of *memTx
+	kinds    *memKinds  // what the units' tables reach
 
 	users       map[string]*user
 	apps        map[string]*appData
@@ -121,6 +122,7 @@ func newStore(newID func(string) string, clock func() time.Time) *store {
 		seeding:               map[string]bool{},
 		gone:                  &appData{merchantByIdentity: map[string]*merchant{}},
 	}
+	st.kinds = newMemKinds(st)
 	st.txs = memTxPool(st)
 	return st
 }

@@ -47,8 +47,8 @@ func (t *memTx) run(fn func(tx) error) (err error) {
 	committed := false
 	defer func() {
 		if !committed { // an error or a panic: nothing the unit created stays
-			for _, drop := range t.created {
-				drop()
+			for _, c := range t.created {
+				c.drop()
 			}
 			clear(t.eff.events)
 			t.eff.events, t.eff.timers = t.eff.events[:0], t.eff.timers[:0]
@@ -67,19 +67,35 @@ func (t *memTx) run(fn func(tx) error) (err error) {
 			}
 		}
 	}
-	switch {
-	case !t.admitted || len(t.created) == 0:
-	case len(t.created) == 1:
-		st.keep(t.app, t.now, t.bodyBytes, t.created[0])
-	default:
-		drops := slices.Clone(t.created)
-		st.keep(t.app, t.now, t.bodyBytes, func() {
-			for _, drop := range drops {
-				drop()
-			}
-		})
+	if t.admitted && len(t.created) > 0 {
+		k := kept{first: t.created[0]}
+		if len(t.created) > 1 {
+			k.rest = slices.Clone(t.created[1:])
+		}
+		st.keep(t.app, t.now, t.bodyBytes, k)
 	}
 	return nil
+}
+
+// created is a record a unit stored new: drop removes it again (when it is
+// still stored), from its kind's map and lists. It names the kind (made
+// once by the store, not the pooled unit's table) and the record rather
+// than closing over them, so a create allocates nothing to be undone or
+// expired, and what the retention queue keeps pins no unit.
+type created struct {
+	table createdIn
+	rec   any // the table's record pointer
+}
+
+// createdIn is the kind of record a created record is (a *memKind).
+type createdIn interface {
+	dropCreated(rec any)
+}
+
+func (c created) drop() {
+	if c.table != nil {
+		c.table.dropCreated(c.rec)
+	}
 }
 
 // memTx is a unit of work of the in-memory store; the store pools them.
@@ -90,7 +106,7 @@ type memTx struct {
 	readOnly  bool
 	admitted  bool
 	bodyBytes int
-	created   []func() // drop each record the unit created
+	created   []created // the records the unit stored new
 	eff       effects
 
 	identities     memTable[identity, *identity]
@@ -109,13 +125,32 @@ type memTx struct {
 	webhooks       memTable[webhook, *webhook]
 }
 
-// newMemTx wires a unit's tables to the store's maps and lists.
-func newMemTx(st *store) *memTx {
-	t := &memTx{st: st}
-	t.identities = memTable[identity, *identity]{tx: t, m: st.identities}
-	t.cards = memTable[paymentInstrument, *paymentInstrument]{tx: t, m: st.cards}
-	t.authorizations = memTable[authorization, *authorization]{tx: t, m: st.auths}
-	t.transfers = memTable[transfer, *transfer]{tx: t, m: st.transfers,
+// memKinds are the store's kinds of record, made once: what a table
+// reaches besides its unit.
+type memKinds struct {
+	identities     *memKind[identity, *identity]
+	cards          *memKind[paymentInstrument, *paymentInstrument]
+	authorizations *memKind[authorization, *authorization]
+	transfers      *memKind[transfer, *transfer]
+	merchants      *memKind[merchant, *merchant]
+	disputes       *memKind[dispute, *dispute]
+	schedules      *memKind[subscriptionSchedule, *subscriptionSchedule]
+	amounts        *memKind[subscriptionAmount, *subscriptionAmount]
+	enrollments    *memKind[subscriptionEnrollment, *subscriptionEnrollment]
+	balances       *memKind[balanceTransfer, *balanceTransfer]
+	evidence       *memKind[evidence, *evidence]
+	files          *memKind[file, *file]
+	links          *memKind[externalLink, *externalLink]
+	webhooks       *memKind[webhook, *webhook]
+}
+
+// newMemKinds wires the store's kinds of record to its maps and lists.
+func newMemKinds(st *store) *memKinds {
+	k := &memKinds{}
+	k.identities = &memKind[identity, *identity]{st: st, m: st.identities}
+	k.cards = &memKind[paymentInstrument, *paymentInstrument]{st: st, m: st.cards}
+	k.authorizations = &memKind[authorization, *authorization]{st: st, m: st.auths}
+	k.transfers = &memKind[transfer, *transfer]{st: st, m: st.transfers,
 		parents: st.adjustmentsByDispute,
 		parentOf: func(p *transfer) string {
 			if p.adjustment != nil {
@@ -123,7 +158,7 @@ func newMemTx(st *store) *memTx {
 			}
 			return ""
 		}}
-	t.merchants = memTable[merchant, *merchant]{tx: t, m: st.merchants,
+	k.merchants = &memKind[merchant, *merchant]{st: st, m: st.merchants,
 		onPut: func(p *merchant) {
 			if a := st.apps[p.app]; a != nil {
 				a.merchantByIdentity[p.Identity] = p
@@ -134,21 +169,21 @@ func newMemTx(st *store) *memTx {
 				delete(a.merchantByIdentity, p.Identity)
 			}
 		}}
-	t.disputes = memTable[dispute, *dispute]{tx: t, m: st.disputes,
+	k.disputes = &memKind[dispute, *dispute]{st: st, m: st.disputes,
 		appList: func(a *appData) *series[*dispute] { return &a.disputes },
 		onDrop:  func(p *dispute) { st.dropDisputeChildren(p.ID) }}
-	t.schedules = memTable[subscriptionSchedule, *subscriptionSchedule]{tx: t, m: st.schedules,
+	k.schedules = &memKind[subscriptionSchedule, *subscriptionSchedule]{st: st, m: st.schedules,
 		onDrop: func(p *subscriptionSchedule) { delete(st.enrollmentsBySchedule, p.ID) }}
-	t.amounts = memTable[subscriptionAmount, *subscriptionAmount]{tx: t, m: st.amounts}
-	t.enrollments = memTable[subscriptionEnrollment, *subscriptionEnrollment]{tx: t, m: st.enrollments,
+	k.amounts = &memKind[subscriptionAmount, *subscriptionAmount]{st: st, m: st.amounts}
+	k.enrollments = &memKind[subscriptionEnrollment, *subscriptionEnrollment]{st: st, m: st.enrollments,
 		appList:  func(a *appData) *series[*subscriptionEnrollment] { return &a.enrollments },
 		parents:  st.enrollmentsBySchedule,
 		parentOf: func(p *subscriptionEnrollment) string { return p.SubscriptionSchedule }}
-	t.balances = memTable[balanceTransfer, *balanceTransfer]{tx: t, m: st.balances,
+	k.balances = &memKind[balanceTransfer, *balanceTransfer]{st: st, m: st.balances,
 		appList: func(a *appData) *series[*balanceTransfer] { return &a.balanceTransfers }}
-	t.evidence = memTable[evidence, *evidence]{tx: t, m: st.evidence,
+	k.evidence = &memKind[evidence, *evidence]{st: st, m: st.evidence,
 		parents: st.evidenceByDispute, parentOf: func(p *evidence) string { return p.Dispute }}
-	t.files = memTable[file, *file]{tx: t, m: st.files,
+	k.files = &memKind[file, *file]{st: st, m: st.files,
 		appList: func(a *appData) *series[*file] { return &a.files },
 		onDrop: func(p *file) {
 			if a := st.apps[p.app]; a != nil {
@@ -161,10 +196,31 @@ func newMemTx(st *store) *memTx {
 			}
 			delete(st.linksByFile, p.ID)
 		}}
-	t.links = memTable[externalLink, *externalLink]{tx: t, m: st.links,
+	k.links = &memKind[externalLink, *externalLink]{st: st, m: st.links,
 		parents: st.linksByFile, parentOf: func(p *externalLink) string { return p.FileID }}
-	t.webhooks = memTable[webhook, *webhook]{tx: t, m: st.webhooks,
+	k.webhooks = &memKind[webhook, *webhook]{st: st, m: st.webhooks,
 		appList: func(a *appData) *series[*webhook] { return &a.webhooks }}
+	return k
+}
+
+// newMemTx makes a unit whose tables are the store's kinds of record.
+func newMemTx(st *store) *memTx {
+	t := &memTx{st: st}
+	k := st.kinds
+	t.identities = memTable[identity, *identity]{tx: t, memKind: k.identities}
+	t.cards = memTable[paymentInstrument, *paymentInstrument]{tx: t, memKind: k.cards}
+	t.authorizations = memTable[authorization, *authorization]{tx: t, memKind: k.authorizations}
+	t.transfers = memTable[transfer, *transfer]{tx: t, memKind: k.transfers}
+	t.merchants = memTable[merchant, *merchant]{tx: t, memKind: k.merchants}
+	t.disputes = memTable[dispute, *dispute]{tx: t, memKind: k.disputes}
+	t.schedules = memTable[subscriptionSchedule, *subscriptionSchedule]{tx: t, memKind: k.schedules}
+	t.amounts = memTable[subscriptionAmount, *subscriptionAmount]{tx: t, memKind: k.amounts}
+	t.enrollments = memTable[subscriptionEnrollment, *subscriptionEnrollment]{tx: t, memKind: k.enrollments}
+	t.balances = memTable[balanceTransfer, *balanceTransfer]{tx: t, memKind: k.balances}
+	t.evidence = memTable[evidence, *evidence]{tx: t, memKind: k.evidence}
+	t.files = memTable[file, *file]{tx: t, memKind: k.files}
+	t.links = memTable[externalLink, *externalLink]{tx: t, memKind: k.links}
+	t.webhooks = memTable[webhook, *webhook]{tx: t, memKind: k.webhooks}
 	return t
 }
 
@@ -295,14 +351,26 @@ func (t *memTx) After(d time.Duration, kind timerKind, id, base string) {
 	t.eff.timers = append(t.eff.timers, pendingTimer{kind: kind, d: d, id: id, base: base})
 }
 
-// memTable is a table of the in-memory store: a map by id, the
-// application's list (appList, nil when the records are not listed by
-// application) and the lists under a parent (parents, keyed by parentOf).
+// memTable is a table of the in-memory store: its unit, and its kind of
+// record.
 type memTable[T any, P interface {
 	*T
 	record
 }] struct {
-	tx       *memTx
+	tx *memTx
+	*memKind[T, P]
+}
+
+// memKind is a kind of record of the in-memory store: a map by id, the
+// application's list (appList, nil when the records are not listed by
+// application) and the lists under a parent (parents, keyed by parentOf).
+// The store makes each kind once; a created record names its kind, which
+// outlives the pooled unit that created it.
+type memKind[T any, P interface {
+	*T
+	record
+}] struct {
+	st       *store
 	m        map[string]P
 	appList  func(*appData) *series[P]
 	parents  map[string]*series[P]
@@ -328,7 +396,7 @@ func (tb *memTable[T, P]) Put(v *T) {
 	if p := tb.m[id]; p != nil {
 		*p = *v
 		if tb.appList != nil {
-			if a := tb.tx.st.apps[p.appID()]; a != nil {
+			if a := tb.st.apps[p.appID()]; a != nil {
 				tb.appList(a).touch(p)
 			}
 		}
@@ -340,7 +408,7 @@ func (tb *memTable[T, P]) Put(v *T) {
 	p := P(v) // a new record is kept as given: the caller hands it over
 	tb.m[id] = p
 	if tb.appList != nil {
-		tb.appList(tb.tx.st.appOf(p.appID())).add(p)
+		tb.appList(tb.st.appOf(p.appID())).add(p)
 	}
 	if tb.parentOf != nil {
 		if parent := tb.parentOf(p); parent != "" {
@@ -355,11 +423,16 @@ func (tb *memTable[T, P]) Put(v *T) {
 	if tb.onPut != nil {
 		tb.onPut(p)
 	}
-	tb.tx.created = append(tb.tx.created, func() {
-		if tb.m[id] == p { // not dropped already
-			tb.drop(p)
-		}
-	})
+	tb.tx.created = append(tb.tx.created, created{table: tb.memKind, rec: p})
+}
+
+// dropCreated drops rec, a record of this kind a unit created, unless it
+// was dropped already.
+func (k *memKind[T, P]) dropCreated(rec any) {
+	p := rec.(P)
+	if _, id := p.recordKey(); k.m[id] == p {
+		k.drop(p)
+	}
 }
 
 // Delete removes the record with this id and everything listed of it.
@@ -376,21 +449,21 @@ func (tb *memTable[T, P]) Delete(id string) error {
 }
 
 // drop removes p from the map and its lists. Callers hold the lock.
-func (tb *memTable[T, P]) drop(p P) {
+func (k *memKind[T, P]) drop(p P) {
 	_, id := p.recordKey()
-	delete(tb.m, id)
-	if tb.appList != nil {
-		if a := tb.tx.st.apps[p.appID()]; a != nil {
-			tb.appList(a).remove(p)
+	delete(k.m, id)
+	if k.appList != nil {
+		if a := k.st.apps[p.appID()]; a != nil {
+			k.appList(a).remove(p)
 		}
 	}
-	if tb.parentOf != nil {
-		if parent := tb.parentOf(p); parent != "" {
-			tb.parents[parent].remove(p)
+	if k.parentOf != nil {
+		if parent := k.parentOf(p); parent != "" {
+			k.parents[parent].remove(p)
 		}
 	}
-	if tb.onDrop != nil {
-		tb.onDrop(p)
+	if k.onDrop != nil {
+		k.onDrop(p)
 	}
 }
 
@@ -405,7 +478,7 @@ func (tb *memTable[T, P]) Page(parent string, q listQuery) ([]T, int) {
 	case parent != "":
 		ser = tb.parents[parent]
 	case tb.appList != nil:
-		ser = tb.appList(tb.tx.st.appOf(tb.tx.app))
+		ser = tb.appList(tb.st.appOf(tb.tx.app))
 	}
 	if ser == nil {
 		return []T{}, 0
@@ -416,7 +489,7 @@ func (tb *memTable[T, P]) Page(parent string, q listQuery) ([]T, int) {
 	var picked []P
 	var total int
 	if tb.tx.readOnly {
-		st := tb.tx.st
+		st := tb.st
 		st.mu.Unlock()
 		func() {
 			defer st.mu.Lock() // the unit's run unlocks it, also after a panic

@@ -188,7 +188,7 @@ func (s *Server) deliver(w webhook, eventID string, body []byte) {
 // enabledWebhook reads webhook id of app again; ok is false once it is
 // disabled or gone.
 func (s *Server) enabledWebhook(app, id string) (w webhook, ok bool) {
-	_ = s.units.View(s.ctx, app, func(t tx) error {
+	_ = s.view(s.ctx, app, func(t tx) error {
 		var err error
 		w, err = t.Webhooks().Get(id)
 		ok = err == nil && w.Enabled
