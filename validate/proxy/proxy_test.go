@@ -350,3 +350,84 @@ func BenchmarkOverhead(b *testing.B) {
 	b.ReportMetric(med(proxied), "µs-proxied/median")
 	b.ReportMetric(med(added), "µs-added/median")
 }
+
+// TestAssumedRuleOfANormativeSchema: §4.5 does not say which fields of an
+// enrollment are required, so a client's enrollment without merchant
+// breaks only the reference's rule (judging.json's assumed rule of
+// subscription_enrollment_create): assumed under reference_rules, nothing
+// when the profile declares that key unchecked; every other violation of
+// the same body stays normative.
+func TestAssumedRuleOfANormativeSchema(t *testing.T) {
+	v, err := judging.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unchecked, err := v.DecodeProfile([]byte(`{"reference_rules":"unchecked"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/hal+json")
+		w.WriteHeader(422)
+		_, _ = io.WriteString(w, goodError)
+	}))
+	t.Cleanup(backend.Close)
+	u, _ := url.Parse(backend.URL)
+	const path = "/subscription/subscription_schedules/SUBSCHEDULE_0123456789abcdefghijkl/subscription_enrollments"
+	tests := []struct {
+		name    string
+		profile *judging.Profile
+		body    string
+		want    []string // "severity key pointer" of each violation, sorted
+	}{
+		{"without merchant: the reference's rule", nil, `{"nickname":"n"}`,
+			[]string{"assumed reference_rules /merchant"}},
+		{"without merchant, reference_rules unchecked", &unchecked, `{"nickname":"n"}`,
+			nil},
+		{"with merchant", nil, `{"merchant":"MU0123456789abcdefghijkl","nickname":"n"}`,
+			nil},
+		{"a field of the wrong type stays normative", nil, `{"merchant":"MU0123456789abcdefghijkl","nickname":5}`,
+			[]string{"normative  /nickname"}},
+		{"each violation by its own basis", nil, `{"nickname":5}`,
+			[]string{"assumed reference_rules /merchant", "normative  /nickname"}},
+		{"unchecked drops only the assumed one", &unchecked, `{"nickname":5}`,
+			[]string{"normative  /nickname"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := proxy.New(proxy.Config{Target: u, Judge: v, Profile: tt.profile})
+			front := httptest.NewServer(p)
+			defer front.Close()
+			req, _ := http.NewRequest("POST", front.URL+path, strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := front.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 422 {
+				t.Fatalf("status %d, want the target's 422", resp.StatusCode)
+			}
+			var vs []proxy.Violation
+			if h := resp.Header.Get(proxy.HeaderViolations); h != "" {
+				if err := json.Unmarshal([]byte(h), &vs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got []string
+			for _, v := range vs {
+				if v.Where != "request" {
+					t.Errorf("a violation of the target's answer: %+v", v)
+				}
+				got = append(got, string(v.Severity)+" "+v.Key+" "+v.Pointer)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("violations %q, want %q: %+v", got, tt.want, vs)
+			}
+			if p.SawNormative() != slices.ContainsFunc(tt.want, func(s string) bool { return strings.HasPrefix(s, "normative") }) {
+				t.Errorf("SawNormative = %v with violations %q", p.SawNormative(), got)
+			}
+		})
+	}
+}
