@@ -224,8 +224,8 @@ func decodeTestBody(body string) (map[string]any, error) {
 
 // TestBodyBasisFromTheData: the basis of refusing a body that breaks its
 // request schema is judging.json's for each violation: an enrollment
-// without merchant is the reference's rule (reference_rules, as
-// subscriptions.feature tags its scenario), the same body with a field of
+// without merchant, or an update naming one, is the reference's rule
+// (reference_rules, as subscriptions.feature tags its scenario), the same body with a field of
 // the wrong type is normative, a sale without merchant is normative
 // (§4.2's table requires it), a file payload is assumed as a whole.
 func TestBodyBasisFromTheData(t *testing.T) {
@@ -240,6 +240,10 @@ func TestBodyBasisFromTheData(t *testing.T) {
 		{"enrollment without merchant, nickname of the wrong type", "subscription_enrollments.create", `{"nickname":5}`,
 			judging.Basis{Clauses: []string{"4.5"}}},
 		{"enrollment with an unknown field", "subscription_enrollments.create", `{"merchant":"MU1","color":"red"}`,
+			judging.Basis{Clauses: []string{"4.5"}}},
+		{"enrollment update naming a merchant", "subscription_enrollments.update", `{"merchant":"MU1"}`,
+			judging.Basis{Assumed: "reference_rules", Clauses: []string{"4.5"}}},
+		{"enrollment update nickname of the wrong type", "subscription_enrollments.update", `{"nickname":5,"merchant":"MU1"}`,
 			judging.Basis{Clauses: []string{"4.5"}}},
 		{"sale without merchant", "transfers.create", `{"source":"PI1","amount":5,"currency":"USD"}`,
 			judging.Basis{Clauses: []string{"4.2", "2.13", "8"}}},

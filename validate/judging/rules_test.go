@@ -38,6 +38,15 @@ func TestRequestBodyBasis(t *testing.T) {
 		{"a parameter, not the body", "subscription_enrollment_create",
 			validate.Violation{Pointer: "/merchant", Rule: "required", In: validate.InQuery},
 			judging.Basis{Clauses: enrollment}},
+		{"enrollment update of a field §4.5 does not show", "subscription_enrollment_update",
+			validate.Violation{Pointer: "/merchant", Rule: "additionalProperties"},
+			judging.Basis{Assumed: "reference_rules", Clauses: enrollment}},
+		{"enrollment update nickname of the wrong type", "subscription_enrollment_update",
+			validate.Violation{Pointer: "/nickname", Rule: "type"},
+			judging.Basis{Clauses: enrollment}},
+		{"enrollment update: a member of tags is not the rule's", "subscription_enrollment_update",
+			validate.Violation{Pointer: "/tags/x", Rule: "additionalProperties"},
+			judging.Basis{Clauses: enrollment}},
 		{"a sale without merchant: §4.2 requires it", "transfer_create",
 			validate.Violation{Pointer: "/merchant", Rule: "required"},
 			judging.Basis{Clauses: []string{"4.2", "2.13", "8"}}},
@@ -63,7 +72,8 @@ func TestRequestBodyBasis(t *testing.T) {
 func TestAssumedRulesAreViolationsOfTheirSchema(t *testing.T) {
 	j := newJudge(t)
 	bodies := map[string]string{ // a body breaking each rule
-		"subscription_enrollment_create required at /merchant": `{"nickname":"n"}`,
+		"subscription_enrollment_create required at /merchant":      `{"nickname":"n"}`,
+		"subscription_enrollment_update additionalProperties at /*": `{"merchant":"MU1"}`,
 	}
 	n := 0
 	for name, row := range j.Table().Schemas {

@@ -352,11 +352,12 @@ func BenchmarkOverhead(b *testing.B) {
 }
 
 // TestAssumedRuleOfANormativeSchema: §4.5 does not say which fields of an
-// enrollment are required, so a client's enrollment without merchant
-// breaks only the reference's rule (judging.json's assumed rule of
-// subscription_enrollment_create): assumed under reference_rules, nothing
-// when the profile declares that key unchecked; every other violation of
-// the same body stays normative.
+// enrollment are required, nor which an update may change, so a client's
+// enrollment without merchant, or update naming one, breaks only the
+// reference's rule (judging.json's assumed rules of
+// subscription_enrollment_create and _update): assumed under
+// reference_rules, nothing when the profile declares that key unchecked;
+// every other violation of the same body stays normative.
 func TestAssumedRuleOfANormativeSchema(t *testing.T) {
 	v, err := judging.Default()
 	if err != nil {
@@ -373,32 +374,43 @@ func TestAssumedRuleOfANormativeSchema(t *testing.T) {
 	}))
 	t.Cleanup(backend.Close)
 	u, _ := url.Parse(backend.URL)
-	const path = "/subscription/subscription_schedules/SUBSCHEDULE_0123456789abcdefghijkl/subscription_enrollments"
+	const (
+		create = "POST /subscription/subscription_schedules/SUBSCHEDULE_0123456789abcdefghijkl/subscription_enrollments"
+		update = "PUT /subscription/subscription_enrollments/SUBENROLLMENT_0123456789abcdefghijkl"
+	)
 	tests := []struct {
 		name    string
 		profile *judging.Profile
+		route   string
 		body    string
 		want    []string // "severity key pointer" of each violation, sorted
 	}{
-		{"without merchant: the reference's rule", nil, `{"nickname":"n"}`,
+		{"without merchant: the reference's rule", nil, create, `{"nickname":"n"}`,
 			[]string{"assumed reference_rules /merchant"}},
-		{"without merchant, reference_rules unchecked", &unchecked, `{"nickname":"n"}`,
+		{"without merchant, reference_rules unchecked", &unchecked, create, `{"nickname":"n"}`,
 			nil},
-		{"with merchant", nil, `{"merchant":"MU0123456789abcdefghijkl","nickname":"n"}`,
+		{"with merchant", nil, create, `{"merchant":"MU0123456789abcdefghijkl","nickname":"n"}`,
 			nil},
-		{"a field of the wrong type stays normative", nil, `{"merchant":"MU0123456789abcdefghijkl","nickname":5}`,
+		{"a field of the wrong type stays normative", nil, create, `{"merchant":"MU0123456789abcdefghijkl","nickname":5}`,
 			[]string{"normative  /nickname"}},
-		{"each violation by its own basis", nil, `{"nickname":5}`,
+		{"each violation by its own basis", nil, create, `{"nickname":5}`,
 			[]string{"assumed reference_rules /merchant", "normative  /nickname"}},
-		{"unchecked drops only the assumed one", &unchecked, `{"nickname":5}`,
+		{"unchecked drops only the assumed one", &unchecked, create, `{"nickname":5}`,
 			[]string{"normative  /nickname"}},
+		{"an update of a field §4.5 does not show", nil, update, `{"merchant":"MU0123456789abcdefghijkl"}`,
+			[]string{"assumed reference_rules /merchant"}},
+		{"the same, reference_rules unchecked", &unchecked, update, `{"merchant":"MU0123456789abcdefghijkl"}`,
+			nil},
+		{"an update's tags of the wrong type stay normative", &unchecked, update, `{"tags":{"x":1}}`,
+			[]string{"normative  /tags/x"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := proxy.New(proxy.Config{Target: u, Judge: v, Profile: tt.profile})
 			front := httptest.NewServer(p)
 			defer front.Close()
-			req, _ := http.NewRequest("POST", front.URL+path, strings.NewReader(tt.body))
+			method, path, _ := strings.Cut(tt.route, " ")
+			req, _ := http.NewRequest(method, front.URL+path, strings.NewReader(tt.body))
 			req.Header.Set("Content-Type", "application/json")
 			resp, err := front.Client().Do(req)
 			if err != nil {
