@@ -30,28 +30,34 @@ func (r SchemaRow) clone() SchemaRow {
 	return r
 }
 
-// AssumedRule marks one keyword of a normative schema as assumed. Pointer
-// is the JSON pointer a violation of it names (validate.Violation.Pointer:
-// for required and additionalProperties the field's own pointer), a
-// segment "*" standing for any array index or member name; Rule is the
-// schema keyword (validate.Violation.Rule); Assumed the profile key; Why
-// the spec's words that leave the rule open.
+// AssumedRule marks one keyword of a normative schema as assumed at one or
+// more places. Pointers are the JSON pointers a violation of it names
+// (validate.Violation.Pointer: for required and additionalProperties the
+// field's own pointer), a segment "*" standing for any array index or
+// member name; Rule is the schema keyword (validate.Violation.Rule);
+// Assumed the profile key; Why the spec's words that leave the rule open.
 type AssumedRule struct {
-	Pointer string `json:"pointer"`
-	Rule    string `json:"rule"`
-	Assumed string `json:"assumed"`
-	Why     string `json:"why"`
+	Pointers []string `json:"pointers"`
+	Rule     string   `json:"rule"`
+	Assumed  string   `json:"assumed"`
+	Why      string   `json:"why"`
 }
 
 // String renders "required at /merchant".
-func (r AssumedRule) String() string { return r.Rule + " at " + r.Pointer }
+func (r AssumedRule) String() string { return r.Rule + " at " + strings.Join(r.Pointers, ", ") }
 
 // matches reports whether a violation is one of the rule's.
 func (r AssumedRule) matches(vi validate.Violation) bool {
 	if vi.In != validate.InBody || vi.Rule != r.Rule {
 		return false
 	}
-	want, got := strings.Split(r.Pointer, "/"), strings.Split(vi.Pointer, "/")
+	return slices.ContainsFunc(r.Pointers, func(p string) bool { return pointerMatches(p, vi.Pointer) })
+}
+
+// pointerMatches reports whether ptr is pattern, a segment "*" of pattern
+// matching any one segment.
+func pointerMatches(pattern, ptr string) bool {
+	want, got := strings.Split(pattern, "/"), strings.Split(ptr, "/")
 	if len(want) != len(got) {
 		return false
 	}
@@ -107,11 +113,16 @@ func checkAssumedRules(v *validate.Validator, rows map[string]SchemaRow) error {
 			if !row.Normative() {
 				return fmt.Errorf("%s: the schema is assumed as a whole (%s)", where, row.Assumed)
 			}
-			if r.Rule == "" || r.Why == "" || (r.Pointer != "" && !strings.HasPrefix(r.Pointer, "/")) {
-				return fmt.Errorf("%s: want a JSON pointer, a keyword and why", where)
+			if r.Rule == "" || r.Why == "" || len(r.Pointers) == 0 {
+				return fmt.Errorf("%s: want JSON pointers, a keyword and why", where)
 			}
-			if !sr.reaches(name, r) {
-				return fmt.Errorf("%s: the schema has no such keyword there", where)
+			for _, ptr := range r.Pointers {
+				if ptr != "" && !strings.HasPrefix(ptr, "/") {
+					return fmt.Errorf("%s: %q is no JSON pointer", where, ptr)
+				}
+				if !sr.reaches(name, ptr, r.Rule) {
+					return fmt.Errorf("%s: the schema has no %s at %s", where, r.Rule, ptr)
+				}
 			}
 		}
 	}
@@ -143,14 +154,15 @@ func (s *schemaReader) doc(name string) any {
 	return d
 }
 
-// reaches reports whether rule r names a keyword of schema name.
-func (s *schemaReader) reaches(name string, r AssumedRule) bool {
-	segs := strings.Split(strings.TrimPrefix(r.Pointer, "/"), "/")
-	if r.Pointer == "" {
+// reaches reports whether keyword rule is where a violation at pointer
+// ptr of schema name comes from.
+func (s *schemaReader) reaches(name, ptr, rule string) bool {
+	segs := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	if ptr == "" {
 		segs = nil
 	}
 	field := ""
-	if r.Rule == "required" || r.Rule == "additionalProperties" {
+	if rule == "required" || rule == "additionalProperties" {
 		if len(segs) == 0 {
 			return false
 		}
@@ -169,7 +181,7 @@ func (s *schemaReader) reaches(name string, r AssumedRule) bool {
 		nodes = s.expand(next)
 	}
 	for _, n := range nodes {
-		switch r.Rule {
+		switch rule {
 		case "required":
 			req, _ := n.m["required"].([]any)
 			if slices.ContainsFunc(req, func(x any) bool { return x == field || (field == "*" && x != nil) }) {
@@ -180,7 +192,7 @@ func (s *schemaReader) reaches(name string, r AssumedRule) bool {
 				return true
 			}
 		default:
-			if _, ok := n.m[r.Rule]; ok {
+			if _, ok := n.m[rule]; ok {
 				return true
 			}
 		}

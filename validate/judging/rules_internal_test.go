@@ -23,7 +23,7 @@ func TestStaleAssumedRulesAreRefused(t *testing.T) {
 	rule := func(schema, ptr, kw string) map[string]SchemaRow {
 		rows := j.table.clone().Schemas
 		row := rows[schema]
-		row.AssumedRules = []AssumedRule{{Pointer: ptr, Rule: kw, Assumed: "reference_rules", Why: why}}
+		row.AssumedRules = []AssumedRule{{Pointers: []string{ptr}, Rule: kw, Assumed: "reference_rules", Why: why}}
 		rows[schema] = row
 		return rows
 	}
@@ -40,15 +40,27 @@ func TestStaleAssumedRulesAreRefused(t *testing.T) {
 		{"closed object, any member", rule("subscription_enrollment_update", "/*", "additionalProperties"), ""},
 		{"a branch of allOf/then", rule("webhook_create", "/authentication/basic", "required"), ""},
 		{"required, not listed", rule("subscription_enrollment_create", "/nickname", "required"),
-			"assumed rule required at /nickname: the schema has no such keyword there"},
+			"assumed rule required at /nickname: the schema has no required at /nickname"},
 		{"a field the schema lacks", rule("subscription_enrollment_create", "/merchant_id", "pattern"),
-			"assumed rule pattern at /merchant_id: the schema has no such keyword"},
+			"assumed rule pattern at /merchant_id: the schema has no pattern at /merchant_id"},
 		{"a keyword the field lacks", rule("subscription_enrollment_create", "/nickname", "maxLength"),
 			"assumed rule maxLength at /nickname"},
 		{"an open object", rule("subscription_enrollment_create", "/tags/x", "additionalProperties"),
 			"assumed rule additionalProperties at /tags/x"},
 		{"not a pointer", rule("subscription_enrollment_create", "merchant", "required"),
-			"want a JSON pointer"},
+			`"merchant" is no JSON pointer`},
+		{"one of several pointers stale", func() map[string]SchemaRow {
+			rows := rule("transfer_create", "/amount", "maximum")
+			row := rows["transfer_create"]
+			row.AssumedRules[0].Pointers = append(row.AssumedRules[0].Pointers, "/fee", "/currency")
+			rows["transfer_create"] = row
+			return rows
+		}(), "assumed rule maximum at /amount, /fee, /currency: the schema has no maximum at /currency"},
+		{"no pointer", func() map[string]SchemaRow {
+			rows := rule("transfer_create", "/amount", "maximum")
+			rows["transfer_create"].AssumedRules[0].Pointers = nil
+			return rows
+		}(), "want JSON pointers, a keyword and why"},
 		{"a schema assumed as a whole", rule("file_create", "/type", "enum"),
 			"the schema is assumed as a whole (file_payloads)"},
 	}
@@ -64,7 +76,7 @@ func TestStaleAssumedRulesAreRefused(t *testing.T) {
 		})
 	}
 	t.Run("unknown profile key", func(t *testing.T) {
-		data, err := json.Marshal(patchedTable(t, j, AssumedRule{Pointer: "/merchant", Rule: "required", Assumed: "luck", Why: why}))
+		data, err := json.Marshal(patchedTable(t, j, AssumedRule{Pointers: []string{"/merchant"}, Rule: "required", Assumed: "luck", Why: why}))
 		require.NoError(t, err)
 		_, err = newTable(data, v.Schemas(), v.Operations())
 		require.Error(t, err)

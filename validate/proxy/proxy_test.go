@@ -355,7 +355,8 @@ func BenchmarkOverhead(b *testing.B) {
 // enrollment are required, nor which an update may change, so a client's
 // enrollment without merchant, or update naming one, breaks only the
 // reference's rule (judging.json's assumed rules of
-// subscription_enrollment_create and _update): assumed under
+// subscription_enrollment_create and _update), as does a sale past
+// 2^63−1 (amounts are cents with no largest one): assumed under
 // reference_rules, nothing when the profile declares that key unchecked;
 // every other violation of the same body stays normative.
 func TestAssumedRuleOfANormativeSchema(t *testing.T) {
@@ -377,6 +378,7 @@ func TestAssumedRuleOfANormativeSchema(t *testing.T) {
 	const (
 		create = "POST /subscription/subscription_schedules/SUBSCHEDULE_0123456789abcdefghijkl/subscription_enrollments"
 		update = "PUT /subscription/subscription_enrollments/SUBENROLLMENT_0123456789abcdefghijkl"
+		sale   = "POST /transfers"
 	)
 	tests := []struct {
 		name    string
@@ -403,6 +405,15 @@ func TestAssumedRuleOfANormativeSchema(t *testing.T) {
 			nil},
 		{"an update's tags of the wrong type stay normative", &unchecked, update, `{"tags":{"x":1}}`,
 			[]string{"normative  /tags/x"}},
+		{"a sale past 2^63−1: the reference's representation", nil, sale,
+			`{"source":"PI0123456789abcdefghijkl","merchant":"MU0123456789abcdefghijkl","amount":9223372036854775808,"currency":"USD"}`,
+			[]string{"assumed reference_rules /amount"}},
+		{"the same, reference_rules unchecked", &unchecked, sale,
+			`{"source":"PI0123456789abcdefghijkl","merchant":"MU0123456789abcdefghijkl","amount":9223372036854775808,"currency":"USD"}`,
+			nil},
+		{"a negative sale stays normative", &unchecked, sale,
+			`{"source":"PI0123456789abcdefghijkl","merchant":"MU0123456789abcdefghijkl","amount":-1,"currency":"USD"}`,
+			[]string{"normative  /amount"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
