@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -442,6 +443,56 @@ func TestFeatureMarkersNameTheirBasis(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAssumedRulesTaggedAsTheData: a scenario that has a request refused
+// for breaking an assumed rule of judging.json (a field the spec does not
+// say is required: required at /merchant of the enrollment create, §4.5)
+// is @assumed under the rule's profile key, as the proxy and the
+// exploration judge the same violation. The scenario is found by its spec
+// sections (the schema row's) and its step refusing the rule's field; each
+// required rule has at least one.
+func TestAssumedRulesTaggedAsTheData(t *testing.T) {
+	j, err := judging.Default()
+	require.NoError(t, err)
+	feats, err := godog.TestSuite{Options: &godog.Options{FS: features.FS, Paths: []string{"."}}}.RetrieveFeatures()
+	require.NoError(t, err)
+	rules := 0
+	for name, row := range j.Table().Schemas {
+		for _, r := range row.AssumedRules {
+			if r.Rule != "required" {
+				continue
+			}
+			rules++
+			found := 0
+			for _, f := range feats {
+				for _, p := range f.Pickles {
+					var clauses, profiles []string
+					for _, tag := range p.Tags {
+						if c, ok := strings.CutPrefix(tag.Name, specTagPrefix); ok {
+							clauses = append(clauses, c)
+						}
+						if k, ok := strings.CutPrefix(tag.Name, profileTagPrefix); ok {
+							profiles = append(profiles, k)
+						}
+					}
+					refuses := false
+					for _, st := range p.Steps {
+						for _, ptr := range r.Pointers {
+							refuses = refuses || strings.HasSuffix(st.Text, `the request is refused as an invalid field "`+ptr+`"`)
+						}
+					}
+					if !refuses || !slices.ContainsFunc(clauses, func(c string) bool { return slices.Contains(row.Clauses, c) }) {
+						continue
+					}
+					found++
+					assert.Equal(t, []string{r.Assumed}, profiles, "%s: %q refuses %s of %s, an assumed rule of judging.json", p.Uri, p.Name, r, name)
+				}
+			}
+			assert.Positive(t, found, "no scenario of §%v refuses %s of %s", row.Clauses, r, name)
+		}
+	}
+	assert.Positive(t, rules, "required rules in judging.json")
 }
 
 // TestRefusalClauses: a failed refusal cites the scenario's sections the

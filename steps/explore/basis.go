@@ -2,6 +2,7 @@ package explore
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +40,32 @@ func (r *runner) opRuleBasis(b judging.Basis, op validate.Operation) judging.Bas
 		}
 	}
 	return b
+}
+
+// bodyBasis is the basis of refusing a body of op that breaks its request
+// schema (err, the validator's verdict): normative when any violation is
+// (judging.RequestBodyBasis), or when the validator left some unlisted;
+// else the assumed rule's key of the first violation, with the schema's
+// sections (an enrollment without merchant: reference_rules). A schema
+// assumed as a whole gives its key to every violation.
+func (c *contract) bodyBasis(op string, err error) judging.Basis {
+	b := c.basis[op]
+	var ve *validate.Error
+	schema := c.ops[op]
+	if !b.Normative() || schema == "" || !errors.As(err, &ve) || len(ve.Violations) == 0 || ve.Omitted > 0 {
+		return b
+	}
+	var first judging.Basis
+	for i, vi := range ve.Violations {
+		vb, ok := c.j.RequestBodyBasis(schema, vi)
+		if !ok || vb.Normative() {
+			return b
+		}
+		if i == 0 {
+			first = vb
+		}
+	}
+	return judging.Basis{Assumed: first.Assumed, Clauses: union(b.Clauses, first.Clauses)}
 }
 
 // opAnswerBasis is the basis of a check on op's answer (a list walked, a

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/steps"
+	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
 )
 
@@ -82,7 +84,7 @@ func TestEveryBasisFromTheData(t *testing.T) {
 	j := r.j
 	var mu sync.Mutex
 	seen := map[string]bool{}
-	checked := 0
+	checked, bodies, ruled := 0, 0, 0
 	r.judged = func(st Step, expect []expectField, tex, mex Exchange) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -104,6 +106,36 @@ func TestEveryBasisFromTheData(t *testing.T) {
 				seen[key] = true
 				checked++
 				assert.Equal(t, b.Normative() && reqNormative, got.Normative(), "%s on %s from %s: %s", check, st.Op, b.Cites(), got.Cites())
+			}
+		}
+		if st.Refuse && strings.HasPrefix(st.Rule, "the body breaks the request schema") {
+			// A body refused for its schema (its "{role}" placeholders
+			// standing for ids of their form, as drawn): each violation's
+			// basis from judging.json, its schema's row or the assumed rule
+			// of it the violation breaks.
+			body, err := decodeTestBody(st.Body)
+			require.NoError(t, err, st.Body)
+			verr := r.contract.check(st.Op, r.contract.schemas[op.Request], body)
+			var ve *validate.Error
+			require.ErrorAs(t, verr, &ve, "%s %s", st.Op, st.Body)
+			want := reqNormative && ve.Omitted > 0
+			keys := []string{}
+			for _, vi := range ve.Violations {
+				vb, ok := j.RequestBodyBasis(op.Request, vi)
+				require.True(t, ok, op.Request)
+				want = want || (reqNormative && vb.Normative())
+				keys = append(keys, vi.Rule+" "+vi.Pointer+" "+vb.Cites())
+			}
+			got := r.basisFor(checkForbidden, st, st.Basis)
+			key := "body|" + st.Op + "|" + strings.Join(keys, ";")
+			if !seen[key] {
+				seen[key] = true
+				checked++
+				bodies++
+				if strings.Contains(key, "assumed: reference_rules") {
+					ruled++
+				}
+				assert.Equal(t, want, got.Normative(), "%s refused for %s: %s", st.Op, keys, got.Cites())
 			}
 		}
 		doc, _ := tex.doc.(map[string]any)
@@ -131,7 +163,9 @@ func TestEveryBasisFromTheData(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, res.Requests, 500, "requests sent")
 	assert.Greater(t, checked, 40, "facts compared")
-	t.Logf("%d facts compared over %d requests", checked, res.Requests)
+	assert.Greater(t, bodies, 20, "refused bodies compared")
+	assert.Positive(t, ruled, "bodies refused by an assumed rule of judging.json (an amount past 2^63−1)")
+	t.Logf("%d facts compared (%d refused bodies, %d by an assumed rule) over %d requests", checked, bodies, ruled, res.Requests)
 	assert.Empty(t, res.Findings, "the reference")
 }
 
@@ -172,4 +206,57 @@ func deepCopy(v any) any {
 		return out
 	}
 	return v
+}
+
+// decodeTestBody decodes a drawn body as the generator holds it (numbers
+// as json.Number).
+func decodeTestBody(body string) (map[string]any, error) {
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.UseNumber()
+	var doc map[string]any
+	err := dec.Decode(&doc)
+	return doc, err
+}
+
+// TestBodyBasisFromTheData: the basis of refusing a body that breaks its
+// request schema is judging.json's for each violation: an enrollment
+// without merchant, or an update naming one, is the reference's rule
+// (reference_rules, as subscriptions.feature tags its scenario), the same body with a field of
+// the wrong type is normative, a sale without merchant is normative
+// (§4.2's table requires it), a file payload is assumed as a whole.
+func TestBodyBasisFromTheData(t *testing.T) {
+	r, err := newRunner(Options{Target: steps.Config{Target: "http://127.0.0.1:1"}, Model: referenceModel})
+	require.NoError(t, err)
+	tests := []struct {
+		name, op, body string
+		want           judging.Basis
+	}{
+		{"enrollment without merchant", "subscription_enrollments.create", `{"nickname":"n"}`,
+			judging.Basis{Assumed: "reference_rules", Clauses: []string{"4.5"}}},
+		{"enrollment without merchant, nickname of the wrong type", "subscription_enrollments.create", `{"nickname":5}`,
+			judging.Basis{Clauses: []string{"4.5"}}},
+		{"enrollment with an unknown field", "subscription_enrollments.create", `{"merchant":"MU1","color":"red"}`,
+			judging.Basis{Clauses: []string{"4.5"}}},
+		{"enrollment update naming a merchant", "subscription_enrollments.update", `{"merchant":"MU1"}`,
+			judging.Basis{Assumed: "reference_rules", Clauses: []string{"4.5"}}},
+		{"enrollment update nickname of the wrong type", "subscription_enrollments.update", `{"nickname":5,"merchant":"MU1"}`,
+			judging.Basis{Clauses: []string{"4.5"}}},
+		{"sale of an amount past 2^63−1", "transfers.create", `{"source":"PI1","merchant":"MU1","amount":9223372036854775808,"currency":"USD"}`,
+			judging.Basis{Assumed: "reference_rules", Clauses: []string{"4.2", "2.13", "8"}}},
+		{"sale past 2^63−1 with an order year past 9999", "transfers.create", `{"source":"PI1","merchant":"MU1","amount":9223372036854775808,"currency":"USD","additional_purchase_data":{"customer_reference_number":"1","customs_duty_amount":0,"discount_amount":0,"shipping_amount":0,"order_date":{"day":1,"month":1,"year":10000}}}`,
+			judging.Basis{Clauses: []string{"4.2", "2.13", "8"}}},
+		{"sale without merchant", "transfers.create", `{"source":"PI1","amount":5,"currency":"USD"}`,
+			judging.Basis{Clauses: []string{"4.2", "2.13", "8"}}},
+		{"file of no known type", "files.create", `{"display_name":"x","linked_to":"MU1","type":"NOPE"}`,
+			judging.Basis{Assumed: "file_payloads", Clauses: []string{"4.8"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			op, ok := r.v.Operation(tt.op)
+			require.True(t, ok)
+			err := r.v.Validate(op.Request, []byte(tt.body))
+			require.Error(t, err)
+			assert.Equal(t, tt.want, r.contract.bodyBasis(tt.op, err))
+		})
+	}
 }

@@ -119,6 +119,7 @@ func (s *shape) leaves() []*shape {
 // the list query.
 type contract struct {
 	v        *validate.Validator
+	j        *judging.Judge           // how a violation of a request schema is judged
 	basis    map[string]judging.Basis // operation id → the basis of its request schema's refusals
 	defaults judging.Profile          // the contract's default choices
 	schemas  map[string]*shape        // request schema name → root
@@ -137,7 +138,7 @@ const queryName = "list query"
 // (0: none stated).
 func newContract(j *judging.Judge, listMax int) (*contract, error) {
 	v := j.Validator()
-	c := &contract{v: v, basis: map[string]judging.Basis{}, share: map[string]int{}, defaults: j.DefaultProfile(), schemas: map[string]*shape{}, ops: map[string]string{}, lists: map[string]bool{}}
+	c := &contract{v: v, j: j, basis: map[string]judging.Basis{}, share: map[string]int{}, defaults: j.DefaultProfile(), schemas: map[string]*shape{}, ops: map[string]string{}, lists: map[string]bool{}}
 	rd := &schemaReader{v: v, files: map[string]map[string]any{}}
 	for _, op := range v.Operations() {
 		if op.Method == "GET" && strings.HasSuffix(op.Response, "_list") {

@@ -11,6 +11,9 @@
 //   - the judging Table: spec clauses, safety invariants, the refusal kinds
 //     (Refusal* constants) with the reference's status and codes, id
 //     prefixes, the basis of every schema and operation, the profile keys;
+//     the assumed rules of a normative request schema (a keyword the spec
+//     does not state, judged under a profile key) and RequestBodyBasis,
+//     the basis of one violation of a request body;
 //   - Profile: a target's declared choices, decoded over the reference's
 //     defaults (DecodeProfile, MergeProfile), compared (ProfileDifferences)
 //     and written back (EncodeProfile);

@@ -48,6 +48,9 @@ func New(v *validate.Validator) (*Judge, error) {
 	if j.table, err = newTable(data, v.Schemas(), v.Operations()); err != nil {
 		return nil, err
 	}
+	if err := checkAssumedRules(v, j.table.Schemas); err != nil {
+		return nil, err
+	}
 	if j.profile, err = newDefaultProfile(j); err != nil {
 		return nil, err
 	}
@@ -191,12 +194,12 @@ type ProfileKey struct {
 // Table is schemas/judging.json: the basis of every check of the kit.
 // Operations carry their own basis (OperationBasis).
 type Table struct {
-	Clauses    map[string]string   `json:"clauses"`     // spec section ("4.1") → title
-	Invariants map[string]string   `json:"invariants"`  // safety invariant name → statement
-	Refusals   map[string]Refusal  `json:"refusals"`    // refusal kind (Refusal* constants) → row
-	IDPrefixes map[string]IDPrefix `json:"id_prefixes"` // resource kind ("authorization") → prefix
-	Schemas    map[string]Basis    `json:"schemas"`     // schema name → basis of its violations
-	Profile    []ProfileKey        `json:"profile"`     // every profile key, in table order
+	Clauses    map[string]string    `json:"clauses"`     // spec section ("4.1") → title
+	Invariants map[string]string    `json:"invariants"`  // safety invariant name → statement
+	Refusals   map[string]Refusal   `json:"refusals"`    // refusal kind (Refusal* constants) → row
+	IDPrefixes map[string]IDPrefix  `json:"id_prefixes"` // resource kind ("authorization") → prefix
+	Schemas    map[string]SchemaRow `json:"schemas"`     // schema name → basis of its violations
+	Profile    []ProfileKey         `json:"profile"`     // every profile key, in table order
 	// NotJudged are names a profile may not use because the kit does not
 	// judge them (a key that was never checked), each with the reason.
 	NotJudged map[string]string `json:"not_judged"`
@@ -222,7 +225,7 @@ func (t Table) clone() Table {
 		p.Basis = p.Basis.clone()
 		c.IDPrefixes[k] = p
 	}
-	c.Schemas = make(map[string]Basis, len(t.Schemas))
+	c.Schemas = make(map[string]SchemaRow, len(t.Schemas))
 	for k, b := range t.Schemas {
 		c.Schemas[k] = b.clone()
 	}
@@ -251,7 +254,7 @@ func (j *Judge) IDPrefix(kind string) string { return j.table.IDPrefixes[kind].P
 // the spec does not show, extensions).
 func (j *Judge) SchemaBasis(schema string) (Basis, bool) {
 	b, ok := j.table.Schemas[schema]
-	return b.clone(), ok
+	return b.Basis.clone(), ok
 }
 
 // Clause returns the title of a spec section ("4.1" → "Authorizations").
@@ -282,7 +285,7 @@ func (j *Judge) ClauseCoverage() (covered, uncovered []string) {
 		add(p.Basis)
 	}
 	for _, b := range j.table.Schemas {
-		add(b)
+		add(b.Basis)
 	}
 	for _, c := range slices.SortedFunc(maps.Keys(j.table.Clauses), compareSections) {
 		if seen[c] {
@@ -365,8 +368,13 @@ func newTable(data []byte, names []string, ops []validate.Operation) (Table, err
 		if !ok {
 			return Table{}, fmt.Errorf("judging: %s: schema %s has no basis", judgingFile, name)
 		}
-		if err := check(judgingFile+": schema "+name, b); err != nil {
+		if err := check(judgingFile+": schema "+name, b.Basis); err != nil {
 			return Table{}, err
+		}
+		for _, r := range b.AssumedRules {
+			if !keys[r.Assumed] {
+				return Table{}, fmt.Errorf("judging: %s: schema %s: assumed rule %s: unknown profile key %q", judgingFile, name, r, r.Assumed)
+			}
 		}
 	}
 	for name := range j.Schemas {

@@ -249,7 +249,9 @@ func (p *Proxy) requestBasis(op validate.Operation, vi validate.Violation, limit
 		if vi.Rule == "json" {
 			return refusalBasis(v, judging.RefusalMalformed), true
 		}
-		b, _ := v.SchemaBasis(op.Request)
+		// judging.json's basis of the request schema, or of the assumed
+		// rule of it the violation breaks (an enrollment without merchant).
+		b, _ := v.RequestBodyBasis(op.Request, vi)
 		return b, p.checked(b)
 	}
 	return judging.Basis{}, true

@@ -350,3 +350,107 @@ func BenchmarkOverhead(b *testing.B) {
 	b.ReportMetric(med(proxied), "µs-proxied/median")
 	b.ReportMetric(med(added), "µs-added/median")
 }
+
+// TestAssumedRuleOfANormativeSchema: §4.5 does not say which fields of an
+// enrollment are required, nor which an update may change, so a client's
+// enrollment without merchant, or update naming one, breaks only the
+// reference's rule (judging.json's assumed rules of
+// subscription_enrollment_create and _update), as does a sale past
+// 2^63−1 (amounts are cents with no largest one): assumed under
+// reference_rules, nothing when the profile declares that key unchecked;
+// every other violation of the same body stays normative.
+func TestAssumedRuleOfANormativeSchema(t *testing.T) {
+	v, err := judging.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	unchecked, err := v.DecodeProfile([]byte(`{"reference_rules":"unchecked"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/hal+json")
+		w.WriteHeader(422)
+		_, _ = io.WriteString(w, goodError)
+	}))
+	t.Cleanup(backend.Close)
+	u, _ := url.Parse(backend.URL)
+	const (
+		create = "POST /subscription/subscription_schedules/SUBSCHEDULE_0123456789abcdefghijkl/subscription_enrollments"
+		update = "PUT /subscription/subscription_enrollments/SUBENROLLMENT_0123456789abcdefghijkl"
+		sale   = "POST /transfers"
+	)
+	tests := []struct {
+		name    string
+		profile *judging.Profile
+		route   string
+		body    string
+		want    []string // "severity key pointer" of each violation, sorted
+	}{
+		{"without merchant: the reference's rule", nil, create, `{"nickname":"n"}`,
+			[]string{"assumed reference_rules /merchant"}},
+		{"without merchant, reference_rules unchecked", &unchecked, create, `{"nickname":"n"}`,
+			nil},
+		{"with merchant", nil, create, `{"merchant":"MU0123456789abcdefghijkl","nickname":"n"}`,
+			nil},
+		{"a field of the wrong type stays normative", nil, create, `{"merchant":"MU0123456789abcdefghijkl","nickname":5}`,
+			[]string{"normative  /nickname"}},
+		{"each violation by its own basis", nil, create, `{"nickname":5}`,
+			[]string{"assumed reference_rules /merchant", "normative  /nickname"}},
+		{"unchecked drops only the assumed one", &unchecked, create, `{"nickname":5}`,
+			[]string{"normative  /nickname"}},
+		{"an update of a field §4.5 does not show", nil, update, `{"merchant":"MU0123456789abcdefghijkl"}`,
+			[]string{"assumed reference_rules /merchant"}},
+		{"the same, reference_rules unchecked", &unchecked, update, `{"merchant":"MU0123456789abcdefghijkl"}`,
+			nil},
+		{"an update's tags of the wrong type stay normative", &unchecked, update, `{"tags":{"x":1}}`,
+			[]string{"normative  /tags/x"}},
+		{"a sale past 2^63−1: the reference's representation", nil, sale,
+			`{"source":"PI0123456789abcdefghijkl","merchant":"MU0123456789abcdefghijkl","amount":9223372036854775808,"currency":"USD"}`,
+			[]string{"assumed reference_rules /amount"}},
+		{"the same, reference_rules unchecked", &unchecked, sale,
+			`{"source":"PI0123456789abcdefghijkl","merchant":"MU0123456789abcdefghijkl","amount":9223372036854775808,"currency":"USD"}`,
+			nil},
+		{"a negative sale stays normative", &unchecked, sale,
+			`{"source":"PI0123456789abcdefghijkl","merchant":"MU0123456789abcdefghijkl","amount":-1,"currency":"USD"}`,
+			[]string{"normative  /amount"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := proxy.New(proxy.Config{Target: u, Judge: v, Profile: tt.profile})
+			front := httptest.NewServer(p)
+			defer front.Close()
+			method, path, _ := strings.Cut(tt.route, " ")
+			req, _ := http.NewRequest(method, front.URL+path, strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := front.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 422 {
+				t.Fatalf("status %d, want the target's 422", resp.StatusCode)
+			}
+			var vs []proxy.Violation
+			if h := resp.Header.Get(proxy.HeaderViolations); h != "" {
+				if err := json.Unmarshal([]byte(h), &vs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got []string
+			for _, v := range vs {
+				if v.Where != "request" {
+					t.Errorf("a violation of the target's answer: %+v", v)
+				}
+				got = append(got, string(v.Severity)+" "+v.Key+" "+v.Pointer)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("violations %q, want %q: %+v", got, tt.want, vs)
+			}
+			if p.SawNormative() != slices.ContainsFunc(tt.want, func(s string) bool { return strings.HasPrefix(s, "normative") }) {
+				t.Errorf("SawNormative = %v with violations %q", p.SawNormative(), got)
+			}
+		})
+	}
+}
