@@ -100,6 +100,7 @@ type Server struct {
 
 	lifeMu sync.Mutex
 	timers map[*time.Timer]struct{}
+	lines  map[string]*hookLine // webhook deliveries waiting for their first attempts, per application and host (webhooks.go)
 	closed bool
 }
 

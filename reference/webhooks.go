@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/conform-kit/conform/validate/judging"
@@ -57,22 +59,127 @@ func (s *Server) dispatch(e effects) {
 }
 
 // publish sends a created/updated event for a resource view to every one of
-// the enabled webhooks whose enabled_events admit it.
+// the enabled webhooks whose enabled_events admit it, through the line of
+// each host they point at.
 func (s *Server) publish(enabled []webhook, entity, typ string, view any) {
 	targets, evID, body := s.newEvent(enabled, entity, typ, view)
-	for _, w := range targets {
+	for len(targets) > 0 {
+		key := lineKey(targets[0])
+		same := []webhook{targets[0]}
+		rest := targets[:0:0]
+		for _, w := range targets[1:] {
+			if lineKey(w) == key {
+				same = append(same, w)
+			} else {
+				rest = append(rest, w)
+			}
+		}
+		s.enqueue(key, batch{targets: same, eventID: evID, body: body})
+		targets = rest
+	}
+}
+
+// Deliveries to one host keep the order the events were published in: an
+// application's events for the webhooks of one host wait in a line
+// (hookLine), drained by one goroutine that ends when the line is empty.
+// It makes the first attempts of one event to all those webhooks at once,
+// and those of the next event only when every one of them has been answered
+// (or has failed). A failed first attempt leaves the line for a goroutine of
+// its own that makes the retries, so a retried event arrives after later
+// ones; a slow or failing host delays only its own deliveries.
+//
+// The spec and DESIGN.md promise no order of deliveries. The kit's silence
+// checks (steps/webhooks_silence.go) use this one only to know when to stop
+// waiting for a delivery that must not come, and so catch a faulty delivery
+// every time.
+
+// hookLine is one application's events waiting for their first attempts to
+// the webhooks of one host.
+type hookLine struct {
+	pending []batch
+}
+
+// batch is one event waiting for its first attempts to some webhooks.
+type batch struct {
+	targets []webhook
+	eventID string
+	body    []byte
+}
+
+// lineKey names the line of w's deliveries: its application and the scheme
+// and host (with port) of its url.
+func lineKey(w webhook) string {
+	u, err := url.Parse(w.URL)
+	if err != nil {
+		return w.app + " " + w.URL
+	}
+	return w.app + " " + u.Scheme + "://" + u.Host
+}
+
+// enqueue adds b to the line key, and starts the line's goroutine when none
+// drains it; nothing after Close.
+func (s *Server) enqueue(key string, b batch) {
+	s.lifeMu.Lock()
+	if s.closed {
+		s.lifeMu.Unlock()
+		return
+	}
+	line, draining := s.lines[key]
+	if !draining {
+		if s.lines == nil {
+			s.lines = map[string]*hookLine{}
+		}
+		line = &hookLine{}
+		s.lines[key] = line
+		s.wg.Add(1)
+	}
+	line.pending = append(line.pending, b)
+	s.lifeMu.Unlock()
+	if !draining {
+		go s.drain(key, line)
+	}
+}
+
+// drain makes the first attempts of each batch of line in turn until the
+// line is empty or the server is closed.
+func (s *Server) drain(key string, line *hookLine) {
+	defer s.wg.Done()
+	for {
 		s.lifeMu.Lock()
-		if s.closed {
+		if len(line.pending) == 0 || s.closed {
+			delete(s.lines, key)
 			s.lifeMu.Unlock()
 			return
 		}
-		s.wg.Add(1)
+		b := line.pending[0]
+		line.pending[0] = batch{}
+		line.pending = line.pending[1:]
 		s.lifeMu.Unlock()
-		go func() {
-			defer s.wg.Done()
-			s.deliver(w, evID, body)
-		}()
+		var wg sync.WaitGroup
+		for _, w := range b.targets[1:] {
+			wg.Go(func() { s.firstAttempt(w, b.eventID, b.body) })
+		}
+		s.firstAttempt(b.targets[0], b.eventID, b.body)
+		wg.Wait()
 	}
+}
+
+// firstAttempt posts an event to w once and, when that failed, hands the
+// event to a goroutine of retries.
+func (s *Server) firstAttempt(w webhook, eventID string, body []byte) {
+	if s.attempt(w, eventID, body, 0) {
+		return
+	}
+	s.lifeMu.Lock()
+	defer s.lifeMu.Unlock()
+	if s.closed {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.deliver(w, eventID, body, 1)
+	}()
 }
 
 // newEvent is the event of a resource view: the enabled webhooks whose
@@ -148,12 +255,25 @@ func signature(secret string, ts int64, body []byte) string {
 	return judging.SignatureValue(secret, strconv.FormatInt(ts, 10), body)
 }
 
-// deliver POSTs body to w.URL, retrying 5 times with backoff until a 2xx or
-// Close. Each retry reads the webhook again: one disabled (or gone) since the
-// event was published receives nothing more, and an updated url is used.
-func (s *Server) deliver(w webhook, eventID string, body []byte) {
-	for attempt := 0; ; attempt++ {
+// deliver POSTs body to w.URL from attempt first on (0 is the first
+// attempt; the retries are 1 to 5), waiting its backoff before each retry,
+// until a 2xx, the retries are spent or Close. Each retry reads the webhook
+// again: one disabled (or gone) since the event was published receives
+// nothing more, and an updated url is used.
+func (s *Server) deliver(w webhook, eventID string, body []byte, first int) {
+	for attempt := first; ; attempt++ {
 		if attempt > 0 {
+			wait, again := s.retryWait(attempt - 1)
+			if !again {
+				return
+			}
+			t := time.NewTimer(wait)
+			select {
+			case <-s.ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
 			current, ok := s.enabledWebhook(w.app, w.ID)
 			if !ok {
 				s.log.Info("webhook delivery stopped: webhook disabled", "webhook", w.ID, "event", eventID)
@@ -161,28 +281,32 @@ func (s *Server) deliver(w webhook, eventID string, body []byte) {
 			}
 			w = current
 		}
-		err := s.post(w, body)
-		if err == nil {
+		if s.attempt(w, eventID, body, attempt) {
 			return
-		}
-		if errors.Is(err, errWebhookTarget) {
-			s.log.Warn("webhook delivery refused: target not allowed", "webhook", w.ID, "event", eventID, "error", err)
-			return
-		}
-		wait, again := s.retryWait(attempt)
-		if !again {
-			s.log.Warn("webhook delivery abandoned", "webhook", w.ID, "event", eventID, "error", err)
-			return
-		}
-		s.log.Info("webhook delivery failed; retrying", "webhook", w.ID, "event", eventID, "in", wait, "error", err)
-		t := time.NewTimer(wait)
-		select {
-		case <-s.ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
 		}
 	}
+}
+
+// attempt POSTs body to w.URL once and reports whether the delivery is
+// settled: delivered, refused for its target, or failed with no retry left.
+func (s *Server) attempt(w webhook, eventID string, body []byte, attempt int) bool {
+	err := s.post(w, body)
+	if err == nil {
+		return true
+	}
+	if errors.Is(err, errWebhookTarget) {
+		s.log.Warn("webhook delivery refused: target not allowed", "webhook", w.ID, "event", eventID, "error", err)
+		return true
+	}
+	wait, again := s.retryWait(attempt)
+	if !again {
+		s.log.Warn("webhook delivery abandoned", "webhook", w.ID, "event", eventID, "error", err)
+		return true
+	}
+	if s.ctx.Err() == nil {
+		s.log.Info("webhook delivery failed; retrying", "webhook", w.ID, "event", eventID, "in", wait, "error", err)
+	}
+	return false
 }
 
 // enabledWebhook reads webhook id of app again; ok is false once it is

@@ -334,6 +334,9 @@ const probeQuietURL = "http://hooks.test/quiet"
 // under test (at probeQuietURL), makes a sale and then a marker sale, waits
 // for the control's delivery of each, and reports whether the webhook under
 // test received an event of either sale (see webhookStaysSilent in steps).
+// Both webhooks are on one host, whose deliveries keep their publish order,
+// so a delivery of the first sale to the webhook under test has been made
+// by the time the control has the marker's.
 func (p *faultProbe) quietGetsSaleEvents(body map[string]any, disable bool) bool {
 	p.webhook()
 	body["url"] = probeQuietURL
