@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"path"
 	"slices"
@@ -29,34 +30,42 @@ var typeExtensions = map[string]string{
 // readMultipartFile reads the part named file of a multipart request (at most
 // 10 MiB). allowed, when not nil, restricts its content type.
 func readMultipartFile(r *http.Request, allowed []string) (upload, error) {
+	part, err := filePart(r)
+	if err != nil {
+		return upload{}, err
+	}
+	// The declared length bounds the part: it sizes the buffer.
+	size := int64(0)
+	if n := r.ContentLength; n > 0 && n <= maxUploadBytes+multipartSlack {
+		size = n
+	}
+	data, err := readSized(io.LimitReader(part, maxUploadBytes+1), size)
+	if err != nil {
+		return upload{}, multipartError(err)
+	}
+	if len(data) > maxUploadBytes {
+		return upload{}, &domainError{kind: kindTooLarge, message: "the file exceeds 10 MiB"}
+	}
+	return describeUpload(part.FileName(), part.Header.Get("Content-Type"), data, allowed)
+}
+
+// filePart is the first form part named file of a multipart request.
+func filePart(r *http.Request) (*multipart.Part, error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return upload{}, &domainError{kind: kindBadRequest, message: "the body is not a valid multipart/form-data body"}
+		return nil, &domainError{kind: kindBadRequest, message: "the body is not a valid multipart/form-data body"}
 	}
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
-			return upload{}, errInvalidField("file", "a form part named file is required")
+			return nil, errInvalidField("file", "a form part named file is required")
 		}
 		if err != nil {
-			return upload{}, multipartError(err)
+			return nil, multipartError(err)
 		}
-		if part.FormName() != "file" {
-			continue
+		if part.FormName() == "file" {
+			return part, nil
 		}
-		// The declared length bounds the part: it sizes the buffer.
-		size := int64(0)
-		if n := r.ContentLength; n > 0 && n <= maxUploadBytes+multipartSlack {
-			size = n
-		}
-		data, err := readSized(io.LimitReader(part, maxUploadBytes+1), size)
-		if err != nil {
-			return upload{}, multipartError(err)
-		}
-		if len(data) > maxUploadBytes {
-			return upload{}, &domainError{kind: kindTooLarge, message: "the file exceeds 10 MiB"}
-		}
-		return describeUpload(part.FileName(), part.Header.Get("Content-Type"), data, allowed)
 	}
 }
 
@@ -65,50 +74,38 @@ func readMultipartFile(r *http.Request, allowed []string) (upload, error) {
 // is staged through stage as it arrives, never held in one buffer. Over
 // maxUploadBytes it is refused and dropped.
 func stageMultipartFile(r *http.Request, allowed []string, stage func(io.Reader) (string, int64, error), drop func(ref string)) (upload, error) {
-	mr, err := r.MultipartReader()
+	part, err := filePart(r)
 	if err != nil {
-		return upload{}, &domainError{kind: kindBadRequest, message: "the body is not a valid multipart/form-data body"}
+		return upload{}, err
 	}
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			return upload{}, errInvalidField("file", "a form part named file is required")
+	body := io.LimitReader(part, maxUploadBytes+1)
+	head := make([]byte, sniffLen)
+	n, err := io.ReadFull(body, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return upload{}, multipartError(err)
+	}
+	head = head[:n]
+	up, err := describeUpload(part.FileName(), part.Header.Get("Content-Type"), head, allowed)
+	if err != nil {
+		return upload{}, err
+	}
+	ref, size, err := stage(io.MultiReader(bytes.NewReader(head), body))
+	if err != nil {
+		if ref != "" {
+			drop(ref)
 		}
-		if err != nil {
-			return upload{}, multipartError(err)
-		}
-		if part.FormName() != "file" {
-			continue
-		}
-		body := io.LimitReader(part, maxUploadBytes+1)
-		head := make([]byte, sniffLen)
-		n, err := io.ReadFull(body, head)
-		if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-			return upload{}, multipartError(err)
-		}
-		head = head[:n]
-		up, err := describeUpload(part.FileName(), part.Header.Get("Content-Type"), head, allowed)
-		if err != nil {
+		var de *domainError
+		if errors.As(err, &de) {
 			return upload{}, err
 		}
-		ref, size, err := stage(io.MultiReader(bytes.NewReader(head), body))
-		if err != nil {
-			if ref != "" {
-				drop(ref)
-			}
-			var de *domainError
-			if errors.As(err, &de) {
-				return upload{}, err
-			}
-			return upload{}, multipartError(err)
-		}
-		if size > maxUploadBytes {
-			drop(ref)
-			return upload{}, &domainError{kind: kindTooLarge, message: "the file exceeds 10 MiB"}
-		}
-		up.data, up.ref, up.size = nil, ref, size
-		return up, nil
+		return upload{}, multipartError(err)
 	}
+	if size > maxUploadBytes {
+		drop(ref)
+		return upload{}, &domainError{kind: kindTooLarge, message: "the file exceeds 10 MiB"}
+	}
+	up.data, up.ref, up.size = nil, ref, size
+	return up, nil
 }
 
 // sniffLen is how many bytes http.DetectContentType reads.
