@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 )
 
@@ -26,8 +27,11 @@ func (s *Server) idempotent(rq *request, id *string, in canonical, h handler) (a
 			return nil, err
 		}
 		if owner {
-			rq.r = rq.r.WithContext(context.WithValue(rq.r.Context(), idemRunKey{}, idemRun{key: key, resumed: e.resumed}))
-			return s.runIdempotent(rq, key, e, h), nil
+			rq.r = rq.r.WithContext(context.WithValue(rq.r.Context(), idemRunKey{}, idemRun{key: key, resumed: e.resumed, holder: e.holder}))
+			if r, lost := s.runIdempotent(rq, key, e, h); !lost {
+				return r, nil
+			}
+			continue // taken over while it ran: its unit committed nothing; wait for the new holder's answer
 		}
 		select {
 		case <-e.done:
@@ -54,14 +58,21 @@ type idemRunKey struct{}
 type idemRun struct {
 	key     idemKey
 	resumed string
+	holder  string // the claim's token (idemEntry.holder)
 }
+
+// errClaimLost is the error of a unit of work whose request's idempotency
+// claim was taken over by another replica while it ran (this one stalled
+// past the lease): the unit commits nothing, and the request waits for the
+// new holder's answer instead.
+var errClaimLost = errors.New("reference: the idempotency claim was taken over while its request ran")
 
 // idempotentKey is the idempotency key the unit's request runs under; a
 // store whose ledger is in the same database records in the unit's
 // transaction what the unit created under it.
-func idempotentKey(ctx context.Context) (idemKey, bool) {
+func idempotentKey(ctx context.Context) (key idemKey, holder string, ok bool) {
 	r, ok := ctx.Value(idemRunKey{}).(idemRun)
-	return r.key, ok
+	return r.key, r.holder, ok
 }
 
 // resumedResource is the resource an idempotent create committed before
@@ -75,7 +86,9 @@ func resumedResource(ctx context.Context) string {
 
 // runIdempotent runs h, records its complete response and returns it as a
 // replay. Server errors (and panics) are not recorded, so a retry runs again.
-func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler) replay {
+// lost: the claim was taken over while h ran (errClaimLost), nothing is
+// answered.
+func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler) (_ replay, lost bool) {
 	done := false
 	defer func() {
 		if !done {
@@ -83,7 +96,9 @@ func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler
 		}
 	}()
 	rec := newRecorder()
-	if out, err := h(rq); err != nil {
+	if out, err := h(rq); errors.Is(err, errClaimLost) {
+		return replay{}, true // the deferred settle gives up nothing: the key is the new holder's
+	} else if err != nil {
 		s.writeError(rec, rq.r, err)
 	} else {
 		s.respond(rec, rq.r, rq.op, out)
@@ -96,7 +111,7 @@ func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler
 	if err := s.ledger.settle(rq.r.Context(), key, e, r.status < 500, idemOutcome(r)); err != nil {
 		s.log.Error("record an idempotent outcome", "error", err)
 	}
-	return r
+	return r, false
 }
 
 // canonical is a decoded request body that writes its canonical encoding:

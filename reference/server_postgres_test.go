@@ -354,3 +354,121 @@ func TestPostgresTakeoverAnswersWhatTheDeadReplicaCommitted(t *testing.T) {
 		})
 	}
 }
+
+// TestPostgresClaimHolderIsFenced: a replica whose claim of a key is taken
+// over while it still runs the request (it stalled past the lease, or its
+// lease was ended for it) commits nothing: its unit checks, in its own
+// transaction, that it still holds the claim. The key is one transfer, and
+// both requests answer it. Before, both units committed: two transfers.
+//
+// The interleaving is made with a lock: the test holds the outbox table, so
+// each replica's unit waits at its event's insert, inside its commit. The
+// first replica claims the key and waits there; its lease is ended; the
+// second takes the key over and waits there too; then the lock goes.
+func TestPostgresClaimHolderIsFenced(t *testing.T) {
+	cluster := pgtest.Start(t)
+	dsn := cluster.NewDatabase(t, "fenced")
+	target := newHookTarget(t, func(int32, *http.Request) int { return http.StatusNoContent })
+	a := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
+	b := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
+	a.webhook(target.srv.URL, nil) // the sale emits an event: its unit inserts into the outbox
+	pool := a.srv.cfg.Postgres.pool
+	ctx := context.Background()
+	const key = "fenced-sale"
+	body := map[string]any{"source": a.card(), "merchant": a.fx.Fixtures.Merchant, "amount": 1700, "currency": "USD", "idempotency_id": key}
+
+	lock, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer lock.Rollback(ctx) //nolint:errcheck // released below
+	_, err = lock.Exec(ctx, `LOCK TABLE outbox IN SHARE MODE`)
+	require.NoError(t, err)
+	waiting := func(n int) {
+		t.Helper()
+		require.Eventually(t, func() bool {
+			var got int
+			require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO outbox%'`).Scan(&got))
+			return got >= n
+		}, 20*time.Second, 5*time.Millisecond, "%d units waiting at the outbox", n)
+	}
+	answers := make(chan response, 2)
+	go func() { answers <- a.call(a.platform(), "POST", "/transfers", body) }()
+	waiting(1)
+	// The first replica's lease passes while it runs (as the replica
+	// killed under load has its leases ended in the database).
+	tag, err := pool.Exec(ctx, `UPDATE idempotency_keys SET claimed_at = claimed_at - interval '1 hour' WHERE id = $1 AND NOT done`, key)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, tag.RowsAffected())
+	go func() { answers <- b.call(b.platform(), "POST", "/transfers", body) }()
+	waiting(2)
+	require.NoError(t, lock.Commit(ctx))
+
+	var ids []string
+	for range 2 {
+		r := <-answers
+		require.Equal(t, 201, r.status, "%s", r.body)
+		ids = append(ids, r.str(t, "id"))
+	}
+	assert.Equal(t, ids[0], ids[1], "both requests answer the one transfer")
+	var n int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM records WHERE kind = 'transfer' AND doc->>'idempotency_id' = $1`, key).Scan(&n))
+	assert.Equal(t, 1, n, "transfers of the key")
+	var resource string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT resource FROM idempotency_keys WHERE id = $1 AND done`, key).Scan(&resource))
+	assert.Equal(t, ids[0], resource)
+}
+
+// TestPostgresCommittedClaimIsNotGivenUp: a request whose unit of work
+// committed and which then fails (the commit's answer was lost: the
+// connection broke, or the request was cancelled during the commit) gives
+// its claim up, but a claim naming a resource is not deleted: the next
+// request takes it over at once and answers that resource. Before, the
+// claim was deleted and a retry made a second transfer.
+func TestPostgresCommittedClaimIsNotGivenUp(t *testing.T) {
+	cluster := pgtest.Start(t)
+	dsn := cluster.NewDatabase(t, "given_up")
+	h := sandboxReplica(t, dsn)
+	pool := h.srv.cfg.Postgres.pool
+	ctx := context.Background()
+	count := func(key string) int {
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM records WHERE kind = 'transfer' AND doc->>'idempotency_id' = $1`, key).Scan(&n))
+		return n
+	}
+	for _, tc := range []struct {
+		name      string
+		committed bool
+	}{
+		{"the unit committed", true},
+		{"the unit committed nothing", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			key := "given-up-" + tc.name
+			body := map[string]any{"source": h.card(), "merchant": h.fx.Fixtures.Merchant, "amount": 1800, "currency": "USD", "idempotency_id": key}
+			first := h.expect(h.call(h.platform(), "POST", "/transfers", body), 201, "transfer").str(t, "id")
+			// Back to the claim as it was once the unit's commit was done
+			// (or, uncommitted, before it), the request still running.
+			q := `UPDATE idempotency_keys SET done = false, status = NULL, content_type = NULL, request_id = NULL, body = NULL`
+			if !tc.committed {
+				_, err := pool.Exec(ctx, `DELETE FROM records WHERE kind = 'transfer' AND doc->>'idempotency_id' = $1`, key)
+				require.NoError(t, err)
+				q += `, resource = NULL`
+			}
+			_, err := pool.Exec(ctx, q+` WHERE id = $1`, key)
+			require.NoError(t, err)
+			var k idemKey
+			e := &idemEntry{done: make(chan struct{})}
+			require.NoError(t, pool.QueryRow(ctx, `SELECT app, op, id, holder FROM idempotency_keys WHERE id = $1`, key).Scan(&k.app, &k.op, &k.id, &e.holder))
+			// The request fails after its commit: it gives the claim up.
+			require.NoError(t, h.srv.ledger.settle(ctx, k, e, false, idemOutcome{}))
+
+			again := h.expect(h.call(h.platform(), "POST", "/transfers", body), 201, "transfer").str(t, "id")
+			assert.Equal(t, 1, count(key), "transfers of the key")
+			if tc.committed {
+				assert.Equal(t, first, again, "the retry answers the transfer committed")
+			} else {
+				assert.NotEqual(t, first, again, "nothing committed: the retry creates it")
+			}
+		})
+	}
+}

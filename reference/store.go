@@ -169,6 +169,9 @@ type idemEntry struct {
 	// (PostgreSQL): the id of the resource its unit of work committed
 	// before it could record the answer, "" when it committed none.
 	resumed string
+	// holder is the token of the claim the owner holds (PostgreSQL): its
+	// unit of work and its answer count only while the key still names it.
+	holder string
 }
 
 // idemOutcome is the complete response of the first request, replayed to

@@ -3,7 +3,9 @@ package reference
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -158,14 +161,15 @@ func (p *PostgresStore) claimBounded(ctx context.Context, key idemKey, hash [32]
 		cutoff = now.Add(-maxAge)
 	}
 	for {
-		won, err := p.insertKey(ctx, key, hash, now, maxKeys, maxAge, cutoff)
+		holder := newHolder()
+		won, err := p.insertKey(ctx, key, hash, holder, now, maxKeys, maxAge, cutoff)
 		if err != nil {
 			return nil, false, err
 		}
 		if won {
-			return &idemEntry{hash: hash, done: make(chan struct{})}, true, nil
+			return &idemEntry{hash: hash, done: make(chan struct{}), holder: holder}, true, nil
 		}
-		e, owner, err := p.await(ctx, key, hash, cutoff)
+		e, owner, err := p.await(ctx, key, hash, holder, cutoff)
 		if err != nil || e != nil {
 			return e, owner, err
 		}
@@ -173,11 +177,18 @@ func (p *PostgresStore) claimBounded(ctx context.Context, key idemKey, hash [32]
 	}
 }
 
-// insertKey inserts the key and counts it against the application's keys,
-// in one transaction: won is false when the key exists. A finished key
+// newHolder is a fresh claim token (idemEntry.holder).
+func newHolder() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails on supported platforms
+	return hex.EncodeToString(b[:])
+}
+
+// insertKey inserts the key, held by holder, and counts it against the
+// application's keys, in one transaction: won is false when the key exists. A finished key
 // created before cutoff (when not zero) is deleted first, giving its count
 // back.
-func (p *PostgresStore) insertKey(ctx context.Context, key idemKey, hash [32]byte, now time.Time, maxKeys int, maxAge time.Duration, cutoff time.Time) (won bool, err error) {
+func (p *PostgresStore) insertKey(ctx context.Context, key idemKey, hash [32]byte, holder string, now time.Time, maxKeys int, maxAge time.Duration, cutoff time.Time) (won bool, err error) {
 	tx, err := p.pool.Begin(ctx)
 	if err != nil {
 		return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
@@ -190,8 +201,8 @@ func (p *PostgresStore) insertKey(ctx context.Context, key idemKey, hash [32]byt
 			return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
 		}
 	}
-	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (app, op, id, hash, created_at, claimed_at)
-		VALUES ($1, $2, $3, $4, $5, clock_timestamp()) ON CONFLICT DO NOTHING`, key.app, key.op, key.id, hash[:], now)
+	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (app, op, id, hash, created_at, claimed_at, holder)
+		VALUES ($1, $2, $3, $4, $5, clock_timestamp(), $6) ON CONFLICT DO NOTHING`, key.app, key.op, key.id, hash[:], now, holder)
 	if err != nil {
 		return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
 	}
@@ -217,9 +228,9 @@ func (p *PostgresStore) insertKey(ctx context.Context, key idemKey, hash [32]byt
 }
 
 // await polls key until it is done (the outcome in a settled entry, not
-// owned), its lease has run out (taken over: an owned entry) or it is gone
-// or done before cutoff (a nil entry: claim afresh).
-func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte, cutoff time.Time) (*idemEntry, bool, error) {
+// owned), its lease has run out (taken over by holder: an owned entry) or it
+// is gone or done before cutoff (a nil entry: claim afresh).
+func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte, holder string, cutoff time.Time) (*idemEntry, bool, error) {
 	t := time.NewTicker(p.poll)
 	defer t.Stop()
 	for {
@@ -251,15 +262,20 @@ func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte, c
 			return e, false, nil
 		}
 		var resumed *string
-		err = p.pool.QueryRow(ctx, `UPDATE idempotency_keys SET claimed_at = clock_timestamp()
+		// The new holder fences the old one out: its unit of work, if it is
+		// still running, commits nothing (pgTx.commit), and its answer is
+		// not recorded (settle). A unit it committed before is named by
+		// resource, read here after that commit (the row's lock orders them).
+		err = p.pool.QueryRow(ctx, `UPDATE idempotency_keys SET claimed_at = clock_timestamp(), holder = $5
 			WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND claimed_at < clock_timestamp() - $4::interval
 			RETURNING resource`,
-			key.app, key.op, key.id, p.lease.String()).Scan(&resumed)
+			key.app, key.op, key.id, p.lease.String(), holder).Scan(&resumed)
 		switch {
 		case err == nil:
-			// Taken over: the first claim's replica died. Its unit of work
-			// may have committed (resource) before it recorded the answer.
-			e := &idemEntry{done: make(chan struct{}), resumed: derefStr(resumed)}
+			// Taken over: the first claim's replica died, or gave up a claim
+			// whose unit committed (settle). Its unit of work may have
+			// committed (resource) before it recorded the answer.
+			e := &idemEntry{done: make(chan struct{}), resumed: derefStr(resumed), holder: holder}
 			copy(e.hash[:], hash)
 			return e, true, nil
 		case !errors.Is(err, pgx.ErrNoRows):
@@ -273,7 +289,13 @@ func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte, c
 	}
 }
 
-// settle stores the outcome (ok) or deletes the claim (abandoned).
+// settle stores the outcome (ok) or gives the claim up (abandoned), both
+// only while e still holds the key (a claim taken over belongs to its new
+// holder). A claim given up is deleted when its unit committed nothing; a
+// claim naming a resource (the unit committed, and then the request failed,
+// e.g. the commit's answer was lost) stays, its lease ended, so the next
+// request takes it over at once and answers that resource: a retry never
+// creates a second one.
 func (p *PostgresStore) settle(ctx context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error {
 	defer close(e.done)
 	e.ok, e.out = ok, out
@@ -281,11 +303,20 @@ func (p *PostgresStore) settle(ctx context.Context, key idemKey, e *idemEntry, o
 	var err error
 	if ok {
 		_, err = p.pool.Exec(ctx, `UPDATE idempotency_keys SET done = true, status = $4, content_type = $5, request_id = $6, body = $7
-			WHERE app = $1 AND op = $2 AND id = $3`, key.app, key.op, key.id, out.status, out.contentType, out.requestID, out.body)
+			WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND holder = $8`,
+			key.app, key.op, key.id, out.status, out.contentType, out.requestID, out.body, e.holder)
 	} else {
-		_, err = p.pool.Exec(ctx, `WITH gone AS (
-				DELETE FROM idempotency_keys WHERE app = $1 AND op = $2 AND id = $3 AND NOT done RETURNING app)
-			UPDATE idempotency_counts c SET keys = c.keys - 1 FROM gone WHERE c.app = gone.app`, key.app, key.op, key.id)
+		// The DELETE waits for a unit of work still committing on the row
+		// (the unit updated it) and then sees its resource; the UPDATE, a
+		// statement of its own, reads the row after that commit.
+		var tag pgconn.CommandTag
+		tag, err = p.pool.Exec(ctx, `WITH gone AS (
+				DELETE FROM idempotency_keys WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND holder = $4 AND resource IS NULL RETURNING app)
+			UPDATE idempotency_counts c SET keys = c.keys - 1 FROM gone WHERE c.app = gone.app`, key.app, key.op, key.id, e.holder)
+		if err == nil && tag.RowsAffected() == 0 {
+			_, err = p.pool.Exec(ctx, `UPDATE idempotency_keys SET claimed_at = '-infinity'
+				WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND holder = $4 AND resource IS NOT NULL`, key.app, key.op, key.id, e.holder)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("idempotency key %s: %w", key.id, err)

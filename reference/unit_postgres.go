@@ -242,13 +242,26 @@ func (t *pgTx) commit() (err error) {
 	if len(t.eff.events) > 0 && t.p.dispatch != nil {
 		t.eff.hooks = t.enabledWebhooks()
 	}
-	if key, ok := idempotentKey(t.ctx); ok && len(t.created) > 0 {
-		// The key's claim names what its unit created, in the unit's
-		// transaction: a replica taking the claim over answers it instead
-		// of creating it again (idempotent).
-		_, err := t.tx.Exec(t.ctx, `UPDATE idempotency_keys SET resource = $4 WHERE app = $1 AND op = $2 AND id = $3 AND NOT done`,
-			key.app, key.op, key.id, t.created[0])
+	if key, holder, ok := idempotentKey(t.ctx); ok && holder != "" {
+		// The unit of an idempotent request commits only while its claim
+		// is still held (a replica that stalled past the lease may have
+		// lost it to another, which runs the request): the claim's holder
+		// is checked, and the claim names what the unit created, in the
+		// unit's transaction. A replica taking the claim over answers that
+		// resource instead of creating it again; one taking it over while
+		// this unit runs makes this check fail (the row's lock and
+		// SERIALIZABLE order the two), and this unit commits nothing.
+		var created *string
+		if len(t.created) > 0 {
+			created = &t.created[0]
+		}
+		tag, err := t.tx.Exec(t.ctx, `UPDATE idempotency_keys SET resource = coalesce($5, resource)
+			WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND holder = $4`,
+			key.app, key.op, key.id, holder, created)
 		t.must(err)
+		if tag.RowsAffected() == 0 {
+			panic(pgAbort{err: errClaimLost})
+		}
 	}
 	if t.admitted && t.p.limits != nil {
 		units, bytes := 0, int64(0)
@@ -272,7 +285,10 @@ func (t *pgTx) commit() (err error) {
 			t.must(err)
 		}
 	}
-	return t.tx.Commit(t.ctx)
+	// A unit that reached its commit finishes it even when its request is
+	// cancelled (the client went away): a commit cancelled in flight may
+	// have committed or not, and the request could not tell which.
+	return t.tx.Commit(context.WithoutCancel(t.ctx))
 }
 
 // enabledWebhooks are the application's enabled webhooks.
