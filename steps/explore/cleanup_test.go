@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,7 +57,19 @@ func TestExploreLeavesItsWebhooksDisabled(t *testing.T) {
 				}
 			}
 			require.Positive(t, created, "webhooks created")
-			assert.Equal(t, before, steptest.EnabledWebhooks(t, cfg), "enabled webhooks before and after the exploration (%d created)", created)
+			// A create the target never answered may have made a webhook
+			// whose id explore never learned, so could not disable: those
+			// are the only webhooks it may leave enabled. A disable without
+			// an answer is tried again (disableWebhook) and has no excuse.
+			lost := 0
+			for _, u := range res.Unanswered {
+				if strings.Contains(u, "POST /webhooks:") {
+					lost++
+				}
+			}
+			after := steptest.EnabledWebhooks(t, cfg)
+			assert.GreaterOrEqual(t, after, before, "enabled webhooks before and after the exploration")
+			assert.LessOrEqual(t, after, before+lost, "enabled webhooks before and after the exploration (%d created; %d creates without an answer: %q)", created, lost, res.Unanswered)
 		})
 	}
 }

@@ -126,8 +126,7 @@ func (r *runner) disableWebhooks(ctx context.Context, target *side, trace []Exch
 		return
 	}
 	method, pattern := r.profile.Route(op)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
+	ctx = context.WithoutCancel(ctx)
 	for _, ex := range trace {
 		if ex.Step.Op != "webhooks.create" || ex.Probe || !is2xx(ex.Status) {
 			continue
@@ -139,8 +138,25 @@ func (r *runner) disableWebhooks(ctx context.Context, target *side, trace []Exch
 		}
 		path := strings.Replace(pattern, "{id}", url.PathEscape(id), 1)
 		leave := r.phases.enter(phaseWrite, "webhooks")
-		_, _ = target.send(ctx, Step{Op: op.ID, User: ex.User, Method: method, Path: path, Body: `{"enabled":false}`}, path)
+		r.disableWebhook(ctx, target, Step{Op: op.ID, User: ex.User, Method: method, Path: path, Body: `{"enabled":false}`})
 		leave()
+	}
+}
+
+// disableWebhook sends one disable, each try with a deadline of its own,
+// and tries once more when the first got no answer (a timeout, a reset).
+// A deadline shared by all the disables of a sequence ran out on a slow
+// target (a loaded CI machine) before the last webhooks were disabled, and
+// a disable lost once left its webhook enabled for good. Disabling is
+// idempotent, so a try that did arrive does no harm when sent again.
+func (r *runner) disableWebhook(ctx context.Context, target *side, st Step) {
+	for range 2 {
+		tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		_, err := target.send(tctx, st, st.Path)
+		cancel()
+		if err == nil {
+			return
+		}
 	}
 }
 
