@@ -93,26 +93,7 @@ func TestPostgresSandboxBurstsOverReplicas(t *testing.T) {
 		for round := range 3 {
 			key := fmt.Sprint("replicas-", round)
 			body := map[string]any{"source": card, "merchant": a.fx.Fixtures.Merchant, "amount": 300 + round, "currency": "USD", "idempotency_id": key}
-			ids := make([]string, burst)
-			statuses := make([]int, burst)
-			var wg sync.WaitGroup
-			for i := range ids {
-				h := replicas[i%2]
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					r := h.call(h.platform(), "POST", "/transfers", body)
-					statuses[i] = r.status
-					if r.status == 201 {
-						ids[i] = r.str(t, "id")
-					}
-				}()
-			}
-			wg.Wait()
-			for i := range ids {
-				assert.Equal(t, 201, statuses[i], "round %d request %d", round, i)
-				assert.Equal(t, ids[0], ids[i], "round %d request %d replays the one transfer", round, i)
-			}
+			idempotentBurst(t, replicas, burst, round, body)
 			var n int
 			require.NoError(t, a.srv.cfg.Postgres.pool.QueryRow(context.Background(),
 				`SELECT count(*) FROM records WHERE kind = 'transfer' AND doc->>'idempotency_id' = $1`, key).Scan(&n))
@@ -470,5 +451,32 @@ func TestPostgresCommittedClaimIsNotGivenUp(t *testing.T) {
 				assert.NotEqual(t, first, again, "nothing committed: the retry creates it")
 			}
 		})
+	}
+}
+
+// idempotentBurst sends n copies of one idempotent sale at once, spread in
+// turn over the replicas, and asserts each was answered 201 with the one
+// transfer.
+func idempotentBurst(t *testing.T, replicas []*harness, n, round int, body map[string]any) {
+	t.Helper()
+	ids := make([]string, n)
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range ids {
+		h := replicas[i%len(replicas)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := h.call(h.platform(), "POST", "/transfers", body)
+			statuses[i] = r.status
+			if r.status == 201 {
+				ids[i] = r.str(t, "id")
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range ids {
+		assert.Equal(t, 201, statuses[i], "round %d request %d", round, i)
+		assert.Equal(t, ids[0], ids[i], "round %d request %d replays the one transfer", round, i)
 	}
 }

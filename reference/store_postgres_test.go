@@ -101,29 +101,7 @@ func TestPostgres(t *testing.T) {
 		before := transferCount(a) + transferCount(b)
 		for round := range 10 {
 			body := map[string]any{"source": card, "merchant": a.fx.Fixtures.Merchant, "amount": 200 + round, "currency": "USD", "idempotency_id": fmt.Sprint("burst-", round)}
-			ids := make([]string, 50)
-			statuses := make([]int, 50)
-			var wg sync.WaitGroup
-			for i := range ids {
-				h := a
-				if i%2 == 1 {
-					h = b
-				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					r := h.call(h.platform(), "POST", "/transfers", body)
-					statuses[i] = r.status
-					if r.status == 201 {
-						ids[i] = r.str(t, "id")
-					}
-				}()
-			}
-			wg.Wait()
-			for i := range ids {
-				assert.Equal(t, 201, statuses[i], "round %d request %d", round, i)
-				assert.Equal(t, ids[0], ids[i], "round %d request %d replays the one transfer", round, i)
-			}
+			idempotentBurst(t, []*harness{a, b}, 50, round, body)
 		}
 		assert.Equal(t, before+10, transferCount(a)+transferCount(b), "one transfer a round across both replicas")
 		other := map[string]any{"source": card, "merchant": a.fx.Fixtures.Merchant, "amount": 999, "currency": "USD", "idempotency_id": "burst-0"}
@@ -183,18 +161,18 @@ func canonicalHashOf(t *testing.T, h *harness, body map[string]any) [32]byte {
 	return hash
 }
 
-// TestLedgerBoundsKeys: an application holds at most MaxRetained
-// idempotency keys in either ledger; one more new key is 429
-// QUOTA_EXCEEDED, a retry of a held key still replays, and another
-// application is not held back. The requests fail after their key is
-// claimed (an unknown source), so only keys count, no resource.
-func TestLedgerBoundsKeys(t *testing.T) {
-	cluster := pgtest.Start(t)
-	limits := func(c *Config) { c.Limits = Limits{MaxRetained: 3, MaxAge: -1} }
-	for _, tc := range []struct {
-		name string
-		h    func(t *testing.T) *harness
-	}{
+// ledgerHarness makes a harness whose idempotency keys live in one of the
+// three ledgers.
+type ledgerHarness struct {
+	name string
+	h    func(t *testing.T) *harness
+}
+
+// ledgerHarnesses are the three ledgers of idempotency keys: the memory
+// store's, the PostgreSQL ledger beside memory resources, and the PostgreSQL
+// sandbox's, each configured by limits.
+func ledgerHarnesses(cluster *pgtest.Cluster, limits func(*Config)) []ledgerHarness {
+	return []ledgerHarness{
 		{"memory", func(t *testing.T) *harness { return newHarness(t, limits) }},
 		{"postgres ledger", func(t *testing.T) *harness {
 			pg := openPostgres(t, cluster.NewDatabase(t, "ledger"))
@@ -203,7 +181,18 @@ func TestLedgerBoundsKeys(t *testing.T) {
 		{"postgres sandbox", func(t *testing.T) *harness {
 			return sandboxReplica(t, cluster.NewDatabase(t, "sandbox"), limits)
 		}},
-	} {
+	}
+}
+
+// TestLedgerBoundsKeys: an application holds at most MaxRetained
+// idempotency keys in either ledger; one more new key is 429
+// QUOTA_EXCEEDED, a retry of a held key still replays, and another
+// application is not held back. The requests fail after their key is
+// claimed (an unknown source), so only keys count, no resource.
+func TestLedgerBoundsKeys(t *testing.T) {
+	cluster := pgtest.Start(t)
+	limits := func(c *Config) { c.Limits = Limits{MaxRetained: 3, MaxAge: -1} }
+	for _, tc := range ledgerHarnesses(cluster, limits) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := tc.h(t)
 			body := func(key string) map[string]any {
@@ -235,19 +224,7 @@ func TestLedgerBoundsKeys(t *testing.T) {
 func TestExpiredKeyIsAbsent(t *testing.T) {
 	cluster := pgtest.Start(t)
 	limits := func(c *Config) { c.Limits = Limits{MaxAge: time.Hour, MaxRetained: 2} }
-	for _, tc := range []struct {
-		name string
-		h    func(t *testing.T) *harness
-	}{
-		{"memory", func(t *testing.T) *harness { return newHarness(t, limits) }},
-		{"postgres ledger", func(t *testing.T) *harness {
-			pg := openPostgres(t, cluster.NewDatabase(t, "ledger"))
-			return newHarness(t, limits, func(c *Config) { c.Postgres = pg })
-		}},
-		{"postgres sandbox", func(t *testing.T) *harness {
-			return sandboxReplica(t, cluster.NewDatabase(t, "sandbox"), limits)
-		}},
-	} {
+	for _, tc := range ledgerHarnesses(cluster, limits) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := tc.h(t)
 			// A refusal is answered and kept as any answer: its request id

@@ -192,16 +192,20 @@ func newPgTx(p *pgUnits, ctx context.Context, dbtx pgx.Tx, app string, now time.
 
 // run runs fn, turning a pgAbort panic into the unit's error.
 func (t *pgTx) run(fn func(tx) error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			a, ok := r.(pgAbort)
-			if !ok {
-				panic(r)
-			}
-			err = a.err
-		}
-	}()
+	defer recoverAbort(&err)
 	return fn(t)
+}
+
+// recoverAbort, deferred, turns a pgAbort panic into *err; any other panic
+// goes on.
+func recoverAbort(err *error) {
+	if r := recover(); r != nil {
+		a, ok := r.(pgAbort)
+		if !ok {
+			panic(r)
+		}
+		*err = a.err
+	}
 }
 
 // must aborts the unit on a database error.
@@ -214,15 +218,7 @@ func (t *pgTx) must(err error) {
 // commit writes what the unit set in motion and what counts against the
 // quotas, then commits the transaction.
 func (t *pgTx) commit() (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			a, ok := r.(pgAbort)
-			if !ok {
-				panic(r)
-			}
-			err = a.err
-		}
-	}()
+	defer recoverAbort(&err)
 	if t.readOnly {
 		return t.tx.Commit(t.ctx)
 	}
@@ -917,15 +913,7 @@ func (p *pgUnits) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 				return err
 			}
 			defer dbtx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
-			defer func() {
-				if r := recover(); r != nil {
-					a, ok := r.(pgAbort)
-					if !ok {
-						panic(r)
-					}
-					err = a.err
-				}
-			}()
+			defer recoverAbort(&err)
 			if err := fn(dbtx); err != nil {
 				return err
 			}
