@@ -63,19 +63,18 @@ func (s *Server) dispatch(e effects) {
 // each host they point at.
 func (s *Server) publish(enabled []webhook, entity, typ string, view any) {
 	targets, evID, body := s.newEvent(enabled, entity, typ, view)
-	for len(targets) > 0 {
-		key := lineKey(targets[0])
-		same := []webhook{targets[0]}
-		rest := targets[:0:0]
-		for _, w := range targets[1:] {
-			if lineKey(w) == key {
-				same = append(same, w)
-			} else {
-				rest = append(rest, w)
-			}
+	// One batch a line, the lines in the order their first webhook comes.
+	var keys []string
+	byLine := map[string][]webhook{}
+	for _, w := range targets {
+		key := lineKey(w)
+		if _, ok := byLine[key]; !ok {
+			keys = append(keys, key)
 		}
-		s.enqueue(key, batch{targets: same, eventID: evID, body: body})
-		targets = rest
+		byLine[key] = append(byLine[key], w)
+	}
+	for _, key := range keys {
+		s.enqueue(key, batch{targets: byLine[key], eventID: evID, body: body})
 	}
 }
 
