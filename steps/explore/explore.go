@@ -102,8 +102,9 @@ type Result struct {
 	// the target chose as the reference.
 	Observed []string
 	// Unanswered are the requests the target never answered (each ended
-	// its sequence), as errors.
-	Unanswered []string
+	// its sequence): a *NoAnswerError each, or the error that ended the
+	// sequence.
+	Unanswered []error
 	// Coverage is every operation the explorer can reach with the
 	// target's answers; Schemas every request schema (and the list query)
 	// with the leaves sent and the keyword boundaries reached.
@@ -402,7 +403,7 @@ type exploration struct {
 	err      error
 	// unanswered are the requests that got no answer (a timeout, a
 	// connection reset): each ends its sequence; over maxUnanswered, the run.
-	unanswered []string
+	unanswered []error
 }
 
 // maxUnanswered is how many requests without an answer a run bears.
@@ -443,7 +444,7 @@ func (r *runner) work(ctx context.Context, cancel func(), x *exploration) {
 		out, err := r.sequence(ctx, c, i, 0, nil)
 		if err != nil {
 			x.mu.Lock()
-			x.unanswered = append(x.unanswered, err.Error())
+			x.unanswered = append(x.unanswered, err)
 			if x.err == nil && ctx.Err() == nil && len(x.unanswered) > maxUnanswered {
 				x.err = fmt.Errorf("%w (and %d more requests without an answer)", err, maxUnanswered)
 			}

@@ -102,7 +102,7 @@ func (s *side) send(ctx context.Context, st Step, pathWithQuery string) (Exchang
 	}
 	resp, err := s.do(req)
 	if err != nil {
-		return ex, fmt.Errorf("explore: %s %s: %w", st.Method, ex.Path, err)
+		return ex, &NoAnswerError{Method: st.Method, Path: ex.Path, Err: err}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
@@ -185,3 +185,16 @@ func (r *runner) routed(st Step) Step {
 	st.Method, st.Path = method, strings.Join(out, "/")
 	return st
 }
+
+// NoAnswerError is a request the target never answered (a timeout, a
+// connection reset).
+type NoAnswerError struct {
+	Method, Path string
+	Err          error
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("explore: %s %s: %v", e.Method, e.Path, e.Err)
+}
+
+func (e *NoAnswerError) Unwrap() error { return e.Err }
