@@ -65,7 +65,7 @@ Feature: Subscription amounts and enrollments
     And the link "self" names the response field "id"
     And the link "merchant" names the response field "merchant"
 
-  @assumed @profile-reference_rules
+  @assumed @profile-request_rules
   Scenario: an enrollment without a merchant is refused
     Given a subscription schedule
     When I enroll nobody in the schedule

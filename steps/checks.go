@@ -243,6 +243,7 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 		}
 	}
 	if ex.status < 400 || ex.status > 499 {
+		b = s.bodyBasis(ex, kind, b)
 		want := "4xx"
 		if kind != "" {
 			want = "4xx (" + kind + ", declared " + form.String() + ")"
@@ -278,6 +279,30 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 			s.failf(ex, "refused with %s, want %s (%s)", observed, form, kind))
 	}
 	return nil
+}
+
+// bodyBasis is the basis of a missed invalid_field refusal of a body that
+// breaks its request schema: the judge's (judging.BodyBasis), so a body a
+// rule of the spec forbids FAILs with that rule's sentence, and a body
+// that breaks only a rule the spec does not state (an unknown field, an
+// empty string, both merchant names) WARNs under the rule's key, whatever
+// the scenario is tagged: the suite, the exploration and the proxy judge
+// one body alike. A body the schema takes (a business rule: a capture
+// over the amount) keeps the scenario's basis b.
+func (s *scenario) bodyBasis(ex *exchange, kind string, b judging.Basis) judging.Basis {
+	if kind != judging.RefusalInvalidField || !b.Normative() || !ex.hasOp || ex.reqBody == nil {
+		return b
+	}
+	body, ok := s.suite.j.BodyBasis(ex.op, ex.reqBody)
+	if !ok {
+		return b
+	}
+	if !body.Normative() {
+		return judging.Basis{Assumed: body.Assumed, Clauses: slices.Clone(s.clauses)}
+	}
+	b.Says = body.Says
+	b.Clauses = union(body.Clauses, b.Clauses)
+	return b
 }
 
 // without is a copy of list less the members drop picks, never nil (a

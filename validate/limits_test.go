@@ -99,8 +99,8 @@ func TestLimits(t *testing.T) {
 	add(rangeCases(pic, "/expiration_year", 1000, 9999, "minimum")...)
 	add(limitCase{pic, "/security_code", digits(2), "pattern"}, limitCase{pic, "/security_code", digits(3), ""},
 		limitCase{pic, "/security_code", digits(4), ""}, limitCase{pic, "/security_code", digits(5), "pattern"})
-	add(limitCase{pic, "/number", digits(11), "pattern"}, limitCase{pic, "/number", digits(12), ""},
-		limitCase{pic, "/number", digits(19), ""}, limitCase{pic, "/number", digits(20), "pattern"})
+	add(limitCase{pic, "/number", digits(11), "minLength"}, limitCase{pic, "/number", digits(12), ""},
+		limitCase{pic, "/number", digits(19), ""}, limitCase{pic, "/number", digits(20), "maxLength"})
 	add(rangeCases([]string{"external_link_create"}, "/duration", 1, 10080, "minimum")...)
 	add(limitCase{[]string{"subscription_amount_update"}, "/fee_amount_data/amount", 0, "minimum"},
 		limitCase{[]string{"subscription_amount_update"}, "/fee_amount_data/amount", 1, ""})

@@ -34,6 +34,7 @@ type Operation struct {
 	Source      string   `json:"source"` // "spec" | "extension"
 	AlsoMethods []string `json:"also_methods,omitempty"`
 	Clauses     []string `json:"clauses"`           // spec sections the operation implements
+	Says        string   `json:"says,omitempty"`    // the spec's words naming the operation (normative rows)
 	Assumed     string   `json:"assumed,omitempty"` // profile key when the operation itself is assumed
 }
 

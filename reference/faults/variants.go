@@ -47,7 +47,7 @@ func Variants() []Variant {
 	var all []Variant
 	for _, group := range [][]Variant{
 		statusVariants(), formVariants(), valueVariants(), idVariants(), routeVariants(),
-		paymentVariants(), ruleVariants(), eventVariants(), fileVariants(),
+		paymentVariants(), ruleVariants(), lawVariants(), eventVariants(), fileVariants(),
 		realisticVariants(),
 	} {
 		all = append(all, group...)

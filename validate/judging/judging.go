@@ -79,7 +79,7 @@ func (j *Judge) Validator() *validate.Validator { return j.v }
 // names it: its success and refusals may FAIL) or assumed under a profile
 // key (extensions, the webhook create and update routes).
 func OperationBasis(op validate.Operation) Basis {
-	return Basis{Clauses: slices.Clone(op.Clauses), Assumed: op.Assumed}
+	return Basis{Clauses: slices.Clone(op.Clauses), Assumed: op.Assumed, Says: op.Says}
 }
 
 // Kinds of refusal: the keys of the refusals table of schemas/judging.json.
@@ -110,6 +110,12 @@ type Basis struct {
 	Clauses    []string `json:"clauses,omitempty"`
 	Invariants []string `json:"invariants,omitempty"`
 	Assumed    string   `json:"assumed,omitempty"`
+	// Says is where the spec states a normative rule, in a few words: the
+	// sentence or table row of the sections in Clauses ("number: primary
+	// account number, digits only"), so that an implementer told of a
+	// FAIL can read the sentence and argue with it. A basis that names an
+	// invariant has its statement instead (Table.Invariants).
+	Says string `json:"says,omitempty"`
 }
 
 // Normative reports whether a failure of the check is a FAIL.
@@ -343,6 +349,9 @@ func newTable(data []byte, names []string, ops []validate.Operation) (Table, err
 		if b.Normative() && len(b.Clauses)+len(b.Invariants) == 0 {
 			return fmt.Errorf("judging: %s: normative, but names no spec section or invariant", where)
 		}
+		if b.Normative() && len(b.Invariants) == 0 && strings.TrimSpace(b.Says) == "" {
+			return fmt.Errorf("judging: %s: normative, but says no sentence of §%s (want says: the sentence or table row, in a few words)", where, strings.Join(b.Clauses, ", §"))
+		}
 		return nil
 	}
 	for _, kind := range slices.Sorted(maps.Keys(j.Refusals)) {
@@ -374,6 +383,11 @@ func newTable(data []byte, names []string, ops []validate.Operation) (Table, err
 		for _, r := range b.AssumedRules {
 			if !keys[r.Assumed] {
 				return Table{}, fmt.Errorf("judging: %s: schema %s: assumed rule %s: unknown profile key %q", judgingFile, name, r, r.Assumed)
+			}
+		}
+		for _, r := range b.StatedRules {
+			if err := check(fmt.Sprintf("%s: schema %s: stated rule %s", judgingFile, name, r), r.basis()); err != nil {
+				return Table{}, err
 			}
 		}
 	}

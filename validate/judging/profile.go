@@ -65,6 +65,7 @@ type Profile struct {
 	CardNumberCheck              string                 `json:"card_number_check"`
 	ResourceValues               string                 `json:"resource_values"`
 	ReferenceRules               string                 `json:"reference_rules"`
+	RequestRules                 string                 `json:"request_rules"`
 	ResourceEvents               string                 `json:"resource_events"`
 	ObservedOnce                 []string               `json:"observed_once"`
 }
@@ -72,7 +73,7 @@ type Profile struct {
 // Values of the profile keys that choose among names (judging.json lists
 // them under each key's "values").
 const (
-	Unchecked = "unchecked" // event_layout, signature_scheme, file_payloads, idempotency_replay, card_number_check, resource_values, reference_rules, resource_events: the kit checks only what the spec states
+	Unchecked = "unchecked" // event_layout, signature_scheme, file_payloads, idempotency_replay, card_number_check, resource_values, reference_rules, request_rules, resource_events: the kit checks only what the spec states
 
 	ListOverMaxRefuse = "refuse" // list_over_max: a limit above the maximum is refused (invalid_field)
 	ListOverMaxClamp  = "clamp"  // list_over_max: a limit above the maximum is clamped to it
@@ -96,7 +97,7 @@ const (
 
 	CardNumberLuhn = "luhn" // card_number_check: 12 to 19 digits passing the Luhn check
 
-	AsReference = "reference" // resource_values, reference_rules, resource_events: the reference's behaviour
+	AsReference = "reference" // resource_values, reference_rules, request_rules, resource_events: the reference's behaviour
 
 	FieldFormPointer = "pointer" // error_field_form: /a/b/0/c
 	FieldFormDotted  = "dotted"  // error_field_form: a.b.0.c (or a.b[0].c)

@@ -2,6 +2,7 @@ package judging
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -22,12 +23,38 @@ type SchemaRow struct {
 	// under its profile key, every other violation of the schema by the
 	// row's basis.
 	AssumedRules []AssumedRule `json:"assumed_rules,omitempty"`
+	// StatedRules are keywords of a normative request schema with the
+	// sentence that states each (a limit of §8, a required field of a
+	// body table): a violation of one is judged by the rule's sections and
+	// words, more precisely than by the row's.
+	StatedRules []StatedRule `json:"stated_rules,omitempty"`
 }
 
 func (r SchemaRow) clone() SchemaRow {
 	r.Basis = r.Basis.clone()
 	r.AssumedRules = slices.Clone(r.AssumedRules)
+	r.StatedRules = slices.Clone(r.StatedRules)
 	return r
+}
+
+// StatedRule names where the spec states one keyword of a normative
+// request schema at one or more places (Pointers and Rule as in
+// AssumedRule): the sections and their words.
+type StatedRule struct {
+	Pointers []string `json:"pointers"`
+	Rule     string   `json:"rule"`
+	Clauses  []string `json:"clauses"`
+	Says     string   `json:"says"`
+}
+
+// String renders "maxLength at /address/city".
+func (r StatedRule) String() string { return r.Rule + " at " + strings.Join(r.Pointers, ", ") }
+
+func (r StatedRule) basis() Basis { return Basis{Clauses: slices.Clone(r.Clauses), Says: r.Says} }
+
+// matches reports whether a violation is one of the rule's.
+func (r StatedRule) matches(vi validate.Violation) bool {
+	return AssumedRule{Pointers: r.Pointers, Rule: r.Rule}.matches(vi)
 }
 
 // AssumedRule marks one keyword of a normative schema as assumed at one or
@@ -74,7 +101,8 @@ func pointerMatches(pattern, ptr string) bool {
 // than a body that is not JSON): the schema's basis from judging.json or,
 // when the schema is normative and one of its assumed rules names the
 // violation's pointer and keyword, that rule's profile key with the
-// schema's sections. ok is false for a schema judging.json does not know.
+// schema's sections; when one of its stated rules does, that rule's
+// sections and words. ok is false for a schema judging.json does not know.
 // The proxy and the exploration judge a request body by it, so the same
 // violation has the same basis in both.
 func (j *Judge) RequestBodyBasis(schema string, vi validate.Violation) (Basis, bool) {
@@ -86,6 +114,11 @@ func (j *Judge) RequestBodyBasis(schema string, vi validate.Violation) (Basis, b
 		for _, r := range row.AssumedRules {
 			if r.matches(vi) {
 				return Basis{Assumed: r.Assumed, Clauses: slices.Clone(row.Clauses)}, true
+			}
+		}
+		for _, r := range row.StatedRules {
+			if r.matches(vi) {
+				return r.basis(), true
 			}
 		}
 	}
@@ -102,8 +135,9 @@ func (j *Judge) AssumedRules(schema string) []AssumedRule {
 // schema assumed as a whole needs none), the pointer reaches the keyword
 // (required: a required list naming the field, on the object holding it;
 // additionalProperties: false there; any other keyword: on the field's
-// schema), following $ref and the allOf, anyOf, oneOf, then and else
-// branches.
+// schema; false: the schema false as the field's, "must not be present
+// here"), following $ref, the allOf, anyOf, oneOf, then and else branches
+// and dependentSchemas.
 func checkAssumedRules(v *validate.Validator, rows map[string]SchemaRow) error {
 	sr := &schemaReader{v: v, docs: map[string]any{}}
 	for _, name := range slices.Sorted(maps.Keys(rows)) {
@@ -120,6 +154,20 @@ func checkAssumedRules(v *validate.Validator, rows map[string]SchemaRow) error {
 				if ptr != "" && !strings.HasPrefix(ptr, "/") {
 					return fmt.Errorf("%s: %q is no JSON pointer", where, ptr)
 				}
+				if !sr.reaches(name, ptr, r.Rule) {
+					return fmt.Errorf("%s: the schema has no %s at %s", where, r.Rule, ptr)
+				}
+			}
+		}
+		for _, r := range row.StatedRules {
+			where := fmt.Sprintf("judging: %s: schema %s: stated rule %s", judgingFile, name, r)
+			if !row.Normative() {
+				return fmt.Errorf("%s: the schema is assumed as a whole (%s)", where, row.Assumed)
+			}
+			if r.Rule == "" || len(r.Pointers) == 0 {
+				return fmt.Errorf("%s: want JSON pointers and a keyword", where)
+			}
+			for _, ptr := range r.Pointers {
 				if !sr.reaches(name, ptr, r.Rule) {
 					return fmt.Errorf("%s: the schema has no %s at %s", where, r.Rule, ptr)
 				}
@@ -162,7 +210,7 @@ func (s *schemaReader) reaches(name, ptr, rule string) bool {
 		segs = nil
 	}
 	field := ""
-	if rule == "required" || rule == "additionalProperties" {
+	if rule == "required" || rule == "additionalProperties" || rule == "false" {
 		if len(segs) == 0 {
 			return false
 		}
@@ -189,6 +237,10 @@ func (s *schemaReader) reaches(name, ptr, rule string) bool {
 			}
 		case "additionalProperties":
 			if n.m["additionalProperties"] == false {
+				return true
+			}
+		case "false": // the schema false at the field: "must not be present here"
+			if props, ok := n.m["properties"].(map[string]any); ok && props[field] == false {
 				return true
 			}
 		default:
@@ -236,8 +288,9 @@ func isIndex(seg string) bool {
 	return seg != ""
 }
 
-// expand adds to nodes every schema they apply through $ref and the
-// allOf, anyOf, oneOf, then and else branches.
+// expand adds to nodes every schema they apply through $ref, the allOf,
+// anyOf, oneOf, then and else branches and the schemas of
+// dependentSchemas.
 func (s *schemaReader) expand(nodes []node) []node {
 	var out []node
 	var visit func(n node, depth int)
@@ -271,9 +324,67 @@ func (s *schemaReader) expand(nodes []node) []node {
 				visit(node{file: n.file, m: m}, depth+1)
 			}
 		}
+		if deps, ok := n.m["dependentSchemas"].(map[string]any); ok {
+			for _, k := range slices.Sorted(maps.Keys(deps)) {
+				if m, ok := deps[k].(map[string]any); ok {
+					visit(node{file: n.file, m: m}, depth+1)
+				}
+			}
+		}
 	}
 	for _, n := range nodes {
 		visit(n, 0)
 	}
 	return out
+}
+
+// BodyBasis is the basis of refusing body, sent to op, for its request
+// schema: ok is false when op takes no JSON body, its schema has no row, or
+// body breaks no keyword of it (a refusal of a valid body rests on a
+// business rule, not on the schema). Otherwise the basis of the body's
+// violations by RequestBodyBasis: the first normative one (a stated
+// rule's sections and words before the row's), or, when every violation is
+// an assumed rule's, the first one's profile key. The suite, the
+// exploration and the proxy judge a body the target took or refused by it,
+// so one body has one basis whoever sent it.
+func (j *Judge) BodyBasis(op validate.Operation, body []byte) (Basis, bool) {
+	if !op.HasJSONBody() || op.Request == "" {
+		return Basis{}, false
+	}
+	if _, ok := j.table.Schemas[op.Request]; !ok {
+		return Basis{}, false
+	}
+	var ve *validate.Error
+	if err := j.v.Validate(op.Request, body); !errors.As(err, &ve) || len(ve.Violations) == 0 {
+		return Basis{}, false
+	}
+	var normative, assumed []Basis
+	for _, vi := range ve.Violations {
+		if vi.In != validate.InBody {
+			continue
+		}
+		b, _ := j.RequestBodyBasis(op.Request, vi)
+		if b.Normative() {
+			normative = append(normative, b)
+		} else {
+			assumed = append(assumed, b)
+		}
+	}
+	if ve.Omitted > 0 && len(normative) == 0 { // violations the validator did not list may be the spec's
+		b, _ := j.SchemaBasis(op.Request)
+		normative = append(normative, b)
+	}
+	switch {
+	case len(normative) > 0:
+		// a stated rule's words before the row's
+		for _, b := range normative {
+			if b.Says != "" && !slices.Equal(b.Clauses, j.table.Schemas[op.Request].Clauses) {
+				return b, true
+			}
+		}
+		return normative[0], true
+	case len(assumed) > 0:
+		return assumed[0], true
+	}
+	return Basis{}, false
 }

@@ -356,15 +356,16 @@ func BenchmarkOverhead(b *testing.B) {
 // enrollment without merchant, or update naming one, breaks only the
 // reference's rule (judging.json's assumed rules of
 // subscription_enrollment_create and _update), as does a sale past
-// 2^63−1 (amounts are cents with no largest one): assumed under
-// reference_rules, nothing when the profile declares that key unchecked;
-// every other violation of the same body stays normative.
+// 2^63−1 (amounts are cents with no largest one), a negative one or an
+// unknown field (no sentence refuses them): assumed under request_rules,
+// nothing when the profile declares that key unchecked; every violation of
+// a rule the spec states stays normative.
 func TestAssumedRuleOfANormativeSchema(t *testing.T) {
 	v, err := judging.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	unchecked, err := v.DecodeProfile([]byte(`{"reference_rules":"unchecked"}`))
+	unchecked, err := v.DecodeProfile([]byte(`{"request_rules":"unchecked"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,32 +389,40 @@ func TestAssumedRuleOfANormativeSchema(t *testing.T) {
 		want    []string // "severity key pointer" of each violation, sorted
 	}{
 		{"without merchant: the reference's rule", nil, create, `{"nickname":"n"}`,
-			[]string{"assumed reference_rules /merchant"}},
-		{"without merchant, reference_rules unchecked", &unchecked, create, `{"nickname":"n"}`,
+			[]string{"assumed request_rules /merchant"}},
+		{"without merchant, request_rules unchecked", &unchecked, create, `{"nickname":"n"}`,
 			nil},
 		{"with merchant", nil, create, `{"merchant":"MU0123456789abcdefghijkl","nickname":"n"}`,
 			nil},
 		{"a field of the wrong type stays normative", nil, create, `{"merchant":"MU0123456789abcdefghijkl","nickname":5}`,
 			[]string{"normative  /nickname"}},
 		{"each violation by its own basis", nil, create, `{"nickname":5}`,
-			[]string{"assumed reference_rules /merchant", "normative  /nickname"}},
+			[]string{"assumed request_rules /merchant", "normative  /nickname"}},
 		{"unchecked drops only the assumed one", &unchecked, create, `{"nickname":5}`,
 			[]string{"normative  /nickname"}},
+		{"an unknown field: no sentence refuses it", nil, create, `{"merchant":"MU0123456789abcdefghijkl","color":"red"}`,
+			[]string{"assumed request_rules /color"}},
 		{"an update of a field §4.5 does not show", nil, update, `{"merchant":"MU0123456789abcdefghijkl"}`,
-			[]string{"assumed reference_rules /merchant"}},
-		{"the same, reference_rules unchecked", &unchecked, update, `{"merchant":"MU0123456789abcdefghijkl"}`,
+			[]string{"assumed request_rules /merchant"}},
+		{"the same, request_rules unchecked", &unchecked, update, `{"merchant":"MU0123456789abcdefghijkl"}`,
 			nil},
-		{"an update's tags of the wrong type stay normative", &unchecked, update, `{"tags":{"x":1}}`,
-			[]string{"normative  /tags/x"}},
+		{"an update's tags of the wrong type: the update's fields are not shown", nil, update, `{"tags":{"x":1}}`,
+			[]string{"assumed request_rules /tags/x"}},
 		{"a sale past 2^63−1: the reference's representation", nil, sale,
 			`{"source":"PI0123456789abcdefghijkl","merchant":"MU0123456789abcdefghijkl","amount":9223372036854775808,"currency":"USD"}`,
-			[]string{"assumed reference_rules /amount"}},
-		{"the same, reference_rules unchecked", &unchecked, sale,
+			[]string{"assumed request_rules /amount"}},
+		{"the same, request_rules unchecked", &unchecked, sale,
 			`{"source":"PI0123456789abcdefghijkl","merchant":"MU0123456789abcdefghijkl","amount":9223372036854775808,"currency":"USD"}`,
 			nil},
-		{"a negative sale stays normative", &unchecked, sale,
+		{"a negative sale: the spec does not say not negative", nil, sale,
 			`{"source":"PI0123456789abcdefghijkl","merchant":"MU0123456789abcdefghijkl","amount":-1,"currency":"USD"}`,
-			[]string{"normative  /amount"}},
+			[]string{"assumed request_rules /amount"}},
+		{"a sale's item of quantity 0 stays normative (§8 greater than 0)", &unchecked, sale,
+			`{"source":"PI0123456789abcdefghijkl","merchant":"MU0123456789abcdefghijkl","amount":1,"currency":"USD","additional_purchase_data":{"customer_reference_number":"c","customs_duty_amount":0,"discount_amount":0,"shipping_amount":0,"item_data":[{"amount_excluding_sales_tax":1,"amount_including_sales_tax":1,"commodity_code":"123","cost_per_unit":1,"item_description":"d","item_discount_amount":0,"merchant_product_code":"m","quantity":0,"unit_of_measure":"EA"}]}}`,
+			[]string{"normative  /additional_purchase_data/item_data/0/quantity"}},
+		{"a sale without a merchant stays normative", &unchecked, sale,
+			`{"source":"PI0123456789abcdefghijkl","amount":1,"currency":"USD"}`,
+			[]string{"normative  /merchant"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
