@@ -19,7 +19,9 @@ import (
 func TestRequestBodyBasis(t *testing.T) {
 	j := newJudge(t)
 	enrollment := []string{"4.5"}
-	says := func(clauses []string, words string) judging.Basis { return judging.Basis{Clauses: clauses, Says: words} }
+	says := func(clauses []string, words string) judging.Basis {
+		return judging.Basis{Clauses: clauses, Says: words}
+	}
 	sale, auth := []string{"4.2", "2.13", "8"}, []string{"4.1", "2.13", "8"}
 	tests := []struct {
 		name   string
@@ -116,7 +118,7 @@ func TestRequestBodyBasis(t *testing.T) {
 func TestAssumedRulesAreViolationsOfTheirSchema(t *testing.T) {
 	j := newJudge(t)
 	const past = "9223372036854775808" // 2^63
-	bodies := map[string]string{ // schema and keyword → a body breaking the rule
+	bodies := map[string]string{       // schema and keyword → a body breaking the rule
 		"subscription_enrollment_create required":             `{"nickname":"n"}`,
 		"subscription_enrollment_create additionalProperties": `{"merchant":"MU1","color":"red"}`,
 		"subscription_enrollment_create type":                 `{"merchant":"MU1","tags":{"k":1}}`,
