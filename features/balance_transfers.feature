@@ -32,7 +32,7 @@ Feature: Balance transfers
     Then the request succeeds
     And the list contains the balance transfer
 
-  @extension @spec-5
+  @extension @assumed @profile-operation_roles
   Scenario: a merchant user may not create a balance transfer
     Given I am the merchant user
     When I create a balance transfer of 5000 cents

@@ -44,6 +44,18 @@ Feature: Payment instruments (cards)
     When I create a second card with the same number
     Then the two cards have the same fingerprint
 
+  @assumed @profile-request_rules
+  Scenario Outline: a card <with> is refused, though no sentence of the spec refuses it
+    When I create a card for the buyer with the field "<field>" set to "<value>"
+    Then the request is refused as an invalid field "<pointer>"
+
+    Examples:
+      | with                                           | field               | value | pointer              |
+      | with a field the body table does not list      | color               | red   | /color               |
+      | whose address has a field its table does not list | address.color    | red   | /address/color       |
+      | with an empty name                             | name                |       | /name                |
+      | with an empty postal code (§8: max 7, no least) | address.postal_code |       | /address/postal_code |
+
   Scenario: fetching a card that does not exist is refused as not found
     When I fetch a card that does not exist
     Then the request is refused as not found

@@ -115,10 +115,14 @@ func printSummary(w io.Writer, sum Summary, run report.Run) {
 }
 
 // citation is what a failed check judges by, before its message: its spec
-// sections ("§4.1 §7 "), else "".
+// sections and, for a normative check, the spec's words ("§8 (the spec:
+// “Card address.city: max 20 characters”) "), else "".
 func citation(c report.Check) string {
 	if len(c.Clauses) == 0 {
 		return ""
+	}
+	if c.Says != "" {
+		return "§" + strings.Join(c.Clauses, " §") + " (the spec: \u201c" + c.Says + "\u201d) "
 	}
 	return "§" + strings.Join(c.Clauses, " §") + " "
 }

@@ -29,7 +29,7 @@ func TestConsoleOneCausePerCheck(t *testing.T) {
 	console := out.String()
 	causes := regexp.MustCompile(`(?m)^(FAIL|WARN|ERROR) +×\d+ .*$`).FindAllString(console, -1)
 	require.Len(t, causes, 1, "one cause:\n%s", console)
-	assert.Regexp(t, `^FAIL +×\d+ §7 error body is not the §7 envelope: /total \(required\): total is required$`, causes[0])
+	assert.Regexp(t, `^FAIL +×\d+ §7 \(the spec: “error body: total \(integer\), [^”]+”\) error body is not the §7 envelope: /total \(required\): total is required$`, causes[0])
 	assert.Contains(t, console, "      on transfers.create ×")
 	ops := regexp.MustCompile(`(?m)^conform: operations with a failing check.*$`).FindString(console)
 	require.NotEmpty(t, ops, console)

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/cucumber/godog"
@@ -102,7 +104,15 @@ func (s *scenario) fetchFile(ctx context.Context) error {
 	return err
 }
 
-func (s *scenario) fetchFileGET(ctx context.Context) error { return s.fetch(ctx, "file", "/files") }
+// fetchFileGET fetches the file with GET, a method §4.8 does not name
+// (it names POST /files/:FILE_ID:): asked only of a target whose profile
+// lists it (also_methods), else the scenario is skipped naming the key.
+func (s *scenario) fetchFileGET(ctx context.Context) error {
+	if !slices.Contains(s.suite.profile.AlsoMethods["files.get"], http.MethodGet) {
+		return &skipDeclared{key: keyAlsoMethods, value: "without GET for files.get (§4.8 names POST)"}
+	}
+	return s.fetch(ctx, "file", "/files")
+}
 
 func (s *scenario) fetchMissingFile(ctx context.Context) error {
 	_, err := s.send(ctx, "POST", "/files/"+placeholderID("file"), nil, s.user)

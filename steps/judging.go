@@ -89,6 +89,12 @@ func (s *scenario) judgeCheck(c Check) error {
 	if !c.Basis.Normative() && s.declaresUnchecked(c.Basis.Assumed) {
 		return nil // the target declares it does not share this choice
 	}
+	if c.Basis.Assumed == keyAlsoMethods && c.Patch == nil && s.last != nil && s.last.hasOp && s.last.method != s.last.op.Method {
+		// A method the spec does not name, not answered: the target
+		// answers the operation with the spec's method alone.
+		methods := slices.DeleteFunc(slices.Clone(s.suite.profile.AlsoMethods[s.last.op.ID]), func(m string) bool { return m == s.last.method })
+		c.Patch, _ = json.Marshal(map[string]map[string][]string{keyAlsoMethods: {s.last.op.ID: nonNil(methods)}})
+	}
 	if !c.Basis.Normative() && c.Patch == nil && s.offersUnchecked(c.Basis.Assumed) {
 		// The observed choice is not the reference's: a key that may be
 		// unchecked is written so.
@@ -96,9 +102,23 @@ func (s *scenario) judgeCheck(c Check) error {
 	}
 	s.verdict(Verdict{Report: s.reportCheck(c), Judged: &c})
 	if c.Basis.Normative() {
-		return &judgedError{msg: fmt.Sprintf("(%s) %s", c.Basis.Cites(), c.Message)}
+		return &judgedError{msg: fmt.Sprintf("(%s) %s", citesWithWords(c.Basis), c.Message)}
 	}
 	return nil
+}
+
+// keyAlsoMethods is the profile key of the methods a target answers an
+// operation with beyond the one the spec names.
+const keyAlsoMethods = "also_methods"
+
+// citesWithWords renders a normative basis with the spec's words it rests
+// on, so the one line of a FAIL names the sentence to read and argue with:
+// §8 — the spec: "Card address.city: max 20 characters".
+func citesWithWords(b judging.Basis) string {
+	if b.Says == "" {
+		return b.Cites()
+	}
+	return b.Cites() + " — the spec: \u201c" + b.Says + "\u201d"
 }
 
 // judgedError is the step error of a failed normative check already

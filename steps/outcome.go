@@ -354,6 +354,8 @@ func (s *scenario) reportCheck(c Check) report.Check {
 	}
 	if !c.Basis.Normative() {
 		rc.ProfileKey, rc.Expected, rc.Observed = c.Key, c.Expected, c.Observed
+	} else {
+		rc.Says = c.Basis.Says
 	}
 	var f *failure
 	if errors.As(c.Err, &f) {

@@ -22,6 +22,7 @@ func paymentInstrumentSteps() []stepDef {
 		step(`I create a card for the buyer with the number "([^"]*)"`, func(s *scenario) any { return s.createCardNumber }),
 		step(`I create a card for the buyer without the field "([^"]*)"`, func(s *scenario) any { return s.createCardWithout }),
 		step(`I create a card for the buyer whose "([^"]*)" is (\d+) characters long`, func(s *scenario) any { return s.createCardLength }),
+		step(`I create a card for the buyer with the field "([^"]*)" set to "([^"]*)"`, func(s *scenario) any { return s.createCardWith }),
 		step(`I create a card for the buyer whose security code is "([^"]*)"`, func(s *scenario) any { return s.createCardCode }),
 		step(`I create a card for the buyer whose expiration year is (\d+)`, func(s *scenario) any { return s.createCardYear }),
 		step(`I create a second card with the same number`, func(s *scenario) any { return s.createSecondCard }),
@@ -84,6 +85,18 @@ func (s *scenario) createCardWithout(ctx context.Context, field string) error {
 		return err
 	}
 	deletePath(body, field)
+	_, err = s.create(ctx, "card", "POST", "/payment_instruments", body)
+	return err
+}
+
+// createCardWith creates a card whose dotted field is set to a string,
+// a field of the body table or one it does not list.
+func (s *scenario) createCardWith(ctx context.Context, field, value string) error {
+	body, err := s.newCard(testCardNumber)
+	if err != nil {
+		return err
+	}
+	setPath(body, field, value)
 	_, err = s.create(ctx, "card", "POST", "/payment_instruments", body)
 	return err
 }

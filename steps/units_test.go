@@ -547,3 +547,50 @@ func TestListOrderedTiesAtShownPrecision(t *testing.T) {
 		})
 	}
 }
+
+// TestForbiddenRestsOnTheSpecOrOnARole: §5 item 6 leaves open which roles
+// may call which endpoints (a silence of judging.json governing roles), so
+// a scenario that expects a refusal as forbidden is normative only for the
+// one rule the spec states (§4.4, §5 item 3: only ROLE_PLATFORM updates a
+// merchant's flags); any other is @assumed under a key of that silence.
+func TestForbiddenRestsOnTheSpecOrOnARole(t *testing.T) {
+	j, err := judging.Default()
+	require.NoError(t, err)
+	var keys []string
+	for _, s := range j.Silences() {
+		if s.Governs.Roles {
+			keys = append(keys, s.Keys...)
+		}
+	}
+	require.NotEmpty(t, keys, "the silence of §5 item 6")
+	feats, err := godog.TestSuite{Options: &godog.Options{FS: features.FS, Paths: []string{"."}}}.RetrieveFeatures()
+	require.NoError(t, err)
+	seen := 0
+	for _, f := range feats {
+		for _, p := range f.Pickles {
+			forbidden, updatesMerchant := false, false
+			for _, st := range p.Steps {
+				forbidden = forbidden || strings.HasSuffix(st.Text, "the request is refused as forbidden")
+				updatesMerchant = updatesMerchant || strings.HasSuffix(st.Text, "processing to true on the merchant") || strings.HasSuffix(st.Text, "processing to false on the merchant")
+			}
+			if !forbidden {
+				continue
+			}
+			seen++
+			var profiles []string
+			assumed := false
+			for _, tag := range p.Tags {
+				assumed = assumed || tag.Name == "@assumed"
+				if k, ok := strings.CutPrefix(tag.Name, profileTagPrefix); ok {
+					profiles = append(profiles, k)
+				}
+			}
+			if updatesMerchant {
+				continue // §4.4, §5 item 3
+			}
+			assert.True(t, assumed && len(profiles) == 1 && slices.Contains(keys, profiles[0]),
+				"%s: %q expects forbidden for an operation §5 item 6 leaves open: tag it @assumed @profile-%s", p.Uri, p.Name, keys[0])
+		}
+	}
+	assert.Positive(t, seen, "scenarios expecting forbidden")
+}

@@ -31,6 +31,11 @@ func routeVariants() []Variant {
 			build:   parts(wrapOnly(webhookUpdateByPatch)),
 		},
 		{
+			Name: "files-post-only", Tags: "@files", Choice: "files are fetched and downloaded only with POST, the method §4.8 names; GET there is 405",
+			Profile: `{"also_methods": {"files.get": [], "files.download": []}}`,
+			build:   parts(wrapOnly(filesPostOnly)),
+		},
+		{
 			Name: "no-extensions", Tags: "@balance_transfers,@subscriptions",
 			Choice:  "only the operations the spec names: the 9 extensions answer as unknown routes (404, or 405 where the path has a spec operation)",
 			Profile: `{"extensions": []}`,
@@ -78,6 +83,19 @@ func webhookUpdateByPatch(next http.Handler, _ faultDeps) http.Handler {
 			return
 		case r.Method == http.MethodPatch && strings.HasPrefix(r.URL.Path, "/webhooks/"):
 			r.Method = http.MethodPut
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// filesPostOnly answers a GET of a file or of its download 405 with Allow
+// POST, as a server that takes only the method §4.8 names.
+func filesPostOnly(next http.Handler, _ faultDeps) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && matchAny(r, "files.get", "files.download") {
+			w.Header().Set("Allow", "POST")
+			writeFaultJSON(w, http.StatusMethodNotAllowed, errorEnvelope(r, "METHOD_NOT_ALLOWED", "Use POST"))
+			return
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -205,7 +205,7 @@ td,dd,h3{overflow-wrap:anywhere}
 <h3><span class="tag {{lower .Outcome}}">{{.Outcome}}</span> {{.Name}}</h3>
 <div class="small">{{.ID}} · {{.FeatureName}}{{with clauses .}} · {{.}}{{end}} · {{ms .Duration}}</div>
 {{range .Checks}}<div class="check"><b>{{upper .Kind}}</b>{{range .Clauses}} §{{.}}{{with index $.Run.ClauseTitles .}} <span class="small">{{.}}</span>{{end}}{{end}}{{with .ProfileKey}} <code>{{.}}</code>{{end}}{{with .Step}} in step <i>{{.}}</i>{{end}}
-<pre>{{.Message}}</pre>
+{{with .Says}}<div class="says small">the spec: “{{.}}”</div>{{end}}<pre>{{.Message}}</pre>
 <dl class="kv">{{if or .Expected .Observed}}<dt>expected</dt><dd><code>{{.Expected}}</code></dd><dt>observed</dt><dd><code>{{.Observed}}</code></dd>{{end}}
 {{with .Pointers}}<dt>schema pointers</dt><dd>{{range .}}<code>{{.}}</code> {{end}}</dd>{{end}}
 {{with .Exchange}}<dt>request</dt><dd><code>{{.Method}} {{.URL}}</code>{{with .User}} as {{.}}{{end}}{{with .RequestBody}}<pre>{{clip .}}</pre>{{end}}</dd>

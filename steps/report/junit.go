@@ -161,6 +161,9 @@ func checksText(s Scenario) string {
 			fmt.Fprintf(&b, " in %q", c.Step)
 		}
 		fmt.Fprintf(&b, ":\n  %s\n", strings.ReplaceAll(c.Message, "\n", "\n  "))
+		if c.Says != "" {
+			fmt.Fprintf(&b, "  the spec: \u201c%s\u201d\n", c.Says)
+		}
 		if c.Expected != "" || c.Observed != "" {
 			fmt.Fprintf(&b, "  expected: %s\n  observed: %s\n", c.Expected, c.Observed)
 		}

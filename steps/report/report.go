@@ -92,6 +92,10 @@ type Check struct {
 	Clauses []string `json:"clauses,omitempty"`
 	// Invariants name the safety invariants a normative check enforces.
 	Invariants []string `json:"invariants,omitempty"`
+	// Says is where the spec states the rule a normative check enforces,
+	// in a few words (judging.Basis.Says): the sentence to read, and to
+	// argue with, next to its section.
+	Says string `json:"says,omitempty"`
 	// Operation is the operation the check is about: that of the request it
 	// failed on, else the last one its step sent; "" when its step sent none.
 	Operation string `json:"operation,omitempty"`

@@ -209,6 +209,8 @@ type Table struct {
 	// NotJudged are names a profile may not use because the kit does not
 	// judge them (a key that was never checked), each with the reason.
 	NotJudged map[string]string `json:"not_judged"`
+	// Silences is the ledger of the spec's silences (Silence).
+	Silences []Silence `json:"silences"`
 }
 
 // Table returns a copy of the judging table.
@@ -237,6 +239,7 @@ func (t Table) clone() Table {
 	}
 	c.Profile = slices.Clone(c.Profile)
 	c.NotJudged = maps.Clone(c.NotJudged)
+	c.Silences = slices.Clone(c.Silences)
 	return c
 }
 
@@ -396,10 +399,15 @@ func newTable(data []byte, names []string, ops []validate.Operation) (Table, err
 			return Table{}, fmt.Errorf("judging: %s: basis for %s, which is not a schema", judgingFile, name)
 		}
 	}
+	var opIDs []string
 	for _, op := range ops {
 		if err := check(operationsFile+": operation "+op.ID, OperationBasis(op)); err != nil {
 			return Table{}, err
 		}
+		opIDs = append(opIDs, op.ID)
+	}
+	if err := checkSilences(j, keys, names, opIDs); err != nil {
+		return Table{}, err
 	}
 	return j, nil
 }

@@ -56,6 +56,7 @@ type Profile struct {
 	OperationRoles               map[string][]string    `json:"operation_roles"`
 	APIKeyLiteral                string                 `json:"api_key_literal"`
 	WebhookRoutes                map[string]string      `json:"webhook_routes"`
+	AlsoMethods                  map[string][]string    `json:"also_methods"`
 	Extensions                   []string               `json:"extensions"`
 	FilePayloads                 string                 `json:"file_payloads"`
 	AuthorizationMerchantField   string                 `json:"authorization_merchant_field"`

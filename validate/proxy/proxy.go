@@ -229,7 +229,7 @@ func (p *Proxy) requestBasis(op validate.Operation, vi validate.Violation, limit
 	if op.ID == "" { // the route: operations.json, the spec's table of operations
 		return judging.Basis{}, true
 	}
-	if b := judging.OperationBasis(op); !b.Normative() {
+	if b := judging.OperationBasis(op); !b.Normative() && !p.onDeclaredRoute(op, vi.In) {
 		return b, p.checked(b)
 	}
 	switch vi.In {
@@ -238,13 +238,19 @@ func (p *Proxy) requestBasis(op validate.Operation, vi validate.Violation, limit
 	case validate.InHeader: // Accept, Content-Type
 		return refusalBasis(v, judging.RefusalNotAcceptable), true
 	case validate.InQuery:
+		// §4.10 names offset, limit and sort and §2.12 their form, but no
+		// bound beyond the default limit of 20 (§8: the maximum page size is
+		// not shown): a limit past the maximum is list_max_limit, any other
+		// refused value (a limit below 1, an offset below 0, a sort field
+		// the list does not have) the reference's request_rules.
 		if vi.Pointer == "limit" {
 			if n, err := strconv.Atoi(limit); err == nil && n > 0 {
 				admitted := n <= p.profile.ListMaxLimit || p.profile.ListOverMax == judging.ListOverMaxClamp
-				return judging.Basis{Assumed: "list_max_limit"}, !admitted
+				return judging.Basis{Assumed: "list_max_limit", Clauses: []string{"4.10", "8"}}, !admitted
 			}
 		}
-		return refusalBasis(v, judging.RefusalInvalidField), true
+		b := judging.Basis{Assumed: keyRequestRules, Clauses: []string{"4.10", "2.12"}}
+		return b, p.checked(b)
 	case validate.InBody:
 		if vi.Rule == "json" {
 			return refusalBasis(v, judging.RefusalMalformed), true
@@ -284,7 +290,7 @@ func (p *Proxy) judgeResponse(op validate.Operation, status int, header http.Hea
 	schema := ""
 	switch {
 	case status >= 200 && status < 300:
-		if b := judging.OperationBasis(op); !b.Normative() {
+		if b := judging.OperationBasis(op); !b.Normative() && !p.onDeclaredRoute(op, validate.InBody) {
 			if !p.checked(b) {
 				return nil
 			}
@@ -351,6 +357,24 @@ func badLimits(values []string, referenceListMax int) []string {
 		}
 	}
 	return out
+}
+
+// keyRequestRules is the profile key of the rules of requests the spec
+// does not state.
+const keyRequestRules = "request_rules"
+
+// onDeclaredRoute reports whether a request to op, an operation assumed
+// only for its route (webhook_routes: §4.9 does not show the method and
+// path of the webhook create and update), came on the route the target's
+// profile declares: then what §4.9 states of its body (the url rules) and
+// §2.10 of its answer is normative, as on any operation the spec names;
+// only the route was the assumption. Where violations are found (the body,
+// the answer) is in; a path or query is judged by the operation's key.
+func (p *Proxy) onDeclaredRoute(op validate.Operation, in string) bool {
+	if op.Assumed != "webhook_routes" || in != validate.InBody {
+		return false
+	}
+	return p.profile.WebhookRoutes[op.ID] == op.Method+" "+op.Path
 }
 
 // refusalBasis is the basis of a row of the refusals table (normative when

@@ -98,7 +98,7 @@ func TestProxyRoundTrip(t *testing.T) {
 		{"clean exchange", "GET", "/transfers/TR0123456789abcdefghijkl", "", 404, 0, nil},
 		{"response without the envelope", "GET", "/authorizations/AU0123456789abcdefghijkl", "", 404, 2, map[string]int{"normative": 2}},
 		{"bad request and bad response", "POST", "/authorizations", `{"amount":"x"}`, 201, -1, map[string]int{"normative": -1}},
-		{"an assumed route's violations are assumed", "POST", "/webhooks", `{"url":"ftp://x"}`, 201, -1, map[string]int{"normative": 0, "assumed": -1}},
+		{"on the declared webhook route, §4.9's url rule and §2.10's answer are normative", "POST", "/webhooks", `{"url":"ftp://x"}`, 201, -1, map[string]int{"normative": -1}},
 		{"unknown route", "GET", "/nope", "", 201, 1, map[string]int{"normative": 1}},
 		{"list bounds are assumed", "GET", "/webhooks?limit=1000", "", 201, -1, map[string]int{"assumed": 2}},
 	}
@@ -459,6 +459,67 @@ func TestAssumedRuleOfANormativeSchema(t *testing.T) {
 			}
 			if p.SawNormative() != slices.ContainsFunc(tt.want, func(s string) bool { return strings.HasPrefix(s, "normative") }) {
 				t.Errorf("SawNormative = %v with violations %q", p.SawNormative(), got)
+			}
+		})
+	}
+}
+
+// TestListQueryRestsOnNoSentence: §4.10 names offset, limit and sort and §8
+// says the maximum page size is not shown (a silence of judging.json that
+// governs the list parameters), so no refused value of them is a
+// normative violation: a limit past the maximum is list_max_limit, a
+// limit of 0, a negative offset or an unknown sort field request_rules.
+func TestListQueryRestsOnNoSentence(t *testing.T) {
+	j, err := judging.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var params []string
+	for _, s := range j.Silences() {
+		params = append(params, s.Governs.Query...)
+	}
+	if len(params) == 0 {
+		t.Fatal("no silence governs the list parameters")
+	}
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/hal+json")
+		w.WriteHeader(422)
+		_, _ = io.WriteString(w, goodError)
+	}))
+	t.Cleanup(backend.Close)
+	u, _ := url.Parse(backend.URL)
+	for _, q := range []string{"limit=1000", "limit=0", "limit=x", "offset=-1", "offset=x", "sort=colour,asc", "sort=created_at,sideways"} {
+		t.Run(q, func(t *testing.T) {
+			name, _, _ := strings.Cut(q, "=")
+			if !slices.Contains(params, name) {
+				t.Fatalf("%s: no silence governs it", name)
+			}
+			p := proxy.New(proxy.Config{Target: u, Judge: j})
+			front := httptest.NewServer(p)
+			defer front.Close()
+			req, _ := http.NewRequest("GET", front.URL+"/webhooks?"+q, nil)
+			resp, err := front.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			var vs []proxy.Violation
+			if h := resp.Header.Get(proxy.HeaderViolations); h != "" {
+				if err := json.Unmarshal([]byte(h), &vs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			seen := false
+			for _, v := range vs {
+				if v.Where == "request" {
+					seen = true
+					if v.Severity != proxy.Assumed {
+						t.Errorf("%s: %+v is normative; §4.10 and §8 give no bound", q, v)
+					}
+				}
+			}
+			if !seen {
+				t.Errorf("%s: no violation of the request reported: %+v", q, vs)
 			}
 		})
 	}
