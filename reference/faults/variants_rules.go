@@ -16,7 +16,7 @@ func ruleVariants() []Variant {
 		{
 			Name: "no-reference-rules", Tags: "@errors,@payment_instruments",
 			Choice:  "none of the reference's own business rules: one violation reported, a fingerprint per card, an enrollment without a merchant and a tax-exempt sale with a sales tax accepted",
-			Profile: `{"reference_rules": "unchecked"}`,
+			Profile: `{"reference_rules": "unchecked", "request_rules": "unchecked"}`,
 			build:   parts(wrapOnly(withoutReferenceRules)),
 		},
 	}
