@@ -356,6 +356,11 @@ func (s *scenario) reportCheck(c Check) report.Check {
 		rc.ProfileKey, rc.Expected, rc.Observed = c.Key, c.Expected, c.Observed
 	} else {
 		rc.Says = c.Basis.Says
+		for _, inv := range c.Basis.Invariants { // an invariant's statement is its sentence
+			if rc.Says == "" {
+				rc.Says = s.suite.table.Invariants[inv]
+			}
+		}
 	}
 	var f *failure
 	if errors.As(c.Err, &f) {
