@@ -287,43 +287,6 @@ func assertFor(status int) string {
 	return "the request succeeds"
 }
 
-// secretsIn: no card number, security code or password in any answer, and
-// no signing secret in a list (§2.10 shows it on a single webhook only).
-func (r *runner) secretsIn(st Step, tex Exchange, secrets []string) *Finding {
-	for _, s := range secrets {
-		if len(s) >= 6 && strings.Contains(tex.Response, s) {
-			return r.finding(checkSecrets, st, basisSecrets, fmt.Sprintf("the answer to %s %s holds a secret the run sent", st.Method, tex.Path),
-				"no secret", "a secret of "+strconv.Itoa(len(s))+" characters", "the response never contains the card number")
-		}
-	}
-	var hit string
-	walkValues(tex.doc, "", func(p string, v any) {
-		s, ok := v.(string)
-		if !ok || hit != "" {
-			return
-		}
-		if strings.HasSuffix(p, "security_code") && s != "" || (strings.HasSuffix(p, "number") && len(s) >= 12 && allDigits(s)) {
-			hit = p
-			return
-		}
-		for _, sec := range secrets {
-			if len(sec) >= 3 && len(sec) <= 4 && s == sec && strings.Contains(p, "code") {
-				hit = p
-			}
-		}
-		if strings.Contains(p, "._embedded.") || strings.HasPrefix(p, "_embedded.") {
-			if strings.HasSuffix(p, "secret_signing_key") && s != "" && !strings.HasPrefix(s, "<") {
-				hit = p
-			}
-		}
-	})
-	if hit != "" {
-		return r.finding(checkSecrets, st, basisSecrets, fmt.Sprintf("the answer to %s %s shows a secret at %s", st.Method, tex.Path, hit),
-			hit+" absent", "present", fmt.Sprintf(`the response field %q is absent`, hit))
-	}
-	return nil
-}
-
 // validateAnswer validates an answer against a schema's normative facts,
 // from the document send decoded once; an answer that is not JSON is
 // validated from its text, which reports it malformed.

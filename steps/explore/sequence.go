@@ -324,6 +324,7 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 		return nil, nil, false, err
 	}
 	routed := r.routed(st)
+	r.sent.note(st.Op, st.Body)
 	tex, err := target.send(ctx, routed, routed.Path)
 	r.requests.Add(1)
 	if err != nil {
