@@ -1,16 +1,16 @@
 package explore
 
 import (
-	"github.com/conform-kit/conform/validate"
-	"maps"
-
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/conform-kit/conform/steps/report"
+	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
 )
 
@@ -69,6 +69,7 @@ func is4xx(s int) bool { return s >= 400 && s < 500 }
 
 // judge judges the target's answer tex to st, the model having answered mex.
 func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets []string) (*Finding, bool) {
+	st.routeAnswered = routeAnswered(tex.Status)
 	if tex.Status >= 500 && mex.Status < 500 {
 		return r.finding(checkServerError, st, basisServerError,
 			fmt.Sprintf("%s %s answered %d; a conformant server answers %d", st.Method, tex.Path, tex.Status, mex.Status),
@@ -96,7 +97,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 			return nil, false // the kit and its model disagree on this value: judge nothing more
 		}
 		b := assumed("reference_rules")
-		if op.Assumed == "" && slices.ContainsFunc(st.AtLimit, func(f string) bool { return refusalNames(tex.doc, f) }) {
+		if opBasis(op, st).Normative() && slices.ContainsFunc(st.AtLimit, func(f string) bool { return refusalNames(tex.doc, f) }) {
 			// Refused for the value at its stated limit: the error names it.
 			b = basisOf(append([]string{"8"}, op.Clauses...)...)
 		}
@@ -120,7 +121,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 			}
 		}
 		b = r.basisFor(checkAllowed, st, b)
-		if r.declaredOtherwise(b.Assumed) || (op.Assumed != "" && r.declaredOtherwise(op.Assumed)) {
+		if r.declaredOtherwise(b.Assumed) || (!opBasis(op, st).Normative() && r.declaredOtherwise(op.Assumed)) {
 			return nil, false
 		}
 		if unknown {
@@ -205,7 +206,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	for _, e := range expect {
 		got, ok := lookup(doc, e.Path)
 		if !matches(e.Value, got, ok) {
-			b := r.fieldBasis(e.Basis, op, e.Path)
+			b := r.fieldBasis(e.Basis, op, st, e.Path)
 			if r.declaredOtherwise(b.Assumed) {
 				continue
 			}
@@ -231,6 +232,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	}
 	if st.Of != "" && st.Method != "GET" && st.Save == "" {
 		target.expect[st.Of] = mergeExpect(target.expect[st.Of], st.Expect)
+		target.expect[st.Of] = mergeExpect(target.expect[st.Of], answered(st, doc))
 	}
 	if st.Save != "" {
 		target.expect[st.Save] = mergeExpect(target.expect[st.Save], st.Expect)
@@ -249,6 +251,26 @@ func expectationsOf(st Step, op validate.Operation, target *side) []expectField 
 		return mergeExpect(target.expect[role], st.Expect)
 	}
 	return st.Expect
+}
+
+// answered are the expectations st.Answered takes from the target's
+// accepted answer doc: each field as the answer showed it.
+func answered(st Step, doc map[string]any) []expectField {
+	var out []expectField
+	for _, e := range st.Answered {
+		v, ok := lookup(doc, e.Path)
+		if n, isNum := v.(json.Number); isNum {
+			v, ok = intOfNumber(n)
+		}
+		switch v.(type) {
+		case string, bool, int64, nil:
+			if ok {
+				e.Value = v
+				out = append(out, e)
+			}
+		}
+	}
+	return out
 }
 
 // mergeExpect overrides expectations by path.
