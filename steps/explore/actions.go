@@ -364,7 +364,9 @@ func purchaseRules(st *Step, data map[string]any, plain bool) {
 		return
 	}
 	if plain {
-		refuse(st, "Level 2/3 data for a merchant not enabled is refused", basisOf("2.13", "7"))
+		// §1: "a merchant must first be enabled for it"; §7: "A merchant
+		// must be enabled for Level 2/Level 3 before such data is used".
+		refuse(st, "Level 2/3 data for a merchant not enabled is refused", basisOf("1", "7"))
 	}
 	if validate.CheckTaxExempt(data) != nil {
 		// The spec advises it (§2.13); refusing otherwise is the reference's rule (level3.feature: @profile-reference_rules).

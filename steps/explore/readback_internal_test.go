@@ -74,3 +74,35 @@ func TestAnsweredFieldsReadLater(t *testing.T) {
 	assert.Equal(t, "new name", got[0].Value)
 	assert.True(t, got[0].Basis.Normative())
 }
+
+// TestLevel3RefusalCitesItsSentences: Level 2/3 data for a merchant not
+// enabled is refused on §1 and §7, which state it (§2.13 describes the
+// data, not the rule).
+func TestLevel3RefusalCitesItsSentences(t *testing.T) {
+	con := testContract(t)
+	j, err := judging.Default()
+	require.NoError(t, err)
+	const rule = "Level 2/3 data for a merchant not enabled is refused"
+	for _, tc := range []struct {
+		name string
+		make func(g *generator) Step
+	}{
+		{"an authorization", (*generator).authorize},
+		{"a sale", (*generator).sale},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			found := false
+			for seed := uint64(1); seed < 2000 && !found; seed++ {
+				g := &generator{c: newChoices(seed), con: con, profile: j.DefaultProfile(), seq: "t", roles: map[string][]string{"card": {"card"}},
+					amounts: map[string]*amountState{}, deleted: map[string]bool{}, enrolled: map[string]bool{}, auths: map[string]*authState{}, offers: func(string) bool { return true }}
+				st := tc.make(g)
+				if st.Rule != rule {
+					continue
+				}
+				found = true
+				assert.Equal(t, judging.Basis{Clauses: []string{"1", "7"}}, st.Basis)
+			}
+			require.True(t, found, "no draw sends Level 2/3 data for the merchant not enabled")
+		})
+	}
+}
