@@ -21,6 +21,17 @@ const defaultPageSize = 20
 // size, page.count steady, each item once, newest first, and what the run
 // made of the kind present (or, for another application, absent).
 func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []string) (*Finding, []Exchange, error) {
+	f, exs, err := r.walkPages(ctx, st, target, secrets)
+	if f != nil && (f.Check == checkListWalk || f.Check == checkListComplete) && !r.phases.settled(listKind(st.Path)) {
+		// A write of this kind went unanswered a moment ago: the target
+		// may have carried it out during the walk.
+		return nil, exs, err
+	}
+	return f, exs, err
+}
+
+// walkPages walks and judges the pages of st's list (walk).
+func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets []string) (*Finding, []Exchange, error) {
 	w := st.Walk
 	var exs []Exchange
 	seen := map[string]bool{}
