@@ -63,8 +63,8 @@ func ExploreCatalog() []Fault {
 				s, _ := objectAt(in, "address")["city"].(string)
 				return len(s) > 20 && utf8.RuneCountInString(s) <= 20
 			}, "/address/city", "payment_instruments.create")},
-		{Name: "webhook-url-120-refused", Capability: "webhooks", Expect: warn, Tags: "@webhooks",
-			Breaks: "§8 webhook url max 120 characters (refused at 120; a WARN, the webhook routes being assumed)",
+		{Name: "webhook-url-120-refused", Capability: "webhooks", Expect: fail, Tags: "@webhooks",
+			Breaks: "§8 webhook url max 120 characters (refused at 120 by the declared route, which answered: §4.9 states the rule, only the route is assumed)",
 			wrap: refuseWhen(func(in map[string]any) bool {
 				s, _ := in["url"].(string)
 				return len(s) == 120

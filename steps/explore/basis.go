@@ -3,6 +3,7 @@ package explore
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,14 +25,39 @@ import (
 // reference's value, not the spec's.
 const keyFieldNotShown = "resource_values"
 
-// opRuleBasis is the basis of a rule about a request to op: b when
-// assumed; else the operation's when the operation itself is assumed, the
-// request schema's when the spec does not show its payload; else b.
-func (r *runner) opRuleBasis(b judging.Basis, op validate.Operation) judging.Basis {
+// keyRoutes is the profile key of the webhook create and update routes:
+// §4.9 shows their bodies and §2.10 their answers, but not their method
+// and path ("The method and path of this operation: not shown").
+const keyRoutes = "webhook_routes"
+
+// opBasis is the basis of op itself as st reached it: the operation's,
+// normative where its only assumption is its route (keyRoutes) and the
+// target answered that route (anything but 404 or 405 on the declared
+// route): once the route exists, the body's rules (§4.9, §8) and the
+// answer's shape (§2.10) are the spec's.
+func opBasis(op validate.Operation, st Step) judging.Basis {
+	ob := judging.OperationBasis(op)
+	if ob.Assumed == keyRoutes && st.routeAnswered {
+		ob.Assumed = ""
+	}
+	return ob
+}
+
+// routeAnswered reports whether a target's status shows the route was
+// there: not an unknown route's 404 or a known path's 405.
+func routeAnswered(status int) bool {
+	return status != 0 && status != http.StatusNotFound && status != http.StatusMethodNotAllowed
+}
+
+// opRuleBasis is the basis of a rule about a request st to op: b when
+// assumed; else the operation's when the operation itself is assumed
+// (opBasis), the request schema's when the spec does not show its
+// payload; else b.
+func (r *runner) opRuleBasis(b judging.Basis, op validate.Operation, st Step) judging.Basis {
 	if !b.Normative() {
 		return b
 	}
-	if ob := judging.OperationBasis(op); !ob.Normative() {
+	if ob := opBasis(op, st); !ob.Normative() {
 		return judging.Basis{Assumed: ob.Assumed, Clauses: union(ob.Clauses, b.Clauses)}
 	}
 	if op.HasJSONBody() && op.Request != "" {
@@ -68,24 +94,24 @@ func (c *contract) bodyBasis(op string, err error) judging.Basis {
 	return judging.Basis{Assumed: first.Assumed, Clauses: union(b.Clauses, first.Clauses)}
 }
 
-// opAnswerBasis is the basis of a check on op's answer (a list walked, a
-// read): b unless the operation itself is assumed.
-func (r *runner) opAnswerBasis(b judging.Basis, op validate.Operation) judging.Basis {
+// opAnswerBasis is the basis of a check on op's answer to st (a list
+// walked, a read): b unless the operation itself is assumed (opBasis).
+func (r *runner) opAnswerBasis(b judging.Basis, op validate.Operation, st Step) judging.Basis {
 	if !b.Normative() {
 		return b
 	}
-	if ob := judging.OperationBasis(op); !ob.Normative() {
+	if ob := opBasis(op, st); !ob.Normative() {
 		return judging.Basis{Assumed: ob.Assumed, Clauses: union(ob.Clauses, b.Clauses)}
 	}
 	return b
 }
 
-// fieldBasis is the basis of a field read back from op's answer: b when
-// assumed; else the operation's or the response schema's when assumed;
-// else keyFieldNotShown when the response's normative schema does not show
-// the field.
-func (r *runner) fieldBasis(b judging.Basis, op validate.Operation, field string) judging.Basis {
-	if b = r.opAnswerBasis(b, op); !b.Normative() || op.Response == "" {
+// fieldBasis is the basis of a field read back from op's answer to st: b
+// when assumed; else the operation's or the response schema's when
+// assumed; else keyFieldNotShown when the response's normative schema
+// does not show the field.
+func (r *runner) fieldBasis(b judging.Basis, op validate.Operation, st Step, field string) judging.Basis {
+	if b = r.opAnswerBasis(b, op, st); !b.Normative() || op.Response == "" {
 		return b
 	}
 	if sb, ok := r.j.SchemaBasis(op.Response); ok && !sb.Normative() {
@@ -106,9 +132,9 @@ func (r *runner) basisFor(check string, st Step, b judging.Basis) judging.Basis 
 	}
 	switch check {
 	case checkForbidden, checkAllowed:
-		return r.opRuleBasis(b, op)
+		return r.opRuleBasis(b, op, st)
 	case checkShape, checkListWalk, checkListComplete, checkSuccessStatus:
-		return r.opAnswerBasis(b, op)
+		return r.opAnswerBasis(b, op, st)
 	}
 	return b
 }

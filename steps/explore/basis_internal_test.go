@@ -60,11 +60,11 @@ func TestKnownFalseFailsAreAssumed(t *testing.T) {
 
 	get, ok := r.v.Operation("webhooks.get")
 	require.True(t, ok)
-	assert.Equal(t, keyFieldNotShown, r.fieldBasis(basisOf("2.10"), get, "tags.explore").Assumed, "webhook tags")
-	assert.True(t, r.fieldBasis(basisOf("2.10"), get, "url").Normative(), "a webhook's url is shown by §2.10")
+	assert.Equal(t, keyFieldNotShown, r.fieldBasis(basisOf("2.10"), get, Step{}, "tags.explore").Assumed, "webhook tags")
+	assert.True(t, r.fieldBasis(basisOf("2.10"), get, Step{}, "url").Normative(), "a webhook's url is shown by §2.10")
 	card, _ := r.v.Operation("payment_instruments.get")
-	assert.True(t, r.fieldBasis(basisOf("2.3"), card, "tags.explore").Normative(), "a card's tags are shown by §2.3")
-	assert.True(t, r.fieldBasis(basisOf("2.3"), card, "address.line1").Normative())
+	assert.True(t, r.fieldBasis(basisOf("2.3"), card, Step{}, "tags.explore").Normative(), "a card's tags are shown by §2.3")
+	assert.True(t, r.fieldBasis(basisOf("2.3"), card, Step{}, "address.line1").Normative())
 }
 
 // TestEveryBasisFromTheData walks every check explore makes in a run
@@ -90,7 +90,12 @@ func TestEveryBasisFromTheData(t *testing.T) {
 		defer mu.Unlock()
 		op, ok := r.v.Operation(st.Op)
 		require.True(t, ok, st.Op)
-		opNormative := judging.OperationBasis(op).Normative()
+		// An operation assumed only for its route (§4.9: the webhook
+		// create and update) is the spec's once the target answered the
+		// route: anything but 404 or 405.
+		st.routeAnswered = routeAnswered(tex.Status)
+		opNormative := judging.OperationBasis(op).Normative() ||
+			(op.Assumed == "webhook_routes" && tex.Status != http.StatusNotFound && tex.Status != http.StatusMethodNotAllowed)
 		reqNormative := opNormative
 		if op.HasJSONBody() && op.Request != "" {
 			sb, _ := j.SchemaBasis(op.Request)
@@ -155,7 +160,7 @@ func TestEveryBasisFromTheData(t *testing.T) {
 			seen[key] = true
 			checked++
 			want := opNormative && sb.Normative() && constrains(t, j, op.Response, doc, e.Path)
-			got := r.fieldBasis(e.Basis, op, e.Path)
+			got := r.fieldBasis(e.Basis, op, st, e.Path)
 			assert.Equal(t, want, got.Normative(), "%s of the %s (%s): %s", e.Path, role, op.Response, got.Cites())
 		}
 	}
@@ -259,4 +264,44 @@ func TestBodyBasisFromTheData(t *testing.T) {
 			assert.Equal(t, tt.want, r.contract.bodyBasis(tt.op, err))
 		})
 	}
+}
+
+// TestWebhookRouteAnsweredIsNormative: the webhook create and update are
+// assumed only for their method and path (§4.9); once the target answered
+// the declared route (not 404 or 405), a url rule (§4.9, §8), the answer's
+// shape and the fields read back (§2.10) are the spec's; before, they rest
+// on webhook_routes.
+func TestWebhookRouteAnsweredIsNormative(t *testing.T) {
+	r, err := newRunner(Options{Target: steps.Config{Target: "http://127.0.0.1:1"}, Model: referenceModel})
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		op     string
+		status int
+		check  string
+		basis  judging.Basis
+		want   string // "" for normative, else the assumed key
+	}{
+		{"a url over 120 accepted", "webhooks.create", 201, checkForbidden, basisOf("8", "4.9"), ""},
+		{"a url at 120 refused with 422", "webhooks.create", 422, checkAllowed, basisOf("8", "4.9"), ""},
+		{"a url at 120 refused as an unknown route", "webhooks.create", 404, checkAllowed, basisOf("8", "4.9"), keyRoutes},
+		{"a url at 120 refused as a wrong method", "webhooks.update", 405, checkAllowed, basisOf("8", "4.9"), keyRoutes},
+		{"the update's answer shape", "webhooks.update", 200, checkShape, basisOf("2.10"), ""},
+		{"the create's answer shape, route unknown", "webhooks.create", 404, checkShape, basisOf("2.10"), keyRoutes},
+		{"an assumed rule stays assumed", "webhooks.create", 201, checkForbidden, assumed("reference_rules", "4.9"), "reference_rules"},
+		{"an extension stays assumed", "subscription_schedules.create", 201, checkForbidden, basisOf("8"), "extensions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := Step{Op: tt.op, routeAnswered: routeAnswered(tt.status)}
+			got := r.basisFor(tt.check, st, tt.basis)
+			assert.Equal(t, tt.want, got.Assumed, "%s: %s", tt.name, got.Cites())
+			assert.Equal(t, tt.want == "", got.Normative(), "%s: %s", tt.name, got.Cites())
+		})
+	}
+	op, ok := r.v.Operation("webhooks.create")
+	require.True(t, ok)
+	assert.True(t, r.fieldBasis(basisOf("2.10"), op, Step{Op: op.ID, routeAnswered: true}, "url").Normative(), "a webhook's url read back once the route answered")
+	assert.Equal(t, keyRoutes, r.fieldBasis(basisOf("2.10"), op, Step{Op: op.ID}, "url").Assumed, "before the route answered")
+	assert.Equal(t, keyFieldNotShown, r.fieldBasis(basisOf("2.10"), op, Step{Op: op.ID, routeAnswered: true}, "tags.x").Assumed, "§2.10 shows no tags")
 }

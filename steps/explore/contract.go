@@ -234,30 +234,44 @@ func (c *contract) leaf(op, path string) *shape {
 }
 
 // atLimit names the leaves doc sends at their maxLength (the largest
-// value allowed): a refusal naming one of them breaks §8.
+// value allowed) where the spec states that bound: a refusal naming one of
+// them breaks §8. A bound judging.json lists among the schema's assumed
+// rules is the reference's, not a stated limit.
 func (c *contract) atLimit(op string, doc map[string]any) []string {
 	var out []string
-	var walk func(s *shape, v any)
-	walk = func(s *shape, v any) {
+	schema := c.ops[op]
+	var walk func(s *shape, v any, ptr string)
+	walk = func(s *shape, v any, ptr string) {
 		if s == nil {
 			return
 		}
-		if str, ok := v.(string); ok && s.MaxLength >= 0 && utf8.RuneCountInString(str) == s.MaxLength && s.Name != "" && s.Name != "*" {
+		if str, ok := v.(string); ok && s.MaxLength >= 0 && utf8.RuneCountInString(str) == s.MaxLength && s.Name != "" && s.Name != "*" && c.statedBound(schema, ptr, "maxLength") {
 			out = append(out, s.Name)
 		}
 		switch x := v.(type) {
 		case map[string]any:
 			for _, p := range s.Props {
-				walk(p, x[p.Name])
+				walk(p, x[p.Name], ptr+"/"+p.Name)
 			}
 		case []any:
-			for _, e := range x {
-				walk(s.Items, e)
+			for i, e := range x {
+				walk(s.Items, e, ptr+"/"+strconv.Itoa(i))
 			}
 		}
 	}
-	walk(c.schemas[c.ops[op]], doc)
+	walk(c.schemas[schema], doc, "")
 	return out
+}
+
+// statedBound reports whether the spec states the bound rule of schema at
+// ptr: a violation of it is normative (judging.RequestBodyBasis), not one
+// of the schema's assumed rules.
+func (c *contract) statedBound(schema, ptr, rule string) bool {
+	if c.j == nil {
+		return true
+	}
+	b, ok := c.j.RequestBodyBasis(schema, validate.Violation{Pointer: ptr, Rule: rule, In: validate.InBody})
+	return ok && b.Normative()
 }
 
 // schemaReader inlines $ref across the schema files.

@@ -3,6 +3,7 @@ package explore
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -241,4 +242,28 @@ func TestCoverageNotOffered(t *testing.T) {
 	n := report.CountExploredOps(ops)
 	assert.ElementsMatch(t, []string{"subscription_schedules.create", "balance_transfers.create"}, n.NotOffered)
 	assert.Equal(t, len(ops)-2, n.Offered)
+}
+
+// TestStatedBoundFromTheData: a bound is a stated limit only where
+// judging.json does not list it among its schema's assumed rules: a card
+// line1's 35 characters (§8) is, a sale amount's largest value (the
+// reference's 2^63−1) is not; a field sent at a stated maxLength is named
+// at the limit.
+func TestStatedBoundFromTheData(t *testing.T) {
+	con := testContract(t)
+	for _, tc := range []struct {
+		schema, ptr, rule string
+		want              bool
+	}{
+		{"payment_instrument_create", "/address/line1", "maxLength", true},
+		{"transfer_create", "/additional_purchase_data/item_data/0/commodity_code", "maxLength", true},
+		{"transfer_create", "/amount", "maximum", false},
+		{"authorization_capture", "/fee", "maximum", false},
+	} {
+		t.Run(tc.schema+tc.ptr, func(t *testing.T) {
+			assert.Equal(t, tc.want, con.statedBound(tc.schema, tc.ptr, tc.rule))
+		})
+	}
+	doc := map[string]any{"address": map[string]any{"line1": strings.Repeat("a", 35), "city": "x"}}
+	assert.Equal(t, []string{"line1"}, con.atLimit("payment_instruments.create", doc))
 }

@@ -257,6 +257,9 @@ type runner struct {
 	merch       sync.RWMutex
 	merchWrites map[string]int
 	shapes      shapes // which fields the normative schemas show
+	// sent are the digit strings the run sent outside its secret fields:
+	// a short secret equal to one of them in an answer is not a leak.
+	sent sentValues
 	// judged, when set (a test), sees every step judged with both answers.
 	judged func(st Step, expect []expectField, target, model Exchange)
 }

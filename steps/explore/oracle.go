@@ -1,16 +1,16 @@
 package explore
 
 import (
-	"github.com/conform-kit/conform/validate"
-	"maps"
-
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/conform-kit/conform/steps/report"
+	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
 )
 
@@ -69,6 +69,7 @@ func is4xx(s int) bool { return s >= 400 && s < 500 }
 
 // judge judges the target's answer tex to st, the model having answered mex.
 func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets []string) (*Finding, bool) {
+	st.routeAnswered = routeAnswered(tex.Status)
 	if tex.Status >= 500 && mex.Status < 500 {
 		return r.finding(checkServerError, st, basisServerError,
 			fmt.Sprintf("%s %s answered %d; a conformant server answers %d", st.Method, tex.Path, tex.Status, mex.Status),
@@ -91,12 +92,14 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		return nil, false
 	case st.Shared && is2xx(mex.Status) != is2xx(tex.Status):
 		return nil, false // another sequence may have changed the shared fixture first
+	case merchantBound(st) && st.Op != "merchants.update" && is2xx(mex.Status) != is2xx(tex.Status) && !r.phases.settled("merchants"):
+		return nil, false // a merchant update the target never answered may have landed since the model was set
 	case is2xx(mex.Status) && is4xx(tex.Status):
 		if st.Refuse {
 			return nil, false // the kit and its model disagree on this value: judge nothing more
 		}
 		b := assumed("reference_rules")
-		if op.Assumed == "" && slices.ContainsFunc(st.AtLimit, func(f string) bool { return refusalNames(tex.doc, f) }) {
+		if opBasis(op, st).Normative() && slices.ContainsFunc(st.AtLimit, func(f string) bool { return refusalNames(tex.doc, f) }) {
 			// Refused for the value at its stated limit: the error names it.
 			b = basisOf(append([]string{"8"}, op.Clauses...)...)
 		}
@@ -120,7 +123,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 			}
 		}
 		b = r.basisFor(checkAllowed, st, b)
-		if r.declaredOtherwise(b.Assumed) || (op.Assumed != "" && r.declaredOtherwise(op.Assumed)) {
+		if r.declaredOtherwise(b.Assumed) || (!opBasis(op, st).Normative() && r.declaredOtherwise(op.Assumed)) {
 			return nil, false
 		}
 		if unknown {
@@ -205,7 +208,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	for _, e := range expect {
 		got, ok := lookup(doc, e.Path)
 		if !matches(e.Value, got, ok) {
-			b := r.fieldBasis(e.Basis, op, e.Path)
+			b := r.fieldBasis(e.Basis, op, st, e.Path)
 			if r.declaredOtherwise(b.Assumed) {
 				continue
 			}
@@ -231,6 +234,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	}
 	if st.Of != "" && st.Method != "GET" && st.Save == "" {
 		target.expect[st.Of] = mergeExpect(target.expect[st.Of], st.Expect)
+		target.expect[st.Of] = mergeExpect(target.expect[st.Of], answered(st, doc))
 	}
 	if st.Save != "" {
 		target.expect[st.Save] = mergeExpect(target.expect[st.Save], st.Expect)
@@ -249,6 +253,26 @@ func expectationsOf(st Step, op validate.Operation, target *side) []expectField 
 		return mergeExpect(target.expect[role], st.Expect)
 	}
 	return st.Expect
+}
+
+// answered are the expectations st.Answered takes from the target's
+// accepted answer doc: each field as the answer showed it.
+func answered(st Step, doc map[string]any) []expectField {
+	var out []expectField
+	for _, e := range st.Answered {
+		v, ok := lookup(doc, e.Path)
+		if n, isNum := v.(json.Number); isNum {
+			v, ok = intOfNumber(n)
+		}
+		switch v.(type) {
+		case string, bool, int64, nil:
+			if ok {
+				e.Value = v
+				out = append(out, e)
+			}
+		}
+	}
+	return out
 }
 
 // mergeExpect overrides expectations by path.
@@ -285,43 +309,6 @@ func assertFor(status int) string {
 		return "the request is refused"
 	}
 	return "the request succeeds"
-}
-
-// secretsIn: no card number, security code or password in any answer, and
-// no signing secret in a list (§2.10 shows it on a single webhook only).
-func (r *runner) secretsIn(st Step, tex Exchange, secrets []string) *Finding {
-	for _, s := range secrets {
-		if len(s) >= 6 && strings.Contains(tex.Response, s) {
-			return r.finding(checkSecrets, st, basisSecrets, fmt.Sprintf("the answer to %s %s holds a secret the run sent", st.Method, tex.Path),
-				"no secret", "a secret of "+strconv.Itoa(len(s))+" characters", "the response never contains the card number")
-		}
-	}
-	var hit string
-	walkValues(tex.doc, "", func(p string, v any) {
-		s, ok := v.(string)
-		if !ok || hit != "" {
-			return
-		}
-		if strings.HasSuffix(p, "security_code") && s != "" || (strings.HasSuffix(p, "number") && len(s) >= 12 && allDigits(s)) {
-			hit = p
-			return
-		}
-		for _, sec := range secrets {
-			if len(sec) >= 3 && len(sec) <= 4 && s == sec && strings.Contains(p, "code") {
-				hit = p
-			}
-		}
-		if strings.Contains(p, "._embedded.") || strings.HasPrefix(p, "_embedded.") {
-			if strings.HasSuffix(p, "secret_signing_key") && s != "" && !strings.HasPrefix(s, "<") {
-				hit = p
-			}
-		}
-	})
-	if hit != "" {
-		return r.finding(checkSecrets, st, basisSecrets, fmt.Sprintf("the answer to %s %s shows a secret at %s", st.Method, tex.Path, hit),
-			hit+" absent", "present", fmt.Sprintf(`the response field %q is absent`, hit))
-	}
-	return nil
 }
 
 // validateAnswer validates an answer against a schema's normative facts,

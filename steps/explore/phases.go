@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Phases of the target's shared state: concurrent sequences' writes, and
@@ -61,9 +62,51 @@ func (p *phases) leave(k int) {
 
 // kindPhases are the phases of each kind of list: a walk of the
 // transfers need not wait for a webhook's create.
+//
+// A write the target never answered (the client gave up: a timeout, a
+// reset) leaves its phase while the target may still be carrying it out,
+// so a list of its kind may change under a later walk or around a later
+// refused create. Such a kind is unsettled for a while (unsettledFor), and
+// the checks comparing two reads of it judge nothing meanwhile: what they
+// would see is what another worker did, not what the target breaks.
 type kindPhases struct {
-	mu    sync.Mutex
-	kinds map[string]*phases
+	mu         sync.Mutex
+	kinds      map[string]*phases
+	unanswered map[string]time.Time // kind → when a write of it last went unanswered
+	now        func() time.Time     // the clock (nil: time.Now)
+}
+
+// unsettledFor is how long after an unanswered write its kind's lists may
+// still change from it: twice the default client timeout.
+const unsettledFor = 20 * time.Second
+
+func (k *kindPhases) clock() time.Time {
+	if k.now != nil {
+		return k.now()
+	}
+	return time.Now()
+}
+
+// noteUnanswered records that a write of the kinds got no answer.
+func (k *kindPhases) noteUnanswered(kinds ...string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.unanswered == nil {
+		k.unanswered = map[string]time.Time{}
+	}
+	at := k.clock()
+	for _, kind := range kinds {
+		k.unanswered[kind] = at
+	}
+}
+
+// settled reports whether no write of kind went unanswered within
+// unsettledFor: the kind's lists change only under its writes' phase.
+func (k *kindPhases) settled(kind string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	at, ok := k.unanswered[kind]
+	return !ok || k.clock().Sub(at) >= unsettledFor
 }
 
 // of is the phases of a kind.

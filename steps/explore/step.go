@@ -41,6 +41,9 @@ type Step struct {
 	AtLimit []string
 	// Expect are fields the response must show (read-back and computed).
 	Expect []expectField
+	// Answered are fields whose value in an accepted answer later reads
+	// of the role must show (Value unused: the answer's is taken).
+	Answered []expectField
 	// Walk makes the step the first page of a list walk.
 	Walk *walk
 	// Secret values the request carried: never in any answer.
@@ -53,6 +56,11 @@ type Step struct {
 	// SameState reads back a resource a refused request named: its state
 	// must be what it was.
 	SameState bool
+	// routeAnswered is set by the oracle on the step it judges when the
+	// target answered the step's declared route (not 404 or 405): an
+	// operation assumed only for its route (keyRoutes) is then judged
+	// by the sentences on its body and answer.
+	routeAnswered bool
 }
 
 // expectField is a field a response must show, with the basis of the rule.

@@ -1,0 +1,188 @@
+package explore_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/report"
+)
+
+// TestOwnWorkersNeverFail: a conformant server explored on the operations
+// of one collection by several workers at once gives no finding: the
+// checks that compare two reads (a refused request changes nothing, a list
+// walked to page.count) are not broken by the run's own other workers.
+func TestOwnWorkersNeverFail(t *testing.T) {
+	for _, tc := range []struct {
+		name, ops string
+		workers   int
+	}{
+		{"files", "files.*", 8},
+		{"webhooks", "webhooks.*", 8},
+		{"files and webhooks", "files.*,webhooks.*", 16},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := serveFaults(t)
+			budget := 3000
+			if raceDetector {
+				budget = 600
+			}
+			res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 1, Budget: budget,
+				Strict: true, Ops: tc.ops, Workers: tc.workers, ShrinkRuns: 20})
+			require.NoError(t, err)
+			for _, f := range res.Findings {
+				assert.Fail(t, "finding on the reference", "%s %s [%s] x%d %s", f.Outcome, f.Check, f.Clause(), f.Occurrences, f.Message)
+			}
+		})
+	}
+}
+
+// TestRenameNotStoredFailsOnTheLaterRead: an enrollment update whose answer
+// shows the new nickname while a later fetch shows the old one FAILs on
+// the fetch (§4.5: both answer the enrollment), although the nickname sent
+// reading back in the update's answer is only assumed (§4.5 does not show
+// which fields may be updated).
+func TestRenameNotStoredFailsOnTheLaterRead(t *testing.T) {
+	cfg := serveFaults(t, "enrollment-rename-not-stored")
+	res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 7, Budget: 6000, ShrinkRuns: 60, FirstFinding: true})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Findings, "the fault is found")
+	f := res.Findings[0]
+	assert.Equal(t, report.Fail, f.Outcome, "%s [%s] %s", f.Check, f.Clause(), f.Message)
+	assert.Equal(t, "subscription_enrollments.get", f.Op, "found on the later read: %s", f.Message)
+	assert.Equal(t, []string{"2.6", "4.5"}, f.Basis.Clauses)
+	assert.Contains(t, f.Message, "nickname")
+}
+
+// shortPages wraps h: a list page asked for more than max items holds at
+// most max, while page.limit still says what was asked (the largest page
+// of a list is not shown, §8).
+func shortPages(h http.Handler, max int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+		if r.Method != http.MethodGet || limit <= max {
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		var doc map[string]any
+		if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &doc) != nil {
+			maps.Copy(w.Header(), rec.Header())
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
+			return
+		}
+		if emb, ok := doc["_embedded"].(map[string]any); ok {
+			for k, v := range emb {
+				if items, ok := v.([]any); ok && len(items) > max {
+					emb[k] = items[:max]
+				}
+			}
+		}
+		out, err := json.Marshal(doc)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		maps.Copy(w.Header(), rec.Header())
+		w.Header().Del("Content-Length")
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(out)
+	})
+}
+
+// TestShortPageOverTheDefaultIsAssumed: a page asked for more than the
+// default 20 items holding fewer than page.count allows is judged under
+// list_max_limit (the largest page is not shown), never a FAIL; pages of
+// 20 or fewer are still §2.12's.
+func TestShortPageOverTheDefaultIsAssumed(t *testing.T) {
+	ref, err := reference.New(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001, Seed: 1})
+	require.NoError(t, err)
+	srv := httptest.NewServer(shortPages(ref, 30))
+	t.Cleanup(func() { srv.Close(); _ = ref.Close() })
+	budget := 3000
+	if raceDetector {
+		budget = 1000
+	}
+	res, err := explore.Run(context.Background(), explore.Options{Target: configOf(srv.URL, ref.Seeded()), Model: model, Seed: 2, Budget: budget,
+		Ops: "files.*", Workers: 4, ShrinkRuns: 10})
+	require.NoError(t, err)
+	var short int
+	for _, f := range res.Findings {
+		assert.NotEqual(t, report.Fail, f.Outcome, "%s [%s] %s", f.Check, f.Clause(), f.Message)
+		if f.Basis.Assumed == "list_max_limit" {
+			short++
+		}
+	}
+	assert.Positive(t, short, "a short page over the default was walked (findings: %d)", len(res.Findings))
+}
+
+// lateWrites wraps h: every nth create of a file is carried out only after
+// the client gave up waiting for it (at most max times), as a slow target
+// finishing a write after the client's timeout does.
+func lateWrites(h http.Handler, n, max int) http.Handler {
+	var mu sync.Mutex
+	creates, late := 0, 0
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/files" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		mu.Lock()
+		creates++
+		delay := creates%n == 0 && late < max
+		if delay {
+			late++
+		}
+		mu.Unlock()
+		if !delay {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		<-r.Context().Done() // the client gave up
+		again := r.Clone(context.Background())
+		again.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(httptest.NewRecorder(), again)
+	})
+}
+
+// TestLateWriteOfAnotherWorkerIsNoFinding: a file create the target
+// carries out after the client gave up on it lands while other workers
+// walk the files or count them around a refused create: their checks do
+// not blame the target for it.
+func TestLateWriteOfAnotherWorkerIsNoFinding(t *testing.T) {
+	ref, err := reference.New(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001, Seed: 1})
+	require.NoError(t, err)
+	srv := httptest.NewServer(lateWrites(ref, 25, 5))
+	t.Cleanup(func() { srv.Close(); _ = ref.Close() })
+	budget := 3000
+	if raceDetector {
+		budget = 800
+	}
+	client := &http.Client{Timeout: 300 * time.Millisecond}
+	res, err := explore.Run(context.Background(), explore.Options{Target: configOf(srv.URL, ref.Seeded()), Model: model, Client: client, Seed: 1, Budget: budget,
+		Strict: true, Ops: "files.*", Workers: 8, ShrinkRuns: 10})
+	require.NoError(t, err)
+	assert.NotEmpty(t, res.Unanswered, "some creates went unanswered")
+	for _, f := range res.Findings {
+		assert.Fail(t, "finding from a late write", "%s %s [%s] x%d %s", f.Outcome, f.Check, f.Clause(), f.Occurrences, f.Message)
+	}
+}

@@ -1,0 +1,108 @@
+package explore
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/validate/judging"
+)
+
+// TestReadBackBasesAsTheSpecStates: what a new authorization and an
+// enrollment update must show rests on the sentence that states it, or on
+// resource_values where the spec is silent: a new authorization's state
+// SUCCEEDED (§2.1 "observed", §3.3 "Transitions: not shown") is assumed,
+// its transfer null until captured is §2.1's; an enrollment update's
+// nickname read back is assumed (§4.5 "The fields that may be updated: not
+// shown"), what the update answered being what later reads show is §4.5's.
+func TestReadBackBasesAsTheSpecStates(t *testing.T) {
+	con := testContract(t)
+	j, err := judging.Default()
+	require.NoError(t, err)
+	newGen := func(seed uint64) *generator {
+		return &generator{c: newChoices(seed), con: con, profile: j.DefaultProfile(), seq: "t", roles: map[string][]string{"card": {"card"}, "enrollment": {"enrollment"}},
+			amounts: map[string]*amountState{}, deleted: map[string]bool{}, enrolled: map[string]bool{}, auths: map[string]*authState{}, offers: func(string) bool { return true }}
+	}
+	basisAt := func(fields []expectField, path string) (judging.Basis, bool) {
+		for _, e := range fields {
+			if e.Path == path {
+				return e.Basis, true
+			}
+		}
+		return judging.Basis{}, false
+	}
+	tests := []struct {
+		name     string
+		step     func(g *generator) Step
+		answered bool // the field is taken from the answer for later reads
+		path     string
+		want     judging.Basis
+	}{
+		{"a new authorization's state", (*generator).authorize, false, "state", judging.Basis{Assumed: keyFieldNotShown, Clauses: []string{"2.1", "3.3"}}},
+		{"a new authorization's transfer", (*generator).authorize, false, "transfer", judging.Basis{Clauses: []string{"2.1"}}},
+		{"an enrollment update's nickname sent", (*generator).updateEnrollment, false, "nickname", judging.Basis{Assumed: keyFieldNotShown, Clauses: []string{"2.6", "4.5"}}},
+		{"an enrollment update's nickname answered", (*generator).updateEnrollment, true, "nickname", judging.Basis{Clauses: []string{"2.6", "4.5"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			found := false
+			for seed := uint64(1); seed < 200 && !found; seed++ {
+				st := tt.step(newGen(seed))
+				fields := st.Expect
+				if tt.answered {
+					fields = st.Answered
+				}
+				b, ok := basisAt(fields, tt.path)
+				if !ok {
+					continue // refused, or the field not sent: another draw
+				}
+				found = true
+				assert.Equal(t, tt.want, b)
+			}
+			require.True(t, found, "no draw expects %s", tt.path)
+		})
+	}
+}
+
+// TestAnsweredFieldsReadLater: a field the step takes from the answer is
+// expected on later reads with the value the target answered.
+func TestAnsweredFieldsReadLater(t *testing.T) {
+	st := Step{Answered: []expectField{{Path: "nickname", Check: checkReadBack, Basis: basisOf("2.6", "4.5")}, {Path: "tags.a"}}}
+	got := answered(st, map[string]any{"nickname": "new name", "tags": map[string]any{}})
+	require.Len(t, got, 1, "only what the answer shows")
+	assert.Equal(t, "new name", got[0].Value)
+	assert.True(t, got[0].Basis.Normative())
+}
+
+// TestLevel3RefusalCitesItsSentences: Level 2/3 data for a merchant not
+// enabled is refused on §1 and §7, which state it (§2.13 describes the
+// data, not the rule).
+func TestLevel3RefusalCitesItsSentences(t *testing.T) {
+	con := testContract(t)
+	j, err := judging.Default()
+	require.NoError(t, err)
+	const rule = "Level 2/3 data for a merchant not enabled is refused"
+	for _, tc := range []struct {
+		name string
+		make func(g *generator) Step
+	}{
+		{"an authorization", (*generator).authorize},
+		{"a sale", (*generator).sale},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			found := false
+			for seed := uint64(1); seed < 2000 && !found; seed++ {
+				g := &generator{c: newChoices(seed), con: con, profile: j.DefaultProfile(), seq: "t", roles: map[string][]string{"card": {"card"}},
+					amounts: map[string]*amountState{}, deleted: map[string]bool{}, enrolled: map[string]bool{}, auths: map[string]*authState{}, offers: func(string) bool { return true }}
+				st := tc.make(g)
+				if st.Rule != rule {
+					continue
+				}
+				found = true
+				assert.Equal(t, judging.Basis{Clauses: []string{"1", "7"}}, st.Basis)
+			}
+			require.True(t, found, "no draw sends Level 2/3 data for the merchant not enabled")
+		})
+	}
+}
