@@ -69,29 +69,27 @@ func (r *runner) opRuleBasis(b judging.Basis, op validate.Operation, st Step) ju
 }
 
 // bodyBasis is the basis of refusing a body of op that breaks its request
-// schema (err, the validator's verdict): normative when any violation is
-// (judging.RequestBodyBasis), or when the validator left some unlisted;
-// else the assumed rule's key of the first violation, with the schema's
-// sections (an enrollment without merchant: reference_rules). A schema
-// assumed as a whole gives its key to every violation.
+// schema (err, the validator's verdict): the judge's (judging's
+// ViolationsBasis, as the suite and the proxy judge a body), within the
+// operation's basis: a stated rule's sections and words, the row's when a
+// violation is the spec's without a rule of its own, or the first assumed
+// rule's key when every violation is one (an enrollment without merchant:
+// request_rules). An operation or schema assumed as a whole gives its key.
 func (c *contract) bodyBasis(op string, err error) judging.Basis {
 	b := c.basis[op]
 	var ve *validate.Error
 	schema := c.ops[op]
-	if !b.Normative() || schema == "" || !errors.As(err, &ve) || len(ve.Violations) == 0 || ve.Omitted > 0 {
+	if !b.Normative() || schema == "" || !errors.As(err, &ve) {
 		return b
 	}
-	var first judging.Basis
-	for i, vi := range ve.Violations {
-		vb, ok := c.j.RequestBodyBasis(schema, vi)
-		if !ok || vb.Normative() {
-			return b
-		}
-		if i == 0 {
-			first = vb
-		}
+	vb, ok := c.j.ViolationsBasis(schema, ve)
+	if !ok {
+		return b
 	}
-	return judging.Basis{Assumed: first.Assumed, Clauses: union(b.Clauses, first.Clauses)}
+	if !vb.Normative() {
+		return judging.Basis{Assumed: vb.Assumed, Clauses: union(b.Clauses, vb.Clauses)}
+	}
+	return judging.Basis{Clauses: union(b.Clauses, vb.Clauses), Says: vb.Says}
 }
 
 // opAnswerBasis is the basis of a check on op's answer to st (a list

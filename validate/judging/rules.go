@@ -341,12 +341,10 @@ func (s *schemaReader) expand(nodes []node) []node {
 // BodyBasis is the basis of refusing body, sent to op, for its request
 // schema: ok is false when op takes no JSON body, its schema has no row, or
 // body breaks no keyword of it (a refusal of a valid body rests on a
-// business rule, not on the schema). Otherwise the basis of the body's
-// violations by RequestBodyBasis: the first normative one (a stated
-// rule's sections and words before the row's), or, when every violation is
-// an assumed rule's, the first one's profile key. The suite, the
-// exploration and the proxy judge a body the target took or refused by it,
-// so one body has one basis whoever sent it.
+// business rule, not on the schema). Otherwise ViolationsBasis of the
+// validator's verdict. The suite, the exploration and the proxy judge a
+// body the target took or refused by it, so one body has one basis
+// whoever sent it.
 func (j *Judge) BodyBasis(op validate.Operation, body []byte) (Basis, bool) {
 	if !op.HasJSONBody() || op.Request == "" {
 		return Basis{}, false
@@ -355,7 +353,21 @@ func (j *Judge) BodyBasis(op validate.Operation, body []byte) (Basis, bool) {
 		return Basis{}, false
 	}
 	var ve *validate.Error
-	if err := j.v.Validate(op.Request, body); !errors.As(err, &ve) || len(ve.Violations) == 0 {
+	if err := j.v.Validate(op.Request, body); !errors.As(err, &ve) {
+		return Basis{}, false
+	}
+	return j.ViolationsBasis(op.Request, ve)
+}
+
+// ViolationsBasis is the basis of refusing a body for the violations ve of
+// its request schema, by RequestBodyBasis of each: the first normative one
+// (a stated rule's sections and words before the row's; the row's when the
+// validator left violations unlisted, which may be the spec's), or, when
+// every violation is an assumed rule's, the first one's profile key. ok is
+// false when ve lists no violation of the body.
+func (j *Judge) ViolationsBasis(schema string, ve *validate.Error) (Basis, bool) {
+	row, known := j.table.Schemas[schema]
+	if ve == nil || !known {
 		return Basis{}, false
 	}
 	var normative, assumed []Basis
@@ -363,22 +375,20 @@ func (j *Judge) BodyBasis(op validate.Operation, body []byte) (Basis, bool) {
 		if vi.In != validate.InBody {
 			continue
 		}
-		b, _ := j.RequestBodyBasis(op.Request, vi)
+		b, _ := j.RequestBodyBasis(schema, vi)
 		if b.Normative() {
 			normative = append(normative, b)
 		} else {
 			assumed = append(assumed, b)
 		}
 	}
-	if ve.Omitted > 0 && len(normative) == 0 { // violations the validator did not list may be the spec's
-		b, _ := j.SchemaBasis(op.Request)
-		normative = append(normative, b)
+	if ve.Omitted > 0 && len(normative) == 0 {
+		normative = append(normative, row.Basis.clone())
 	}
 	switch {
 	case len(normative) > 0:
-		// a stated rule's words before the row's
-		for _, b := range normative {
-			if b.Says != "" && !slices.Equal(b.Clauses, j.table.Schemas[op.Request].Clauses) {
+		for _, b := range normative { // a stated rule's words before the row's
+			if b.Says != "" && b.Says != row.Says {
 				return b, true
 			}
 		}
