@@ -373,7 +373,12 @@ func offIfZero[N int | int64 | time.Duration](v N) N {
 	return v
 }
 
+// writeJSONFile writes v as indented JSON to path (mode 0600: it may hold
+// credentials), creating its folder when missing.
 func writeJSONFile(path string, v any) error {
+	if err := makeFolderOf(path); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err

@@ -202,7 +202,7 @@ func TestAttestAndVerifyUsage(t *testing.T) {
 		{[]string{"run", "--signing-key", key}, "--signing-key needs --attest FILE"},
 		{[]string{"explore", "--attest", filepath.Join(dir, "a.json"), "--signing-key", "env:CONFORM_TEST_NO_SUCH_VAR"}, "environment variable CONFORM_TEST_NO_SUCH_VAR is not set"},
 		{[]string{"run", "--attest", filepath.Join(dir, "a.json"), "--signing-key", pub}, `a PEM "PUBLIC KEY" block`},
-		{[]string{"run", "--attest", filepath.Join(dir, "none", "a.json"), "--signing-key", key}, "its folder does not exist"},
+		{[]string{"run", "--attest", filepath.Join(pub, "a.json"), "--signing-key", key}, "--attest: create the folder of"},
 		{[]string{"verify", "--key", pub}, "--attestation FILE and --key PUBKEY are required"},
 		{[]string{"verify", "--attestation", filepath.Join(dir, "a.json"), "--key", pub, "--require", "most"}, `--require "most": want pass or strict`},
 		{[]string{"verify", "--attestation", filepath.Join(dir, "a.json"), "--key", key}, "no PEM PUBLIC KEY block"},
