@@ -119,6 +119,9 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	if err != nil {
 		return usageError(fmt.Errorf("serve: %w", err))
 	}
+	if err := checkCatalogNames(opts.faults, opts.variants); err != nil {
+		return usageError(fmt.Errorf("serve: %w", err))
+	}
 	allowed, err := parseCIDRs(opts.webhookNets)
 	if err != nil {
 		return usageError(fmt.Errorf("serve: --webhook-allow: %w", err))
