@@ -211,6 +211,79 @@ func TestRootREADMELayout(t *testing.T) {
 	assert.Contains(t, refRow, "--store postgres://")
 }
 
+// TestREADMECommandLines: every conform command line of the shell blocks
+// of README.md and steps/README.md names a command conform has, with flags
+// it takes and the arguments it accepts, so the first screen runs as
+// written.
+func TestREADMECommandLines(t *testing.T) {
+	for _, file := range []string{"../../README.md", "../../steps/README.md"} {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		lines := 0
+		for _, block := range shellBlocks(string(b)) {
+			for _, line := range strings.Split(strings.ReplaceAll(block, "\\\n", " "), "\n") {
+				words := shellWords(line)
+				if len(words) == 0 || words[0] != "conform" {
+					continue
+				}
+				lines++
+				t.Run(filepath.Base(file)+": "+strings.Join(words[1:], " "), func(t *testing.T) {
+					cmd, rest, err := newRootCmd().Find(words[1:])
+					require.NoError(t, err)
+					require.NotEqual(t, "conform", cmd.Name(), "no such command")
+					require.NoError(t, cmd.ParseFlags(rest))
+					assert.NoError(t, cmd.ValidateArgs(cmd.Flags().Args()))
+				})
+			}
+		}
+		assert.Positive(t, lines, "%s has conform command lines", file)
+	}
+}
+
+// shellBlocks are the bodies of the ```sh blocks of a Markdown text.
+func shellBlocks(md string) []string {
+	var out []string
+	for _, part := range strings.Split(md, "```sh\n")[1:] {
+		body, _, _ := strings.Cut(part, "\n```")
+		out = append(out, body)
+	}
+	return out
+}
+
+// shellWords splits a command line as the shell would for these simple
+// lines: words by blanks, '…' and "…" quoting, a # starting a comment.
+func shellWords(line string) []string {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range line {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == '#' && !inWord:
+			return words
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
 // TestExploreREADMETally: steps/explore/README.md tells the suite's verdict
 // on the explore faults once, and that tally is the count of its table's
 // suite column, whose rows are the catalog's faults.
