@@ -348,3 +348,23 @@ func derefStr(p *string) string {
 	}
 	return *p
 }
+
+// AddAdminToken keeps the SHA-256 of a sandbox admin token a replica
+// handed out, so that every replica on the database honours it, after a
+// restart too (HasAdminToken).
+func (p *PostgresStore) AddAdminToken(ctx context.Context, sum [32]byte) error {
+	if _, err := p.pool.Exec(ctx, `INSERT INTO admin_tokens (hash) VALUES ($1) ON CONFLICT DO NOTHING`, sum[:]); err != nil {
+		return fmt.Errorf("reference: keep the admin token: %w", err)
+	}
+	return nil
+}
+
+// HasAdminToken reports whether sum is the SHA-256 of an admin token some
+// replica on the database handed out.
+func (p *PostgresStore) HasAdminToken(ctx context.Context, sum [32]byte) (bool, error) {
+	var found bool
+	if err := p.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM admin_tokens WHERE hash = $1)`, sum[:]).Scan(&found); err != nil {
+		return false, fmt.Errorf("reference: check the admin token: %w", err)
+	}
+	return found, nil
+}

@@ -43,7 +43,7 @@ type stepPos struct {
 func readCatalog(srcs []FeatureSource, sel func(catalogScenario) bool, defs []stepDef) (*catalog, error) {
 	c := &catalog{byPickle: map[string]int{}, steps: map[string]stepPos{}}
 	newID := (&messages.Incrementing{}).NewId
-	var problems []string
+	var undefined []UndefinedStep
 	for _, src := range srcs {
 		doc, err := gherkin.ParseGherkinDocumentForLanguage(bytes.NewReader(src.data), gherkin.DefaultDialect, newID)
 		if err != nil {
@@ -59,9 +59,9 @@ func readCatalog(srcs []FeatureSource, sel func(catalogScenario) bool, defs []st
 		}
 		for _, p := range pickles {
 			if !src.Embedded {
-				for _, msg := range undefinedSteps(src.Name, p, c, defs) {
-					if !slices.Contains(problems, msg) {
-						problems = append(problems, msg)
+				for _, u := range undefinedSteps(src.Name, p, c, defs) {
+					if !slices.Contains(undefined, u) {
+						undefined = append(undefined, u)
 					}
 				}
 			}
@@ -80,8 +80,11 @@ func readCatalog(srcs []FeatureSource, sel func(catalogScenario) bool, defs []st
 			c.scenarios = append(c.scenarios, sc)
 		}
 	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("%w: %s", ErrUsage, strings.Join(problems, "\n"))
+	if len(undefined) > 0 {
+		for i := range undefined {
+			undefined[i].Nearest = nearestStep(undefined[i].Text, defs)
+		}
+		return nil, &UndefinedStepsError{Steps: undefined}
 	}
 	return c, nil
 }
@@ -98,10 +101,41 @@ func syntaxError(name string, err error) string {
 	return "syntax error: " + strings.Join(lines, "\n")
 }
 
-// undefinedSteps names the steps of a pickle that no definition matches,
-// "file:line: undefined step: text".
-func undefinedSteps(name string, p *messages.Pickle, c *catalog, defs []stepDef) []string {
-	var out []string
+// UndefinedStep is a step of a feature from disk that no step definition
+// matches: where it is, its text, and the step it nearest resembles as a
+// feature writes it ("" when none is near enough to be a slip).
+type UndefinedStep struct {
+	File    string
+	Line    int
+	Text    string
+	Nearest string
+}
+
+// UndefinedStepsError refuses features from disk that use steps the kit
+// does not define, one line each, "file:line: undefined step: text; did
+// you mean: …?". It is a usage error: errors.Is(err, ErrUsage) holds.
+type UndefinedStepsError struct {
+	Steps []UndefinedStep
+}
+
+func (e *UndefinedStepsError) Error() string {
+	lines := make([]string, 0, len(e.Steps))
+	for _, u := range e.Steps {
+		line := fmt.Sprintf("%s:%d: undefined step: %s", u.File, u.Line, u.Text)
+		if u.Nearest != "" {
+			line += "; did you mean: " + u.Nearest + "?"
+		}
+		lines = append(lines, line)
+	}
+	return fmt.Sprintf("%v: %s (conform steps lists every step)", ErrUsage, strings.Join(lines, "\n"))
+}
+
+// Unwrap makes undefined steps a usage error.
+func (e *UndefinedStepsError) Unwrap() error { return ErrUsage }
+
+// undefinedSteps are the steps of a pickle that no definition matches.
+func undefinedSteps(name string, p *messages.Pickle, c *catalog, defs []stepDef) []UndefinedStep {
+	var out []UndefinedStep
 	for _, st := range p.Steps {
 		if slices.ContainsFunc(defs, func(d stepDef) bool { return d.re.MatchString(st.Text) }) {
 			continue
@@ -113,7 +147,7 @@ func undefinedSteps(name string, p *messages.Pickle, c *catalog, defs []stepDef)
 				break
 			}
 		}
-		out = append(out, fmt.Sprintf("%s:%d: undefined step: %s", name, line, st.Text))
+		out = append(out, UndefinedStep{File: name, Line: line, Text: st.Text})
 	}
 	return out
 }

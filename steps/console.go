@@ -78,9 +78,7 @@ func printSummary(w io.Writer, sum Summary, run report.Run) {
 			}
 			fmt.Fprintf(w, "      e.g. %s %s%s: %d %s\n", ex.Method, urlPath(ex.URL), who, ex.Status, oneLine(ex.ResponseBody, 400))
 		}
-		if c.Example.Curl != "" {
-			fmt.Fprintf(w, "      reproduce: %s\n", oneLine(c.Example.Curl, 600))
-		}
+		printCurl(w, c.Example)
 	}
 	printDifferences(w, sum.Differences)
 	skips := map[string]int{}
@@ -112,6 +110,43 @@ func printSummary(w io.Writer, sum Summary, run report.Run) {
 		fmt.Fprintln(w, sum.CoverageLine())
 	}
 	fmt.Fprintln(w, sum.Line())
+}
+
+// printCurl prints the curl reproducing a check, whole, after the
+// environment variables it reads: the credentials named with whose they
+// are (set them from your config), the kit's own test data as an export
+// line to paste before the curl. A curl longer than the replay scripts'
+// body limit (a body of a mebibyte) is left to the results file.
+func printCurl(w io.Writer, c report.Check) {
+	if c.Curl == "" {
+		return
+	}
+	if len(c.Curl) > reproBodyLimit {
+		// A body of a mebibyte is not for a terminal; a curl is never cut,
+		// so it is only in the reports.
+		fmt.Fprintf(w, "      reproduce: a curl of %d KiB (its request body): in the results file (json:FILE) as the check's curl\n", len(c.Curl)>>10)
+		return
+	}
+	var named, exports []string
+	for _, v := range c.CurlEnv {
+		if v.Value == "" {
+			named = append(named, v.Name+" ("+v.Holds+")")
+			continue
+		}
+		exports = append(exports, v.Name+"="+shellQuote(v.Value))
+	}
+	if len(named) == 0 && len(exports) == 0 {
+		fmt.Fprintf(w, "      reproduce: %s\n", c.Curl)
+		return
+	}
+	fmt.Fprintln(w, "      reproduce, reading from the environment:")
+	if len(named) > 0 {
+		fmt.Fprintf(w, "        # set %s\n", strings.Join(named, ", "))
+	}
+	if len(exports) > 0 {
+		fmt.Fprintf(w, "        export %s\n", strings.Join(exports, " "))
+	}
+	fmt.Fprintf(w, "        %s\n", c.Curl)
 }
 
 // citation is what a failed check judges by, before its message: its spec

@@ -270,17 +270,6 @@ func (s *scenario) curlRequest(b *strings.Builder, command string, ex *exchange)
 	}
 }
 
-// curl reproduces an exchange's request, credentials read from the CONFORM_*
-// variables, other secrets masked.
-func (s *scenario) curl(ex *exchange) string {
-	var b strings.Builder
-	s.curlRequest(&b, "curl -sS", ex)
-	if ex.reqType != "" {
-		fmt.Fprintf(&b, " -H %s --data-raw %s", shellQuote("Content-Type: "+ex.reqType), shellQuote(s.mask(ex.reqBody)))
-	}
-	return b.String()
-}
-
 func shellQuote(v string) string { return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'" }
 
 // evidence describes an exchange for a failure message; the excerpt leaves
@@ -302,7 +291,8 @@ func (s *scenario) evidence(ex *exchange) string {
 	if len(body) > 512 {
 		body = body[:512] + "…"
 	}
-	return fmt.Sprintf("\n    response: %d %s\n    reproduce: %s", ex.status, body, s.curl(ex))
+	curl, _ := s.curl(ex)
+	return fmt.Sprintf("\n    response: %d %s\n    reproduce: %s", ex.status, body, curl)
 }
 
 // failf builds a check failure naming the request, the evidence and a curl.

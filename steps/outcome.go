@@ -366,7 +366,7 @@ func (s *scenario) reportCheck(c Check) report.Check {
 	if errors.As(c.Err, &f) {
 		rc.Message, rc.Detail = f.text, f.detail
 		rc.Exchange = s.exchangeReport(f.ex)
-		rc.Curl = s.curl(f.ex)
+		rc.Curl, rc.CurlEnv = s.curl(f.ex)
 		rc.Operation = s.stepOperation(f.ex)
 	} else {
 		rc.Operation = s.stepOperation(nil)

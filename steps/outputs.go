@@ -67,8 +67,11 @@ func (o outputs) write(run report.Run, out io.Writer) error {
 }
 
 // writeFile writes a report through a temporary file renamed into place, so
-// a reader never sees half a report.
+// a reader never sees half a report; a missing folder of path is created.
 func writeFile(path string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(dirOf(path), 0o755); err != nil {
+		return err
+	}
 	tmp, err := os.CreateTemp(dirOf(path), ".conform-*")
 	if err != nil {
 		return err

@@ -22,15 +22,16 @@ import (
 
 // stepDef binds one precompiled, anchored pattern to a method of the scenario state.
 type stepDef struct {
-	re   *regexp.Regexp
-	bind func(s *scenario) any
+	re      *regexp.Regexp
+	pattern string // as written, unanchored: what Vocabulary renders
+	bind    func(s *scenario) any
 }
 
 // step compiles pattern once, anchored, also accepting a trailing
 // " (assumed: <profile key>)" that judges the step's checks under that key
 // (WARN rather than FAIL).
 func step(pattern string, bind func(s *scenario) any) stepDef {
-	return stepDef{re: regexp.MustCompile(`^` + pattern + `(?: \(assumed: [a-z_]+\))?$`), bind: bind}
+	return stepDef{re: regexp.MustCompile(`^` + pattern + `(?: \(assumed: [a-z_]+\))?$`), pattern: pattern, bind: bind}
 }
 
 // suite is what every scenario of one run shares: the configuration, one HTTP
@@ -112,12 +113,27 @@ func (s *suite) initializeScenario(sc *godog.ScenarioContext) {
 // allSteps lists the step definitions of every vocabulary file.
 func allSteps() []stepDef {
 	var defs []stepDef
-	for _, group := range [][]stepDef{
-		httpSteps(), fieldSteps(), errorSteps(), authenticationSteps(), authorizationSteps(),
-		level3Steps(), transferSteps(), paymentInstrumentSteps(), merchantSteps(), subscriptionSteps(),
-		disputeSteps(), balanceTransferSteps(), fileSteps(), webhookSteps(), webhookSilenceSteps(), listSteps(),
-	} {
-		defs = append(defs, group...)
+	for _, group := range stepGroups() {
+		defs = append(defs, group.defs...)
 	}
 	return defs
+}
+
+// stepGroup is the step definitions of one vocabulary file.
+type stepGroup struct {
+	name string
+	defs []stepDef
+}
+
+// stepGroups are the step definitions by vocabulary file, in the order
+// they are matched.
+func stepGroups() []stepGroup {
+	return []stepGroup{
+		{"requests", httpSteps()}, {"response fields", fieldSteps()}, {"errors", errorSteps()},
+		{"authentication", authenticationSteps()}, {"authorizations", authorizationSteps()},
+		{"level 2/3 data", level3Steps()}, {"sales", transferSteps()}, {"payment cards", paymentInstrumentSteps()},
+		{"merchants", merchantSteps()}, {"subscriptions", subscriptionSteps()}, {"disputes", disputeSteps()},
+		{"balance transfers", balanceTransferSteps()}, {"files", fileSteps()}, {"webhooks", webhookSteps()},
+		{"webhook silence", webhookSilenceSteps()}, {"lists", listSteps()},
+	}
 }

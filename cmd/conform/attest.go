@@ -54,8 +54,8 @@ func prepareAttest(verb string, opts *runOptions) (*attester, error) {
 	if opts.signingKey == "" {
 		return nil, usageError(fmt.Errorf("%s: --attest needs --signing-key KEY (a PEM file, or env:NAME)", verb))
 	}
-	if info, err := os.Stat(filepath.Dir(opts.attest)); err != nil || !info.IsDir() {
-		return nil, usageError(fmt.Errorf("%s: --attest %s: its folder does not exist", verb, opts.attest))
+	if err := makeFolderOf(opts.attest); err != nil {
+		return nil, usageError(fmt.Errorf("%s: --attest: %w", verb, err))
 	}
 	key, err := attest.LoadSigningKey(opts.signingKey, opts.lookupEnv)
 	if err != nil {

@@ -96,6 +96,9 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 	if err != nil {
 		return usageError(fmt.Errorf("explore: %w", err))
 	}
+	if err := makeReportFolders(opts.run.formats); err != nil {
+		return usageError(fmt.Errorf("explore: %w", err))
+	}
 	strict := opts.run.strict
 	// A target of its own without a profile: explore first observes its
 	// choices with the suite (the profile --write-profile would write).

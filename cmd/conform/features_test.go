@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/reference/faults"
+	"github.com/conform-kit/conform/steps"
 )
 
 // feeFeature is a scenario a user writes outside the repository: a sale
@@ -108,6 +109,7 @@ func TestRunFeaturesRefused(t *testing.T) {
 	}
 	syntax := write("syntax.feature", "Feature: x\n  Scenario: y\n    Given I am the platform user\n  Scenario z\n")
 	undefined := write("undefined.feature", "Feature: x\n  Scenario: y\n    Given I am the platform user\n    When I frobnicate the sale\n")
+	nearMiss := write("near.feature", "Feature: x\n  Scenario: y\n    Given I am the platform user\n    When I authorise 500 cents\n")
 	empty := filepath.Join(dir, "empty")
 	require.NoError(t, os.Mkdir(empty, 0o755))
 	for _, tc := range []struct {
@@ -117,6 +119,7 @@ func TestRunFeaturesRefused(t *testing.T) {
 	}{
 		{"syntax error", []string{"--features", syntax}, syntax + " (4:3): expected:"},
 		{"undefined step", []string{"--features", undefined}, undefined + ":4: undefined step: I frobnicate the sale"},
+		{"near-miss step", []string{"--features", nearMiss}, nearMiss + ":4: undefined step: I authorise 500 cents; did you mean: I authorize N cents? (conform steps lists every step)"},
 		{"missing file", []string{"--features", filepath.Join(dir, "nope.feature")}, "nope.feature: no such file or directory"},
 		{"folder without features", []string{"--features", empty}, "the folder holds no *.feature file"},
 		{"only without features", []string{"--features-only"}, "--features-only needs --features"},
@@ -179,6 +182,108 @@ func TestREADMECommandsTable(t *testing.T) {
 	}
 }
 
+// TestRootREADMELayout: the project README's layout row of cmd/conform
+// names every command, and the row of reference/ speaks of the PostgreSQL
+// store as the thing conform serve --store serves, not as coming.
+func TestRootREADMELayout(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	var cmdRow, refRow string
+	for _, line := range strings.Split(string(readme), "\n") {
+		switch {
+		case strings.HasPrefix(line, "| [`cmd/conform`]"):
+			cmdRow = line
+		case strings.HasPrefix(line, "| [`reference/`]"):
+			refRow = line
+		}
+	}
+	require.NotEmpty(t, cmdRow, "README.md's layout has no cmd/conform row")
+	require.NotEmpty(t, refRow, "README.md's layout has no reference/ row")
+	for _, cmd := range newRootCmd().Commands() {
+		if cmd.Hidden || cmd.Name() == "help" || cmd.Name() == "completion" {
+			continue
+		}
+		assert.Contains(t, cmdRow, "`"+cmd.Name()+"`", "README.md's cmd/conform row lacks %s", cmd.Name())
+	}
+	serve := newServeCmd()
+	require.NotNil(t, serve.Flags().Lookup("store"), "conform serve --store exists")
+	assert.NotContains(t, refRow, "(coming)", "the PostgreSQL store is served by conform serve --store")
+	assert.Contains(t, refRow, "--store postgres://")
+}
+
+// TestREADMECommandLines: every conform command line of the shell blocks
+// of README.md and steps/README.md names a command conform has, with flags
+// it takes and the arguments it accepts, so the first screen runs as
+// written.
+func TestREADMECommandLines(t *testing.T) {
+	for _, file := range []string{"../../README.md", "../../steps/README.md"} {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		lines := 0
+		for _, block := range shellBlocks(string(b)) {
+			for _, line := range strings.Split(strings.ReplaceAll(block, "\\\n", " "), "\n") {
+				words := shellWords(line)
+				if len(words) == 0 || words[0] != "conform" {
+					continue
+				}
+				lines++
+				t.Run(filepath.Base(file)+": "+strings.Join(words[1:], " "), func(t *testing.T) {
+					cmd, rest, err := newRootCmd().Find(words[1:])
+					require.NoError(t, err)
+					require.NotEqual(t, "conform", cmd.Name(), "no such command")
+					require.NoError(t, cmd.ParseFlags(rest))
+					assert.NoError(t, cmd.ValidateArgs(cmd.Flags().Args()))
+				})
+			}
+		}
+		assert.Positive(t, lines, "%s has conform command lines", file)
+	}
+}
+
+// shellBlocks are the bodies of the ```sh blocks of a Markdown text.
+func shellBlocks(md string) []string {
+	var out []string
+	for _, part := range strings.Split(md, "```sh\n")[1:] {
+		body, _, _ := strings.Cut(part, "\n```")
+		out = append(out, body)
+	}
+	return out
+}
+
+// shellWords splits a command line as the shell would for these simple
+// lines: words by blanks, '…' and "…" quoting, a # starting a comment.
+func shellWords(line string) []string {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range line {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == '#' && !inWord:
+			return words
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
 // TestExploreREADMETally: steps/explore/README.md tells the suite's verdict
 // on the explore faults once, and that tally is the count of its table's
 // suite column, whose rows are the catalog's faults.
@@ -202,4 +307,25 @@ func TestExploreREADMETally(t *testing.T) {
 	assert.Contains(t, readme, fmt.Sprintf("holds %d faults", len(names)))
 	want := []string{strconv.Itoa(counts["FAIL"]), strconv.Itoa(counts["WARN"]), strconv.Itoa(counts["missed"])}
 	assert.Equal(t, want, tallies[0][1:], "the tally (fails, warns on, misses) counts the table's suite column")
+}
+
+// TestStepsCommand: conform steps lists the whole step vocabulary, by
+// vocabulary file, as a feature writes it.
+func TestStepsCommand(t *testing.T) {
+	code, out, errOut := run(t, "", "steps")
+	require.Equal(t, exitOK, code, errOut)
+	n := 0
+	for _, g := range steps.Vocabulary() {
+		assert.Contains(t, out, "# "+g.Name+"\n")
+		n += len(g.Steps)
+	}
+	for _, want := range []string{
+		"  I am the (platform|merchant|other application) user\n",
+		"  I authorize N cents\n",
+		`  I create a card for the buyer whose security code is "…"` + "\n",
+		fmt.Sprintf("\n%d steps\n", n),
+	} {
+		assert.Contains(t, out, want)
+	}
+	assert.Greater(t, n, 150)
 }

@@ -22,7 +22,7 @@ func newKeygenCmd() *cobra.Command {
 mode 0600), for conform run --attest FILE --signing-key PREFIX.key (or the PEM in an
 environment variable, --signing-key env:NAME), and PREFIX.pub, the public key (PKIX PEM),
 for conform verify --key PREFIX.pub, cosign and the Sigstore verifiers. Existing files are
-kept unless --force. The private key is never printed.`,
+kept unless --force; missing folders of PREFIX are created. The private key is never printed.`,
 		Example: `  conform keygen --out ci/conform
   CONFORM_SIGNING_KEY="$(cat ci/conform.key)" conform run --format junit:out/conform.xml --attest out/conform.sigstore.json --signing-key env:CONFORM_SIGNING_KEY`,
 		Args: cobra.NoArgs,
@@ -32,6 +32,9 @@ kept unless --force. The private key is never printed.`,
 				return fmt.Errorf("keygen: %w", err)
 			}
 			keyFile, pubFile := prefix+".key", prefix+".pub"
+			if err := makeFolderOf(keyFile); err != nil {
+				return usageError(fmt.Errorf("keygen: %w", err))
+			}
 			if !force {
 				for _, f := range []string{keyFile, pubFile} {
 					if _, err := os.Stat(f); err == nil {

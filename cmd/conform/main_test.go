@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps"
@@ -462,4 +465,40 @@ func readableJSON(raw json.RawMessage) string {
 		return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(string(b))
 	}
 	return render(val)
+}
+
+// TestServeSuggestsTheNearestName: a misspelt --fault or --variant is
+// refused (exit 2) on one line with the nearest names and the command that
+// lists them all, not every name of the catalog; the error is an
+// *UnknownNameError.
+func TestServeSuggestsTheNearestName(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+		near []string
+	}{
+		{[]string{"--fault", "bin-wrng"}, `unknown fault "bin-wrng"; did you mean bin-wrong? (conform faults lists all`, []string{"bin-wrong"}},
+		{[]string{"--fault", "card-number-echoed,security-code-echoe"}, `unknown fault "security-code-echoe"; did you mean security-code-echoed?`, []string{"security-code-echoed"}},
+		{[]string{"--variant", "ids-base58-2"}, `unknown variant "ids-base58-2"; did you mean ids-base58-21? (conform faults --variants lists them)`, []string{"ids-base58-21"}},
+		{[]string{"--fault", "zzzzzzzzzzzzzzzz"}, `unknown fault "zzzzzzzzzzzzzzzz" (conform faults lists all`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, _, errOut := run(t, "", append([]string{"serve", "--addr", "127.0.0.1:0"}, tt.args...)...)
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, errOut, tt.want)
+			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+			assert.Less(t, len(errOut), 300, "not the whole catalog: %q", errOut)
+
+			var faultNames, variantNames []string
+			if tt.args[0] == "--fault" {
+				faultNames = strings.Split(tt.args[1], ",")
+			} else {
+				variantNames = strings.Split(tt.args[1], ",")
+			}
+			var unknown *UnknownNameError
+			require.ErrorAs(t, checkCatalogNames(faultNames, variantNames), &unknown)
+			assert.Equal(t, tt.near, unknown.Near)
+		})
+	}
 }

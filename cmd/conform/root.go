@@ -59,6 +59,7 @@ an in-memory reference implementation of the whole API.`,
 		newProfileCmd(),
 		newKeygenCmd(),
 		newVerifyCmd(),
+		newStepsCmd(),
 	)
 	root.SetFlagErrorFunc(flagError)
 	return root

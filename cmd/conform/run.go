@@ -195,6 +195,11 @@ func runRun(ctx context.Context, opts runOptions) error {
 	if err := runOpts.Check(); err != nil {
 		return usageError(fmt.Errorf("run: %w", err))
 	}
+	if !opts.list {
+		if err := makeReportFolders(opts.formats); err != nil {
+			return usageError(fmt.Errorf("run: %w", err))
+		}
+	}
 	if opts.rerunFailed != "" {
 		prev, err := results.ReadResultsFile(opts.rerunFailed)
 		if err != nil {
@@ -323,6 +328,9 @@ func resolveRunConfig(opts runOptions) (steps.Config, error) {
 
 // writeProfileFile writes the profile the run observed to path.
 func writeProfileFile(path string, sum steps.Summary) error {
+	if err := makeFolderOf(path); err != nil {
+		return fmt.Errorf("write profile: %w", err)
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("write profile: %w", err)

@@ -8,6 +8,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,17 +34,35 @@ func newAdminToken() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
+// adminTokenHolder keeps the sandbox's admin tokens where every replica
+// reads them: *reference.PostgresStore, for conform serve --store.
+type adminTokenHolder interface {
+	AddAdminToken(ctx context.Context, sum [32]byte) error
+	HasAdminToken(ctx context.Context, sum [32]byte) (bool, error)
+}
+
 // sandboxHandler serves the namespace admin routes with the admin token
 // (Authorization: Bearer) and passes every other request to api. Every
 // answer of an admin path is in the error envelope, another method on an
-// admin route too (405 with Allow).
-func sandboxHandler(ref *reference.Server, base, token string, api http.Handler) http.Handler {
-	want := sha256.Sum256([]byte("Bearer " + token))
-	// adminOnly answers 401 in the envelope unless the request carries the token.
+// admin route too (405 with Allow). With a holder (a durable sandbox), a
+// token any replica handed out, before a restart too, is also accepted.
+func sandboxHandler(ref *reference.Server, base, token string, holder adminTokenHolder, api http.Handler) http.Handler {
+	want := sha256.Sum256([]byte(token))
+	// adminOnly answers 401 in the envelope unless the request carries an admin token.
 	adminOnly := func(h http.HandlerFunc) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
-			got := sha256.Sum256([]byte(r.Header.Get("Authorization")))
-			if token == "" || subtle.ConstantTimeCompare(want[:], got[:]) != 1 {
+			bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			got := sha256.Sum256([]byte(bearer))
+			accepted := ok && bearer != "" && token != "" && subtle.ConstantTimeCompare(want[:], got[:]) == 1
+			if !accepted && ok && bearer != "" && holder != nil {
+				known, err := holder.HasAdminToken(r.Context(), got)
+				if err != nil {
+					validate.WriteEnvelope(w, r, http.StatusServiceUnavailable, validate.ErrorItem{Code: "UNKNOWN", Message: "the sandbox cannot check the admin token now; try again"})
+					return
+				}
+				accepted = known
+			}
+			if !accepted {
 				validate.WriteEnvelope(w, r, http.StatusUnauthorized, validate.ErrorItem{Code: "UNKNOWN", Message: "Unauthorized"})
 				return
 			}
@@ -130,16 +149,50 @@ func (c *sandboxClient) do(ctx context.Context, method, path string, want int) (
 		return nil, err
 	}
 	if resp.StatusCode != want {
-		return nil, fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, bytes.TrimSpace(body))
+		return nil, &sandboxStatusError{Method: method, URL: req.URL.String(), Status: resp.StatusCode, Body: string(bytes.TrimSpace(body))}
 	}
 	return body, nil
+}
+
+// sandboxStatusError is an admin request the sandbox answered with another
+// status than the one wanted.
+type sandboxStatusError struct {
+	Method, URL string
+	Status      int
+	Body        string
+}
+
+func (e *sandboxStatusError) Error() string {
+	return fmt.Sprintf("%s %s: %d %s: %s", e.Method, e.URL, e.Status, http.StatusText(e.Status), e.Body)
+}
+
+// AdminTokenRefusedError is the sandbox refusing the admin token of the
+// config file (401): it is not a token this sandbox handed out (another
+// sandbox's, or one of a memory sandbox since restarted).
+type AdminTokenRefusedError struct {
+	URL string // the sandbox
+}
+
+func (e *AdminTokenRefusedError) Error() string {
+	return fmt.Sprintf("the sandbox at %s refused the admin token of the config file (401): the file was written by another conform serve, or by one since restarted, "+
+		"whose token died with it (a --store sandbox keeps its tokens across restarts); use the fixtures file the running conform serve --fixtures wrote, "+
+		"or --user and --password to run in the seeded application without a namespace", e.URL)
+}
+
+// refusedToken turns a 401 of the sandbox into an *AdminTokenRefusedError.
+func (c *sandboxClient) refusedToken(err error) error {
+	var st *sandboxStatusError
+	if errors.As(err, &st) && st.Status == http.StatusUnauthorized {
+		return &AdminTokenRefusedError{URL: c.access.URL}
+	}
+	return err
 }
 
 // mint takes a fresh namespace and returns its config.
 func (c *sandboxClient) mint(ctx context.Context) (steps.Config, error) {
 	body, err := c.do(ctx, http.MethodPost, namespacesPath, http.StatusCreated)
 	if err != nil {
-		return steps.Config{}, fmt.Errorf("take a namespace of the sandbox: %w", err)
+		return steps.Config{}, fmt.Errorf("take a namespace of the sandbox: %w", c.refusedToken(err))
 	}
 	var ns steps.Config
 	if err := json.Unmarshal(body, &ns); err != nil {
@@ -154,7 +207,7 @@ func (c *sandboxClient) mint(ctx context.Context) (steps.Config, error) {
 // drop removes namespace id with everything in it.
 func (c *sandboxClient) drop(ctx context.Context, id string) error {
 	if _, err := c.do(ctx, http.MethodDelete, namespacesPath+"/"+url.PathEscape(id), http.StatusNoContent); err != nil {
-		return fmt.Errorf("drop namespace %s: %w", id, err)
+		return fmt.Errorf("drop namespace %s: %w", id, c.refusedToken(err))
 	}
 	return nil
 }

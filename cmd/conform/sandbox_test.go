@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -218,4 +219,46 @@ func TestRunNeverSendsTheAdminTokenElsewhere(t *testing.T) {
 		assert.NotContains(t, s, cfg.Sandbox.AdminToken)
 		assert.NotContains(t, s, namespacesPath)
 	}
+}
+
+// TestRunExplainsARefusedAdminToken: a config file whose admin token the
+// sandbox does not hold (one written by a conform serve since restarted)
+// ends the run with exit 2 and one line saying what happened and what to
+// do, not a raw 401; the client's error is an *AdminTokenRefusedError.
+func TestRunExplainsARefusedAdminToken(t *testing.T) {
+	_, cfg := startSandbox(t)
+	stale := cfg
+	sb := *cfg.Sandbox
+	sb.AdminToken = strings.Repeat("0", 64)
+	stale.Sandbox = &sb
+	path := filepath.Join(t.TempDir(), "stale.json")
+	require.NoError(t, writeJSONFile(path, stale))
+
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"run", []string{"run", "--target", cfg.Target, "--config", path, "--tags", "@disputes"}},
+		{"explore", []string{"explore", "--target", cfg.Target, "--config", path, "--budget", "10"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := run(t, "", tt.args...)
+			assert.Equal(t, exitUsage, code, errOut)
+			assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line: %q", errOut)
+			assert.Contains(t, errOut, "refused the admin token of the config file")
+			assert.Contains(t, errOut, "use the fixtures file the running conform serve --fixtures wrote")
+			assert.NotContains(t, errOut, `"errors"`, "not the raw answer")
+		})
+	}
+
+	client, ok := sandboxFor(stale)
+	require.True(t, ok)
+	_, err := client.mint(context.Background())
+	var refused *AdminTokenRefusedError
+	require.ErrorAs(t, err, &refused)
+	assert.Equal(t, cfg.Sandbox.URL, refused.URL)
+	_, err = client.mint(context.Background())
+	var status *sandboxStatusError
+	assert.False(t, errors.As(err, &status), "the 401 is explained, not passed on")
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,7 +61,9 @@ With --variant or --fault there are no namespaces: those rewrite the seeded refe
 With --store postgres://… the sandbox lives in PostgreSQL instead of memory: resources,
 users (salted hashes of their passwords), namespaces, quotas, idempotency keys, webhook
 events and timers. Serves started on one database with the same --seed are one sandbox
-(each with its own admin token) and keep it across restarts; the first one seeds it.
+and keep it across restarts; the first one seeds it. Each writes a fresh admin token to its
+--fixtures file and keeps its SHA-256 in the database: every replica, a restarted one too,
+accepts every token any replica handed out, so an earlier fixtures file keeps working.
 
 The seeded passwords and the admin token are printed only when standard output is a
 terminal; tools get them from --fixtures FILE (written with mode 0600).
@@ -116,6 +119,9 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	if err != nil {
 		return usageError(fmt.Errorf("serve: %w", err))
 	}
+	if err := checkCatalogNames(opts.faults, opts.variants); err != nil {
+		return usageError(fmt.Errorf("serve: %w", err))
+	}
 	allowed, err := parseCIDRs(opts.webhookNets)
 	if err != nil {
 		return usageError(fmt.Errorf("serve: --webhook-allow: %w", err))
@@ -161,6 +167,16 @@ func runServe(ctx context.Context, opts serveOptions) error {
 		ln.Close()
 		return fmt.Errorf("serve: %w", err)
 	}
+	// A durable sandbox keeps every admin token it hands out: a config file
+	// an earlier replica wrote still works after a restart, on any replica.
+	var holder adminTokenHolder
+	if refCfg.Postgres != nil && len(opts.variants) == 0 && len(opts.faults) == 0 {
+		if err := refCfg.Postgres.AddAdminToken(ctx, sha256.Sum256([]byte(token))); err != nil {
+			ln.Close()
+			return fmt.Errorf("serve: --store: %w", err)
+		}
+		holder = refCfg.Postgres
+	}
 	var ref *reference.Server
 	var handler http.Handler
 	var seeded reference.Seeded
@@ -188,7 +204,7 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	// fixtures), which a namespace minted beside them would not share.
 	sandbox := len(opts.variants) == 0 && len(opts.faults) == 0
 	if sandbox {
-		handler = sandboxHandler(ref, url, token, handler)
+		handler = sandboxHandler(ref, url, token, holder, handler)
 	}
 
 	if opts.fixtures != "" {
@@ -373,7 +389,12 @@ func offIfZero[N int | int64 | time.Duration](v N) N {
 	return v
 }
 
+// writeJSONFile writes v as indented JSON to path (mode 0600: it may hold
+// credentials), creating its folder when missing.
 func writeJSONFile(path string, v any) error {
+	if err := makeFolderOf(path); err != nil {
+		return err
+	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err

@@ -116,6 +116,45 @@ func TestTwoSuiteRunsAtOnceOverPostgresReplicas(t *testing.T) {
 	assert.Zero(t, held, "both namespaces dropped at the end")
 }
 
+// TestPostgresRestartHonoursTheFixturesFile: the fixtures file a replica
+// wrote keeps working after that replica is killed and started again on
+// the same address (a run takes and drops a namespace with it), and on a
+// replica started beside it; a token no replica handed out is still 401.
+func TestPostgresRestartHonoursTheFixturesFile(t *testing.T) {
+	bin := conformBinary(t)
+	dsn := pgtest.Start(t).NewDatabase(t, "token")
+	a := startReplica(t, bin, dsn)
+	addr := strings.TrimPrefix(a.cfg.Target, "http://")
+	a.kill(t)
+	again := startReplica(t, bin, dsn, "--addr", addr)
+	require.Equal(t, a.cfg.Target, again.cfg.Target, "started again on the same address")
+	other := startReplica(t, bin, dsn)
+
+	tests := []struct {
+		name, target, token string
+		want                int
+	}{
+		{"the restarted replica, the first file's token", again.cfg.Target, a.cfg.Sandbox.AdminToken, 201},
+		{"another replica, the first file's token", other.cfg.Target, a.cfg.Sandbox.AdminToken, 201},
+		{"the restarted replica, its own token", again.cfg.Target, again.cfg.Sandbox.AdminToken, 201},
+		{"a token no replica handed out", again.cfg.Target, strings.Repeat("0", 64), 401},
+		{"no token", other.cfg.Target, "", 401},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := admin(t, "POST", tt.target+namespacesPath, tt.token)
+			resp.Body.Close()
+			assert.Equal(t, tt.want, resp.StatusCode)
+		})
+	}
+
+	code, out, errOut := run(t, "", "run", "--target", again.cfg.Target, "--config", a.path, "--tags", "@disputes")
+	require.Equal(t, exitOK, code, "the first file through the restarted replica:\n%s\n%s", out, errOut)
+	m := namespaceLine.FindStringSubmatch(errOut)
+	require.NotNil(t, m, "the run took a namespace: %s", errOut)
+	assert.Contains(t, errOut, "dropped at the end")
+}
+
 // TestPostgresRestartKeepsEverything: every replica stopped, then started
 // again on the database: every resource listed before (in the seeded
 // application and in a namespace) reads back and lists the same, and the

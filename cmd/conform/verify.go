@@ -32,6 +32,13 @@ ERROR) or strict (no WARN either; a WARN run signed under --strict is FAILED alr
 --target URL (the target the run tested). Nothing of the statement is believed before its
 signature holds.
 
+The statement names each report by its path relative to the attestation's folder: a run in
+r/ with --format json:results.json --attest ../bundle.json names r/results.json. Verify
+looks for it at --reports/r/results.json, then at each shorter tail of the name down to
+--reports/results.json, so --reports may be the folder the reports were written to or
+copied to; the first file found must have the signed digest, and a missing report names
+every path looked at.
+
 Exit codes: 0 accepted; 1 refused (one line says why); 2 usage error (a flag, an unreadable key).`,
 		Example: `  conform verify --attestation out/conform.sigstore.json --key ci/conform.pub
   conform verify --attestation conform.sigstore.json --key conform.pub --reports reports/ --require strict --min-scenarios 150 --target https://sandbox.example`,

@@ -202,7 +202,7 @@ func TestAttestAndVerifyUsage(t *testing.T) {
 		{[]string{"run", "--signing-key", key}, "--signing-key needs --attest FILE"},
 		{[]string{"explore", "--attest", filepath.Join(dir, "a.json"), "--signing-key", "env:CONFORM_TEST_NO_SUCH_VAR"}, "environment variable CONFORM_TEST_NO_SUCH_VAR is not set"},
 		{[]string{"run", "--attest", filepath.Join(dir, "a.json"), "--signing-key", pub}, `a PEM "PUBLIC KEY" block`},
-		{[]string{"run", "--attest", filepath.Join(dir, "none", "a.json"), "--signing-key", key}, "its folder does not exist"},
+		{[]string{"run", "--attest", filepath.Join(pub, "a.json"), "--signing-key", key}, "--attest: create the folder of"},
 		{[]string{"verify", "--key", pub}, "--attestation FILE and --key PUBKEY are required"},
 		{[]string{"verify", "--attestation", filepath.Join(dir, "a.json"), "--key", pub, "--require", "most"}, `--require "most": want pass or strict`},
 		{[]string{"verify", "--attestation", filepath.Join(dir, "a.json"), "--key", key}, "no PEM PUBLIC KEY block"},
@@ -294,4 +294,40 @@ func TestAttestNamesFeaturesFromDisk(t *testing.T) {
 
 	code, _, errOut = run(t, "", "verify", "--attestation", bundle, "--key", pub)
 	assert.Equal(t, exitOK, code, errOut)
+}
+
+// TestVerifyReportsInTheirOwnFolder: a run in r/ writing results.json and
+// the attestation to ../bundle.json is verified with --reports r (the folder
+// holding the report files), as well as from the attestation's folder; a
+// changed or missing report is still refused, the missing one naming where
+// it was looked for.
+func TestVerifyReportsInTheirOwnFolder(t *testing.T) {
+	root := t.TempDir()
+	key, pub := keygen(t, root, "ci")
+	r := filepath.Join(root, "r")
+	require.NoError(t, os.Mkdir(r, 0o755))
+	t.Chdir(r)
+	code, _, errOut := run(t, "", "run", "--tags", "@spec-2.1", "--seed", "0", "--format", "json:results.json", "--attest", "../bundle.json", "--signing-key", key)
+	require.Equal(t, exitOK, code, errOut)
+	t.Chdir(root)
+
+	verify := func(args ...string) (int, string, string) {
+		return run(t, "", append([]string{"verify", "--attestation", "bundle.json", "--key", pub}, args...)...)
+	}
+	for _, args := range [][]string{{"--reports", "r"}, {"--reports", "r/"}, {}, {"--reports", "."}} {
+		code, out, errOut := verify(args...)
+		assert.Equal(t, exitOK, code, "%v: %s", args, errOut)
+		assert.Contains(t, out, "accepted: PASSED", args)
+	}
+
+	results := filepath.Join(r, "results.json")
+	original, err := os.ReadFile(results)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(results, append(original, ' '), 0o644))
+	code, out, errOut := verify("--reports", "r")
+	refusedLine(t, code, out, errOut, "refused: report r/results.json was changed after signing")
+
+	require.NoError(t, os.Remove(results))
+	code, out, errOut = verify("--reports", "r")
+	refusedLine(t, code, out, errOut, "refused: report r/results.json is missing: no file at "+filepath.Join("r", "r", "results.json")+" or "+filepath.Join("r", "results.json"))
 }

@@ -3,7 +3,9 @@ package attest
 import (
 	"bytes"
 	"crypto/ecdsa"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -362,4 +364,57 @@ func TestLoadSigningKey(t *testing.T) {
 	_, err = ParsePublicKey(private)
 	assert.ErrorIs(t, err, ErrKey)
 	assert.False(t, strings.Contains(string(private), "ENCRYPTED"))
+}
+
+// TestCheckReportsLooksUnderTheReportsFolder: a statement names a report
+// relative to the attestation's folder ("r/results.json" when the run in r/
+// wrote ../bundle.json); --reports r finds it at r/results.json, still by
+// its digest, and a missing one names every path looked at.
+func TestCheckReportsLooksUnderTheReportsFolder(t *testing.T) {
+	content := []byte(`{"tool":"conform"}`)
+	sum := sha256.Sum256(content)
+	st := Statement{Subject: []Subject{{Name: "r/results.json", Digest: map[string]string{"sha256": hex.EncodeToString(sum[:])}}}}
+	tests := []struct {
+		name    string
+		files   map[string][]byte // written under the temporary root
+		dir     string            // --reports, under the root
+		missing []string          // the paths looked at, when missing
+		changed bool
+	}{
+		{name: "the attestation's folder", files: map[string][]byte{"r/results.json": content}, dir: "."},
+		{name: "the reports' own folder", files: map[string][]byte{"r/results.json": content}, dir: "r"},
+		{name: "copied flat", files: map[string][]byte{"copy/results.json": content}, dir: "copy"},
+		{name: "changed in the reports' folder", files: map[string][]byte{"r/results.json": []byte(`{}`)}, dir: "r", changed: true},
+		{name: "the first found is the one judged", files: map[string][]byte{"r/r/results.json": []byte(`{}`), "r/results.json": content}, dir: "r", changed: true},
+		{name: "missing", files: map[string][]byte{}, dir: "r", missing: []string{"r/r/results.json", "r/results.json"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			for name, data := range tt.files {
+				p := filepath.Join(root, filepath.FromSlash(name))
+				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+				require.NoError(t, os.WriteFile(p, data, 0o644))
+			}
+			err := CheckReports(st, filepath.Join(root, tt.dir))
+			switch {
+			case tt.missing != nil:
+				var missing *MissingReportError
+				require.ErrorAs(t, err, &missing)
+				assert.ErrorIs(t, err, ErrRefused)
+				assert.Equal(t, "r/results.json", missing.Name)
+				want := make([]string, len(tt.missing))
+				for i, m := range tt.missing {
+					want[i] = filepath.Join(root, filepath.FromSlash(m))
+				}
+				assert.Equal(t, want, missing.Tried)
+				assert.Contains(t, err.Error(), "no file at "+want[0]+" or "+want[1])
+			case tt.changed:
+				require.ErrorIs(t, err, ErrRefused)
+				assert.Contains(t, err.Error(), "report r/results.json was changed after signing")
+			default:
+				require.NoError(t, err)
+			}
+		})
+	}
 }

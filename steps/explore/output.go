@@ -160,6 +160,40 @@ func (r *runner) curl(f Finding) string {
 	target := &side{cfg: r.opts.Target, ids: map[string]string{}}
 	vars := map[string]string{}
 	reqs := requestsOf(f.Trace)
+	// quote writes text between single quotes for the shell, whatever it
+	// holds (O'Brien, CR LF): the created ids and $RUN it refers to are
+	// marked while it is expanded, then spliced in as "${VAR}" once the
+	// text is quoted.
+	const mark = "\x00"
+	quote := func(text string, fresh bool) string {
+		for role, v := range vars {
+			text = strings.ReplaceAll(text, "{"+role+"}", mark+"${"+v+"}"+mark)
+		}
+		text = target.expand(text)
+		if fresh {
+			text = freshIDs(text, func(id string) string { return mark + "$RUN" + mark + "-" + id })
+		}
+		text = strings.ReplaceAll(text, "'", `'\''`)
+		text = strings.ReplaceAll(text, "\r\n", mark+"$CRLF"+mark)
+		var q strings.Builder
+		q.WriteString("'")
+		for i, part := range strings.Split(text, mark) {
+			if i%2 == 1 {
+				q.WriteString(`'"` + part + `"'`)
+				continue
+			}
+			q.WriteString(part)
+		}
+		q.WriteString("'")
+		return q.String()
+	}
+	crlf := false
+	for _, ex := range reqs {
+		crlf = crlf || ex.Step.Body != "" && !ex.Page && strings.Contains(ex.Step.Body, "\r\n")
+	}
+	if crlf {
+		b.WriteString("CRLF=$(printf '\\r\\n.'); CRLF=${CRLF%.} # a multipart body's line ends\n")
+	}
 	for i, ex := range reqs {
 		cred := `"$CONFORM_USER:$CONFORM_PASSWORD"`
 		switch ex.User {
@@ -168,18 +202,9 @@ func (r *runner) curl(f Finding) string {
 		case userOther:
 			cred = `"$CONFORM_OTHER_USER:$CONFORM_OTHER_PASSWORD"`
 		}
-		sub := func(s string) string {
-			for role, v := range vars {
-				s = strings.ReplaceAll(s, "{"+role+"}", "'\"${"+v+"}\"'")
-			}
-			return target.expand(s)
-		}
-		line := fmt.Sprintf("curl -sS -u %s -X %s '%s'", cred, ex.Method, "$T"+sub(ex.Step.Path+querySuffix(ex.Path)))
-		line = strings.Replace(line, "'$T", "\"$T\"'", 1)
+		line := fmt.Sprintf("curl -sS -u %s -X %s \"$T\"%s", cred, ex.Method, quote(ex.Step.Path+querySuffix(ex.Path), false))
 		if ex.Step.Body != "" && !ex.Page {
-			ct := ex.ContentType
-			body := freshIDs(sub(ex.Step.Body), func(id string) string { return `'"$RUN"'-` + id })
-			line += fmt.Sprintf(" -H 'Content-Type: %s' --data-binary '%s'", ct, strings.ReplaceAll(body, "\r\n", "'\"$(printf '\\r\\n')\"'"))
+			line += fmt.Sprintf(" -H %s --data-binary %s", quote("Content-Type: "+ex.ContentType, false), quote(ex.Step.Body, true))
 		}
 		if ex.Step.Save != "" && ex.Step.Walk == nil && !ex.Page && i < len(reqs)-1 {
 			v := strings.ReplaceAll(ex.Step.Save, " ", "_")
@@ -188,7 +213,7 @@ func (r *runner) curl(f Finding) string {
 			continue
 		}
 		if i == len(reqs)-1 {
-			fmt.Fprintf(&b, "# the failing request: %s\n", f.Message)
+			fmt.Fprintf(&b, "# the failing request: %s\n", strings.Join(strings.Fields(f.Message), " "))
 		}
 		b.WriteString(line + " -w '\\n%{http_code}\\n'\n")
 	}

@@ -1,9 +1,17 @@
 package explore
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestPrintedIdempotencyIDsAreFresh: a printed scenario and script send
@@ -27,4 +35,70 @@ func TestPrintedIdempotencyIDsAreFresh(t *testing.T) {
 	c := r.curl(f)
 	assert.Contains(t, c, `"idempotency_id":"'"$RUN"'-explore-abc-7-3-1"`)
 	assert.Contains(t, c, `RUN="${CONFORM_RUN_ID:-`)
+}
+
+// TestReplayScriptQuotesEveryBody: the replay script quotes each body for
+// the shell whatever it holds (a quote as in O'Brien, a backslash, a $,
+// CR LF line ends): bash -n and sh -n parse it, and run against a server
+// it sends each body byte for byte, the created id and $RUN spliced in.
+func TestReplayScriptQuotesEveryBody(t *testing.T) {
+	tests := []struct {
+		name, ctype, body string
+		want              func(run string) string // the body the server must receive
+	}{
+		{"a quote", "application/vnd.json+api", `{"name":"Jane O'Brien","merchant":"{merchant}"}`,
+			func(string) string { return `{"name":"Jane O'Brien","merchant":"MU1"}` }},
+		{"quotes, backslash, dollar", "application/vnd.json+api", `{"name":"'it''s' \\ $HOME ` + "`id`" + `","idempotency_id":"explore-1"}`,
+			func(run string) string {
+				return `{"name":"'it''s' \\ $HOME ` + "`id`" + `","idempotency_id":"` + run + `-explore-1"}`
+			}},
+		{"CR LF", "multipart/form-data; boundary=b", "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"O'Brien.txt\"\r\n\r\nx\r\n--b--\r\n",
+			func(string) string {
+				return "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"O'Brien.txt\"\r\n\r\nx\r\n--b--\r\n"
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				got = append(got, string(b))
+				mu.Unlock()
+				w.WriteHeader(http.StatusCreated)
+				_, _ = w.Write([]byte(`{"id":"MU1"}`))
+			}))
+			t.Cleanup(srv.Close)
+			create := Step{Op: "merchants.create", Method: "POST", Path: "/merchants", Body: `{"x":1}`, Save: "merchant"}
+			st := Step{Op: "files.create", Method: "POST", Path: "/files", Body: tt.body}
+			f := Finding{Check: checkServerError, Op: st.Op, Message: "a message\non two lines",
+				Trace: []Exchange{
+					{Step: create, User: userPlatform, Method: "POST", Path: "/merchants", ContentType: "application/vnd.json+api", Body: create.Body, Status: 201},
+					{Step: st, User: userPlatform, Method: "POST", Path: "/files", ContentType: tt.ctype, Body: tt.body, Status: 500},
+				}}
+			r := &runner{}
+			script := r.curl(f)
+			file := filepath.Join(t.TempDir(), "replay.sh")
+			require.NoError(t, os.WriteFile(file, []byte(script), 0o700))
+			for _, shell := range []string{"bash", "sh"} {
+				out, err := exec.Command(shell, "-n", file).CombinedOutput()
+				require.NoError(t, err, "%s -n: %s\n%s", shell, out, script)
+			}
+			if _, err := exec.LookPath("curl"); err != nil {
+				t.Skip("curl not installed: the script is parsed, not run")
+			}
+			if _, err := exec.LookPath("jq"); err != nil {
+				t.Skip("jq not installed: the script is parsed, not run")
+			}
+			cmd := exec.Command("sh", file)
+			cmd.Env = append(os.Environ(), "CONFORM_TARGET="+srv.URL, "CONFORM_USER=u", "CONFORM_PASSWORD=p", "CONFORM_RUN_ID=r9")
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s\n%s", out, script)
+			mu.Lock()
+			defer mu.Unlock()
+			require.Len(t, got, 2, "%s", out)
+			assert.Equal(t, tt.want("r9"), got[1], "the body as the finding sent it\n%s", script)
+		})
+	}
 }

@@ -115,7 +115,25 @@ func clipTo(s string, limit int) string {
 	return fmt.Sprintf("%s… (%d bytes; whole in the results file)", s[:cut], len(s))
 }
 
+// listUpTo joins items with sep, whole items only, up to about limit
+// bytes; the items left out are counted: "a, b and 12 more".
+func listUpTo(limit int, sep string, items []string) string {
+	var b strings.Builder
+	for i, it := range items {
+		if i > 0 && b.Len()+len(sep)+len(it) > limit {
+			fmt.Fprintf(&b, " and %d more", len(items)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(it)
+	}
+	return b.String()
+}
+
 var htmlFuncs = template.FuncMap{
+	"upTo":           listUpTo,
 	"lower":          func(o Outcome) string { return strings.ToLower(string(o)) },
 	"count":          func(c map[Outcome]int, o Outcome) int { return c[o] },
 	"clip":           clip,
@@ -186,7 +204,7 @@ td,dd,h3{overflow-wrap:anywhere}
 {{range .Operations}}<tr><td><code>{{.ID}}</code></td>{{if .NotOffered}}<td colspan="3" class="small not-offered">not offered: {{.NotOffered}} (in no total)</td>{{else}}<td class="n{{if eq .Accepted 0}} zero{{end}}">{{.Accepted}}</td><td class="n{{if eq .Refused 0}} zero{{end}}">{{.Refused}}</td><td class="n{{if eq .Errored 0}} zero{{else}} fail{{end}}">{{.Errored}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 <table id="schemas"><thead><tr><th>request schema</th><th class="n">leaves sent</th><th class="n">boundaries reached</th><th>not reached</th></tr></thead><tbody>
-{{range .Schemas}}<tr><td><code>{{.Schema}}</code></td>{{if .NotOffered}}<td class="n zero">{{.LeavesSent}}/{{.Leaves}}</td><td class="n zero">{{.BoundariesReached}}/{{.Boundaries}}</td><td class="small not-offered">not offered: no operation the target offers takes it (in no total)</td>{{else}}<td class="n{{if lt .LeavesSent .Leaves}} warn{{end}}">{{.LeavesSent}}/{{.Leaves}}</td><td class="n{{if lt .BoundariesReached .Boundaries}} warn{{end}}">{{.BoundariesReached}}/{{.Boundaries}}</td><td class="small">{{join .Missed "; " | printf "%.600s"}}</td>{{end}}</tr>
+{{range .Schemas}}<tr><td><code>{{.Schema}}</code></td>{{if .NotOffered}}<td class="n zero">{{.LeavesSent}}/{{.Leaves}}</td><td class="n zero">{{.BoundariesReached}}/{{.Boundaries}}</td><td class="small not-offered">not offered: no operation the target offers takes it (in no total)</td>{{else}}<td class="n{{if lt .LeavesSent .Leaves}} warn{{end}}">{{.LeavesSent}}/{{.Leaves}}</td><td class="n{{if lt .BoundariesReached .Boundaries}} warn{{end}}">{{.BoundariesReached}}/{{.Boundaries}}</td><td class="small">{{upTo 600 "; " .Missed}}</td>{{end}}</tr>
 {{end}}{{with exploredTotals .Schemas}}<tr><td><b>offered, total</b></td><td class="n">{{.LeavesSent}}/{{.Leaves}}</td><td class="n">{{.BoundariesReached}}/{{.Boundaries}}</td><td></td></tr>{{end}}</tbody></table>{{end}}
 
 <h2 id="matrix">Spec sections × outcome</h2>
@@ -195,9 +213,9 @@ td,dd,h3{overflow-wrap:anywhere}
 {{end}}</tbody></table>
 
 {{if .Causes}}<h2 id="causes">Causes</h2>
-<p class="small">The same check, with the same clauses and message, is one cause whatever the scenario, operation or user it failed with.</p>
+<p class="small">The same check, with the same clauses and message, is one cause whatever the scenario, operation or user it failed with; an assumed choice (a profile key and the value observed) is one cause whatever the sections of the scenarios it showed in.</p>
 <table><thead><tr><th>outcome</th><th class="n">scenarios</th><th>clauses</th><th>check</th></tr></thead><tbody>
-{{range .Causes}}<tr><td><span class="tag {{lower .Outcome}}">{{.Outcome}}</span></td><td class="n">{{len .Scenarios}}</td><td>{{range .Clauses}}§{{.}}{{with index $.Run.ClauseTitles .}} <span class="small">{{.}}</span>{{end}}<br>{{end}}</td><td>{{with .Example.ProfileKey}}<code>{{.}}</code>: {{end}}{{.Text | printf "%.300s"}}{{with .Operations}}<div class="small">on {{range $i, $op := .}}{{if $i}}, {{end}}<code>{{$op.ID}}</code> ×{{$op.Count}}{{end}}</div>{{end}}<div class="small">{{join .Scenarios ", " | printf "%.400s"}}</div></td></tr>
+{{range .Causes}}<tr><td><span class="tag {{lower .Outcome}}">{{.Outcome}}</span></td><td class="n">{{len .Scenarios}}</td><td>{{range .Clauses}}§{{.}}{{with index $.Run.ClauseTitles .}} <span class="small">{{.}}</span>{{end}}<br>{{end}}</td><td>{{with .Example.ProfileKey}}<code>{{.}}</code>: {{end}}{{.Text | printf "%.300s"}}{{with .Operations}}<div class="small">on {{range $i, $op := .}}{{if $i}}, {{end}}<code>{{$op.ID}}</code> ×{{$op.Count}}{{end}}</div>{{end}}<div class="small">{{upTo 400 ", " .Scenarios}}</div></td></tr>
 {{end}}</tbody></table>{{with .MoreCauses}}<p class="small">and {{.}} more causes, with their scenarios under the failures below.</p>{{end}}{{end}}
 
 {{if .Details}}<h2 id="failures">Failures, warnings and errors</h2>
@@ -217,7 +235,7 @@ td,dd,h3{overflow-wrap:anywhere}
 
 {{if .Skips}}<h2 id="skips">Skipped</h2>
 <table><thead><tr><th>reason</th><th class="n">scenarios</th></tr></thead><tbody>
-{{range .Skips}}<tr><td>{{.Reason}}<div class="small">{{join .Scenarios "; " | printf "%.600s"}}</div></td><td class="n">{{len .Scenarios}}</td></tr>
+{{range .Skips}}<tr><td>{{.Reason}}<div class="small">{{upTo 600 "; " .Scenarios}}</div></td><td class="n">{{len .Scenarios}}</td></tr>
 {{end}}</tbody></table>{{end}}
 
 {{if .Ops}}<h2 id="coverage">Coverage per operation</h2>

@@ -142,3 +142,47 @@ func TestHTMLInChromium(t *testing.T) {
 		rest = rest[i+len(w):]
 	}
 }
+
+// TestHTMLGroupsACauseAndCountsTheRest: one assumed choice (a sale answered
+// 200, not 201) WARNed in scenarios of many spec sections is one row of
+// the causes, not a row per section; its scenario list, longer than fits,
+// ends "and N more" rather than mid-name. Rendered in headless Chromium.
+func TestHTMLGroupsACauseAndCountsTheRest(t *testing.T) {
+	sections := []string{"1", "2.2", "2.7", "2.12", "2.13", "3.3", "4.1", "4.2", "4.4", "4.6", "4.9", "4.10", "5", "6", "7"}
+	run := report.Run{Tool: "conform", Target: "http://127.0.0.1:1", Seed: 1}
+	const n = 40
+	for i := range n {
+		sec := sections[i%len(sections)]
+		run.Scenarios = append(run.Scenarios, report.Scenario{
+			Feature: "transfers.feature", FeatureName: "Transfers", Line: 10 + i, Outcome: report.Warn,
+			Name: fmt.Sprintf("a sale made as set-up of a scenario of section %s", sec), Tags: []string{"@spec-" + sec},
+			Checks: []report.Check{{Kind: report.KindAssumed, Clauses: []string{sec}, Clause: sec, ProfileKey: "create_status",
+				Expected: "201", Observed: "200", Operation: "transfers.create",
+				Message: "POST /transfers as platform: status 200, want 201 (transfers.create)", Detail: "status 200, want 201 (transfers.create)"}},
+		})
+	}
+	run.Recount()
+	causes := run.Causes()
+	if len(causes) != 1 || len(causes[0].Scenarios) != n {
+		t.Fatalf("Causes() = %d causes (%+v), want one of %d scenarios", len(causes), causes, n)
+	}
+	if got := strings.Join(causes[0].Clauses, " "); got != strings.Join(sections, " ") {
+		t.Errorf("the cause's clauses = %s, want every section it failed in, in order: %s", got, strings.Join(sections, " "))
+	}
+	page := writeHTML(t, run)
+	table := string(page)
+	table = table[strings.Index(table, `id="causes"`):]
+	table = table[:strings.Index(table, "</table>")]
+	if rows := strings.Count(table, `<tr><td><span class="tag warn">`); rows != 1 {
+		t.Errorf("the causes table has %d WARN rows, want 1", rows)
+	}
+	text := renderedText(t, page)
+	more := regexp.MustCompile(`transfers\.feature:1\d(, transfers\.feature:\d\d)* and (\d+) more`).FindStringSubmatch(text)
+	if more == nil {
+		t.Fatalf("the cause's scenario list does not end \"and N more\":\n%.3000s", text)
+	}
+	shown := strings.Count(more[0], "transfers.feature:")
+	if want := fmt.Sprint(n - shown); more[2] != want {
+		t.Errorf("%q: %s more, want %s", more[0], more[2], want)
+	}
+}

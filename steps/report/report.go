@@ -110,7 +110,20 @@ type Check struct {
 	// Pointers are the JSON pointers of schema violations, when the check is a schema check.
 	Pointers []string  `json:"pointers,omitempty"`
 	Exchange *Exchange `json:"exchange,omitempty"`
-	Curl     string    `json:"curl,omitempty"`
+	// Curl reproduces the request whole; it reads the credentials and every
+	// secret of the body from the environment variables CurlEnv names.
+	Curl    string    `json:"curl,omitempty"`
+	CurlEnv []CurlVar `json:"curl_env,omitempty"`
+}
+
+// CurlVar is an environment variable a Check's Curl reads: its name, what
+// it holds, and its value when that is the kit's own test data (a test
+// card's number, a generated webhook password); the value of a credential
+// of the config is never given ("").
+type CurlVar struct {
+	Name  string `json:"name"`
+	Holds string `json:"holds"`
+	Value string `json:"value,omitempty"`
 }
 
 // Exchange is one request and its response, secrets masked.
