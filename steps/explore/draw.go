@@ -165,7 +165,13 @@ func (g *generator) validStrings(s *shape) []any {
 		return out
 	}
 	if s.re != nil {
-		return []any{s.simplest, matching(s.syn, g.c, 1), matching(s.syn, g.c, 2)}
+		var out []any
+		for _, m := range []string{s.simplest, matching(s.syn, g.c, 1), matching(s.syn, g.c, 2)} {
+			if f, ok := fitLength(s, m); ok {
+				out = append(out, f)
+			}
+		}
+		return dedupe(out)
 	}
 	lo, hi := max(s.MinLength, 0), s.MaxLength
 	plainMax := hi
@@ -183,6 +189,23 @@ func (g *generator) validStrings(s *shape) []any {
 		out = append(out, sized(t, lo, hi))
 	}
 	return dedupe(out)
+}
+
+// fitLength brings a match of s's pattern within s's length bounds where
+// both are keywords of the leaf (a card number: digits only, 12 to 19 of
+// them): it repeats the last character, or cuts, as long as the pattern
+// still matches. ok is false when no such string was found.
+func fitLength(s *shape, m string) (string, bool) {
+	lo, hi := max(s.MinLength, 0), s.MaxLength
+	r := []rune(m)
+	for len(r) < lo && len(r) > 0 {
+		r = append(r, r[len(r)-1])
+	}
+	if hi >= 0 && len(r) > hi {
+		r = r[:hi]
+	}
+	out := string(r)
+	return out, s.re.MatchString(out) && len(r) >= lo && (hi < 0 || len(r) <= hi)
 }
 
 // matching draws a string matching pattern: mode 0 the simplest (the
