@@ -60,5 +60,5 @@ func TestReadmeGoVersion(t *testing.T) {
 	for _, v := range asked {
 		assert.Equal(t, string(m[1]), string(v[1]), "README asks for Go %s, go.mod for %s", v[1], m[1])
 	}
-	assert.Contains(t, string(readme), "go install ./cmd/conform", "the README shows the install from a clone")
+	assert.Contains(t, string(readme), " install ./cmd/conform", "the README shows the install from a clone")
 }
