@@ -268,7 +268,7 @@ func (v *Validator) check(pr *program, doc []byte, rs ruleSet) ([]Violation, err
 		}
 		return decodedRuleViolations(rs.op, doc), nil
 	}
-	if err := collect(p, n, doc); err != nil {
+	if err := collect(p, n); err != nil {
 		return nil, err
 	}
 	// Valid after all: a later duplicate name overrides the member the
@@ -278,9 +278,9 @@ func (v *Validator) check(pr *program, doc []byte, rs ruleSet) ([]Violation, err
 
 // collect runs the pass again over a body the first run did not pass,
 // collecting its violations; nil when it finds none (see check).
-func collect(p *pass, n *fnode, doc []byte) error {
+func collect(p *pass, n *fnode) error {
 	if p.syntaxBad {
-		return syntaxError(doc)
+		return p.malformed()
 	}
 	// Run again, collecting: it reads the whole body (the first run stops
 	// at the first failure, a syntax error may lie beyond it), evaluates
@@ -289,7 +289,7 @@ func collect(p *pass, n *fnode, doc []byte) error {
 	p.collect = true
 	p.run(n)
 	if p.syntaxBad {
-		return syntaxError(doc)
+		return p.malformed()
 	}
 	if p.oversized {
 		p.reset()
@@ -437,6 +437,11 @@ func decode(data []byte) (any, error) { return decodeKeys(data, nil) }
 func decodeKeys(data []byte, keys map[string]string) (any, error) {
 	if val, ok := fastDecodeKeys(data, keys); ok {
 		return val, nil
+	}
+	// Nested deeper than MaxDepth (fastDecode stops there too), refused
+	// as the pass refuses it, before encoding/json decodes 10,000 levels.
+	if err := depthCheck(data); err != nil {
+		return nil, err
 	}
 	return slowDecode(data)
 }
