@@ -351,15 +351,52 @@ func (v *Validator) validateTree(schema string, s *jsonschema.Schema, doc any) e
 	return fmt.Errorf("validate: schema %s: %w", schema, err)
 }
 
-// Request validates body against the request schema of the operation. It
-// returns nil for operations without a JSON body ("", multipart, binary).
-// The body is read once, as bytes, and nothing is decoded.
+// Request validates body against the request schema of the operation,
+// and nothing else: the business rules that need only the body (BodyRules)
+// are not applied, so a sale whose fee is over its amount passes. Use
+// RequestBody for the verdict Middleware gives the same body. It returns nil
+// for operations without a JSON body ("", multipart, binary). The body is
+// read once, as bytes, and nothing is decoded.
 func (v *Validator) Request(operationID string, body []byte) error {
 	pr, err := v.requestProgram(operationID)
 	if err != nil || pr == nil {
 		return err
 	}
 	return v.validate(pr, body)
+}
+
+// RequestBody judges a request body as Middleware does by default: against
+// the operation's request schema and, once it passed, the business rules
+// that need only the body (BodyRules: a sale's fee at most its amount, no
+// sales_tax on a tax-exempt Level 2/3 purchase of a sale, an authorization
+// or a capture), judged in the same pass over the bytes. It returns nil, an
+// *Error (Where request) with the violations the middleware answers 422
+// with, or an error wrapping ErrMalformed (the middleware's 400) or
+// ErrUnknownOperation; nil for operations without a JSON body. One body
+// gets one verdict, whether it comes through RequestBody (conform validate
+// --request) or through the middleware.
+func (v *Validator) RequestBody(operationID string, body []byte) error {
+	i, ok := v.tab.byID[operationID]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownOperation, operationID)
+	}
+	pr := v.bodies[i]
+	if pr == nil {
+		return nil
+	}
+	vs, err := v.check(pr, body, v.rules[i])
+	var verr *Error
+	switch {
+	case errors.As(err, &verr):
+		e := newRequestError(verr.Code, operationID, verr.Violations)
+		e.Omitted = verr.Omitted
+		return e
+	case err != nil:
+		return err
+	case len(vs) > 0:
+		return newRequestError(CodeInvalidField, operationID, vs)
+	}
+	return nil
 }
 
 // requestProgram is the program of an operation's request schema, nil
