@@ -70,7 +70,7 @@ type Config struct {
 	PostgresSandbox bool
 	// BodyBudget bounds the bytes of request bodies read and held at once
 	// (a JSON body counts four times); requests beyond it wait their turn.
-	// Default 96 MiB; <0 no bound.
+	// Default 16 MiB (DefaultBodyBudget); <0 no bound.
 	BodyBudget int64
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
