@@ -11,7 +11,7 @@ import (
 // bodies. A hostile load of 1 MiB bodies from 64 connections then peaks
 // under 128 MiB of RSS (BenchmarkInFlightMemory: 90 MiB; 96 MiB of budget
 // let it reach 300 MiB, the garbage of 24 decoded bodies at a time doubled
-// by the collector's headroom), and small bodies are never held back.
+// by the collector's headroom), while a small body takes little of it.
 const DefaultBodyBudget = 16 << 20
 
 // bodyBudget bounds the bytes of request bodies held at once: a request
