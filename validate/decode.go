@@ -13,8 +13,8 @@ import (
 // it), a \u escape of a surrogate, or an array or object nested deeper
 // than MaxDepth. The caller then refuses a document nested too deep
 // (depthCheck, the pass's own reading) or decodes with encoding/json, which
-// reports the error or builds the tree. decode_internal_test.go and FuzzDecode check
-// that both agree.
+// reports the error or builds the tree. decode_internal_test.go and
+// FuzzDecode check that both agree.
 func fastDecode(data []byte) (any, bool) { return fastDecodeKeys(data, nil) }
 
 // fastDecodeKeys is fastDecode taking the object keys found in keys (the

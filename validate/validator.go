@@ -430,7 +430,8 @@ func (v *Validator) DecodeRequest(operationID string, body []byte) (any, error) 
 // Decode decodes a JSON document into the tree DecodeRequest hands back
 // (maps, slices, json.Number, strings, bools and nil), without validating
 // it: for a body Request already passed, decoded only when and where it is
-// needed. An error wraps ErrMalformed.
+// needed. An error wraps ErrMalformed, or is an *Error with the one
+// RuleDepth violation of a document nested deeper than MaxDepth.
 func (v *Validator) Decode(doc []byte) (any, error) {
 	return decodeKeys(doc, v.keys)
 }
