@@ -6,8 +6,13 @@ import (
 	"sync"
 )
 
-// DefaultBodyBudget is Config.BodyBudget's default.
-const DefaultBodyBudget = 96 << 20
+// DefaultBodyBudget is Config.BodyBudget's default: four JSON bodies of
+// 1 MiB at once (each counts four times), or one 10 MiB upload beside small
+// bodies. A hostile load of 1 MiB bodies from 64 connections then peaks
+// under 128 MiB of RSS (BenchmarkInFlightMemory: 90 MiB; 96 MiB of budget
+// let it reach 300 MiB, the garbage of 24 decoded bodies at a time doubled
+// by the collector's headroom), while a small body takes little of it.
+const DefaultBodyBudget = 16 << 20
 
 // bodyBudget bounds the bytes of request bodies held at once: a request
 // with a body acquires its declared size (or its limit, when it declares

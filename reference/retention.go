@@ -34,17 +34,25 @@ type Limits struct {
 	UploadBytes int64
 	// Tags is how many tags one resource may carry; default 50.
 	Tags int
+	// PendingDeliveries is how many deliveries to one webhook may be
+	// pending: published and not yet delivered, refused or abandoned
+	// (waiting for their first attempt or for a retry). One more drops the
+	// oldest pending delivery of that webhook as failed (logged), so a
+	// target that comes back gets the newest events, and one that never
+	// does holds at most this many. Default 1,000.
+	PendingDeliveries int
 }
 
 // Default limits; see Limits.
 const (
-	DefaultMaxAge           = 24 * time.Hour
-	DefaultMaxRetained      = 20_000
-	DefaultMaxBytes         = 64 << 20
-	DefaultCreatesPerMinute = 60_000
-	DefaultWebhooks         = 50
-	DefaultUploadBytes      = 32 << 20
-	DefaultTags             = 50
+	DefaultMaxAge            = 24 * time.Hour
+	DefaultMaxRetained       = 20_000
+	DefaultMaxBytes          = 64 << 20
+	DefaultCreatesPerMinute  = 60_000
+	DefaultWebhooks          = 50
+	DefaultUploadBytes       = 32 << 20
+	DefaultTags              = 50
+	DefaultPendingDeliveries = 1_000
 )
 
 // withDefaults fills zero fields with the defaults and turns negative ones
@@ -54,6 +62,7 @@ func (l Limits) withDefaults() Limits {
 	l.CreatesPerMinute = pick(l.CreatesPerMinute, DefaultCreatesPerMinute)
 	l.Webhooks = pick(l.Webhooks, DefaultWebhooks)
 	l.Tags = pick(l.Tags, DefaultTags)
+	l.PendingDeliveries = pick(l.PendingDeliveries, DefaultPendingDeliveries)
 	l.MaxAge = pick(l.MaxAge, DefaultMaxAge)
 	l.MaxBytes = pick(l.MaxBytes, DefaultMaxBytes)
 	l.UploadBytes = pick(l.UploadBytes, DefaultUploadBytes)

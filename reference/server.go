@@ -70,7 +70,7 @@ type Config struct {
 	PostgresSandbox bool
 	// BodyBudget bounds the bytes of request bodies read and held at once
 	// (a JSON body counts four times); requests beyond it wait their turn.
-	// Default 96 MiB; <0 no bound.
+	// Default 16 MiB (DefaultBodyBudget); <0 no bound.
 	BodyBudget int64
 	// Logger receives operational logs; default discards them.
 	Logger *slog.Logger
@@ -101,7 +101,11 @@ type Server struct {
 	lifeMu sync.Mutex
 	timers map[*time.Timer]struct{}
 	lines  map[string]*hookLine // webhook deliveries waiting for their first attempts, per application and host (webhooks.go)
-	closed bool
+	// pending holds each webhook's deliveries not yet settled, oldest
+	// first, at most Limits.PendingDeliveries (webhooks.go), by
+	// application and webhook id.
+	pending map[string][]*pendingDelivery
+	closed  bool
 }
 
 // New builds a Server: it fills Config defaults, seeds the fixtures and

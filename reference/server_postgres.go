@@ -1,10 +1,14 @@
 package reference
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -167,6 +171,7 @@ func (s *Server) publishOutbox(p *pgUnits) error {
 		return nil
 	}
 	hooks := map[string][]webhook{}
+	touched := map[[2]string]bool{} // app, webhook
 	seqs := make([]int64, 0, len(evs))
 	for _, e := range evs {
 		enabled, ok := hooks[e.app]
@@ -182,13 +187,48 @@ func (s *Server) publishOutbox(p *pgUnits) error {
 				e.app, w.ID, evID, body); err != nil {
 				return err
 			}
+			touched[[2]string{e.app, w.ID}] = true
 		}
 		seqs = append(seqs, e.seq)
+	}
+	if err := s.boundPending(dbtx, touched); err != nil {
+		return err
 	}
 	if _, err := dbtx.Exec(s.ctx, `UPDATE outbox SET delivered = true WHERE seq = ANY($1)`, seqs); err != nil {
 		return err
 	}
 	return dbtx.Commit(s.ctx)
+}
+
+// boundPending keeps at most Limits.PendingDeliveries pending (not done)
+// deliveries for each webhook that was just given new ones, marking the
+// oldest beyond it done: dropped as failed, as the memory store drops
+// them. Each webhook's count is taken under an advisory lock of its own,
+// in the order of the keys (no two publishers wait on each other in a
+// circle), so replicas publishing at once never leave more.
+func (s *Server) boundPending(dbtx pgx.Tx, touched map[[2]string]bool) error {
+	max := s.limits.PendingDeliveries
+	if max <= 0 || len(touched) == 0 {
+		return nil
+	}
+	keys := slices.SortedFunc(maps.Keys(touched), func(a, b [2]string) int {
+		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]))
+	})
+	for _, k := range keys {
+		if _, err := dbtx.Exec(s.ctx, `SELECT pg_advisory_xact_lock(hashtextextended('deliveries ' || $1 || ' ' || $2, 0))`, k[0], k[1]); err != nil {
+			return err
+		}
+		tag, err := dbtx.Exec(s.ctx, `UPDATE deliveries SET done = true, lease_until = NULL
+			WHERE seq IN (SELECT seq FROM deliveries WHERE app = $1 AND webhook = $2 AND NOT done
+				ORDER BY seq DESC OFFSET $3)`, k[0], k[1], max)
+		if err != nil {
+			return err
+		}
+		if n := tag.RowsAffected(); n > 0 {
+			s.log.Warn("webhook deliveries dropped: too many pending", "webhook", k[1], "dropped", n, "pending", max)
+		}
+	}
+	return nil
 }
 
 // maxPosts bounds the webhook posts one replica has in flight.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,17 +66,90 @@ func (s *Server) publish(enabled []webhook, entity, typ string, view any) {
 	targets, evID, body := s.newEvent(enabled, entity, typ, view)
 	// One batch a line, the lines in the order their first webhook comes.
 	var keys []string
-	byLine := map[string][]webhook{}
+	byLine := map[string]*batch{}
 	for _, w := range targets {
 		key := lineKey(w)
-		if _, ok := byLine[key]; !ok {
+		b, ok := byLine[key]
+		if !ok {
 			keys = append(keys, key)
+			b = &batch{eventID: evID, body: body}
+			byLine[key] = b
 		}
-		byLine[key] = append(byLine[key], w)
+		b.targets = append(b.targets, w)
+		b.deliveries = append(b.deliveries, s.track(w, evID))
 	}
 	for _, key := range keys {
-		s.enqueue(key, batch{targets: byLine[key], eventID: evID, body: body})
+		s.enqueue(key, *byLine[key])
 	}
+}
+
+// pendingDelivery is one event's delivery to one webhook from its
+// publication until it is settled (delivered, refused, abandoned) or
+// dropped; stop is closed when it is dropped, and it makes no attempt
+// after that.
+type pendingDelivery struct {
+	eventID string
+	stop    chan struct{}
+}
+
+func (d *pendingDelivery) dropped() bool {
+	select {
+	case <-d.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// pendingKey names a webhook's pending deliveries.
+func pendingKey(w webhook) string { return w.app + " " + w.ID }
+
+// track counts a new delivery of eventID to w as pending; past
+// Limits.PendingDeliveries for w, the oldest pending ones are dropped as
+// failed.
+func (s *Server) track(w webhook, eventID string) *pendingDelivery {
+	d := &pendingDelivery{eventID: eventID, stop: make(chan struct{})}
+	key := pendingKey(w)
+	s.lifeMu.Lock()
+	if s.pending == nil {
+		s.pending = map[string][]*pendingDelivery{}
+	}
+	list := append(s.pending[key], d)
+	for max := s.limits.PendingDeliveries; max > 0 && len(list) > max; {
+		old := list[0]
+		list[0] = nil
+		list = list[1:]
+		close(old.stop)
+		s.log.Warn("webhook delivery dropped: too many pending", "webhook", w.ID, "event", old.eventID, "pending", max)
+	}
+	s.pending[key] = list
+	s.lifeMu.Unlock()
+	return d
+}
+
+// settle ends d, a delivery to w: it is no longer pending.
+func (s *Server) settle(w webhook, d *pendingDelivery) {
+	key := pendingKey(w)
+	s.lifeMu.Lock()
+	defer s.lifeMu.Unlock()
+	list := s.pending[key]
+	i := slices.Index(list, d)
+	if i < 0 {
+		return // dropped
+	}
+	list = slices.Delete(list, i, i+1)
+	if len(list) == 0 {
+		delete(s.pending, key)
+		return
+	}
+	s.pending[key] = list
+}
+
+// pendingCount is how many deliveries to webhook id of app are pending.
+func (s *Server) pendingCount(app, id string) int {
+	s.lifeMu.Lock()
+	defer s.lifeMu.Unlock()
+	return len(s.pending[app+" "+id])
 }
 
 // Deliveries to one host keep the order the events were published in: an
@@ -100,9 +174,10 @@ type hookLine struct {
 
 // batch is one event waiting for its first attempts to some webhooks.
 type batch struct {
-	targets []webhook
-	eventID string
-	body    []byte
+	targets    []webhook
+	deliveries []*pendingDelivery // of each target
+	eventID    string
+	body       []byte
 }
 
 // lineKey names the line of w's deliveries: its application and the scheme
@@ -155,29 +230,34 @@ func (s *Server) drain(key string, line *hookLine) {
 		line.pending = line.pending[1:]
 		s.lifeMu.Unlock()
 		var wg sync.WaitGroup
-		for _, w := range b.targets[1:] {
-			wg.Go(func() { s.firstAttempt(w, b.eventID, b.body) })
+		for i, w := range b.targets[1:] {
+			wg.Go(func() { s.firstAttempt(w, b.deliveries[i+1], b.eventID, b.body) })
 		}
-		s.firstAttempt(b.targets[0], b.eventID, b.body)
+		s.firstAttempt(b.targets[0], b.deliveries[0], b.eventID, b.body)
 		wg.Wait()
 	}
 }
 
-// firstAttempt posts an event to w once and, when that failed, hands the
-// event to a goroutine of retries.
-func (s *Server) firstAttempt(w webhook, eventID string, body []byte) {
+// firstAttempt posts an event to w once, unless its delivery d was
+// dropped while it waited, and, when that failed, hands the event to a
+// goroutine of retries.
+func (s *Server) firstAttempt(w webhook, d *pendingDelivery, eventID string, body []byte) {
+	if d.dropped() {
+		return
+	}
 	if s.attempt(w, eventID, body, 0) {
+		s.settle(w, d)
 		return
 	}
 	s.lifeMu.Lock()
 	defer s.lifeMu.Unlock()
-	if s.closed {
+	if s.closed || d.dropped() {
 		return
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.deliver(w, eventID, body, 1)
+		s.deliver(w, d, eventID, body, 1)
 	}()
 }
 
@@ -256,10 +336,11 @@ func signature(secret string, ts int64, body []byte) string {
 
 // deliver POSTs body to w.URL from attempt first on (0 is the first
 // attempt; the retries are 1 to 5), waiting its backoff before each retry,
-// until a 2xx, the retries are spent or Close. Each retry reads the webhook
-// again: one disabled (or gone) since the event was published receives
-// nothing more, and an updated url is used.
-func (s *Server) deliver(w webhook, eventID string, body []byte, first int) {
+// until a 2xx, the retries are spent, its delivery d is dropped or Close.
+// Each retry reads the webhook again: one disabled (or gone) since the
+// event was published receives nothing more, and an updated url is used.
+func (s *Server) deliver(w webhook, d *pendingDelivery, eventID string, body []byte, first int) {
+	defer s.settle(w, d) // w as published: the key of d
 	for attempt := first; ; attempt++ {
 		if attempt > 0 {
 			wait, again := s.retryWait(attempt - 1)
@@ -269,6 +350,9 @@ func (s *Server) deliver(w webhook, eventID string, body []byte, first int) {
 			t := time.NewTimer(wait)
 			select {
 			case <-s.ctx.Done():
+				t.Stop()
+				return
+			case <-d.stop:
 				t.Stop()
 				return
 			case <-t.C:

@@ -10,10 +10,11 @@ import (
 // builds (map[string]any, []any, json.Number, string, bool, nil), in one pass
 // without reflection. It answers ok=false for anything it does not decide
 // alone: a syntax error, trailing data, invalid UTF-8 (encoding/json replaces
-// it), a \u escape of a surrogate, or nesting deeper than encoding/json
-// allows. The caller then decodes with encoding/json, which reports the
-// error or builds the tree. decode_internal_test.go and FuzzDecode check
-// that both agree.
+// it), a \u escape of a surrogate, or an array or object nested deeper
+// than MaxDepth. The caller then refuses a document nested too deep
+// (depthCheck, the pass's own reading) or decodes with encoding/json, which
+// reports the error or builds the tree. decode_internal_test.go and
+// FuzzDecode check that both agree.
 func fastDecode(data []byte) (any, bool) { return fastDecodeKeys(data, nil) }
 
 // fastDecodeKeys is fastDecode taking the object keys found in keys (the
@@ -28,9 +29,6 @@ func fastDecodeKeys(data []byte, keys map[string]string) (any, bool) {
 	d.space()
 	return v, d.pos == len(d.data)
 }
-
-// maxDepth is encoding/json's nesting limit.
-const maxDepth = 10000
 
 type decoder struct {
 	data []byte
@@ -50,13 +48,13 @@ func (d *decoder) space() {
 }
 
 func (d *decoder) value(depth int) (any, bool) {
-	if d.pos >= len(d.data) || depth >= maxDepth {
+	if d.pos >= len(d.data) {
 		return nil, false
 	}
 	switch c := d.data[d.pos]; {
-	case c == '{':
+	case c == '{' && depth < MaxDepth:
 		return d.object(depth + 1)
-	case c == '[':
+	case c == '[' && depth < MaxDepth:
 		return d.array(depth + 1)
 	case c == '"':
 		s, ok := d.str()

@@ -8,7 +8,8 @@
 // their text, so amounts in cents are checked exactly), and return either nil,
 // an error wrapping ErrMalformed (the body is not JSON, carries trailing data,
 // or is not a JSON object), or an *Error that lists the violations with their
-// JSON pointers and rules (at most MaxViolations; Omitted counts the rest):
+// JSON pointers and rules (at most MaxViolations; Omitted counts the rest;
+// a document nested deeper than MaxDepth is one RuleDepth violation):
 //
 //	v, err := validate.New()
 //	if err != nil {
@@ -24,7 +25,9 @@
 //
 // The business rules JSON Schema cannot express (capture amount, fee,
 // Level 2/3 enablement, subscription amount updates, tax exemption) are plain
-// functions returning the same *Error. Response checks a response (status,
+// functions returning the same *Error; RequestBody judges a body by its
+// schema and then those that need only the body (BodyRules), the verdict
+// Middleware gives it by default. Response checks a response (status,
 // content type, body or error envelope) and HTTPRequest a whole request
 // (route, path ids, Accept, Content-Type, list parameters, body).
 // WriteEnvelope and WriteError render errors in the API's error envelope, and

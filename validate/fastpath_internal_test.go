@@ -1,12 +1,14 @@
 package validate
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -40,6 +42,19 @@ var compared, invalidCompared atomic.Int64
 func agree(t *testing.T, v *Validator, schema string, data []byte) {
 	t.Helper()
 	got := v.Validate(schema, data)
+	first := &pass{data: data}
+	if ptr, deep := deepPointerOf(data); deep && !(v.objects[schema] && first.kindAt(first.ws(0)) != tObject) {
+		// Nested deeper than MaxDepth (and no syntax error before): one
+		// violation at the value that opens level MaxDepth+1.
+		want := []Violation{{Pointer: ptr, Rule: RuleDepth, Message: depthMessage}}
+		var e *Error
+		if !errors.As(got, &e) || e.Code != CodeInvalidField || !slices.Equal(e.Violations, want) || e.Omitted != 0 {
+			t.Errorf("%s %.200q: the pass says %.300v, want %v", schema, data, got, want)
+		}
+		compared.Add(1)
+		invalidCompared.Add(1)
+		return
+	}
 	doc, err := slowDecode(data)
 	if err != nil {
 		want := publicMessage(err)
@@ -104,6 +119,66 @@ func agree(t *testing.T, v *Validator, schema string, data []byte) {
 	}
 	if !slices.Equal(e.Violations, want) {
 		t.Errorf("%s %s: violations of the pass\n%v\njsonschema\n%v", schema, data, e.Violations, want)
+	}
+}
+
+// deepPointerOf reads data with encoding/json's tokenizer, which has no
+// depth limit of its own, and returns the JSON pointer of the first array or
+// object that opens level MaxDepth+1, if one comes before the end or a
+// syntax error.
+func deepPointerOf(data []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type frame struct {
+		obj, wantKey bool
+		key          string
+		index        int
+	}
+	var stack []frame
+	// done notes a value read; it reports whether it was the document.
+	done := func() bool {
+		if len(stack) == 0 {
+			return true
+		}
+		if f := &stack[len(stack)-1]; f.obj {
+			f.wantKey = true
+		} else {
+			f.index++
+		}
+		return false
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
+			if key, ok := tok.(string); ok {
+				stack[n-1].key, stack[n-1].wantKey = key, false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('['), json.Delim('{'):
+			if len(stack) == MaxDepth {
+				var b strings.Builder
+				for _, f := range stack {
+					b.WriteByte('/')
+					if f.obj {
+						b.WriteString(jsondoc.Escape(f.key))
+					} else {
+						b.WriteString(strconv.Itoa(f.index))
+					}
+				}
+				return b.String(), true
+			}
+			stack = append(stack, frame{obj: tok == json.Delim('{'), wantKey: true})
+			continue
+		case json.Delim(']'), json.Delim('}'):
+			stack = stack[:len(stack)-1]
+		}
+		if done() {
+			return "", false
+		}
 	}
 }
 

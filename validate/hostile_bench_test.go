@@ -11,7 +11,8 @@ import (
 
 // hostileBodies are the three 1 MiB shapes a client can send to make a
 // validator spend memory: an array where an object belongs, 25,000 tags,
-// and nesting as deep as JSON allows. Exported to the reference's tests
+// and nesting as deep as encoding/json allows (9,990 levels, refused at
+// MaxDepth). Exported to the reference's tests
 // through HostileBodies.
 func hostileBodies() []struct {
 	Name string
@@ -28,7 +29,7 @@ func hostileBodies() []struct {
 		fmt.Fprintf(&tags, `"tag%05d":"value number %05d, a little padding"`, i, i)
 	}
 	tags.WriteString(`}}`)
-	depth := maxNesting - 10
+	const depth = 9990
 	deep := `{"url":"https://example.com/hook","tags":{"a":` + strings.Repeat(`[`, depth) + strings.Repeat(`]`, depth) + `},"pad":"` +
 		strings.Repeat("x", size-2*depth-64) + `"}`
 	return []struct {
@@ -41,12 +42,23 @@ func hostileBodies() []struct {
 	}
 }
 
+// tooDeepBody is 100,000 nested arrays inside tags (195 KiB): far past the
+// nesting a body may have, and past encoding/json's limit.
+func tooDeepBody() []byte {
+	const depth = 100000
+	return []byte(`{"url":"https://example.com/hook","tags":{"a":` + strings.Repeat(`[`, depth) + strings.Repeat(`]`, depth) + `}}`)
+}
+
 // BenchmarkHostile validates each hostile shape against webhooks.create;
 // -benchmem gives the heap per call.
 func BenchmarkHostile(b *testing.B) {
 	v, err := New()
 	require.NoError(b, err)
-	for _, h := range hostileBodies() {
+	shapes := append(hostileBodies(), struct {
+		Name string
+		Body []byte
+	}{"100,000 nested arrays", tooDeepBody()})
+	for _, h := range shapes {
 		b.Run(strings.ReplaceAll(h.Name, " ", "_"), func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(h.Body)))

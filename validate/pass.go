@@ -29,17 +29,15 @@ import (
 // the rest.
 const MaxViolations = 100
 
-// maxNesting is encoding/json's nesting limit.
-const maxNesting = 10000
-
 // pass is the state of one run over a body.
 type pass struct {
 	data      []byte
 	depth     int
-	syntaxBad bool // the body is not JSON (encoding/json words the error)
+	syntaxBad bool // the body is not JSON (encoding/json words the error), or nested too deep
+	deepAt    int  // where an array or object opens level MaxDepth+1 (0: none; syntaxBad is set)
 	oversized bool // a number a node looked at is beyond the number bounds
 	// kinds holds one bit per nesting level while skipping: 1 for an object.
-	kinds [maxNesting/64 + 1]uint64
+	kinds [MaxDepth/64 + 1]uint64
 
 	// failed: the first run met a failure the body cannot recover from and
 	// stopped reading (the second run reads it all); speculative counts the
@@ -95,6 +93,7 @@ func getPass(data []byte) *pass {
 
 func (p *pass) reset() {
 	p.depth, p.syntaxBad, p.oversized, p.failed, p.speculative = 0, false, false, false, 0
+	p.deepAt = 0
 	p.collect, p.omitted, p.leaves, p.typeHere, p.anyDepth = false, 0, 0, 0, 0
 	clear(p.out)
 	p.out = p.out[:0]
@@ -437,8 +436,8 @@ func (p *pass) checkNumber(n *fnode, text string) bool {
 
 // object checks the object at i (its '{') against n.
 func (p *pass) object(n *fnode, i int) (int, bool) {
-	if p.depth++; p.depth > maxNesting {
-		return p.bad()
+	if p.depth++; p.depth > MaxDepth {
+		return p.tooDeep(i)
 	}
 	slots := len(p.lastSlots)
 	end, ok := p.members(n, i)
@@ -628,8 +627,8 @@ func (p *pass) lastMembers(n *fnode, i int) []int32 {
 
 // array checks the array at i (its '[') against n.
 func (p *pass) array(n *fnode, i int) (int, bool) {
-	if p.depth++; p.depth > maxNesting {
-		return p.bad()
+	if p.depth++; p.depth > MaxDepth {
+		return p.tooDeep(i)
 	}
 	end, ok := p.elements(n, i)
 	p.depth--
@@ -1154,7 +1153,8 @@ func (p *pass) skip(i int) int {
 		// a value
 		switch c := d[i]; {
 		case c == '{' || c == '[':
-			if depth++; depth > maxNesting {
+			if depth++; depth > MaxDepth {
+				p.deepAt = i
 				p.syntaxBad = true
 				return len(d)
 			}

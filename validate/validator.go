@@ -268,7 +268,7 @@ func (v *Validator) check(pr *program, doc []byte, rs ruleSet) ([]Violation, err
 		}
 		return decodedRuleViolations(rs.op, doc), nil
 	}
-	if err := collect(p, n, doc); err != nil {
+	if err := collect(p, n); err != nil {
 		return nil, err
 	}
 	// Valid after all: a later duplicate name overrides the member the
@@ -278,9 +278,9 @@ func (v *Validator) check(pr *program, doc []byte, rs ruleSet) ([]Violation, err
 
 // collect runs the pass again over a body the first run did not pass,
 // collecting its violations; nil when it finds none (see check).
-func collect(p *pass, n *fnode, doc []byte) error {
+func collect(p *pass, n *fnode) error {
 	if p.syntaxBad {
-		return syntaxError(doc)
+		return p.malformed()
 	}
 	// Run again, collecting: it reads the whole body (the first run stops
 	// at the first failure, a syntax error may lie beyond it), evaluates
@@ -289,7 +289,7 @@ func collect(p *pass, n *fnode, doc []byte) error {
 	p.collect = true
 	p.run(n)
 	if p.syntaxBad {
-		return syntaxError(doc)
+		return p.malformed()
 	}
 	if p.oversized {
 		p.reset()
@@ -351,15 +351,52 @@ func (v *Validator) validateTree(schema string, s *jsonschema.Schema, doc any) e
 	return fmt.Errorf("validate: schema %s: %w", schema, err)
 }
 
-// Request validates body against the request schema of the operation. It
-// returns nil for operations without a JSON body ("", multipart, binary).
-// The body is read once, as bytes, and nothing is decoded.
+// Request validates body against the request schema of the operation,
+// and nothing else: the business rules that need only the body (BodyRules)
+// are not applied, so a sale whose fee is over its amount passes. Use
+// RequestBody for the verdict Middleware gives the same body. It returns nil
+// for operations without a JSON body ("", multipart, binary). The body is
+// read once, as bytes, and nothing is decoded.
 func (v *Validator) Request(operationID string, body []byte) error {
 	pr, err := v.requestProgram(operationID)
 	if err != nil || pr == nil {
 		return err
 	}
 	return v.validate(pr, body)
+}
+
+// RequestBody judges a request body as Middleware does by default: against
+// the operation's request schema and, once it passed, the business rules
+// that need only the body (BodyRules: a sale's fee at most its amount, no
+// sales_tax on a tax-exempt Level 2/3 purchase of a sale, an authorization
+// or a capture), judged in the same pass over the bytes. It returns nil, an
+// *Error (Where request) with the violations the middleware answers 422
+// with, or an error wrapping ErrMalformed (the middleware's 400) or
+// ErrUnknownOperation; nil for operations without a JSON body. One body
+// gets one verdict, whether it comes through RequestBody (conform validate
+// --request) or through the middleware.
+func (v *Validator) RequestBody(operationID string, body []byte) error {
+	i, ok := v.tab.byID[operationID]
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownOperation, operationID)
+	}
+	pr := v.bodies[i]
+	if pr == nil {
+		return nil
+	}
+	vs, err := v.check(pr, body, v.rules[i])
+	var verr *Error
+	switch {
+	case errors.As(err, &verr):
+		e := newRequestError(verr.Code, operationID, verr.Violations)
+		e.Omitted = verr.Omitted
+		return e
+	case err != nil:
+		return err
+	case len(vs) > 0:
+		return newRequestError(CodeInvalidField, operationID, vs)
+	}
+	return nil
 }
 
 // requestProgram is the program of an operation's request schema, nil
@@ -393,7 +430,8 @@ func (v *Validator) DecodeRequest(operationID string, body []byte) (any, error) 
 // Decode decodes a JSON document into the tree DecodeRequest hands back
 // (maps, slices, json.Number, strings, bools and nil), without validating
 // it: for a body Request already passed, decoded only when and where it is
-// needed. An error wraps ErrMalformed.
+// needed. An error wraps ErrMalformed, or is an *Error with the one
+// RuleDepth violation of a document nested deeper than MaxDepth.
 func (v *Validator) Decode(doc []byte) (any, error) {
 	return decodeKeys(doc, v.keys)
 }
@@ -437,6 +475,11 @@ func decode(data []byte) (any, error) { return decodeKeys(data, nil) }
 func decodeKeys(data []byte, keys map[string]string) (any, error) {
 	if val, ok := fastDecodeKeys(data, keys); ok {
 		return val, nil
+	}
+	// Nested deeper than MaxDepth (fastDecode stops there too), refused
+	// as the pass refuses it, before encoding/json decodes 10,000 levels.
+	if err := depthCheck(data); err != nil {
+		return nil, err
 	}
 	return slowDecode(data)
 }

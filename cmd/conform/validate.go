@@ -79,7 +79,7 @@ func runValidate(opts validateOptions) error {
 		return usageError(err)
 	}
 	if opts.request != "" {
-		err = v.Request(opts.request, doc)
+		err = v.RequestBody(opts.request, doc)
 	} else {
 		err = v.Resource(opts.resource, doc)
 	}

@@ -1,0 +1,115 @@
+package reference
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/reference/pgtest"
+)
+
+// cardTarget is a webhook endpoint answering every post with status, and
+// recording the card each delivered event is about.
+type cardTarget struct {
+	srv   *httptest.Server
+	posts atomic.Int32
+	mu    sync.Mutex
+	cards []string
+}
+
+func newCardTarget(t *testing.T, status int) *cardTarget {
+	t.Helper()
+	c := &cardTarget{}
+	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		c.posts.Add(1)
+		var ev struct {
+			Embedded struct {
+				Cards []struct {
+					ID string `json:"id"`
+				} `json:"payment_instruments"`
+			} `json:"_embedded"`
+		}
+		if json.Unmarshal(body, &ev) == nil && len(ev.Embedded.Cards) == 1 && status/100 == 2 {
+			c.mu.Lock()
+			c.cards = append(c.cards, ev.Embedded.Cards[0].ID)
+			c.mu.Unlock()
+		}
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+func (c *cardTarget) delivered() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.cards)
+}
+
+// TestPendingDeliveriesAreBounded: a webhook whose target fails holds at
+// most Limits.PendingDeliveries pending deliveries, in memory and in
+// PostgreSQL; each one more drops the oldest pending, which makes no
+// attempt after that, so a target that comes back (here: the webhook's url
+// updated between the first attempt and the retry) gets the newest events
+// and none of the dropped ones.
+func TestPendingDeliveriesAreBounded(t *testing.T) {
+	const bound, cards = 3, 10
+	configure := func(c *Config) {
+		c.Limits.PendingDeliveries = bound
+		c.RetryScale = 0.005 // the first retry 0.45 s after the first attempt
+	}
+	var cluster *pgtest.Cluster
+	stores := []struct {
+		name    string
+		open    func(t *testing.T) *harness
+		pending func(t *testing.T, h *harness, app, hook string) int
+	}{
+		{"memory",
+			func(t *testing.T) *harness { return newHarness(t, configure) },
+			func(_ *testing.T, h *harness, app, hook string) int { return h.srv.pendingCount(app, hook) }},
+		{"postgres",
+			func(t *testing.T) *harness {
+				if cluster == nil {
+					cluster = pgtest.Start(t)
+				}
+				return sandboxReplica(t, cluster.NewDatabase(t, "pending"), configure)
+			},
+			func(t *testing.T, h *harness, app, hook string) int {
+				var n int
+				require.NoError(t, h.srv.cfg.Postgres.pool.QueryRow(context.Background(),
+					`SELECT count(*) FROM deliveries WHERE app = $1 AND webhook = $2 AND NOT done`, app, hook).Scan(&n))
+				return n
+			}},
+	}
+	for _, st := range stores {
+		t.Run(st.name, func(t *testing.T) {
+			h := st.open(t)
+			gone, back := newCardTarget(t, http.StatusServiceUnavailable), newCardTarget(t, http.StatusOK)
+			wh := h.webhook(gone.srv.URL, map[string]any{"enabled_events": []any{map[string]any{"entity": "payment_instrument", "types": []any{"created"}}}})
+			app, hook := wh["application"].(string), wh["id"].(string)
+			var ids []string
+			for range cards {
+				ids = append(ids, h.card())
+				require.LessOrEqual(t, st.pending(t, h, app, hook), bound)
+			}
+			eventually(t, "the deliveries beyond the bound dropped", func() bool { return st.pending(t, h, app, hook) == bound })
+			// The target comes back: the retries (and any first attempt not
+			// made yet) go to the url as it is now.
+			h.expect(h.call(h.platform(), "PUT", "/webhooks/"+hook, map[string]any{"url": back.srv.URL}), 200, "webhook")
+			eventually(t, "the pending deliveries settled", func() bool {
+				return st.pending(t, h, app, hook) == 0 && len(back.delivered()) == bound
+			})
+			assert.ElementsMatch(t, ids[cards-bound:], back.delivered(), "the newest events are delivered, the dropped ones never")
+		})
+	}
+}
