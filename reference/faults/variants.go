@@ -47,7 +47,7 @@ func Variants() []Variant {
 	var all []Variant
 	for _, group := range [][]Variant{
 		statusVariants(), formVariants(), valueVariants(), idVariants(), routeVariants(),
-		paymentVariants(), ruleVariants(), lawVariants(), eventVariants(), fileVariants(),
+		paymentVariants(), ruleVariants(), lawVariants(), openVariants(), eventVariants(), fileVariants(),
 		realisticVariants(),
 	} {
 		all = append(all, group...)
@@ -55,10 +55,10 @@ func Variants() []Variant {
 	return all
 }
 
-// VariantByName returns the entry called name of the catalog or of the
-// explore variants.
+// VariantByName returns the entry called name of the catalog, of the
+// explore variants or of the held variants.
 func VariantByName(name string) (Variant, bool) {
-	for _, v := range append(Variants(), ExploreVariants()...) {
+	for _, v := range slices.Concat(Variants(), ExploreVariants(), heldVariants()) {
 		if v.Name == name {
 			return v, true
 		}
