@@ -90,7 +90,7 @@ func ServeVariant(cfg reference.Config, name string) (*reference.Server, http.Ha
 func Combined() []string {
 	return []string{
 		"multi-capture", "capture-fee-authorization-bound", "cards-any-length", "no-reference-rules",
-		"idempotency-replay-409", "expiry-24h", "merchant-role-no-charges", "no-sandbox-triggers",
+		"lenient-request-rules", "idempotency-replay-409", "expiry-24h", "authorizations-pending", "merchant-role-no-charges", "no-sandbox-triggers",
 		"create-200", "capture-202", "state-rules-409", "validation-400-dotted", "too-large-400", "upload-401-first",
 		"vnd-api-json-only", "media-type-415", "accept-ignored", "authorization-merchant-field", "amount-update-top-level", "webhook-update-patch", "no-extensions",
 		"plain-json", "event-layout-and-signature", "api-key-redacted", "signing-key-whsec", "list-max-50-clamped",

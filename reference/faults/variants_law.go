@@ -46,6 +46,14 @@ func lawVariants() []Variant {
 			Profile: `{"request_rules": "unchecked"}`,
 			build:   parts(wrapOnly(takingAnyTags)),
 		},
+		{
+			Name: "lenient-request-rules", Tags: "@errors,@authorizations,@transfers,@payment_instruments,@subscriptions,@webhooks",
+			Choice:  "unknown-fields-ignored, empty-strings-accepted and tags-any-type at once: a server keeping none of the request rules the spec does not state",
+			Profile: `{"request_rules": "unchecked"}`,
+			build: parts(wrapOnly(func(next http.Handler, d faultDeps) http.Handler {
+				return ignoringUnknownFields(takingEmptyStrings(takingAnyTags(next, d), d), d)
+			})),
+		},
 	}
 }
 
