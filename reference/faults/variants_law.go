@@ -6,8 +6,10 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/conform-kit/conform/validate"
@@ -47,12 +49,23 @@ func lawVariants() []Variant {
 			build:   parts(wrapOnly(takingAnyTags)),
 		},
 		{
-			Name: "lenient-request-rules", Tags: "@errors,@authorizations,@transfers,@payment_instruments,@subscriptions,@webhooks",
-			Choice:  "unknown-fields-ignored, empty-strings-accepted and tags-any-type at once: a server keeping none of the request rules the spec does not state",
+			Name: "negative-amounts-accepted", Tags: "@transfers,@level3",
+			Choice: "a negative sale fee and negative Level 3 customs duty, discount, shipping, item cost and item discount amounts are taken on a create " +
+				"(the spec does not say they are not negative) and read back as sent",
 			Profile: `{"request_rules": "unchecked"}`,
-			build: parts(wrapOnly(func(next http.Handler, d faultDeps) http.Handler {
-				return ignoringUnknownFields(takingEmptyStrings(takingAnyTags(next, d), d), d)
-			})),
+			build:   parts(takingNegativeAmounts),
+		},
+		{
+			Name: "lenient-request-rules", Tags: "@errors,@authorizations,@transfers,@payment_instruments,@subscriptions,@webhooks",
+			Choice: "unknown-fields-ignored, empty-strings-accepted, tags-any-type and negative-amounts-accepted at once: " +
+				"a server keeping none of the request rules the spec does not state",
+			Profile: `{"request_rules": "unchecked"}`,
+			build: parts(func() func(http.Handler, faultDeps) http.Handler {
+				negative := takingNegativeAmounts()
+				return func(next http.Handler, d faultDeps) http.Handler {
+					return ignoringUnknownFields(takingEmptyStrings(takingAnyTags(negative(next, d), d), d), d)
+				}
+			}),
 		},
 	}
 }
@@ -378,4 +391,111 @@ func takingBothMerchantNames(next http.Handler, _ faultDeps) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// negativeTaken are the members of a create's body whose negative amounts
+// negative-amounts-accepted takes (§4.2's fee; the Level 3 amounts no
+// computed value depends on: not sales_tax, nor an item's amounts with and
+// without tax, from which an omitted sales tax is computed).
+var negativeTaken = []string{
+	"/fee", "/additional_purchase_data/customs_duty_amount", "/additional_purchase_data/discount_amount",
+	"/additional_purchase_data/shipping_amount", "/additional_purchase_data/item_data/*/cost_per_unit",
+	"/additional_purchase_data/item_data/*/item_discount_amount",
+}
+
+// sentAmount is a negative amount a create carried, at its pointer.
+type sentAmount struct {
+	pointer string
+	value   any
+}
+
+// takingNegativeAmounts hands the reference 0 for every negative amount of
+// negativeTaken in an authorization or sale create that only the assumed
+// minimum refuses, remembers it by the created resource's id, and shows it
+// again wherever that resource is answered (its create, fetches, lists).
+func takingNegativeAmounts() func(http.Handler, faultDeps) http.Handler {
+	var mu sync.Mutex
+	sent := map[string][]sentAmount{}
+	return func(next http.Handler, _ faultDeps) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var taken []sentAmount
+			if matchAny(r, "authorizations.create", "transfers.create") {
+				if in := peekJSON(r); in != nil {
+					for _, p := range lenientViolations(r, in, "minimum") {
+						if !slices.ContainsFunc(negativeTaken, func(pat string) bool { return pointerMatches(pat, p) }) {
+							continue
+						}
+						setAt(in, p, func(old any) (any, bool) {
+							taken = append(taken, sentAmount{pointer: p, value: old})
+							return json.Number("0"), true
+						})
+					}
+					if len(taken) > 0 {
+						replaceBody(r, in)
+					}
+				}
+			}
+			// A capture's Level 3 data replaces what the create sent where it
+			// names the same member (item_data as a whole).
+			var capturedID string
+			var captured map[string]any
+			if params, ok := faultRoute(r, "authorizations.capture"); ok {
+				if in := peekJSON(r); in != nil {
+					capturedID = params["id"]
+					captured, _ = in["additional_purchase_data"].(map[string]any)
+				}
+			}
+			onJSON(next, func(_ *http.Request, rec *faultRecorder, body []byte) []byte {
+				doc := decodeFaultJSON(body)
+				if doc == nil {
+					return body
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if id, _ := doc["id"].(string); id != "" && len(taken) > 0 && isSuccess(rec.status) {
+					sent[id] = taken
+				}
+				if captured != nil && isSuccess(rec.status) {
+					sent[capturedID] = slices.DeleteFunc(sent[capturedID], func(s sentAmount) bool {
+						segs := strings.Split(s.pointer, "/")
+						_, again := captured[segs[len(segs)-1]]
+						if len(segs) > 3 { // /additional_purchase_data/item_data/N/member
+							_, again = captured["item_data"]
+						}
+						return segs[1] == "additional_purchase_data" && again
+					})
+				}
+				changed := false
+				eachResource(doc, func(m map[string]any) {
+					id, _ := m["id"].(string)
+					for _, s := range sent[id] {
+						changed = setAt(m, s.pointer, func(any) (any, bool) { return s.value, true }) || changed
+					}
+				})
+				if !changed {
+					return body
+				}
+				out, err := json.Marshal(doc)
+				if err != nil {
+					return body
+				}
+				return out
+			}).ServeHTTP(w, r)
+		})
+	}
+}
+
+// pointerMatches reports whether a JSON pointer matches a pattern whose
+// "*" segments match any one segment.
+func pointerMatches(pattern, pointer string) bool {
+	ps, qs := strings.Split(pattern, "/"), strings.Split(pointer, "/")
+	if len(ps) != len(qs) {
+		return false
+	}
+	for i := range ps {
+		if ps[i] != "*" && ps[i] != qs[i] {
+			return false
+		}
+	}
+	return true
 }

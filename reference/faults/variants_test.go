@@ -2,6 +2,7 @@ package faults
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -210,4 +211,18 @@ func TestLenientRequestRulesReadBack(t *testing.T) {
 	auth["tags"] = map[string]any{"n": 1}
 	status, refused := call("POST", "/authorizations", auth)
 	assert.Equal(t, http.StatusUnprocessableEntity, status, "an authorization's number tag (§2.1: string pairs); body %v", refused)
+
+	l3 := probeLevel3()
+	l3["discount_amount"] = -7
+	status, sale := call("POST", "/transfers", map[string]any{
+		"source": id, "merchant": seeded.Fixtures.Merchant, "amount": 1000, "currency": "USD", "fee": -20, "additional_purchase_data": l3,
+	})
+	require.Equal(t, http.StatusCreated, status, "sale with a negative fee and discount; body %v", sale)
+	saleID, _ := sale["id"].(string)
+	status, fetchedSale := call("GET", "/transfers/"+saleID, nil)
+	require.Equal(t, http.StatusOK, status, "sale fetch; body %v", fetchedSale)
+	for name, doc := range map[string]map[string]any{"create": sale, "fetch": fetchedSale} {
+		assert.EqualValues(t, "-20", fmt.Sprint(doc["fee"]), "%s: fee", name)
+		assert.EqualValues(t, "-7", fmt.Sprint(objectAt(doc, "additional_purchase_data")["discount_amount"]), "%s: discount_amount", name)
+	}
 }
