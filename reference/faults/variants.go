@@ -47,7 +47,7 @@ func Variants() []Variant {
 	var all []Variant
 	for _, group := range [][]Variant{
 		statusVariants(), formVariants(), valueVariants(), idVariants(), routeVariants(),
-		paymentVariants(), ruleVariants(), lawVariants(), eventVariants(), fileVariants(),
+		paymentVariants(), ruleVariants(), lawVariants(), openVariants(), eventVariants(), fileVariants(),
 		realisticVariants(),
 	} {
 		all = append(all, group...)
@@ -55,10 +55,10 @@ func Variants() []Variant {
 	return all
 }
 
-// VariantByName returns the entry called name of the catalog or of the
-// explore variants.
+// VariantByName returns the entry called name of the catalog, of the
+// explore variants or of the held variants.
 func VariantByName(name string) (Variant, bool) {
-	for _, v := range append(Variants(), ExploreVariants()...) {
+	for _, v := range slices.Concat(Variants(), ExploreVariants(), heldVariants()) {
 		if v.Name == name {
 			return v, true
 		}
@@ -90,7 +90,7 @@ func ServeVariant(cfg reference.Config, name string) (*reference.Server, http.Ha
 func Combined() []string {
 	return []string{
 		"multi-capture", "capture-fee-authorization-bound", "cards-any-length", "no-reference-rules",
-		"idempotency-replay-409", "expiry-24h", "merchant-role-no-charges", "no-sandbox-triggers",
+		"lenient-request-rules", "idempotency-replay-409", "expiry-24h", "authorizations-pending", "merchant-role-no-charges", "no-sandbox-triggers",
 		"create-200", "capture-202", "state-rules-409", "validation-400-dotted", "too-large-400", "upload-401-first",
 		"vnd-api-json-only", "media-type-415", "accept-ignored", "authorization-merchant-field", "amount-update-top-level", "webhook-update-patch", "no-extensions",
 		"plain-json", "event-layout-and-signature", "api-key-redacted", "signing-key-whsec", "list-max-50-clamped",

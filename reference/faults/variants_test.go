@@ -2,6 +2,7 @@ package faults
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -133,5 +134,95 @@ func TestServeVariantsRefusesOversizedBodies(t *testing.T) {
 			assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code, "%v: status of a body over the limit", names)
 			assert.Contains(t, rec.Body.String(), "REQUEST_TOO_LARGE", "%v: error code", names)
 		})
+	}
+}
+
+// TestHeldVariantsServedByName: the held variants are well formed, served
+// by name, and out of the catalog (whose every variant the suite must pass).
+func TestHeldVariantsServedByName(t *testing.T) {
+	for _, v := range heldVariants() {
+		assert.NotContains(t, VariantNames(), v.Name, "held variant %s is in the catalog", v.Name)
+		assert.NotEmpty(t, v.Choice, "held variant %s: Choice", v.Name)
+		var profile map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal([]byte(v.Profile), &profile), "held variant %s: Profile", v.Name)
+		assert.NotEmpty(t, profile, "held variant %s: Profile declares no key", v.Name)
+		got, ok := VariantByName(v.Name)
+		if assert.True(t, ok, "VariantByName(%q)", v.Name) {
+			assert.Equal(t, v.Choice, got.Choice, "VariantByName(%q)", v.Name)
+		}
+		srv, h, _, err := ServeVariants(reference.Config{}, v.Name)
+		require.NoError(t, err, "ServeVariants(%q)", v.Name)
+		assert.NotNil(t, h, "ServeVariants(%q): handler", v.Name)
+		_ = srv.Close()
+	}
+}
+
+// TestLenientRequestRulesReadBack: lenient-request-rules takes a card with
+// an empty name and postal code and tags of every JSON type, and shows
+// them as sent on the create and on a fetch; an empty idempotency_id is no
+// key (two authorizations carrying one are two); a rule the spec states
+// is still kept (a number tag on an authorization is refused, §2.1).
+func TestLenientRequestRulesReadBack(t *testing.T) {
+	srv, h, seeded, err := ServeVariants(reference.Config{BaseURL: probeBase, Seed: 3}, "lenient-request-rules")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Close() })
+	call := func(method, path string, body map[string]any) (int, map[string]any) {
+		t.Helper()
+		var rd *strings.Reader
+		if body != nil {
+			enc, err := json.Marshal(body)
+			require.NoError(t, err)
+			rd = strings.NewReader(string(enc))
+		} else {
+			rd = strings.NewReader("")
+		}
+		req := httptest.NewRequest(method, probeBase+path, rd)
+		req.Header.Set("Content-Type", "application/vnd.json+api")
+		req.SetBasicAuth(seeded.Credentials.Platform.Username, seeded.Credentials.Platform.Password)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code, decodeFaultJSON(rec.Body.Bytes())
+	}
+	body := probeCardBody(seeded.Fixtures.BuyerIdentity)
+	body["name"], body["address"] = "", map[string]any{"postal_code": ""}
+	tags := map[string]any{"n": 1.5, "b": true, "o": map[string]any{"x": []any{1.0, nil}}, "z": nil, "s": "str"}
+	body["tags"] = tags
+	status, card := call("POST", "/payment_instruments", body)
+	require.Equal(t, http.StatusCreated, status, "card create; body %v", card)
+	id, _ := card["id"].(string)
+	status, fetched := call("GET", "/payment_instruments/"+id, nil)
+	require.Equal(t, http.StatusOK, status, "card fetch; body %v", fetched)
+	for name, doc := range map[string]map[string]any{"create": card, "fetch": fetched} {
+		assert.Equal(t, "", doc["name"], "%s: name", name)
+		assert.Equal(t, "", objectAt(doc, "address")["postal_code"], "%s: address.postal_code", name)
+		got, err := json.Marshal(doc["tags"])
+		require.NoError(t, err)
+		want, err := json.Marshal(tags)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(want), string(got), "%s: tags", name)
+	}
+	auth := map[string]any{"source": id, "merchant_identity": seeded.Fixtures.MerchantIdentity, "amount": 1000, "currency": "USD", "idempotency_id": ""}
+	status, first := call("POST", "/authorizations", auth)
+	require.Equal(t, http.StatusCreated, status, "authorization with an empty idempotency_id; body %v", first)
+	assert.Equal(t, "", first["idempotency_id"], "idempotency_id read back")
+	status, second := call("POST", "/authorizations", auth)
+	require.Equal(t, http.StatusCreated, status, "second authorization with an empty idempotency_id; body %v", second)
+	assert.NotEqual(t, first["id"], second["id"], "an empty idempotency_id replays the first authorization")
+	auth["tags"] = map[string]any{"n": 1}
+	status, refused := call("POST", "/authorizations", auth)
+	assert.Equal(t, http.StatusUnprocessableEntity, status, "an authorization's number tag (§2.1: string pairs); body %v", refused)
+
+	l3 := probeLevel3()
+	l3["discount_amount"] = -7
+	status, sale := call("POST", "/transfers", map[string]any{
+		"source": id, "merchant": seeded.Fixtures.Merchant, "amount": 1000, "currency": "USD", "fee": -20, "additional_purchase_data": l3,
+	})
+	require.Equal(t, http.StatusCreated, status, "sale with a negative fee and discount; body %v", sale)
+	saleID, _ := sale["id"].(string)
+	status, fetchedSale := call("GET", "/transfers/"+saleID, nil)
+	require.Equal(t, http.StatusOK, status, "sale fetch; body %v", fetchedSale)
+	for name, doc := range map[string]map[string]any{"create": sale, "fetch": fetchedSale} {
+		assert.EqualValues(t, "-20", fmt.Sprint(doc["fee"]), "%s: fee", name)
+		assert.EqualValues(t, "-7", fmt.Sprint(objectAt(doc, "additional_purchase_data")["discount_amount"]), "%s: discount_amount", name)
 	}
 }
