@@ -38,6 +38,20 @@ Feature: Sales (transfers)
     When I create a sale of 1000 cents with a fee of 1001 cents
     Then the request is refused as an invalid field "/fee"
 
+  @assumed @profile-request_rules
+  Scenario Outline: a sale <with> is refused, though no sentence of the spec refuses it
+    When I POST "/transfers" with the body:
+      """
+      {"source": "{card}", "merchant": "{fixture:merchant}", "amount": 700, "currency": "USD", <extra>}
+      """
+    Then the request is refused as an invalid field "<pointer>"
+
+    Examples: amounts are integer cents, tags an object, the body a table
+      | with                                 | extra                                            | pointer     |
+      | with a negative fee                  | "fee": -1                                        | /fee        |
+      | with a tag whose value is a number   | "tags": {"conform_run": "{run_id}", "count": 1}  | /tags/count |
+      | with a field its table does not list | "color": "red"                                   | /color      |
+
   Scenario: a sale without a merchant is refused
     When I create a sale of 1000 cents without the field "merchant"
     Then the request is refused as an invalid field "/merchant"

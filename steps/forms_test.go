@@ -42,6 +42,11 @@ func (c *formCounter) wrap(next http.Handler) http.Handler {
 		switch {
 		case r.Method == http.MethodPost && r.URL.Path == "/authorizations":
 			keys = append(keys, "authorization requests")
+			_, both := body["merchant"]
+			if _, mi := body["merchant_identity"]; both && mi {
+				keys = append(keys, "authorization both") // the scenario sending both names on purpose
+				break
+			}
 			for _, f := range []string{"merchant_identity", "merchant"} {
 				if _, ok := body[f]; ok {
 					keys = append(keys, "authorization "+f)

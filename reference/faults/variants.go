@@ -58,7 +58,7 @@ func Variants() []Variant {
 // VariantByName returns the entry called name of the catalog, of the
 // explore variants or of the held variants.
 func VariantByName(name string) (Variant, bool) {
-	for _, v := range slices.Concat(Variants(), ExploreVariants(), heldVariants()) {
+	for _, v := range slices.Concat(Variants(), ExploreVariants()) {
 		if v.Name == name {
 			return v, true
 		}

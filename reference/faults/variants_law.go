@@ -39,7 +39,7 @@ func lawVariants() []Variant {
 		{
 			Name: "both-merchant-names", Tags: "@authorizations",
 			Choice:  "an authorization naming its merchant both by merchant_identity and by merchant is taken, by merchant_identity",
-			Profile: `{"authorization_merchant_field": "merchant_identity"}`,
+			Profile: `{"request_rules": "unchecked"}`,
 			build:   parts(wrapOnly(takingBothMerchantNames)),
 		},
 		{

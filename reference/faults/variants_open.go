@@ -2,7 +2,6 @@ package faults
 
 import (
 	"net/http"
-	"strings"
 )
 
 // Variants that choose otherwise where the spec leaves a behaviour open:
@@ -24,26 +23,6 @@ func openVariants() []Variant {
 			Profile: `{"resource_values": "unchecked"}`,
 			build:   parts(wrapOnly(rewriteRequest(keepNickname, "subscription_enrollments.update"))),
 		},
-	}
-}
-
-// heldVariants are conformant variants the suite still FAILs on a check
-// whose basis is not a sentence of the spec: served by name (conform serve
-// --variant NAME) but kept out of Variants(), and so out of
-// TestVariantsNeverFail, until the suite judges that check under the
-// assumed key. files-post-only: the scenario "a file is fetched with POST
-// and with GET" requires GET /files/{id}, which §4.8 does not name.
-// merchants-create-balance-transfers: the scenario "a merchant user may not
-// create a balance transfer" is judged by §5, whose item 6 leaves the roles
-// open.
-func heldVariants() []Variant {
-	return []Variant{
-		{
-			Name: "files-post-only", Tags: "@files",
-			Choice:  "a File is fetched and downloaded only with POST, as §4.8 names them: GET /files/{id} and GET /files/{id}/download answer 405 (Allow: POST)",
-			Profile: `{"file_payloads": "unchecked"}`,
-			build:   parts(wrapOnly(filesPostOnly)),
-		},
 		{
 			Name: "merchants-create-balance-transfers", Tags: "@authentication,@balance_transfers",
 			Choice:  "the merchant role may create balance transfers (§4.7 shows no create, §5 item 6 leaves the roles open)",
@@ -51,22 +30,6 @@ func heldVariants() []Variant {
 			build:   parts(merchantsCreateBalanceTransfers),
 		},
 	}
-}
-
-// filesPostOnly answers GET on a File and on its download 405, as a server
-// routing only the methods §4.8 names.
-func filesPostOnly(next http.Handler, _ faultDeps) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/files/") {
-			rest := strings.Split(strings.TrimPrefix(r.URL.Path, "/files/"), "/")
-			if rest[0] != "" && (len(rest) == 1 || len(rest) == 2 && rest[1] == "download") {
-				w.Header().Set("Allow", http.MethodPost)
-				writeFaultJSON(w, http.StatusMethodNotAllowed, errorEnvelope(r, "METHOD_NOT_ALLOWED", "GET is not allowed on "+r.URL.Path))
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 // merchantsCreateBalanceTransfers lets the merchant user create balance

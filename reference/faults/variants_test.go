@@ -137,26 +137,6 @@ func TestServeVariantsRefusesOversizedBodies(t *testing.T) {
 	}
 }
 
-// TestHeldVariantsServedByName: the held variants are well formed, served
-// by name, and out of the catalog (whose every variant the suite must pass).
-func TestHeldVariantsServedByName(t *testing.T) {
-	for _, v := range heldVariants() {
-		assert.NotContains(t, VariantNames(), v.Name, "held variant %s is in the catalog", v.Name)
-		assert.NotEmpty(t, v.Choice, "held variant %s: Choice", v.Name)
-		var profile map[string]json.RawMessage
-		require.NoError(t, json.Unmarshal([]byte(v.Profile), &profile), "held variant %s: Profile", v.Name)
-		assert.NotEmpty(t, profile, "held variant %s: Profile declares no key", v.Name)
-		got, ok := VariantByName(v.Name)
-		if assert.True(t, ok, "VariantByName(%q)", v.Name) {
-			assert.Equal(t, v.Choice, got.Choice, "VariantByName(%q)", v.Name)
-		}
-		srv, h, _, err := ServeVariants(reference.Config{}, v.Name)
-		require.NoError(t, err, "ServeVariants(%q)", v.Name)
-		assert.NotNil(t, h, "ServeVariants(%q): handler", v.Name)
-		_ = srv.Close()
-	}
-}
-
 // TestLenientRequestRulesReadBack: lenient-request-rules takes a card with
 // an empty name and postal code and tags of every JSON type, and shows
 // them as sent on the create and on a fetch; an empty idempotency_id is no
