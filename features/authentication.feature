@@ -7,6 +7,7 @@ Feature: Authentication, roles and tenancy
     Given I am the platform user
 
   Scenario Outline: <operation> refuses a request without credentials and one with a wrong password
+    §5 item 4: missing or invalid credentials yield the error "Authentication information is missing or invalid".
     When I call "<operation>" without credentials
     Then the request is refused as unauthenticated
     When I call "<operation>" with a wrong password
@@ -62,6 +63,7 @@ Feature: Authentication, roles and tenancy
       | balance_transfers.list        |
 
   Scenario Outline: a user of another application cannot see my <resource> (<operation>)
+    Invariant tenancy: a user never sees or changes another application's resources.
     Given my application has a <resource>
     When the other application user calls "<operation>"
     Then the request is refused as not found
@@ -87,6 +89,7 @@ Feature: Authentication, roles and tenancy
       | sale          | transfers.get      |
 
   Scenario: a user of another application does not find my sale in its dispute list
+    Invariant tenancy: a user never sees or changes another application's resources.
     Given a card for the buyer
     And a sale of the sandbox's dispute amount
     And the dispute opened on the sale appears in the dispute list
@@ -114,6 +117,7 @@ Feature: Authentication, roles and tenancy
 
   @merchants @spec-4.4
   Scenario: a merchant user may not update merchant flags and the flag is unchanged
+    §4.4: only credentials with role ROLE_PLATFORM may update a Merchant's flags.
     Given I am the merchant user
     When I set Level 2/3 processing to false on the merchant
     Then the request is refused as forbidden

@@ -59,6 +59,7 @@ Feature: Authorizations and captures
 
   @spec-3.3
   Scenario: a capture sets the state, the transfer and the transfer link
+    §3.3: a capture returns the Authorization with state SUCCEEDED and transfer set to the Transfer id; §2.1: _links.transfer present after capture.
     Given an authorization of 1000 cents
     When I capture 1000 cents
     Then the request succeeds
@@ -69,6 +70,7 @@ Feature: Authorizations and captures
     And the response field "amount" is 1000
 
   Scenario: a partial capture below the authorized amount is accepted
+    §4.1: capture_amount must be <= the Authorization amount.
     Given an authorization of 1000 cents
     When I capture 400 cents
     Then the request succeeds
@@ -76,6 +78,7 @@ Feature: Authorizations and captures
 
   @spec-7
   Scenario: a capture over the authorized amount is refused and changes nothing
+    §4.1: capture_amount must be <= the Authorization amount (§7: a rule a client violates).
     Given an authorization of 1000 cents
     When I capture 1001 cents
     Then the request is refused as an invalid field "/capture_amount"
@@ -84,6 +87,7 @@ Feature: Authorizations and captures
     Then the request succeeds
 
   Scenario: a capture without a capture amount is refused and changes nothing
+    §4.1 capture body table: capture_amount required yes.
     Given an authorization of 1000 cents
     When I capture the authorization without a capture amount
     Then the request is refused as an invalid field "/capture_amount"
@@ -96,6 +100,7 @@ Feature: Authorizations and captures
 
   @spec-7
   Scenario: a capture whose fee exceeds the authorized amount is refused and changes nothing
+    §4.1: fee must be <= the amount (the authorization's, under either reading).
     Given an authorization of 1000 cents
     When I capture 1000 cents with a fee of 1001 cents
     Then the request is refused as an invalid field "/fee"
@@ -103,6 +108,7 @@ Feature: Authorizations and captures
 
   @spec-7
   Scenario: a capture whose fee equals the captured amount is accepted
+    §4.1: fee must be <= the amount.
     Given an authorization of 1000 cents
     When I capture 500 cents with a fee of 500 cents
     Then the request succeeds
@@ -110,6 +116,7 @@ Feature: Authorizations and captures
 
   @spec-7
   Scenario: a capture of exactly the authorized amount is accepted
+    §4.1: capture_amount must be <= the Authorization amount.
     Given an authorization of 1000 cents
     When I capture 1000 cents with a fee of 0 cents
     Then the request succeeds
@@ -122,6 +129,7 @@ Feature: Authorizations and captures
     Then the second capture within the amount is handled as the profile declares
 
   Scenario: captures never total more than the authorized amount
+    Invariant capture_total: the total captured on an authorization never exceeds its amount.
     Given an authorization of 1000 cents
     When I capture 600 cents
     Then the request succeeds
@@ -146,6 +154,7 @@ Feature: Authorizations and captures
 
   @extension
   Scenario: a captured authorization is fetched with its transfer
+    §2.1: transfer null until captured, set to the Transfer id after capture.
     Given an authorization of 1000 cents
     When I capture 1000 cents
     And I fetch the authorization

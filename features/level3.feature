@@ -8,6 +8,7 @@ Feature: Level 2 and Level 3 purchase data
     And a card for the buyer
 
   Scenario: an authorization with Level 3 data is captured without it and the data carries over
+    §4.1: data equal to the original Authorization's is not sent on the capture, because the service carries it over.
     Given an authorization of 1000 cents with Level 3 data
     When I capture 1000 cents
     Then the request succeeds
@@ -45,6 +46,7 @@ Feature: Level 2 and Level 3 purchase data
 
   @spec-7 @spec-4.4 @spec-4.1 @merchants
   Scenario: Level 2/3 data is refused before the merchant is enabled and accepted after
+    §1, §7: a merchant must be enabled for Level 2/Level 3 before such data is used; §4.4: true enables it.
     Given the plain merchant is not enabled for Level 2/3 data
     When I create a sale with Level 3 data for the plain merchant
     Then the request is refused as unprocessable
@@ -97,6 +99,7 @@ Feature: Level 2 and Level 3 purchase data
 
   @spec-4.1
   Scenario: capture Level 3 items still need their description
+    §2.13: item_description on capture: required when item_data is supplied.
     Given an authorization of 1000 cents with Level 3 data
     When I capture 1000 cents with Level 3 data without the field "item_data.0.item_description"
     Then the request is refused as an invalid field "/additional_purchase_data/item_data/0/item_description"

@@ -9,6 +9,7 @@ Feature: Lists and pagination
 
   @spec-8
   Scenario: a list returns 20 items by default and counts the total
+    §2.12: count is the total number of records; default limit is 20 (§8).
     When I list the upload links of the file
     Then the request succeeds
     And the list holds 20 items
@@ -17,6 +18,7 @@ Feature: Lists and pagination
     And the page count is 21
 
   Scenario: the default order is created_at then id, newest first
+    §2.12: the default order is created_at,desc then id,desc.
     When I list the upload links of the file with "limit=100"
     Then the request succeeds
     And the list holds 21 items
@@ -47,6 +49,7 @@ Feature: Lists and pagination
     And the page count is 21
 
   Scenario: the self link carries offset, limit and sort
+    §2.12: the list self link carries offset, limit and repeated sort values.
     When I list the upload links of the file with "offset=2&limit=3"
     Then the request succeeds
     And the response field "_links.self.href" is an absolute URL

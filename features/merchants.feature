@@ -8,6 +8,7 @@ Feature: Merchants
 
   @spec-2.4
   Scenario: a merchant is fetched with its processor api key masked
+    §2.4: api_key is a credential, returned as <API_KEY> (invariant secrets: never the key).
     When I fetch the merchant
     Then the request succeeds
     And the response field "id" is "{fixture:merchant}"
@@ -17,6 +18,7 @@ Feature: Merchants
     And the response field "_links.self.href" is an absolute URL
 
   Scenario: the platform user updates a merchant's Level 2/3 flag
+    §4.4: level_two_level_three_data_enabled true enables Level 2/Level 3 processing.
     When I set Level 2/3 processing to true on the merchant
     Then the request succeeds
     And the response field "id" is "{fixture:merchant}"
@@ -33,6 +35,7 @@ Feature: Merchants
 
   @spec-5
   Scenario: a merchant user may not enable merchant flags either
+    §4.4, §5 item 3: updating a Merchant's flags requires credentials with role ROLE_PLATFORM.
     Given I am the merchant user
     When I set Level 2/3 processing to true on the merchant
     Then the request is refused as forbidden

@@ -8,6 +8,7 @@ Feature: Subscription amounts and enrollments
 
   @spec-3.2
   Scenario: updating a subscription amount returns a new amount with a new id
+    §3.2: updating a Subscription Amount creates a new one with a new id; the response is the new resource.
     Given a fresh subscription amount
     When I update the subscription amount to 900 cents
     Then the request succeeds
@@ -31,6 +32,7 @@ Feature: Subscription amounts and enrollments
 
   @spec-3.2 @spec-7
   Scenario: an amount produced by an update cannot be updated again
+    §3.2: the updated Subscription Amount cannot itself be updated more than once; §7.
     Given a fresh subscription amount
     When I update the subscription amount to 900 cents
     Then the request succeeds
@@ -89,6 +91,7 @@ Feature: Subscription amounts and enrollments
     And the response field "nickname" is "conform renamed" (assumed: resource_values)
 
   Scenario: a deleted enrollment is no longer found
+    §4.5: DELETE removes an enrollment, the response has no body; §7: Object does not exist.
     Given an enrollment of the merchant
     When I delete the enrollment
     Then the request succeeds

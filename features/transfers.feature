@@ -9,6 +9,7 @@ Feature: Sales (transfers)
 
   @spec-2.2 @spec-3.3
   Scenario: a sale is returned pending as a debit of the card
+    §3.3: a sale created through the API is returned in PENDING; §2.2: type DEBIT and subtype API on sales.
     When I create a sale of 2500 cents
     Then the request succeeds
     And the response field "id" starts with "TR"
@@ -29,12 +30,14 @@ Feature: Sales (transfers)
 
   @spec-7
   Scenario: a sale whose fee equals its amount is accepted
+    §4.2: fee must be <= amount.
     When I create a sale of 1000 cents with a fee of 1000 cents
     Then the request succeeds
     And the response field "fee" is 1000
 
   @spec-7
   Scenario: a sale whose fee exceeds its amount is refused
+    §4.2: fee must be <= amount (§7: a rule a client violates).
     When I create a sale of 1000 cents with a fee of 1001 cents
     Then the request is refused as an invalid field "/fee"
 

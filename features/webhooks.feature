@@ -19,6 +19,7 @@ Feature: Webhooks
 
   @spec-8
   Scenario: a webhook url of 120 characters is accepted and one of 121 is refused
+    §2.10, §8: url at most 120 characters.
     When I create a webhook whose url is 120 characters long
     Then the request succeeds
     When I create a webhook whose url is 121 characters long
@@ -39,6 +40,7 @@ Feature: Webhooks
     Then the request is refused as an invalid field "/url"
 
   Scenario: a webhook is disabled
+    §2.10: enabled false disables.
     Given a webhook pointing at the kit's receiver
     When I disable the webhook
     Then the request succeeds
@@ -106,6 +108,7 @@ Feature: Webhooks
 
   @spec-6
   Scenario: a disabled webhook receives no events
+    §2.10: enabled false disables; §6: events go to enabled webhooks.
     Given a card for the buyer
     And a control webhook pointing at the kit's receiver
     And a webhook pointing at the kit's receiver

@@ -27,7 +27,10 @@ type catalogScenario struct {
 	name        string
 	line        int // the scenario's line, or its example row's
 	tags        []string
-	selected    bool
+	// says is the scenario's description: the spec's words its checks rest
+	// on, printed with a FAIL that no rule of judging.json words better.
+	says     string
+	selected bool
 }
 
 type stepPos struct {
@@ -52,10 +55,12 @@ func readCatalog(srcs []FeatureSource, sel func(catalogScenario) bool, defs []st
 		doc.Uri = src.Name
 		pickles := gherkin.Pickles(*doc, src.Name, newID)
 		lines := map[string]int{}
+		says := map[string]string{}
 		name := ""
 		if doc.Feature != nil {
 			name = doc.Feature.Name
 			collectPositions(doc.Feature.Children, lines, c.steps)
+			collectDescriptions(doc.Feature.Children, says)
 		}
 		for _, p := range pickles {
 			if !src.Embedded {
@@ -73,6 +78,9 @@ func readCatalog(srcs []FeatureSource, sel func(catalogScenario) bool, defs []st
 			for _, id := range p.AstNodeIds {
 				if l, ok := lines[id]; ok {
 					sc.line = l
+				}
+				if d, ok := says[id]; ok {
+					sc.says = d
 				}
 			}
 			sc.selected = sel(sc)
@@ -178,6 +186,25 @@ func collectPositions(children []*messages.FeatureChild, lines map[string]int, s
 				ruleChildren = append(ruleChildren, &messages.FeatureChild{Background: rc.Background, Scenario: rc.Scenario})
 			}
 			collectPositions(ruleChildren, lines, steps)
+		}
+	}
+}
+
+// collectDescriptions maps each scenario's AST id to its description, in
+// one line: the spec's words its checks rest on (features/README.md).
+func collectDescriptions(children []*messages.FeatureChild, says map[string]string) {
+	for _, ch := range children {
+		switch {
+		case ch.Scenario != nil:
+			if d := strings.Join(strings.Fields(ch.Scenario.Description), " "); d != "" {
+				says[ch.Scenario.Id] = d
+			}
+		case ch.Rule != nil:
+			var ruleChildren []*messages.FeatureChild
+			for _, rc := range ch.Rule.Children {
+				ruleChildren = append(ruleChildren, &messages.FeatureChild{Scenario: rc.Scenario})
+			}
+			collectDescriptions(ruleChildren, says)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -240,6 +241,7 @@ func (s *scenario) checkRefused(ex *exchange, kind string) error {
 		default:
 			b.Clauses = refusalClauses(row.Clauses, b.Clauses)
 			b.Invariants = union(row.Invariants, b.Invariants)
+			b.Says = cmp.Or(b.Says, s.says, row.Says) // the scenario's words before the kind's
 		}
 	}
 	if kind == judging.RefusalForbidden && ex.hasOp && ex.op.ID != "merchants.update" && slices.Contains(s.suite.profile.Roles(ex.op), userRole(ex.user)) {

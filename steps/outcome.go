@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -242,6 +243,7 @@ func (s *scenario) before(ctx context.Context, sc *godog.Scenario) (context.Cont
 	}
 	if c, ok := s.suite.catalog.scenario(sc.Id); ok {
 		s.rec.line, s.rec.featureName = c.line, c.featureName
+		s.says = c.says
 		if !c.selected {
 			s.rec.unselected = true
 			return ctx, godog.ErrSkip
@@ -355,7 +357,9 @@ func (s *scenario) reportCheck(c Check) report.Check {
 	if !c.Basis.Normative() {
 		rc.ProfileKey, rc.Expected, rc.Observed = c.Key, c.Expected, c.Observed
 	} else {
-		rc.Says = c.Basis.Says
+		// A check the scenario's sections judge (a business rule, a field
+		// read back) rests on the scenario's own words.
+		rc.Says = cmp.Or(c.Basis.Says, s.says)
 		for _, inv := range c.Basis.Invariants { // an invariant's statement is its sentence
 			if rc.Says == "" {
 				rc.Says = s.suite.table.Invariants[inv]

@@ -22,6 +22,7 @@ type scenario struct {
 	allAssumed    bool     // tagged @assumed: every generic check is assumed under profileKey
 	profileKey    string   // the @profile-<key> tag of an @assumed scenario
 	clauses       []string // the spec sections of the @spec-* tags
+	says          string   // the scenario's description: the spec's words it rests on
 	stepKey       string   // the profile key of a step ending in "(assumed: <key>)"
 
 	auth       authMode
