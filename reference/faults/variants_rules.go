@@ -15,8 +15,8 @@ func ruleVariants() []Variant {
 	return []Variant{
 		{
 			Name: "no-reference-rules", Tags: "@errors,@payment_instruments",
-			Choice:  "none of the reference's own business rules: one violation reported, a fingerprint per card, an enrollment without a merchant and a tax-exempt sale with a sales tax accepted",
-			Profile: `{"reference_rules": "unchecked", "request_rules": "unchecked"}`,
+			Choice:  "none of the reference's own business rules: one violation reported, a fingerprint per card, a tax-exempt sale with a sales tax accepted",
+			Profile: `{"reference_rules": "unchecked"}`,
 			build:   parts(wrapOnly(withoutReferenceRules)),
 		},
 	}
@@ -30,7 +30,6 @@ func ruleVariants() []Variant {
 //     reference lists: of the two fields of an authorization's merchant,
 //     merchant_identity, the argument table's);
 //   - a card's fingerprint is its own, not shared by cards of the same number;
-//   - an enrollment without a merchant enrolls the application's merchant;
 //   - a tax-exempt sale or authorization may carry a positive sales tax
 //     (shown as sent).
 func withoutReferenceRules(next http.Handler, d faultDeps) http.Handler {
@@ -39,14 +38,6 @@ func withoutReferenceRules(next http.Handler, d faultDeps) http.Handler {
 		var salesTax any
 		switch {
 		case in == nil:
-		case matchAny(r, "subscription_enrollments.create"):
-			if _, ok := in["merchant"]; !ok {
-				user, _, _ := r.BasicAuth()
-				if user == d.fx.Credentials.Platform.Username {
-					in["merchant"] = d.fx.Fixtures.Merchant
-					replaceBody(r, in)
-				}
-			}
 		case matchAny(r, "authorizations.create", "transfers.create"):
 			apd := objectAt(in, "additional_purchase_data")
 			if tax, ok := numberOf(apd["sales_tax"]); ok && apd["tax_exempt"] == true && tax > 0 {

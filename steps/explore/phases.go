@@ -25,6 +25,13 @@ type phases struct {
 	active  [2]int
 	waiting [2]int
 	turn    int
+	// probe keeps a refused create's two reads (a probe) apart from every
+	// other step of the list phase: walks hold it shared, a probe
+	// exclusive. The create a probe sends is one the contract refuses, but
+	// a conformant target may take it (an unknown field ignored, an empty
+	// string accepted): then it is a write inside the list phase, which
+	// another walk or probe running beside it would see.
+	probe sync.RWMutex
 }
 
 // enter waits until steps of kind k may run and counts one in.
@@ -138,6 +145,31 @@ func (k *kindPhases) enter(phase int, kinds ...string) func() {
 		for _, p := range entered {
 			p.leave(phase)
 		}
+	}
+}
+
+// enterWalk enters the list phase of kind for a walk: beside other walks,
+// never beside a write or a probe.
+func (k *kindPhases) enterWalk(kind string) func() {
+	leave := k.enter(phaseList, kind)
+	p := k.of(kind)
+	p.probe.RLock()
+	return func() {
+		p.probe.RUnlock()
+		leave()
+	}
+}
+
+// enterProbe enters the list phase of kind for a refused create read
+// before and after: beside no write, no walk and no other probe, since
+// the create may be taken.
+func (k *kindPhases) enterProbe(kind string) func() {
+	leave := k.enter(phaseList, kind)
+	p := k.of(kind)
+	p.probe.Lock()
+	return func() {
+		p.probe.Unlock()
+		leave()
 	}
 }
 

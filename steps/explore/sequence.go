@@ -264,7 +264,7 @@ func (r *runner) syncMerchants(ctx context.Context, target, model *side) ([]Exch
 func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets *[]string, count bool) (*Finding, []Exchange, bool, error) {
 	*secrets = append(*secrets, st.Secrets...)
 	if st.Walk != nil {
-		defer r.phases.enter(phaseList, listKind(st.Path))()
+		defer r.phases.enterWalk(listKind(st.Path))()
 		f, exs, err := r.walk(ctx, st, target, *secrets)
 		return f, exs, true, err
 	}
@@ -272,7 +272,7 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	probing := st.Refuse && st.Save != "" && listPath != ""
 	switch {
 	case probing:
-		defer r.phases.enter(phaseList, listKind(listPath))()
+		defer r.phases.enterProbe(listKind(listPath))()
 	case st.Method != "GET":
 		defer r.phases.enter(phaseWrite, writeKinds(st)...)()
 	}
