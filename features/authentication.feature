@@ -124,5 +124,6 @@ Feature: Authentication, roles and tenancy
     And the merchant still has Level 2/3 processing true
 
   Scenario: the platform user is authenticated with its own credentials
+    §5 item 1: every request carries HTTP Basic credentials: a user id (prefix US) as username and a secret as password.
     When I call "webhooks.list"
     Then the request succeeds

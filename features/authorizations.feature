@@ -9,6 +9,7 @@ Feature: Authorizations and captures
 
   @spec-2.1
   Scenario: an authorization is created succeeded and not yet captured
+    §2.1: Authorization: amount in cents, transfer null until captured, _links self and merchant_identity; transfer present after capture.
     When I authorize 1000 cents
     Then the request succeeds
     And the response field "id" starts with "AU"
@@ -42,18 +43,22 @@ Feature: Authorizations and captures
     Then the request is refused as an invalid field "/merchant_identity"
 
   Scenario: an authorization without an amount is refused
+    §4.1 body table: amount required yes.
     When I authorize 1000 cents without the field "amount"
     Then the request is refused as an invalid field "/amount"
 
   Scenario: an authorization without a source is refused
+    §4.1 body table: source required yes.
     When I authorize 1000 cents without the field "source"
     Then the request is refused as an invalid field "/source"
 
   Scenario: an authorization without a currency is refused
+    §4.1 body table: currency required yes.
     When I authorize 1000 cents without the field "currency"
     Then the request is refused as an invalid field "/currency"
 
   Scenario: an authorization that names no merchant is refused
+    §4.1 body table: merchant_identity required yes (the request example names it merchant).
     When I authorize 1000 cents naming no merchant
     Then the request is refused as an invalid field naming the merchant
 
@@ -94,6 +99,7 @@ Feature: Authorizations and captures
     And the authorization is still uncaptured
 
   Scenario: a capture whose fee exceeds the captured amount but not the authorized one is handled as declared
+    §4.1: fee must be <= the amount (the captured or the authorized one: which, the profile declares).
     Given an authorization of 1000 cents
     When I capture 500 cents with a fee of 501 cents
     Then the capture whose fee exceeds the captured amount is handled as the profile declares
@@ -122,6 +128,7 @@ Feature: Authorizations and captures
     Then the request succeeds
 
   Scenario: a second capture within the authorized amount is handled as declared
+    §4.1: capture_amount must be <= the Authorization amount (whether a second capture is taken, the profile declares).
     Given an authorization of 1000 cents
     When I capture 600 cents
     Then the request succeeds
@@ -138,6 +145,7 @@ Feature: Authorizations and captures
 
   @spec-7
   Scenario: capturing an authorization that does not exist is refused as not found
+    §7: Object does not exist, on fetch, update and delete by id (a capture is PUT /authorizations/:AUTHORIZATION_ID).
     When I capture an authorization that does not exist
     Then the request is refused as not found
 

@@ -8,6 +8,7 @@ Feature: Balance transfers
 
   @spec-2.9
   Scenario: a balance transfer is fetched by its id
+    §4.7: GET /balance_transfers/:BALANCE_TRANSFER_ID fetches a Balance Transfer; §2: its id is BT_<id>.
     When I fetch the balance transfer
     Then the request succeeds
     And the response field "id" starts with "BT_"
@@ -17,11 +18,13 @@ Feature: Balance transfers
     And the response field "destination" is "FOR_BENEFIT_OF_ACCOUNT" (assumed: resource_values)
 
   Scenario: fetching a balance transfer that does not exist is refused as not found
+    §7: Object does not exist, on fetch, update and delete by id.
     When I fetch a balance transfer that does not exist
     Then the request is refused as not found
 
   @extension
   Scenario: a balance transfer is created, fetched and listed
+    §4.7: GET /balance_transfers/:BALANCE_TRANSFER_ID fetches a Balance Transfer; §2.9: amount is integer cents.
     When I create a balance transfer of 5000 cents
     Then the request succeeds
     And the response field "amount" is 5000

@@ -26,6 +26,7 @@ Feature: Disputes, evidence and adjustment transfers
 
   @spec-2.7
   Scenario: a dispute is fetched with its state, reason and details
+    §2.7: state INQUIRY, PENDING, WON, LOST; reason INQUIRY, QUALITY, CLERICAL, FRAUD, TECHNICAL; dispute_details contains arn.
     When I fetch the dispute
     Then the request succeeds
     And the response field "id" starts with "DI"
@@ -38,17 +39,20 @@ Feature: Disputes, evidence and adjustment transfers
     And the link "transfer" names the response field "transfer"
 
   Scenario: disputes are listed
+    §4.6: GET /disputes lists Disputes; §2.12: the default order is created_at,desc then id,desc.
     When I list the disputes
     Then the request succeeds
     And the list holds at least 1 item
     And the items are ordered by created_at then id, newest first
 
   Scenario: fetching a dispute that does not exist is refused as not found
+    §7: Object does not exist, on fetch, update and delete by id.
     When I fetch a dispute that does not exist
     Then the request is refused as not found
 
   @spec-2.8
   Scenario: evidence is uploaded to a dispute and keeps the file's name
+    §4.6: evidence is uploaded as multipart/form-data, a part named file; §2.8: tags keys file-extension, content-type, file-name.
     When I upload "receipt.pdf" as evidence for the dispute
     Then the request succeeds
     And the response field "id" starts with "DF"
@@ -59,6 +63,7 @@ Feature: Disputes, evidence and adjustment transfers
     And the response field "state" is "SUCCEEDED" (assumed: resource_values)
 
   Scenario: uploaded evidence is listed and fetched
+    §4.6: GET /disputes/:id/evidence lists the evidence of a Dispute; GET /disputes/:dispute_id/evidence/:evidence_id fetches one.
     When I upload "invoice.pdf" as evidence for the dispute
     Then the request succeeds
     When I list the evidence of the dispute
@@ -70,19 +75,23 @@ Feature: Disputes, evidence and adjustment transfers
     And the response field "tags.file-name" is "invoice.pdf"
 
   Scenario: evidence for a dispute that does not exist is refused as not found
+    §7: Object does not exist, on evidence and adjustment lookups.
     When I upload "receipt.pdf" as evidence for a dispute that does not exist
     Then the request is refused as not found
 
   Scenario: the evidence of a dispute that does not exist is not found
+    §7: Object does not exist, on evidence and adjustment lookups.
     When I list the evidence of a dispute that does not exist
     Then the request is refused as not found
 
   Scenario: evidence that does not exist is not found
+    §7: Object does not exist, on evidence and adjustment lookups.
     When I fetch evidence that does not exist
     Then the request is refused as not found
 
   @spec-2.2
   Scenario: the adjustment transfers of a dispute are dispute transfers
+    §2.2: type DISPUTE on adjustments; adjustments carry disputed_transfer instead of self, reversals, fees and disputes.
     When I list the adjustment transfers of the dispute
     Then the request succeeds
     And the list holds at least 1 item
@@ -92,11 +101,13 @@ Feature: Disputes, evidence and adjustment transfers
     And no item has the field "_links.reversals"
 
   Scenario: the adjustment transfers of a dispute that does not exist are not found
+    §7: Object does not exist, on evidence and adjustment lookups.
     When I list the adjustment transfers of a dispute that does not exist
     Then the request is refused as not found
 
   @sandbox @lists @spec-2.12 @spec-4.10
   Scenario: the dispute list pages by offset and limit and counts every dispute
+    §2.12: page with offset, limit, count (the total number of records), default limit 20; §4.10: lists use offset, limit and sort.
     Given a card for the buyer
     And a sale of the sandbox's dispute amount
     And a fresh dispute opened on the sale appears in the dispute list
@@ -130,6 +141,7 @@ Feature: Disputes, evidence and adjustment transfers
 
   @sandbox @lists @spec-2.12
   Scenario: a new dispute's evidence list is empty and still carries its page
+    §2.12: a list has _embedded, _links and page with offset, limit, count; count is the total number of records; default limit is 20.
     Given a card for the buyer
     And a sale of the sandbox's dispute amount
     And a fresh dispute opened on the sale appears in the dispute list
@@ -142,6 +154,7 @@ Feature: Disputes, evidence and adjustment transfers
 
   @sandbox @lists @spec-2.12 @spec-4.10
   Scenario: the evidence list of a dispute pages by offset and limit and counts exactly
+    §2.12: page with offset, limit, count (the total number of records), default limit 20; §4.10: lists use offset, limit and sort.
     Given a card for the buyer
     And a sale of the sandbox's dispute amount
     And a fresh dispute opened on the sale appears in the dispute list

@@ -7,6 +7,7 @@ Feature: Errors
     Given I am the platform user
 
   Scenario: an error item carries its code, logref, message and links
+    §7: error body: total, _embedded.errors, each with code, logref (a logref string), message and _links self and source.
     When I fetch a webhook that does not exist
     Then the request is refused as not found
     And the response field "total" is 1 (assumed: resource_values)
@@ -18,11 +19,13 @@ Feature: Errors
 
   @spec-1
   Scenario: a request that accepts no JSON media type is refused as not acceptable, or Accept is ignored
+    §7: Not Acceptable, on all endpoints; §1: response bodies are JSON.
     When I GET "/webhooks" accepting "text/csv"
     Then the Accept naming no JSON type is handled as the profile declares
 
   @spec-1
   Scenario: a body of an unsupported media type is refused as not acceptable
+    §1, §5 item 2: requests set a Content-Type header naming a JSON API media type; §7: Not Acceptable, on all endpoints.
     When I POST "/webhooks" with content type "text/plain" and the body:
       """
       {"url": "{hook_url}"}
@@ -49,6 +52,7 @@ Feature: Errors
       | application/json; charset=utf-8 |
 
   Scenario: a body that is not JSON is refused as malformed
+    §1: request and response bodies are JSON.
     When I POST "/transfers" with the body:
       """
       {"amount": 100,
@@ -56,6 +60,7 @@ Feature: Errors
     Then the request is refused as malformed
 
   Scenario: a JSON array where an object is expected is refused as malformed
+    §1: request bodies are JSON; §4.9: a Webhook is created from the body fields url, enabled, enabled_events, authentication.
     When I POST "/webhooks" with the body:
       """
       [{"url": "https://example.com/hooks"}]

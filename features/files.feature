@@ -8,6 +8,7 @@ Feature: Files for underwriting review
 
   @spec-3.1
   Scenario: a file is created requiring an upload
+    §3.1: create File (POST /files) gives REQUIRES_UPLOAD; §2.11: it is returned as REQUIRES_UPLOAD on creation.
     When I create a file named "conform passport"
     Then the request succeeds
     And the response field "status" is "REQUIRES_UPLOAD"
@@ -21,6 +22,7 @@ Feature: Files for underwriting review
 
   @spec-3.1 @spec-6 @webhooks
   Scenario: an uploaded file passes review to UPLOADED and the webhook receives the alert
+    §3.1: PENDING, review approves: UPLOADED, a webhook alert is sent; §6: an HTTP POST with the payload to the Webhook's url.
     Given a webhook pointing at the kit's receiver
     And a file named "conform bank statement"
     When I upload a document to the file
@@ -38,6 +40,7 @@ Feature: Files for underwriting review
     And the response field "status" is "INVALID" (assumed: resource_values)
 
   Scenario: a file is fetched with POST
+    §4.8: POST /files/:FILE_ID: fetches a File.
     Given a file named "conform fetch"
     When I fetch the file
     Then the request succeeds
@@ -51,12 +54,14 @@ Feature: Files for underwriting review
     And the response field "id" is the file id
 
   Scenario: files are listed
+    §4.8: GET /files lists all files.
     Given a file named "conform listed"
     When I list the files
     Then the request succeeds
     And the list contains the file
 
   Scenario: an uploaded file is downloaded unchanged
+    §4.8: POST /files/:FILE_ID:/download downloads an uploaded file.
     Given a file named "conform download"
     When I upload a document to the file
     Then the request succeeds
@@ -65,6 +70,7 @@ Feature: Files for underwriting review
     And the download is the uploaded document
 
   Scenario: an upload link is created, fetched and listed
+    §4.8: POST /files/:FILE_ID:/external_links creates an upload link; GET gets one external link and lists a File's.
     Given a file named "conform link"
     When I create an upload link for the file
     Then the request succeeds
@@ -79,6 +85,7 @@ Feature: Files for underwriting review
 
   @extension
   Scenario: a document is uploaded through an upload link without credentials
+    §4.8: a PUT to the external link URL uploads a user's file to the File; §3.1: review approves: UPLOADED.
     Given a file named "conform shared upload"
     When I create an upload link for the file
     Then the request succeeds
@@ -92,6 +99,7 @@ Feature: Files for underwriting review
     Then the request is refused as not found
 
   Scenario Outline: a missing file is not found when I <action>
+    §7: Object does not exist, on fetch, update and delete by id.
     When I <action>
     Then the request is refused as not found
 
@@ -102,12 +110,14 @@ Feature: Files for underwriting review
       | create an upload link for a file that does not exist |
 
   Scenario: an upload link that does not exist is not found
+    §7: Object does not exist, on fetch, update and delete by id.
     Given a file named "conform no link"
     When I fetch an upload link that does not exist
     Then the request is refused as not found
 
   @lists @spec-2.12 @spec-4.10
   Scenario: the file list pages by offset and limit and counts every file
+    §2.12: page with offset, limit, count (the total number of records); the self link carries offset, limit and sort; §4.10.
     Given a file named "conform page one"
     And a file named "conform page two"
     And a file named "conform page three"
@@ -132,6 +142,7 @@ Feature: Files for underwriting review
 
   @lists @spec-2.12 @spec-8
   Scenario: the file list holds 20 files by default
+    §2.12: default limit is 20 (§8: list page size default 20); count is the total number of records.
     Given a file named "conform default page"
     When I list the files with ""
     Then the request succeeds

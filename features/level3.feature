@@ -16,6 +16,7 @@ Feature: Level 2 and Level 3 purchase data
     And the response field "additional_purchase_data.customer_reference_number" is "CONFORM-REF-1" (assumed: resource_values)
 
   Scenario: a capture may send different Level 3 data
+    §4.1: a capture's body may carry additional_purchase_data (§2.13: every field optional on capture).
     Given an authorization of 1000 cents with Level 3 data
     When I capture 1000 cents with different Level 3 data
     Then the request succeeds
@@ -24,6 +25,7 @@ Feature: Level 2 and Level 3 purchase data
 
   @spec-4.2
   Scenario: a sale carries Level 3 line items
+    §4.2: a sale's body may carry additional_purchase_data (§2.13), item_data among it.
     When I create a sale of 1000 cents with Level 3 items
     Then the request succeeds
     And the response field "state" is "PENDING"
@@ -36,6 +38,7 @@ Feature: Level 2 and Level 3 purchase data
     And the response field "additional_purchase_data.sales_tax" is 100
 
   Scenario: a tax exempt sale with a sales tax of 0 is accepted
+    §2.13: for a non-taxable purchase, send sales_tax as 0 (or omit it) and set tax_exempt to true.
     When I create a tax exempt sale of 1000 cents with a sales tax of 0 cents
     Then the request succeeds
 
@@ -61,6 +64,7 @@ Feature: Level 2 and Level 3 purchase data
     Then the request succeeds
 
   Scenario Outline: <flow> Level 3 data without its required <field> is refused
+    §2.13: the Create authorization / sale column: required (the columns apply to the elements and objects supplied).
     When I create a <flow> with Level 3 data without the field "<field>"
     Then the request is refused as an invalid field "/additional_purchase_data/<pointer>"
 
@@ -84,6 +88,7 @@ Feature: Level 2 and Level 3 purchase data
 
   @spec-4.1
   Scenario Outline: capture Level 3 data may leave out <field>
+    §2.13: the Capture column: optional.
     Given an authorization of 1000 cents with Level 3 data
     When I capture 1000 cents with Level 3 data without the field "<field>"
     Then the request succeeds
@@ -107,6 +112,7 @@ Feature: Level 2 and Level 3 purchase data
 
   @spec-8
   Scenario Outline: <flow> Level 3 data accepts a <field> of <ok> characters and refuses <over>
+    §2.13, §8: each field's length, e.g. customer_reference_number max 17; item_description 25, unit_of_measure 3 on create/sale.
     When I create a <flow> with Level 3 data where "<field>" is <ok> characters long
     Then the request succeeds
     When I create a <flow> with Level 3 data where "<field>" is <over> characters long
@@ -136,6 +142,7 @@ Feature: Level 2 and Level 3 purchase data
 
   @spec-8
   Scenario Outline: <flow> Level 3 data accepts a <field> of <ok> and refuses <bad>
+    §8: item_data.quantity greater than 0; order_date day 1-31, month 1-12, year 4 digits.
     When I create a <flow> with Level 3 data where "<field>" is <ok>
     Then the request succeeds
     When I create a <flow> with Level 3 data where "<field>" is <bad>
@@ -162,6 +169,7 @@ Feature: Level 2 and Level 3 purchase data
 
   @spec-8 @spec-4.1
   Scenario Outline: capture Level 3 data accepts a <field> of <ok> characters and refuses <over>
+    §2.13, §8: each field's length on capture, e.g. item_description 26, unit_of_measure 12, customer_reference_number max 17.
     Given an authorization of 1000 cents with Level 3 data
     When I capture 1000 cents with Level 3 data where "<field>" is <over> characters long
     Then the request is refused as an invalid field "/additional_purchase_data/<pointer>"
@@ -182,6 +190,7 @@ Feature: Level 2 and Level 3 purchase data
 
   @spec-8 @spec-4.1
   Scenario Outline: capture Level 3 data accepts a <field> of <ok> and refuses <bad>
+    §8: item_data.quantity greater than 0; order_date day 1-31, month 1-12, year 4 digits.
     Given an authorization of 1000 cents with Level 3 data
     When I capture 1000 cents with Level 3 data where "<field>" is <bad>
     Then the request is refused as an invalid field "/additional_purchase_data/<pointer>"

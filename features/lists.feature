@@ -25,6 +25,7 @@ Feature: Lists and pagination
     And the items are ordered by created_at then id, newest first
 
   Scenario: an explicit sort orders the list oldest first and is echoed in the self link
+    §2.12: the self link carries repeated sort values of the form <field>,<asc|desc>; §4.10: lists use offset, limit and sort.
     When I list the upload links of the file with "limit=100&sort=created_at,asc&sort=id,asc"
     Then the request succeeds
     And the list holds 21 items
@@ -32,6 +33,7 @@ Feature: Lists and pagination
     And the self link carries "sort=created_at,asc"
 
   Scenario: offset and limit select a window of the list
+    §4.10: lists use offset, limit and sort; §2.12: page with offset, limit, count, the total number of records.
     When I list the upload links of the file with "limit=100"
     And I remember the items
     And I list the upload links of the file with "offset=5&limit=5"
@@ -43,6 +45,7 @@ Feature: Lists and pagination
     And the page count is 21
 
   Scenario: the last page holds the remainder
+    §4.10: lists use offset, limit and sort; §2.12: count is the total number of records.
     When I list the upload links of the file with "offset=20&limit=20"
     Then the request succeeds
     And the list holds 1 items

@@ -26,10 +26,12 @@ Feature: Merchants
     And the response never shows the processor api key in clear
 
   Scenario: fetching a merchant that does not exist is refused as not found
+    §7: Object does not exist, on fetch, update and delete by id.
     When I fetch a merchant that does not exist
     Then the request is refused as not found
 
   Scenario: updating a merchant that does not exist is refused as not found
+    §7: Object does not exist, on fetch, update and delete by id.
     When I set Level 2/3 processing to true on a merchant that does not exist
     Then the request is refused as not found
 

@@ -8,6 +8,7 @@ Feature: Payment instruments (cards)
 
   @spec-2.3
   Scenario: a card is created without echoing its number or security code
+    §2.3: the full card number and the security code are accepted on creation and are not returned; bin first six, last_four last four.
     When I create a card for the buyer
     Then the request succeeds
     And the response field "id" starts with "PI"
@@ -30,6 +31,7 @@ Feature: Payment instruments (cards)
     And the response fields "created_at" and "updated_at" are equal (assumed: resource_values)
 
   Scenario: a card fetched by id never shows its number or security code
+    §2.3: the full card number and the security code are not returned; bin is the first six digits, last_four the last four.
     Given a card for the buyer
     When I fetch the card
     Then the request succeeds
@@ -57,6 +59,7 @@ Feature: Payment instruments (cards)
       | with an empty postal code (§8: max 7, no least) | address.postal_code |       | /address/postal_code |
 
   Scenario: fetching a card that does not exist is refused as not found
+    §7: Object does not exist, on fetch, update and delete by id.
     When I fetch a card that does not exist
     Then the request is refused as not found
 
@@ -66,6 +69,7 @@ Feature: Payment instruments (cards)
     Then the request is refused as an invalid field "/number"
 
   Scenario Outline: a card without its <field> is refused
+    §4.3 body table: type, name, number, expiration_month, expiration_year, security_code, identity, address required yes; postal_code yes.
     When I create a card for the buyer without the field "<field>"
     Then the request is refused as an invalid field "<pointer>"
 
@@ -82,6 +86,7 @@ Feature: Payment instruments (cards)
       | address             | /address             |
 
   Scenario Outline: a card's security code <ok> is accepted and <bad> is refused
+    §4.3: security_code: 3-4 digits.
     When I create a card for the buyer whose security code is "<ok>"
     Then the request succeeds
     And the response never contains the security code as a value
@@ -96,6 +101,7 @@ Feature: Payment instruments (cards)
 
   @spec-8
   Scenario Outline: a card's <field> accepts <ok> characters and refuses <bad>
+    §8: card address.line1, line2 max 35 characters, city max 20, postal_code max 7, region 2 letters, country 3 letters.
     When I create a card for the buyer whose "<field>" is <ok> characters long
     Then the request succeeds
     When I create a card for the buyer whose "<field>" is <bad> characters long
@@ -125,6 +131,7 @@ Feature: Payment instruments (cards)
       | 19 digits | 4895142232120006488 |
 
   Scenario Outline: a card number of <kind> is refused
+    §4.3: number: primary account number, digits only.
     When I create a card for the buyer with the number "<number>"
     Then the request is refused as an invalid field "/number"
 
@@ -141,6 +148,7 @@ Feature: Payment instruments (cards)
       | a failing Luhn check | 4895142232120007     |
 
   Scenario Outline: a card's expiration year <ok> is accepted and <bad> is refused
+    §4.3: expiration_year: 4 digits.
     When I create a card for the buyer whose expiration year is <ok>
     Then the request succeeds
     And the response field "expiration_year" is <ok>

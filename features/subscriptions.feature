@@ -19,6 +19,7 @@ Feature: Subscription amounts and enrollments
 
   @spec-2.5
   Scenario: the new subscription amount keeps the schedule and the fields sent
+    §4.5: the response is the new Subscription Amount object (§2.5: subscription_schedule, nickname, fee_amount_data, created_by a User id).
     Given a fresh subscription amount
     When I update the subscription amount to 900 cents
     Then the request succeeds
@@ -49,12 +50,14 @@ Feature: Subscription amounts and enrollments
     Then the request is refused as unprocessable
 
   Scenario: updating a subscription amount that does not exist is refused as not found
+    §7: Object does not exist, on fetch, update and delete by id.
     Given a subscription schedule
     When I update a subscription amount that does not exist
     Then the request is refused as not found
 
   @spec-2.6
   Scenario: a merchant is enrolled into a schedule
+    §4.5: POST creates an enrollment under a schedule (merchant, nickname, started_at, tags); §2.6: the Subscription Enrollment.
     Given a subscription schedule
     When I enroll the merchant in the schedule
     Then the request succeeds
@@ -74,6 +77,7 @@ Feature: Subscription amounts and enrollments
     Then the request is refused as an invalid field "/merchant"
 
   Scenario: an enrollment is fetched by its id
+    §4.5: GET /subscription/subscription_enrollments/:SUBSCRIPTION_ENROLLMENT_ID fetches one enrollment.
     Given an enrollment of the merchant
     When I fetch the enrollment
     Then the request succeeds
@@ -81,6 +85,7 @@ Feature: Subscription amounts and enrollments
     And the response field "merchant" is "{fixture:merchant}"
 
   Scenario: an enrollment is updated
+    §4.5: PUT /subscription/subscription_enrollments/:id updates an enrollment; the response is the Subscription Enrollment object.
     Given an enrollment of the merchant
     When I rename the enrollment to "conform renamed"
     Then the request succeeds
@@ -100,12 +105,14 @@ Feature: Subscription amounts and enrollments
     Then the request is refused as not found
 
   Scenario: the enrollments of a schedule are listed
+    §4.5: GET /subscription/subscription_schedules/:id/subscription_enrollments lists the enrollments of a schedule.
     Given an enrollment of the merchant
     When I list the enrollments of the schedule
     Then the request succeeds
     And the list contains the enrollment
 
   Scenario: all enrollments are listed
+    §4.5: GET /subscription/subscription_enrollments lists all enrollments.
     Given an enrollment of the merchant
     When I list all enrollments
     Then the request succeeds
@@ -113,6 +120,7 @@ Feature: Subscription amounts and enrollments
 
   @spec-2.12 @spec-4.10 @lists
   Scenario: the enrollment list honours its limit and counts every enrollment
+    §2.12: page with offset, limit, count (the total number of records); §4.10: lists use offset, limit and sort.
     Given an enrollment of the merchant
     And an enrollment of the merchant
     When I list all enrollments with "limit=1"
@@ -123,6 +131,7 @@ Feature: Subscription amounts and enrollments
     And the page count is at least 2
 
   Scenario Outline: an enrollment that does not exist cannot be <done>
+    §7: Object does not exist, on fetch, update and delete by id.
     When I <action> an enrollment that does not exist
     Then the request is refused as not found
 
@@ -134,6 +143,7 @@ Feature: Subscription amounts and enrollments
 
   @extension
   Scenario: a subscription schedule is created and fetched
+    §2: a Subscription Schedule's id is SUBSCHEDULE_<id>.
     When I create a subscription schedule
     Then the request succeeds
     And the response field "id" starts with "SUBSCHEDULE_"
@@ -143,6 +153,7 @@ Feature: Subscription amounts and enrollments
 
   @extension
   Scenario: a subscription amount is created on a schedule and fetched
+    §2.5: fee_amount_data.amount: integer, positive, cents, the recurring charge.
     Given a subscription schedule
     When I create a subscription amount of 700 cents on the schedule
     Then the request succeeds

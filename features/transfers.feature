@@ -56,18 +56,22 @@ Feature: Sales (transfers)
       | with a field its table does not list | "color": "red"                                   | /color      |
 
   Scenario: a sale without a merchant is refused
+    §4.2 body table: merchant required yes.
     When I create a sale of 1000 cents without the field "merchant"
     Then the request is refused as an invalid field "/merchant"
 
   Scenario: a sale without a source is refused
+    §4.2 body table: source required yes.
     When I create a sale of 1000 cents without the field "source"
     Then the request is refused as an invalid field "/source"
 
   Scenario: a sale without an amount is refused
+    §4.2 body table: amount required yes.
     When I create a sale of 1000 cents without the field "amount"
     Then the request is refused as an invalid field "/amount"
 
   Scenario: a sale without a currency is refused
+    §4.2 body table: currency required yes.
     When I create a sale of 1000 cents without the field "currency"
     Then the request is refused as an invalid field "/currency"
 
@@ -79,6 +83,7 @@ Feature: Sales (transfers)
 
   @extension
   Scenario: a sale is fetched by its id
+    §2.2: a Transfer carries its id and its amount (integer, cents).
     Given a sale of 1500 cents
     When I fetch the sale
     Then the request succeeds
@@ -101,6 +106,7 @@ Feature: Sales (transfers)
 
   @spec-2.2
   Scenario: a sale carries the idempotency id it was created with
+    §4.2: idempotency_id in the sale's body; §2.2: the Transfer's idempotency_id (§4.1: a client-generated value associated with the request).
     When I create a sale of 1000 cents with the idempotency id "sale-echo"
     Then the request succeeds
     And the response field "idempotency_id" is the idempotency id "sale-echo"

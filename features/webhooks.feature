@@ -8,6 +8,7 @@ Feature: Webhooks
 
   @spec-2.10
   Scenario: a webhook is created enabled with its signing secret
+    §2.10: enabled default true on creation; §4.9: the create response is the Webhook object including secret_signing_key.
     When I create a webhook pointing at the kit's receiver
     Then the request succeeds
     And the response field "id" starts with "WH"
@@ -26,6 +27,7 @@ Feature: Webhooks
     Then the request is refused as an invalid field "/url"
 
   Scenario Outline: a webhook url that is not an HTTP or HTTPS URL is refused (<url>)
+    §4.9, §2.10: url: HTTP or HTTPS URL; §7: Invalid field, on create Webhook.
     When I create a webhook with the url "<url>"
     Then the request is refused as an invalid field "/url"
 
@@ -36,6 +38,7 @@ Feature: Webhooks
       | mailto:hooks@example.com     |
 
   Scenario: a webhook without a url is refused
+    §4.9: url required yes on create; §7: Invalid field, on create Webhook.
     When I create a webhook without a url
     Then the request is refused as an invalid field "/url"
 
@@ -50,6 +53,7 @@ Feature: Webhooks
     And the response field "enabled" is false
 
   Scenario: a webhook's url is updated
+    §4.9: Update a Webhook: same body fields, all optional; response: Webhook object.
     Given a webhook pointing at the kit's receiver
     When I point the webhook at a new path of the kit's receiver
     Then the request succeeds
@@ -58,6 +62,7 @@ Feature: Webhooks
 
   @spec-8
   Scenario: a webhook update to a url over 120 characters is refused and changes nothing
+    §4.9, §8: Webhook url max 120 characters; the update takes the same body fields (Invariant refusal_changes_nothing).
     Given a webhook pointing at the kit's receiver
     When I set the webhook's url to one 121 characters long
     Then the request is refused as an invalid field "/url"
@@ -65,6 +70,7 @@ Feature: Webhooks
     Then the response field "url" is "{hook_url}"
 
   Scenario: a webhook is fetched with its signing secret
+    §4.9: GET /webhooks/:id fetches a Webhook, its response including secret_signing_key.
     Given a webhook pointing at the kit's receiver
     When I fetch the webhook
     Then the request succeeds
@@ -72,6 +78,7 @@ Feature: Webhooks
     And the response field "secret_signing_key" is present
 
   Scenario: webhooks are listed without their signing secrets
+    §2.10: secret_signing_key is returned in single-webhook responses; list items also carry self.
     Given a webhook pointing at the kit's receiver
     When I list the webhooks
     Then the request succeeds
@@ -81,6 +88,7 @@ Feature: Webhooks
 
   @spec-2.12 @spec-4.10 @lists
   Scenario: the webhook list honours its limit and counts every webhook
+    §2.12: page with offset, limit, count (the total number of records); the self link carries limit; §4.10.
     Given a webhook pointing at the kit's receiver
     And a webhook pointing at the kit's receiver
     When I list the webhooks with "limit=1"
@@ -91,10 +99,12 @@ Feature: Webhooks
     And the self link carries "limit=1"
 
   Scenario: fetching a webhook that does not exist is refused as not found
+    §7: Object does not exist, on fetch, update and delete by id.
     When I fetch a webhook that does not exist
     Then the request is refused as not found
 
   Scenario: updating a webhook that does not exist is refused as not found
+    §7: Object does not exist, on fetch, update and delete by id.
     When I disable a webhook that does not exist
     Then the request is refused as not found
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v21"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -593,4 +594,77 @@ func TestForbiddenRestsOnTheSpecOrOnARole(t *testing.T) {
 		}
 	}
 	assert.Positive(t, seen, "scenarios expecting forbidden")
+}
+
+// TestEveryNormativeScenarioSaysItsSentence: a scenario not tagged
+// @assumed (on itself or on the Examples of each of its rows) carries a
+// description, the spec's words its checks rest on, starting with its
+// section ("§N.N: ...") or the safety invariant it keeps ("Invariant
+// <name>: ..."); a FAIL prints it (features/README.md).
+func TestEveryNormativeScenarioSaysItsSentence(t *testing.T) {
+	feats, err := godog.TestSuite{Options: &godog.Options{FS: features.FS, Paths: []string{"."}}}.RetrieveFeatures()
+	require.NoError(t, err)
+	// noSentence: normative scenarios whose subject no sentence of the spec
+	// states (their refusal is judged under the profile's refusals), left
+	// without words until they are tagged @assumed or a sentence is found.
+	// An entry that gains a description, turns @assumed or is gone fails.
+	noSentence := map[string]string{
+		"errors.feature\x00a known path with an unsupported method is refused as method not allowed": "no sentence refuses a method; 405 is refusals.method_not_allowed",
+		"errors.feature\x00a body over one mebibyte is refused as too large":                         "§8: maximum file size not shown; 413 is refusals.too_large",
+	}
+	type astScenario struct{ name, says string }
+	scenarios, normative := 0, 0
+	unsaid := map[string]bool{}
+	for _, f := range feats {
+		byID := map[string]astScenario{}
+		var collect func(children []*messages.FeatureChild)
+		collect = func(children []*messages.FeatureChild) {
+			for _, ch := range children {
+				switch {
+				case ch.Scenario != nil:
+					byID[ch.Scenario.Id] = astScenario{ch.Scenario.Name, strings.TrimSpace(ch.Scenario.Description)}
+				case ch.Rule != nil:
+					var ruleChildren []*messages.FeatureChild
+					for _, rc := range ch.Rule.Children {
+						ruleChildren = append(ruleChildren, &messages.FeatureChild{Scenario: rc.Scenario})
+					}
+					collect(ruleChildren)
+				}
+			}
+		}
+		require.NotNil(t, f.Feature, "%s: no feature", f.Uri)
+		collect(f.Feature.Children)
+		scenarios += len(byID)
+		seen := map[string]bool{}
+		for _, p := range f.Pickles {
+			if slices.ContainsFunc(p.Tags, func(tag *messages.PickleTag) bool { return tag.Name == "@assumed" }) {
+				continue
+			}
+			require.NotEmpty(t, p.AstNodeIds, "%s: %q has no AST node", f.Uri, p.Name)
+			sc, ok := byID[p.AstNodeIds[0]]
+			require.True(t, ok, "%s: %q: its scenario is not in the feature's AST", f.Uri, p.Name)
+			if seen[p.AstNodeIds[0]] {
+				continue
+			}
+			seen[p.AstNodeIds[0]] = true
+			normative++
+			if _, ok := noSentence[f.Uri+"\x00"+sc.name]; ok {
+				unsaid[f.Uri+"\x00"+sc.name] = true
+				assert.Empty(t, sc.says, "%s: scenario %q says its sentence now: drop it from noSentence", f.Uri, sc.name)
+				continue
+			}
+			if sc.says == "" {
+				t.Errorf("%s: scenario %q is normative (not @assumed) and has no description: give it the spec's sentence (§N.N: ...)", f.Uri, sc.name)
+				continue
+			}
+			if !strings.HasPrefix(sc.says, "§") && !strings.HasPrefix(sc.says, "Invariant ") {
+				t.Errorf("%s: scenario %q: its description %q does not start with its section (§N.N: ...) or \"Invariant <name>: \"", f.Uri, sc.name, sc.says)
+			}
+		}
+	}
+	for k := range noSentence {
+		assert.True(t, unsaid[k], "noSentence names %q, no normative scenario of the features: drop it", strings.ReplaceAll(k, "\x00", ": "))
+	}
+	assert.Positive(t, scenarios, "scenarios in the embedded features")
+	assert.Positive(t, normative, "normative scenarios in the embedded features")
 }
