@@ -34,14 +34,6 @@ Feature: Authorizations and captures
     Then the request succeeds
     And the response field "merchant_identity" is "{fixture:merchant_identity}"
 
-  @assumed @profile-request_rules
-  Scenario: an authorization naming its merchant by both names is refused, though no sentence says not both
-    When I POST "/authorizations" with the body:
-      """
-      {"source": "{card}", "merchant_identity": "{fixture:merchant_identity}", "merchant": "{fixture:merchant}", "amount": 700, "currency": "USD"}
-      """
-    Then the request is refused as an invalid field "/merchant_identity"
-
   Scenario: an authorization without an amount is refused
     §4.1 body table: amount required yes.
     When I authorize 1000 cents without the field "amount"

@@ -81,10 +81,12 @@ Feature: Errors
     When I GET "/no_such_collection"
     Then the request is refused as not found
 
+  @assumed @profile-refusals
   Scenario: a known path with an unsupported method is refused as method not allowed
     When I DELETE "/transfers"
     Then the request is refused as method not allowed
 
+  @assumed @profile-refusals
   Scenario: a body over one mebibyte is refused as too large
     When I POST "/webhooks" with a body of 1100000 bytes
     Then the request is refused as too large

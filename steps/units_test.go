@@ -604,17 +604,8 @@ func TestForbiddenRestsOnTheSpecOrOnARole(t *testing.T) {
 func TestEveryNormativeScenarioSaysItsSentence(t *testing.T) {
 	feats, err := godog.TestSuite{Options: &godog.Options{FS: features.FS, Paths: []string{"."}}}.RetrieveFeatures()
 	require.NoError(t, err)
-	// noSentence: normative scenarios whose subject no sentence of the spec
-	// states (their refusal is judged under the profile's refusals), left
-	// without words until they are tagged @assumed or a sentence is found.
-	// An entry that gains a description, turns @assumed or is gone fails.
-	noSentence := map[string]string{
-		"errors.feature\x00a known path with an unsupported method is refused as method not allowed": "no sentence refuses a method; 405 is refusals.method_not_allowed",
-		"errors.feature\x00a body over one mebibyte is refused as too large":                         "§8: maximum file size not shown; 413 is refusals.too_large",
-	}
 	type astScenario struct{ name, says string }
 	scenarios, normative := 0, 0
-	unsaid := map[string]bool{}
 	for _, f := range feats {
 		byID := map[string]astScenario{}
 		var collect func(children []*messages.FeatureChild)
@@ -648,11 +639,6 @@ func TestEveryNormativeScenarioSaysItsSentence(t *testing.T) {
 			}
 			seen[p.AstNodeIds[0]] = true
 			normative++
-			if _, ok := noSentence[f.Uri+"\x00"+sc.name]; ok {
-				unsaid[f.Uri+"\x00"+sc.name] = true
-				assert.Empty(t, sc.says, "%s: scenario %q says its sentence now: drop it from noSentence", f.Uri, sc.name)
-				continue
-			}
 			if sc.says == "" {
 				t.Errorf("%s: scenario %q is normative (not @assumed) and has no description: give it the spec's sentence (§N.N: ...)", f.Uri, sc.name)
 				continue
@@ -661,9 +647,6 @@ func TestEveryNormativeScenarioSaysItsSentence(t *testing.T) {
 				t.Errorf("%s: scenario %q: its description %q does not start with its section (§N.N: ...) or \"Invariant <name>: \"", f.Uri, sc.name, sc.says)
 			}
 		}
-	}
-	for k := range noSentence {
-		assert.True(t, unsaid[k], "noSentence names %q, no normative scenario of the features: drop it", strings.ReplaceAll(k, "\x00", ": "))
 	}
 	assert.Positive(t, scenarios, "scenarios in the embedded features")
 	assert.Positive(t, normative, "normative scenarios in the embedded features")

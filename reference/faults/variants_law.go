@@ -37,12 +37,6 @@ func lawVariants() []Variant {
 			build:   parts(wrapOnly(takingEmptyStrings)),
 		},
 		{
-			Name: "both-merchant-names", Tags: "@authorizations",
-			Choice:  "an authorization naming its merchant both by merchant_identity and by merchant is taken, by merchant_identity",
-			Profile: `{"request_rules": "unchecked"}`,
-			build:   parts(wrapOnly(takingBothMerchantNames)),
-		},
-		{
 			Name: "tags-any-type", Tags: "@payment_instruments,@transfers,@subscriptions,@webhooks",
 			Choice:  "tag values of any JSON type (numbers, booleans, objects, arrays, null) are taken outside authorizations (§2.1 states string pairs for authorizations only) and read back as sent",
 			Profile: `{"request_rules": "unchecked"}`,

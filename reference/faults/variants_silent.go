@@ -18,6 +18,12 @@ import (
 func ExploreVariants() []Variant {
 	return []Variant{
 		{
+			Name: "both-merchant-names", Tags: "@authorizations",
+			Choice:  "an authorization naming its merchant both by merchant_identity and by merchant is taken, by merchant_identity",
+			Profile: `{"request_rules": "unchecked"}`,
+			build:   parts(wrapOnly(takingBothMerchantNames)),
+		},
+		{
 			Name: "link-duration-1440", Tags: "@files", Choice: "an external link lasts at most 1440 minutes (a day), a longer duration is refused 422 INVALID_FIELD",
 			Profile: `{"file_payloads": "unchecked"}`,
 			build:   parts(wrapOnly(linkDurationDay)),

@@ -331,8 +331,8 @@ func (g *generator) readBack(role string) (Step, bool) {
 		return Step{Op: "subscription_enrollments.get", Method: "GET", Path: "/subscription/subscription_enrollments/{" + role + "}", Of: role}, true
 	case "merchant", "plain merchant":
 		return Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + fixtureOfMerchant(role) + "}", Of: role}, true
-	case "file":
-		return Step{Op: "files.get", Method: "GET", Path: "/files/{" + role + "}", Of: role}, true
+	case "file": // §4.8 names POST /files/:FILE_ID: to fetch a File; GET is the reference's (also_methods)
+		return Step{Op: "files.get", Method: "POST", Path: "/files/{" + role + "}", Of: role}, true
 	}
 	return Step{}, false
 }
