@@ -92,7 +92,7 @@ func Combined() []string {
 		"multi-capture", "capture-fee-authorization-bound", "cards-any-length", "no-reference-rules",
 		"lenient-request-rules", "idempotency-replay-409", "expiry-24h", "authorizations-pending", "merchant-role-no-charges", "no-sandbox-triggers",
 		"create-200", "capture-202", "state-rules-409", "validation-400-dotted", "too-large-400", "upload-401-first",
-		"vnd-api-json-only", "media-type-415", "accept-ignored", "authorization-merchant-field", "amount-update-top-level", "webhook-update-patch", "no-extensions",
+		"vnd-api-json-only", "media-type-415", "accept-ignored", "authorization-merchant-field", "amount-update-top-level", "webhook-update-patch", "no-extensions", "files-post-only",
 		"plain-json", "event-layout-and-signature", "api-key-redacted", "signing-key-whsec", "list-max-50-clamped",
 		"timestamps-ms", "ids-base58-21",
 	}

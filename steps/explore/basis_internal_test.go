@@ -321,3 +321,32 @@ func TestWebhookRouteAnsweredIsNormative(t *testing.T) {
 	assert.Equal(t, keyRoutes, r.fieldBasis(basisOf("2.10"), op, Step{Op: op.ID}, "url").Assumed, "before the route answered")
 	assert.Equal(t, keyFieldNotShown, r.fieldBasis(basisOf("2.10"), op, Step{Op: op.ID, routeAnswered: true}, "tags.x").Assumed, "§2.10 shows no tags")
 }
+
+// TestRefusedForItsBodyJudgesByTheBody: a step drawn for a normative rule
+// (Level 2/3 data for a merchant not enabled, §1 and §7) whose body also
+// breaks a rule of its schema the spec does not state (a negative item
+// cost) is refused by the model for the body, before the merchant's
+// processing is ever asked: a target taking it (the merchant enabled by
+// then, negative amounts taken) is judged by the body's basis, not FAILed
+// for a rule the model never applied. A body breaking nothing keeps the
+// step's rule.
+func TestRefusedForItsBodyJudgesByTheBody(t *testing.T) {
+	r, err := newRunner(Options{Target: steps.Config{Target: "http://127.0.0.1:1"}, Model: referenceModel})
+	require.NoError(t, err)
+	invalid := Exchange{Status: 422, doc: map[string]any{"_embedded": map[string]any{"errors": []any{map[string]any{"code": "INVALID_FIELD"}}}}}
+	unprocessable := Exchange{Status: 422, doc: map[string]any{"_embedded": map[string]any{"errors": []any{map[string]any{"code": "UNPROCESSABLE_ENTITY"}}}}}
+	item := `{"amount_excluding_sales_tax":1,"amount_including_sales_tax":1,"commodity_code":"123","cost_per_unit":%s,"item_description":"d","item_discount_amount":0,"merchant_product_code":"m","quantity":1,"unit_of_measure":"EA"}`
+	body := func(cost string) string {
+		return `{"source":"{card}","merchant":"{fixture:plain_merchant}","amount":1000,"currency":"USD","additional_purchase_data":{"customer_reference_number":"c","customs_duty_amount":0,"discount_amount":0,"shipping_amount":0,"item_data":[` + fmt.Sprintf(item, cost) + `]}}`
+	}
+	st := Step{Op: "authorizations.create", Method: "POST", Path: "/authorizations", Body: body("-1"), Refuse: true,
+		Rule: "Level 2/3 data for a merchant not enabled is refused", Basis: basisOf("1", "7")}
+	b, ok := r.refusedForItsBody(st, invalid)
+	require.True(t, ok, "a negative item cost breaks the schema")
+	assert.Equal(t, "request_rules", b.Assumed, b.Cites())
+	_, ok = r.refusedForItsBody(st, unprocessable)
+	assert.False(t, ok, "refused for a business rule: the step's rule judges")
+	st.Body = body("1")
+	_, ok = r.refusedForItsBody(st, invalid)
+	assert.False(t, ok, "a valid body: the step's rule judges")
+}

@@ -138,6 +138,13 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		if !st.Refuse {
 			b, rule = assumed("reference_rules"), "the reference refuses it"
 		}
+		if bb, ok := r.refusedForItsBody(st, mex); ok && b.Normative() && !bb.Normative() {
+			// The model refused the body for a rule of its schema the spec
+			// does not state, before the rule the step was drawn for (a
+			// merchant's Level 2/3 processing, which another sequence may
+			// have changed since) was ever asked: the body's basis judges.
+			b, rule = bb, "its body breaks a rule of its request schema the spec does not state"
+		}
 		b = r.basisFor(checkForbidden, st, b)
 		if r.declaredOtherwise(b.Assumed) {
 			return nil, false
@@ -354,4 +361,38 @@ func (r *runner) ownExpect(st Step, target *side, expect []expectField) []expect
 		return expect
 	}
 	return slices.DeleteFunc(slices.Clone(expect), func(e expectField) bool { return e.Path == "level_two_level_three_data_enabled" })
+}
+
+// refusedForItsBody reports whether the model refused st as an invalid
+// field (the refusals table's invalid_field code, which the reference gives
+// a body breaking its schema, before any business rule) and st's body
+// breaks its request schema: then the body's basis (judging's, by its
+// violations).
+func (r *runner) refusedForItsBody(st Step, mex Exchange) (judging.Basis, bool) {
+	op, ok := r.v.Operation(st.Op)
+	if !ok || st.Body == "" || !op.HasJSONBody() || op.Request == "" {
+		return judging.Basis{}, false
+	}
+	row, ok := r.j.Refusal(judging.RefusalInvalidField)
+	if !ok || len(row.Codes) == 0 {
+		return judging.Basis{}, false
+	}
+	if code, _ := lookup(mex.doc, "_embedded.errors.0.code"); code != row.Codes[0] {
+		return judging.Basis{}, false
+	}
+	shape := r.contract.schemas[op.Request]
+	if shape == nil {
+		return judging.Basis{}, false
+	}
+	dec := json.NewDecoder(strings.NewReader(st.Body))
+	dec.UseNumber()
+	var doc map[string]any
+	if dec.Decode(&doc) != nil {
+		return judging.Basis{}, false
+	}
+	err := r.contract.check(st.Op, shape, doc)
+	if err == nil {
+		return judging.Basis{}, false
+	}
+	return r.contract.bodyBasis(st.Op, err), true
 }
