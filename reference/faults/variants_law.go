@@ -107,9 +107,9 @@ func dropUnknown(r *http.Request, in map[string]any) bool {
 	return dropped
 }
 
-// deleteAt deletes the member a JSON pointer names in doc (objects and
-// arrays on the way); it reports whether it did.
-func deleteAt(doc any, pointer string) bool {
+// parentAt walks doc to the container of the member or item a JSON
+// pointer names: the container and the last segment, unescaped.
+func parentAt(doc any, pointer string) (any, string, bool) {
 	segs := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
 	for i, seg := range segs {
 		segs[i] = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
@@ -122,21 +122,31 @@ func deleteAt(doc any, pointer string) bool {
 		case []any:
 			i, ok := indexOf(seg, len(n))
 			if !ok {
-				return false
+				return nil, "", false
 			}
 			node = n[i]
 		default:
-			return false
+			return nil, "", false
 		}
+	}
+	return node, segs[len(segs)-1], true
+}
+
+// deleteAt deletes the member a JSON pointer names in doc (objects and
+// arrays on the way); it reports whether it did.
+func deleteAt(doc any, pointer string) bool {
+	node, last, ok := parentAt(doc, pointer)
+	if !ok {
+		return false
 	}
 	m, ok := node.(map[string]any)
 	if !ok {
 		return false
 	}
-	if _, ok := m[segs[len(segs)-1]]; !ok {
+	if _, ok := m[last]; !ok {
 		return false
 	}
-	delete(m, segs[len(segs)-1])
+	delete(m, last)
 	return true
 }
 
@@ -217,26 +227,10 @@ func lenientViolations(r *http.Request, in map[string]any, rule string) []string
 // setAt replaces the value a JSON pointer names in doc; it reports whether
 // it did.
 func setAt(doc any, pointer string, value func(old any) (any, bool)) bool {
-	segs := strings.Split(strings.TrimPrefix(pointer, "/"), "/")
-	for i, seg := range segs {
-		segs[i] = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+	node, last, ok := parentAt(doc, pointer)
+	if !ok {
+		return false
 	}
-	node := doc
-	for _, seg := range segs[:len(segs)-1] {
-		switch n := node.(type) {
-		case map[string]any:
-			node = n[seg]
-		case []any:
-			i, ok := indexOf(seg, len(n))
-			if !ok {
-				return false
-			}
-			node = n[i]
-		default:
-			return false
-		}
-	}
-	last := segs[len(segs)-1]
 	switch n := node.(type) {
 	case map[string]any:
 		old, ok := n[last]
@@ -416,7 +410,7 @@ func takingNegativeAmounts() func(http.Handler, faultDeps) http.Handler {
 			if matchAny(r, "authorizations.create", "transfers.create") {
 				if in := peekJSON(r); in != nil {
 					for _, p := range lenientViolations(r, in, "minimum") {
-						if !slices.ContainsFunc(negativeTaken, func(pat string) bool { return pointerMatches(pat, p) }) {
+						if !slices.ContainsFunc(negativeTaken, func(pat string) bool { return judging.PointerMatches(pat, p) }) {
 							continue
 						}
 						setAt(in, p, func(old any) (any, bool) {
@@ -477,19 +471,4 @@ func takingNegativeAmounts() func(http.Handler, faultDeps) http.Handler {
 			}).ServeHTTP(w, r)
 		})
 	}
-}
-
-// pointerMatches reports whether a JSON pointer matches a pattern whose
-// "*" segments match any one segment.
-func pointerMatches(pattern, pointer string) bool {
-	ps, qs := strings.Split(pattern, "/"), strings.Split(pointer, "/")
-	if len(ps) != len(qs) {
-		return false
-	}
-	for i := range ps {
-		if ps[i] != "*" && ps[i] != qs[i] {
-			return false
-		}
-	}
-	return true
 }

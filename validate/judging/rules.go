@@ -78,12 +78,13 @@ func (r AssumedRule) matches(vi validate.Violation) bool {
 	if vi.In != validate.InBody || vi.Rule != r.Rule {
 		return false
 	}
-	return slices.ContainsFunc(r.Pointers, func(p string) bool { return pointerMatches(p, vi.Pointer) })
+	return slices.ContainsFunc(r.Pointers, func(p string) bool { return PointerMatches(p, vi.Pointer) })
 }
 
-// pointerMatches reports whether ptr is pattern, a segment "*" of pattern
-// matching any one segment.
-func pointerMatches(pattern, ptr string) bool {
+// PointerMatches reports whether the JSON pointer ptr is pattern, a segment
+// "*" of pattern matching any one segment (the pointers of assumed and
+// stated rules: /additional_purchase_data/item_data/*/quantity).
+func PointerMatches(pattern, ptr string) bool {
 	want, got := strings.Split(pattern, "/"), strings.Split(ptr, "/")
 	if len(want) != len(got) {
 		return false

@@ -2,7 +2,6 @@ package judging_test
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -171,7 +170,7 @@ func TestAssumedRulesAreViolationsOfTheirSchema(t *testing.T) {
 			require.ErrorAs(t, err, &ve, "%s of %s", r, name)
 			found := 0
 			for _, vi := range ve.Violations {
-				if vi.Rule != r.Rule || !slices.ContainsFunc(r.Pointers, func(p string) bool { return pointerLike(p, vi.Pointer) }) {
+				if vi.Rule != r.Rule || !slices.ContainsFunc(r.Pointers, func(p string) bool { return judging.PointerMatches(p, vi.Pointer) }) {
 					continue
 				}
 				found++
@@ -192,19 +191,4 @@ func TestAssumedRulesAreViolationsOfTheirSchema(t *testing.T) {
 			assert.True(t, b.Normative(), "%+v: %s", vi, b.Cites())
 		}
 	}
-}
-
-// pointerLike reports whether ptr is pattern, a segment "*" of pattern
-// matching any one segment.
-func pointerLike(pattern, ptr string) bool {
-	want, got := strings.Split(pattern, "/"), strings.Split(ptr, "/")
-	if len(want) != len(got) {
-		return false
-	}
-	for i := range want {
-		if want[i] != "*" && want[i] != got[i] {
-			return false
-		}
-	}
-	return true
 }

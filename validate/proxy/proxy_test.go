@@ -430,21 +430,9 @@ func TestAssumedRuleOfANormativeSchema(t *testing.T) {
 			front := httptest.NewServer(p)
 			defer front.Close()
 			method, path, _ := strings.Cut(tt.route, " ")
-			req, _ := http.NewRequest(method, front.URL+path, strings.NewReader(tt.body))
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := front.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
+			resp, vs := violationsOf(t, front, method, path, tt.body)
 			if resp.StatusCode != 422 {
 				t.Fatalf("status %d, want the target's 422", resp.StatusCode)
-			}
-			var vs []proxy.Violation
-			if h := resp.Header.Get(proxy.HeaderViolations); h != "" {
-				if err := json.Unmarshal([]byte(h), &vs); err != nil {
-					t.Fatal(err)
-				}
 			}
 			var got []string
 			for _, v := range vs {
@@ -497,18 +485,7 @@ func TestListQueryRestsOnNoSentence(t *testing.T) {
 			p := proxy.New(proxy.Config{Target: u, Judge: j})
 			front := httptest.NewServer(p)
 			defer front.Close()
-			req, _ := http.NewRequest("GET", front.URL+"/webhooks?"+q, nil)
-			resp, err := front.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			var vs []proxy.Violation
-			if h := resp.Header.Get(proxy.HeaderViolations); h != "" {
-				if err := json.Unmarshal([]byte(h), &vs); err != nil {
-					t.Fatal(err)
-				}
-			}
+			_, vs := violationsOf(t, front, "GET", "/webhooks?"+q, "")
 			seen := false
 			for _, v := range vs {
 				if v.Where == "request" {
@@ -523,4 +500,24 @@ func TestListQueryRestsOnNoSentence(t *testing.T) {
 			}
 		})
 	}
+}
+
+// violationsOf sends a request through p (served by front) and returns the
+// violations its header reports.
+func violationsOf(t *testing.T, front *httptest.Server, method, path, body string) (*http.Response, []proxy.Violation) {
+	t.Helper()
+	req, _ := http.NewRequest(method, front.URL+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := front.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var vs []proxy.Violation
+	if h := resp.Header.Get(proxy.HeaderViolations); h != "" {
+		if err := json.Unmarshal([]byte(h), &vs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return resp, vs
 }
