@@ -104,7 +104,7 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 	// choices with the suite (the profile --write-profile would write).
 	observe := cfg.Target != "" && len(cfg.Profile) == 0
 	if cfg.Target == "" {
-		stop, bundled, err := startBundledReference()
+		stop, bundled, err := startBundledReference(cfg.Timeout)
 		if err != nil {
 			return fmt.Errorf("explore: %w", err)
 		}

@@ -218,7 +218,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 		return usageError(fmt.Errorf("run: %w", err))
 	}
 	if cfg.Target == "" {
-		stop, bundled, err := startBundledReference()
+		stop, bundled, err := startBundledReference(cfg.Timeout)
 		if err != nil {
 			return fmt.Errorf("run: %w", err)
 		}
@@ -342,9 +342,21 @@ func writeProfileFile(path string, sum steps.Summary) error {
 	return f.Close()
 }
 
+// bundledHeaderBound is how long the bundled reference waits for a
+// request's headers on a connection: at least as long as the kit waits for
+// an answer (requestTimeout, 10 s by default), since the only client is the
+// kit on loopback. A shorter bound (5 s before) closed a connection whose
+// client, starved on a loaded machine, wrote its request late: the kit
+// read EOF on a POST it would have been answered (TestRunWholeSuite at
+// concurrency 32, load 15–17).
+func bundledHeaderBound(requestTimeout time.Duration) time.Duration {
+	return max(requestTimeout, 30*time.Second)
+}
+
 // startBundledReference serves the reference on a loopback port and returns
-// the suite config for it (its seeded fixtures) and a stop function.
-func startBundledReference() (func(), steps.Config, error) {
+// the suite config for it (its seeded fixtures) and a stop function; it
+// reads a request's headers as long as bundledHeaderBound(requestTimeout).
+func startBundledReference(requestTimeout time.Duration) (func(), steps.Config, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, steps.Config{}, fmt.Errorf("listen for the bundled reference: %w", err)
@@ -355,7 +367,7 @@ func startBundledReference() (func(), steps.Config, error) {
 		ln.Close()
 		return nil, steps.Config{}, fmt.Errorf("start the bundled reference: %w", err)
 	}
-	srv := &http.Server{Handler: ref, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: ref, ReadHeaderTimeout: bundledHeaderBound(requestTimeout)}
 	go srv.Serve(ln) //nolint:errcheck // ErrServerClosed after stop
 	stop := func() {
 		srv.Close()

@@ -1,17 +1,23 @@
 package main
 
 import (
+	"bufio"
+	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/reference/faults"
@@ -258,4 +264,31 @@ func TestRunReportOnStdout(t *testing.T) {
 	if !strings.Contains(errOut, "conform: ") || !strings.Contains(errOut, " PASS, 0 FAIL") {
 		t.Errorf("stderr lacks the summary line: %s", errOut)
 	}
+}
+
+// TestBundledReferenceWaitsForALateRequest: the bundled reference reads a
+// request whose headers arrive late (here 6 s after the connection, past
+// the 5 s it allowed before) and answers it: a client starved on a loaded
+// machine that writes its request late gets an answer, not EOF. Its bound
+// is never below the kit's own wait for an answer.
+func TestBundledReferenceWaitsForALateRequest(t *testing.T) {
+	assert.GreaterOrEqual(t, bundledHeaderBound(0), 10*time.Second, "the kit's default request timeout")
+	assert.Equal(t, time.Minute, bundledHeaderBound(time.Minute))
+	stop, cfg, err := startBundledReference(0)
+	require.NoError(t, err)
+	t.Cleanup(stop)
+	u, err := url.Parse(cfg.Target)
+	require.NoError(t, err)
+	conn, err := net.Dial("tcp", u.Host)
+	require.NoError(t, err)
+	defer conn.Close()
+	<-time.After(6 * time.Second) // the request's headers come late
+	require.NoError(t, conn.SetDeadline(time.Now().Add(10*time.Second)))
+	_, err = fmt.Fprintf(conn, "GET /webhooks HTTP/1.1\r\nHost: %s\r\nAuthorization: Basic %s\r\nConnection: close\r\n\r\n", u.Host,
+		base64.StdEncoding.EncodeToString([]byte(cfg.Credentials.Platform.Username+":"+cfg.Credentials.Platform.Password)))
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err, "the late request got no answer: the connection was closed")
+	defer resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
 }
