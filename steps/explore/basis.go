@@ -79,17 +79,39 @@ func (c *contract) bodyBasis(op string, err error) judging.Basis {
 	b := c.basis[op]
 	var ve *validate.Error
 	schema := c.ops[op]
-	if !b.Normative() || schema == "" || !errors.As(err, &ve) {
+	if schema == "" || !errors.As(err, &ve) {
 		return b
 	}
 	vb, ok := c.j.ViolationsBasis(schema, ve)
 	if !ok {
 		return b
 	}
+	if !b.Normative() {
+		// An operation or schema assumed as a whole: its key, unless an
+		// assumed rule of the schema names another for every violation
+		// (an unknown field of an extension's body: request_rules).
+		if !vb.Normative() && vb.Assumed != b.Assumed && ve.Omitted == 0 && allUnder(c.j, schema, ve, vb.Assumed) {
+			return judging.Basis{Assumed: vb.Assumed, Clauses: union(b.Clauses, vb.Clauses)}
+		}
+		return b
+	}
 	if !vb.Normative() {
 		return judging.Basis{Assumed: vb.Assumed, Clauses: union(b.Clauses, vb.Clauses)}
 	}
 	return judging.Basis{Clauses: union(b.Clauses, vb.Clauses), Says: vb.Says}
+}
+
+// allUnder reports whether every body violation of ve is judged under key.
+func allUnder(j *judging.Judge, schema string, ve *validate.Error, key string) bool {
+	for _, vi := range ve.Violations {
+		if vi.In != validate.InBody {
+			continue
+		}
+		if b, _ := j.RequestBodyBasis(schema, vi); b.Assumed != key {
+			return false
+		}
+	}
+	return true
 }
 
 // opAnswerBasis is the basis of a check on op's answer to st (a list

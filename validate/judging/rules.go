@@ -111,12 +111,12 @@ func (j *Judge) RequestBodyBasis(schema string, vi validate.Violation) (Basis, b
 	if !ok {
 		return Basis{}, false
 	}
-	if row.Normative() {
-		for _, r := range row.AssumedRules {
-			if r.matches(vi) {
-				return Basis{Assumed: r.Assumed, Clauses: slices.Clone(row.Clauses)}, true
-			}
+	for _, r := range row.AssumedRules { // on a schema assumed as a whole: a rule judged under another key
+		if r.matches(vi) {
+			return Basis{Assumed: r.Assumed, Clauses: slices.Clone(row.Clauses)}, true
 		}
+	}
+	if row.Normative() {
 		for _, r := range row.StatedRules {
 			if r.matches(vi) {
 				return r.basis(), true
@@ -145,8 +145,8 @@ func checkAssumedRules(v *validate.Validator, rows map[string]SchemaRow) error {
 		row := rows[name]
 		for _, r := range row.AssumedRules {
 			where := fmt.Sprintf("judging: %s: schema %s: assumed rule %s", judgingFile, name, r)
-			if !row.Normative() {
-				return fmt.Errorf("%s: the schema is assumed as a whole (%s)", where, row.Assumed)
+			if !row.Normative() && r.Assumed == row.Assumed {
+				return fmt.Errorf("%s: the schema is assumed as a whole under %s already", where, row.Assumed)
 			}
 			if r.Rule == "" || r.Why == "" || len(r.Pointers) == 0 {
 				return fmt.Errorf("%s: want JSON pointers, a keyword and why", where)

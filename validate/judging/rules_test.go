@@ -156,6 +156,9 @@ func TestAssumedRulesAreViolationsOfTheirSchema(t *testing.T) {
 		"webhook_update minLength":                            `{"enabled_events":[{"entity":""}]}`,
 		"webhook_update required":                             `{"enabled_events":[{}]}`,
 		"webhook_update type":                                 `{"tags":{"k":2}}`,
+		"subscription_schedule_create additionalProperties":   `{"color":"red"}`,
+		"subscription_amount_create additionalProperties":     `{"fee_amount_data":{"color":"red"}}`,
+		"balance_transfer_create additionalProperties":        `{"color":"red"}`,
 	}
 	keys := map[string]bool{}
 	for name, row := range j.Table().Schemas {

@@ -230,6 +230,13 @@ func (p *Proxy) requestBasis(op validate.Operation, vi validate.Violation, limit
 		return judging.Basis{}, true
 	}
 	if b := judging.OperationBasis(op); !b.Normative() && !p.onDeclaredRoute(op, vi.In) {
+		if vi.In == validate.InBody && vi.Rule != "json" {
+			// An assumed rule of the operation's schema naming another key
+			// (an unknown field of an extension's body: request_rules).
+			if rb, ok := v.RequestBodyBasis(op.Request, vi); ok && !rb.Normative() && rb.Assumed != b.Assumed && rb.Assumed != op.Assumed {
+				return rb, p.checked(rb)
+			}
+		}
 		return b, p.checked(b)
 	}
 	switch vi.In {
