@@ -158,8 +158,12 @@ func seedRunID(seed uint64) string { return "s" + strconv.FormatUint(seed, 36) }
 // printExplore writes each finding with its scenario, replay script and seed, then the totals.
 func printExplore(w io.Writer, res explore.Result) {
 	for _, f := range res.Findings {
-		fmt.Fprintf(w, "\n%s %s [%s] on %s: %s\n  %d sequences; shrunk from %d to %d requests; seed %d, sequence %d\n\n%s\n%s", f.Outcome, f.Check, f.Clause(), strings.Join(f.Ops, ", "), f.Message,
-			f.Occurrences, f.Original, f.Shrunk, f.Seed, f.Sequence, f.Gherkin, f.Curl)
+		says := ""
+		if f.Says() != "" {
+			says = "\n  the spec: \u201c" + f.Says() + "\u201d"
+		}
+		fmt.Fprintf(w, "\n%s %s [%s] on %s: %s%s\n  %d sequences; shrunk from %d to %d requests; seed %d, sequence %d\n\n%s\n%s", f.Outcome, f.Check, f.Clause(), strings.Join(f.Ops, ", "), f.Message,
+			says, f.Occurrences, f.Original, f.Shrunk, f.Seed, f.Sequence, f.Gherkin, f.Curl)
 	}
 	for _, n := range res.Notes() {
 		switch {

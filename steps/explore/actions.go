@@ -21,11 +21,12 @@ import (
 // basis) is written beside the value that decides it.
 
 var (
-	basisCard    = basisOf("2.3")
-	basisAuth    = basisOf("2.1")
-	basisSale    = basisOf("2.2")
-	basisWebhook = basisOf("2.10")
-	basisEnroll  = basisOf("2.6")
+	basisCard    = saying(basisOf("2.3"), "a field of the card the body table (§4.3) and the Payment Instrument table both show reads back as sent")
+	basisAuth    = saying(basisOf("2.1"), "a field of the authorization the body table (§4.1) and the Authorization table both show reads back as sent")
+	basisSale    = saying(basisOf("2.2"), "a field of the sale the body table (§4.2) and the Transfer table both show reads back as sent")
+	basisWebhook = saying(basisOf("2.10"), "a field of the webhook the body table (§4.9) and the Webhook table both show reads back as sent")
+	basisL23     = saying(basisOf("2.4", "4.4"), "level_two_level_three_data_enabled: true enables Level 2/Level 3 processing")
+	basisEnroll  = saying(basisOf("2.6"), "a field of the enrollment the create (§4.5) and the Subscription Enrollment table both show reads back as sent")
 )
 
 func always(*generator) bool { return true }
@@ -366,7 +367,8 @@ func purchaseRules(st *Step, data map[string]any, plain bool) {
 	if plain {
 		// §1: "a merchant must first be enabled for it"; §7: "A merchant
 		// must be enabled for Level 2/Level 3 before such data is used".
-		refuse(st, "Level 2/3 data for a merchant not enabled is refused", basisOf("1", "7"))
+		refuse(st, "Level 2/3 data for a merchant not enabled is refused", saying(basisOf("1", "7"), "a merchant must first be enabled for it (§1); a merchant must be enabled for Level 2/Level 3 before such data is used (§7)"))
+		st.StateRule = st.Rule == "Level 2/3 data for a merchant not enabled is refused"
 	}
 	if validate.CheckTaxExempt(data) != nil {
 		// The spec advises it (§2.13); refusing otherwise is the reference's rule (level3.feature: @profile-reference_rules).
@@ -390,7 +392,7 @@ func (g *generator) authorize() Step {
 		// the transitions: the reference's value (resource_values). The
 		// transfer is null until captured: §2.1 states it.
 		expectField{Path: "state", Value: "SUCCEEDED", Check: checkComputed, Basis: assumed(keyFieldNotShown, "2.1", "3.3")},
-		expectField{Path: "transfer", Value: nil, Check: checkComputed, Basis: basisOf("2.1")})
+		expectField{Path: "transfer", Value: nil, Check: checkComputed, Basis: saying(basisOf("2.1"), "transfer: null until captured")})
 	expectSent(&st, doc, basisAuth, "tags.*")
 	return st
 }
@@ -441,7 +443,7 @@ func (g *generator) capture() Step {
 	case amt > a.amount || total > a.amount:
 		refuse(&st, "the total captured never exceeds the authorization amount", judging.Basis{Clauses: []string{"4.1", "7"}, Invariants: []string{"capture_total"}})
 	case f > a.amount:
-		refuse(&st, "a fee above the authorization amount is refused", basisOf("4.1", "7"))
+		refuse(&st, "a fee above the authorization amount is refused", saying(basisOf("4.1", "7"), "fee: must be <= the amount"))
 	case a.captures > 0:
 		refuse(&st, "a second capture is refused", assumed("multi_capture", "4.1"))
 	case f > amt:
@@ -457,7 +459,7 @@ func (g *generator) capture() Step {
 	}
 	// Judged only when the model accepts it too (a merchant the sequence
 	// found enabled takes Level 2/3 data the generator expects refused).
-	st.Expect = []expectField{{Path: "transfer", Value: notNull{}, Check: checkComputed, Basis: basisOf("4.1", "3.3")}}
+	st.Expect = []expectField{{Path: "transfer", Value: notNull{}, Check: checkComputed, Basis: saying(basisOf("4.1", "3.3"), "a capture returns the Authorization with transfer set to the Transfer id")}}
 	return st
 }
 
@@ -491,7 +493,7 @@ func (g *generator) sale() Step {
 	doc := g.fill(&st, fixes)
 	n, _ := intAt(doc, "amount")
 	if f, ok := intAt(doc, "fee"); ok && f > n {
-		refuse(&st, "a fee above the amount is refused", basisOf("4.2", "7"))
+		refuse(&st, "a fee above the amount is refused", saying(basisOf("4.2", "7"), "fee: must be <= amount"))
 	}
 	data, _ := doc["additional_purchase_data"].(map[string]any)
 	purchaseRules(&st, data, plain)
@@ -512,7 +514,7 @@ func (g *generator) updateMerchant() Step {
 	}})
 	if g.c.draw(4) == 3 {
 		st.User = userMerchant
-		refuse(&st, "only ROLE_PLATFORM may update a merchant", basisOf("4.4", "5"))
+		refuse(&st, "only ROLE_PLATFORM may update a merchant", saying(basisOf("4.4", "5"), "only credentials with role ROLE_PLATFORM may update a Merchant's flags"))
 		st.Expect = nil
 		if on, ok := doc["level_two_level_three_data_enabled"].(bool); ok && !g.force {
 			// The platform sets the other value first, in the same action:
@@ -521,12 +523,12 @@ func (g *generator) updateMerchant() Step {
 			// update, an earlier replay of this one), so the sequence fails
 			// alike on every replay and shrinks to this action alone.
 			set := Step{Op: st.Op, Method: st.Method, Path: st.Path, Of: r, Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, !on)}
-			expectSent(&set, map[string]any{"level_two_level_three_data_enabled": !on}, basisOf("2.4", "4.4"), "level_two_level_three_data_enabled")
+			expectSent(&set, map[string]any{"level_two_level_three_data_enabled": !on}, basisL23, "level_two_level_three_data_enabled")
 			g.before = append(g.before, set)
 		}
 	}
 	if !st.Refuse {
-		expectSent(&st, doc, basisOf("2.4", "4.4"), "level_two_level_three_data_enabled")
+		expectSent(&st, doc, basisL23, "level_two_level_three_data_enabled")
 	}
 	return st
 }
@@ -616,7 +618,7 @@ func (g *generator) updateAmount() Step {
 	st.Shared = r == fixtureAmount
 	switch {
 	case a.produced:
-		refuse(&st, "an amount an update produced is not updated again", basisOf("3.2", "7"))
+		refuse(&st, "an amount an update produced is not updated again", saying(basisOf("3.2", "7"), "the updated Subscription Amount cannot itself be updated more than once"))
 	case a.updated:
 		// The original of an update refusing a second one is the
 		// reference's rule (subscriptions.feature: @profile-reference_rules).
@@ -672,7 +674,7 @@ func (g *generator) updateEnrollment() Step {
 		// one a later fetch shows is §4.5's (the update and the fetch both
 		// answer the Subscription Enrollment object, §2.6).
 		expectSent(&st, doc, assumed(keyFieldNotShown, "2.6", "4.5"), "nickname")
-		st.Answered = []expectField{{Path: "nickname", Check: checkReadBack, Basis: basisOf("2.6", "4.5")}}
+		st.Answered = []expectField{{Path: "nickname", Check: checkReadBack, Basis: saying(basisOf("2.6", "4.5"), "the update and a later fetch both answer the Subscription Enrollment object")}}
 	}
 	return st
 }
@@ -695,7 +697,7 @@ func (g *generator) createBalanceTransfer() Step {
 	st := Step{Op: "balance_transfers.create", Method: "POST", Path: "/balance_transfers", Save: g.newRole("balance transfer")}
 	doc := g.fill(&st, nil)
 	if !st.Refuse {
-		expectSent(&st, doc, basisOf("2.9"), "amount")
+		expectSent(&st, doc, saying(basisOf("2.9"), "amount: integer cents of the Balance Transfer"), "amount")
 	}
 	return st
 }

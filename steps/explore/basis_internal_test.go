@@ -340,7 +340,7 @@ func TestRefusedForItsBodyJudgesByTheBody(t *testing.T) {
 		return `{"source":"{card}","merchant":"{fixture:plain_merchant}","amount":1000,"currency":"USD","additional_purchase_data":{"customer_reference_number":"c","customs_duty_amount":0,"discount_amount":0,"shipping_amount":0,"item_data":[` + fmt.Sprintf(item, cost) + `]}}`
 	}
 	st := Step{Op: "authorizations.create", Method: "POST", Path: "/authorizations", Body: body("-1"), Refuse: true,
-		Rule: "Level 2/3 data for a merchant not enabled is refused", Basis: basisOf("1", "7")}
+		Rule: "Level 2/3 data for a merchant not enabled is refused", Basis: basisOf("1", "7"), StateRule: true}
 	b, ok := r.refusedForItsBody(st, invalid)
 	require.True(t, ok, "a negative item cost breaks the schema")
 	assert.Equal(t, "request_rules", b.Assumed, b.Cites())
@@ -349,4 +349,7 @@ func TestRefusedForItsBodyJudgesByTheBody(t *testing.T) {
 	st.Body = body("1")
 	_, ok = r.refusedForItsBody(st, invalid)
 	assert.False(t, ok, "a valid body: the step's rule judges")
+	st.Body, st.StateRule = body("-1"), false
+	_, ok = r.refusedForItsBody(st, invalid)
+	assert.False(t, ok, "a field rule (a capture over the amount) refused as an invalid field keeps its basis")
 }

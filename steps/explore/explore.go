@@ -178,6 +178,14 @@ func (f Finding) Group() string {
 // Clause is the finding's basis as a report cites it.
 func (f Finding) Clause() string { return f.Basis.Cites() }
 
+// Says is the spec's words a FAIL rests on ("" for a WARN).
+func (f Finding) Says() string {
+	if !f.Basis.Normative() {
+		return ""
+	}
+	return f.Basis.Says
+}
+
 // Exchange is one request and its answer.
 type Exchange struct {
 	Step        Step

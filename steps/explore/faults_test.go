@@ -52,6 +52,9 @@ func TestExploreCatchesEachFault(t *testing.T) {
 					want = report.Warn
 				}
 				assert.Equal(t, want, got.Outcome, "fault %s: %s [%s] %s", f.Name, got.Check, got.Clause(), got.Message)
+				if got.Outcome == report.Fail {
+					assert.NotEmpty(t, got.Says(), "fault %s: a FAIL names the spec's words it rests on: %s [%s]", f.Name, got.Check, got.Clause())
+				}
 				assert.Contains(t, got.Gherkin, "Scenario:", "fault %s", f.Name)
 				assert.Contains(t, got.Curl, "$CONFORM_PASSWORD", "fault %s", f.Name)
 				assert.LessOrEqual(t, got.Shrunk, got.Original, "fault %s", f.Name)

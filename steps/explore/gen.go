@@ -347,6 +347,12 @@ func fixtureOfMerchant(role string) string {
 // basisOf builds a basis of clauses.
 func basisOf(clauses ...string) judging.Basis { return judging.Basis{Clauses: clauses} }
 
+// saying is b with the spec's words it rests on (judging.Basis.Says).
+func saying(b judging.Basis, words string) judging.Basis {
+	b.Says = words
+	return b
+}
+
 // assumed builds an assumed basis.
 func assumed(key string, clauses ...string) judging.Basis {
 	return judging.Basis{Assumed: key, Clauses: clauses}

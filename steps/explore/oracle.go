@@ -19,15 +19,18 @@ import (
 
 var (
 	basisServerError = judging.Basis{Clauses: []string{"7"}, Invariants: []string{"no_server_error"}}
-	basisEnvelope    = basisOf("7")
+	basisEnvelope    = saying(basisOf("7"), "error body: total (integer), _embedded.errors, each with code, logref, message and _links")
 	basisSecrets     = judging.Basis{Invariants: []string{"secrets"}}
-	basisList        = basisOf("2.12", "4.10")
+	basisList        = saying(basisOf("2.12", "4.10"), "page: offset, limit, count, count the total number of records; lists use offset, limit and sort")
 	basisUnchanged   = judging.Basis{Clauses: []string{"7"}, Invariants: []string{"refusal_changes_nothing"}}
 )
 
 // finding builds a finding with its outcome under the profile and strictness.
 func (r *runner) finding(check string, st Step, b judging.Basis, msg, want, got, assert string) *Finding {
 	b = r.basisFor(check, st, b)
+	if b.Normative() && b.Says == "" && len(b.Invariants) > 0 {
+		b.Says = r.j.Table().Invariants[b.Invariants[0]] // an invariant's statement is its sentence
+	}
 	reason := want + " → " + got
 	switch check {
 	case checkServerError:
@@ -101,7 +104,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		b := assumed("reference_rules")
 		if opBasis(op, st).Normative() && slices.ContainsFunc(st.AtLimit, func(f string) bool { return refusalNames(tex.doc, f) }) {
 			// Refused for the value at its stated limit: the error names it.
-			b = basisOf(append([]string{"8"}, op.Clauses...)...)
+			b = saying(basisOf(append([]string{"8"}, op.Clauses...)...), "a value within the limit the Limits table (§8) and the body table state is allowed")
 		}
 		if st.User == userMerchant && st.Op != "merchants.update" {
 			b = assumed("operation_roles")
@@ -363,14 +366,16 @@ func (r *runner) ownExpect(st Step, target *side, expect []expectField) []expect
 	return slices.DeleteFunc(slices.Clone(expect), func(e expectField) bool { return e.Path == "level_two_level_three_data_enabled" })
 }
 
-// refusedForItsBody reports whether the model refused st as an invalid
-// field (the refusals table's invalid_field code, which the reference gives
-// a body breaking its schema, before any business rule) and st's body
-// breaks its request schema: then the body's basis (judging's, by its
-// violations).
+// refusedForItsBody reports whether st was drawn for a state rule (which
+// the reference refuses as unprocessable, after the body's own rules), the
+// model refused it as an invalid field (the refusals table's invalid_field
+// code) and st's body breaks its request schema: then the model never asked
+// the state rule, and the body's basis (judging's, by its violations)
+// judges. A field rule (a capture over the amount, also an invalid field)
+// keeps its own basis.
 func (r *runner) refusedForItsBody(st Step, mex Exchange) (judging.Basis, bool) {
 	op, ok := r.v.Operation(st.Op)
-	if !ok || st.Body == "" || !op.HasJSONBody() || op.Request == "" {
+	if !ok || !st.StateRule || st.Body == "" || !op.HasJSONBody() || op.Request == "" {
 		return judging.Basis{}, false
 	}
 	row, ok := r.j.Refusal(judging.RefusalInvalidField)

@@ -231,7 +231,7 @@ func (res Result) Scenarios() []report.Scenario {
 		if !f.Basis.Normative() {
 			kind = report.KindAssumed
 		}
-		c := report.Check{Kind: kind, Step: f.assert, Clause: f.Clause(), ProfileKey: f.Basis.Assumed, Expected: f.Expected, Observed: f.Observed,
+		c := report.Check{Kind: kind, Step: f.assert, Clause: f.Clause(), Says: f.Says(), ProfileKey: f.Basis.Assumed, Expected: f.Expected, Observed: f.Observed,
 			Message: fmt.Sprintf("%s: %s (%d sequences; shrunk from %d to %d requests)", f.Check, f.Message, f.Occurrences, f.Original, f.Shrunk), Curl: f.Curl}
 		if reqs := requestsOf(f.Trace); len(reqs) > 0 {
 			ex := reqs[len(reqs)-1]

@@ -34,6 +34,11 @@ type Step struct {
 	Refuse bool
 	Rule   string
 	Basis  judging.Basis
+	// StateRule is set when Rule is a state rule (a merchant's Level 2/3
+	// processing, an amount already updated), which a server applies after
+	// the body's own rules: a model that refused the body as an invalid
+	// field never asked it.
+	StateRule bool `json:",omitempty"`
 	// Limit is the limit the request exercised and Side which side of it.
 	Limit, Side string
 	// AtLimit are the fields the request sends at their stated limit (the
