@@ -58,6 +58,10 @@ func TestReadBackBasesAsTheSpecStates(t *testing.T) {
 					continue // refused, or the field not sent: another draw
 				}
 				found = true
+				if b.Normative() {
+					assert.NotEmpty(t, b.Says, "a normative read-back says the spec's words")
+				}
+				b.Says = ""
 				assert.Equal(t, tt.want, b)
 			}
 			require.True(t, found, "no draw expects %s", tt.path)
@@ -100,7 +104,11 @@ func TestLevel3RefusalCitesItsSentences(t *testing.T) {
 					continue
 				}
 				found = true
-				assert.Equal(t, judging.Basis{Clauses: []string{"1", "7"}}, st.Basis)
+				assert.Contains(t, st.Basis.Says, "must be enabled for Level 2/Level 3 before such data is used")
+				b := st.Basis
+				b.Says = ""
+				assert.Equal(t, judging.Basis{Clauses: []string{"1", "7"}}, b)
+				assert.True(t, st.StateRule, "a state rule: the body's rules come first")
 			}
 			require.True(t, found, "no draw sends Level 2/3 data for the merchant not enabled")
 		})
