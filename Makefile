@@ -34,7 +34,7 @@ test: openapi-tools
 	step $(GO) test -race -count=1 -timeout 20m $$($(GO) list $(PKGS) | grep -v '/openapi$$'); \
 	step $(GO) test -count=1 ./validate/openapi/; \
 	step $(GO) test -count=1 -run '^(TestHostileClients|TestCombinedVariantsNeverFail|TestPostgresFileContentStreams)$$' ./reference/ ./steps/; \
-	step $(GO) test -count=1 -run '^(TestReferenceHasNoFindings|TestExploreCatchesEachFault|TestVariantsNeverFailExplored|TestCombinedVariantsNeverFailExplored|TestPrintedScenarioRuns)$$' ./steps/explore/; \
+	step $(GO) test -count=1 -run '^(TestReferenceHasNoFindings|TestExploreCatchesEachFault|TestVariantsNeverFailExplored|TestCombinedVariantsNeverFailExplored|TestPrintedScenarioRuns|TestTimeBoxHolds)$$' ./steps/explore/; \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
 	echo "make test: every line passed"
 

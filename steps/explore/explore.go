@@ -51,7 +51,10 @@ type Options struct {
 	RunID string
 	// Budget bounds the requests sent to the target (0: none).
 	Budget int
-	// Time bounds the exploration (0: none). With neither bound, DefaultTime.
+	// Time bounds the whole run (0: none), the observation included: new
+	// sequences start until nine tenths of it, and the rest is for the last
+	// sequences, shrinking (stopped at the bound, each finding shrunk as
+	// far as it got) and clean-up. With neither bound, DefaultTime.
 	Time time.Duration
 	// Ops selects operations by id with comma-separated path.Match
 	// patterns ("authorizations.*,transfers.create"); "" selects all.
@@ -224,6 +227,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if _, err := newRunner(opts); err != nil {
 		return Result{}, err // the options, checked before the suite runs
 	}
+	begin := time.Now() // --time bounds the whole run: the observation too
 	var observed []string
 	if opts.Observe && len(opts.Target.Profile) == 0 {
 		profile, keys, err := observe(ctx, opts.Target, max(opts.Workers, 4))
@@ -236,6 +240,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	r.begin = begin
 	res, err := r.run(ctx)
 	res.Observed = observed
 	return res, err
@@ -250,7 +255,12 @@ type runner struct {
 	actions  []action
 	selected func(op string) bool // the operations --ops selects
 	client   *http.Client
-	start    time.Time
+	begin    time.Time // the run's start, its observation included
+	start    time.Time // the exploration's start
+	// hardDeadline ends shrinking: a finding is kept shrunk as far as the
+	// time let it. deadline (below) ends new sequences a tenth of the time
+	// before, for the last sequences, their shrinking and clean-up.
+	hardDeadline time.Time
 	requests atomic.Int64 // sent to the target, shrinking included
 	mu       sync.Mutex   // guards merchWrites
 	hookBase string       // the explorer's own webhook receiver, answering 200 to every delivery
@@ -378,13 +388,17 @@ func sequenceSeed(seed uint64, i int) uint64 {
 
 func (r *runner) run(ctx context.Context) (Result, error) {
 	r.start = time.Now()
+	if r.begin.IsZero() {
+		r.begin = r.start
+	}
 	stop, err := r.startReceiver()
 	if err != nil {
 		return Result{}, err
 	}
 	defer stop()
 	if r.opts.Time > 0 {
-		r.deadline = r.start.Add(r.opts.Time)
+		r.deadline = r.begin.Add(r.opts.Time * 9 / 10)
+		r.hardDeadline = r.begin.Add(r.opts.Time)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -399,7 +413,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	}
 	wg.Wait()
 	res := Result{Seed: r.opts.Seed, RunID: r.opts.RunID, Sequences: x.next, Findings: x.kept(r.opts.FirstFinding), Unanswered: x.unanswered}
-	res.Requests, res.Duration = int(r.requests.Load()), time.Since(r.start)
+	res.Requests, res.Duration = int(r.requests.Load()), time.Since(r.begin)
 	res.Coverage, res.Schemas = r.coverageRows()
 	return res, x.err
 }
@@ -503,6 +517,12 @@ func addOp(ops []string, op string) []string {
 		return ops
 	}
 	return append(ops, op)
+}
+
+// overTime reports whether the run's whole time is used up: shrinking
+// stops there and keeps the shortest failing sequence found so far.
+func (r *runner) overTime() bool {
+	return !r.hardDeadline.IsZero() && time.Now().After(r.hardDeadline)
 }
 
 // spent reports whether the budget or the time is used up.

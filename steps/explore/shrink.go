@@ -15,6 +15,11 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 	runs := 0
 	// Every replay starts from the merchants the sequence started from.
 	start := startFlags(trace)
+	if r.overTime() {
+		// The run's time is spent: the finding as found.
+		f.Recipe = best
+		return r.render(f, trace)
+	}
 	bestOut, ok := r.replaySame(ctx, best, f, index, 1, start)
 	if !ok {
 		// Not reproduced (a target that changes on its own): keep it as found.
@@ -22,7 +27,7 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 		return r.render(f, trace)
 	}
 	try := func(cand []uint32) bool {
-		if runs >= r.opts.ShrinkRuns || ctx.Err() != nil {
+		if runs >= r.opts.ShrinkRuns || ctx.Err() != nil || r.overTime() {
 			return false
 		}
 		runs++
