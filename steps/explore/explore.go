@@ -261,12 +261,12 @@ type runner struct {
 	// time let it. deadline (below) ends new sequences a tenth of the time
 	// before, for the last sequences, their shrinking and clean-up.
 	hardDeadline time.Time
-	requests atomic.Int64 // sent to the target, shrinking included
-	mu       sync.Mutex   // guards merchWrites
-	hookBase string       // the explorer's own webhook receiver, answering 200 to every delivery
-	contract *contract    // the request schemas as leaves and boundaries
-	coverage *coverage    // what the requests reached (safe for concurrent use)
-	deadline time.Time
+	requests     atomic.Int64 // sent to the target, shrinking included
+	mu           sync.Mutex   // guards merchWrites
+	hookBase     string       // the explorer's own webhook receiver, answering 200 to every delivery
+	contract     *contract    // the request schemas as leaves and boundaries
+	coverage     *coverage    // what the requests reached (safe for concurrent use)
+	deadline     time.Time
 	// The target's state sequences share: list walks and the writes that
 	// could change a list take turns (phases); the merchants' Level 2/3
 	// processing is changed under merch, and merchWrites counts the
