@@ -117,5 +117,9 @@ func TestTooDeepCostsLittle(t *testing.T) {
 	body := tooDeepBody()
 	allocs := testing.AllocsPerRun(20, func() { _ = v.Request("webhooks.create", body) })
 	t.Logf("%d bytes nested 100,000 deep: %.0f allocations per call", len(body), allocs)
-	require.LessOrEqual(t, allocs, 4.0)
+	bound := 4.0
+	if raceBuild {
+		bound = 16 // the race detector's sync.Pool drops buffers at random
+	}
+	require.LessOrEqual(t, allocs, bound)
 }

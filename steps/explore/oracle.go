@@ -205,7 +205,14 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 				b, had := before[k]
 				a, has := doc[k]
 				if had && (!has || !sameValue(a, b)) {
-					if f := r.finding(checkChangesNone, st, basisUnchanged, fmt.Sprintf("a refused request changed %s of the %s: %s before, %s after", k, st.Of, render(b), render(a)),
+					basis := basisUnchanged
+					if k == "state" {
+						// A state may move on its own (§3.3: transitions
+						// not shown): its change between two reads is not
+						// the refused request's for certain.
+						basis = judging.Basis{Assumed: keyFieldNotShown, Clauses: []string{"3.3", "7"}}
+					}
+					if f := r.finding(checkChangesNone, st, basis, fmt.Sprintf("a refused request changed %s of the %s: %s before, %s after", k, st.Of, render(b), render(a)),
 						k+" = "+render(b), render(a), fieldAssert(k, b)); stop(f) {
 						return f, true
 					}
