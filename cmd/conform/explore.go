@@ -64,7 +64,7 @@ Exit codes as conform run: 0 no FAIL, 1 any FAIL (WARN too with --strict), 2 usa
 	f.BoolVar(&opts.run.strict, "strict", false, "count WARN as FAIL; always on against the bundled reference")
 	f.Uint64Var(&opts.seed, "seed", 0, "seed of every request; 0 picks one (printed); the same seed sends the same requests")
 	f.IntVar(&opts.budget, "budget", 0, "requests to send to the target (shrinking included)")
-	f.DurationVar(&opts.time, "time", 0, "how long the whole run takes (default 20s when no --budget): the observation of a target without --profile included; new sequences until 9/10 of it, the rest for the last ones, shrinking (stopped at the bound) and clean-up")
+	f.DurationVar(&opts.time, "time", 0, "how long the whole run takes (default 20s when no --budget): the observation of a target without --profile included; new sequences until 85% of it, the rest for the last ones, shrinking (stopped at 95%) and clean-up")
 	f.StringVar(&opts.runID, "run-id", "", "the run's tag in idempotency ids (printed): by default from --seed when one is given, so the same seed sends byte-identical requests, else from the clock; another one sends fresh idempotency ids to a target that keeps an earlier run's")
 	f.StringVar(&opts.ops, "ops", "", "operations to explore: comma-separated patterns of operation ids, e.g. 'authorizations.*'")
 	f.IntVar(&opts.workers, "workers", 0, fmt.Sprintf("sequences run at once, each with its own model (default %d: 4 per processor, 16 to 64)", explore.DefaultWorkers()))

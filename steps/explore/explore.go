@@ -52,9 +52,9 @@ type Options struct {
 	// Budget bounds the requests sent to the target (0: none).
 	Budget int
 	// Time bounds the whole run (0: none), the observation included: new
-	// sequences start until nine tenths of it, and the rest is for the last
-	// sequences, shrinking (stopped at the bound, each finding shrunk as
-	// far as it got) and clean-up. With neither bound, DefaultTime.
+	// sequences start until 85% of it, and the rest is for the last
+	// sequences, shrinking (stopped at 95%, each finding shrunk as far as
+	// it got) and clean-up. With neither bound, DefaultTime.
 	Time time.Duration
 	// Ops selects operations by id with comma-separated path.Match
 	// patterns ("authorizations.*,transfers.create"); "" selects all.
@@ -257,9 +257,10 @@ type runner struct {
 	client   *http.Client
 	begin    time.Time // the run's start, its observation included
 	start    time.Time // the exploration's start
-	// hardDeadline ends shrinking: a finding is kept shrunk as far as the
-	// time let it. deadline (below) ends new sequences a tenth of the time
-	// before, for the last sequences, their shrinking and clean-up.
+	// hardDeadline ends shrinking, a replay under way included, at 95% of
+	// the time: a finding is kept shrunk as far as it got. deadline (below)
+	// ends new sequences at 85%, for the last sequences, their shrinking
+	// and clean-up, so the run ends within its time.
 	hardDeadline time.Time
 	requests     atomic.Int64 // sent to the target, shrinking included
 	mu           sync.Mutex   // guards merchWrites
@@ -397,8 +398,8 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 	}
 	defer stop()
 	if r.opts.Time > 0 {
-		r.deadline = r.begin.Add(r.opts.Time * 9 / 10)
-		r.hardDeadline = r.begin.Add(r.opts.Time)
+		r.deadline = r.begin.Add(r.opts.Time * 85 / 100)
+		r.hardDeadline = r.begin.Add(r.opts.Time * 95 / 100)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

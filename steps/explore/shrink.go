@@ -15,6 +15,12 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 	runs := 0
 	// Every replay starts from the merchants the sequence started from.
 	start := startFlags(trace)
+	if !r.hardDeadline.IsZero() {
+		// A replay under way at the run's end is cut: the best so far stays.
+		var cancel func()
+		ctx, cancel = context.WithDeadline(ctx, r.hardDeadline)
+		defer cancel()
+	}
 	if r.overTime() {
 		// The run's time is spent: the finding as found.
 		f.Recipe = best

@@ -17,13 +17,14 @@ import (
 
 // TestTimeBoxHolds: --time bounds the whole run within a tenth, shrinking
 // and clean-up included, against a target that takes 40 ms an answer and
-// fails often (a refused capture still captures): new sequences stop at
+// fails often (a refused capture still captures, multi-byte tags crash it):
+// new sequences stop at
 // nine tenths, shrinking at the bound, and the findings are kept shrunk as
 // far as the time let them. Before, shrinking ran on past the bound (a
 // --time 20s run against a fault took 39 s). Under the race detector,
 // which slows every request, the time is only logged.
 func TestTimeBoxHolds(t *testing.T) {
-	ref, h, err := faults.Serve(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001}, []string{"refused-capture-still-captures"})
+	ref, h, err := faults.Serve(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001}, []string{"refused-capture-still-captures", "crash-on-multibyte-tags"})
 	require.NoError(t, err)
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select { // the target's own latency
@@ -37,16 +38,16 @@ func TestTimeBoxHolds(t *testing.T) {
 		slow.Close()
 		_ = ref.Close()
 	})
-	const budget = 8 * time.Second
+	const budget = 10 * time.Second
 	begin := time.Now()
 	res, err := explore.Run(context.Background(), explore.Options{Target: configOf(slow.URL, ref.Seeded()), Model: model, Seed: 1, Time: budget})
 	took := time.Since(begin)
 	require.NoError(t, err)
-	require.NotEmpty(t, res.Findings, "the fault is found")
 	t.Logf("--time %s: %s wall, %d requests, %d findings", budget, took, res.Requests, len(res.Findings))
 	if raceDetector {
 		return
 	}
+	require.NotEmpty(t, res.Findings, "the fault is found")
 	assert.LessOrEqual(t, took, budget+budget/10, "the whole run, shrinking and clean-up included")
 	assert.LessOrEqual(t, res.Duration, budget+budget/10)
 }
