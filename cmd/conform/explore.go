@@ -175,7 +175,34 @@ func printExplore(w io.Writer, res explore.Result) {
 			fmt.Fprintln(w, "  "+strings.TrimPrefix(row, "explore "))
 		}
 	}
+	printUnreached(w, res.Schemas)
 	fmt.Fprintf(w, "%d FAIL, %d WARN (replay: --seed %d --run-id %s)\n", res.Count(results.Fail), res.Count(results.Warn), res.Seed, res.RunID)
+}
+
+// unreachedShown is how many unreached boundaries the console names.
+const unreachedShown = 10
+
+// printUnreached names the keyword boundaries of the offered request
+// schemas the run did not reach: the first ten, and where the rest are.
+func printUnreached(w io.Writer, schemas []results.ExploredSchema) {
+	var missed []string
+	for _, s := range schemas {
+		if s.NotOffered {
+			continue
+		}
+		for _, m := range s.Missed {
+			missed = append(missed, s.Schema+" "+m)
+		}
+	}
+	if len(missed) == 0 {
+		return
+	}
+	shown := missed[:min(len(missed), unreachedShown)]
+	line := fmt.Sprintf("  not reached (%d): %s", len(missed), strings.Join(shown, "; "))
+	if len(missed) > len(shown) {
+		line += fmt.Sprintf("; and %d more in the reports (--format json:FILE or html:FILE)", len(missed)-len(shown))
+	}
+	fmt.Fprintln(w, line)
 }
 
 // exploreReport is one --format of conform explore: a writer and its file.

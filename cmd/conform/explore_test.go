@@ -24,6 +24,8 @@ func TestExploreExitCodes(t *testing.T) {
 	assert.Contains(t, out, "--seed 3 --run-id "+seedRunID(3), "an explicit seed names the run id, so it alone replays the requests")
 	assert.Regexp(t, `request schemas: \d+/\d+ leaves sent, \d+/\d+ boundaries reached`, out, "the coverage totals")
 	assert.Regexp(t, `(?m)^  schema payment_instrument_create: \d+/\d+ leaves sent, \d+/\d+ boundaries reached$`, out, "each request schema's coverage")
+	// 600 requests reach far from every boundary: the first ten are named, the rest pointed to.
+	assert.Regexp(t, `(?m)^  not reached \((\d+)\): [^;]+(; [^;]+){9}; and \d+ more in the reports \(--format json:FILE or html:FILE\)$`, out, "the unreached boundaries")
 
 	_, cfgPath := serveReference(t, []string{"crash-on-null-line2"}, nil, true)
 	results := filepath.Join(t.TempDir(), "explore.json")
