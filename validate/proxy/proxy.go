@@ -162,7 +162,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if v.In == validate.InQuery && v.Pointer == "limit" && len(limits) > 0 {
 				limit, limits = limits[0], limits[1:]
 			}
-			if vi, ok := p.judgeRequest(m.Operation, v, limit); ok {
+			if vi, ok := p.judgeRequest(m.Operation, v, limit, r.URL.Path); ok {
 				ex.violations = append(ex.violations, vi)
 			}
 		}
@@ -216,17 +216,23 @@ func (p *Proxy) checkResponse(resp *http.Response) error {
 // limit when it clamps, a path id when it declares another id_form, a
 // payload it declares unchecked). limit is the value of the limit parameter
 // a "limit" violation is about.
-func (p *Proxy) judgeRequest(op validate.Operation, vi validate.Violation, limit string) (Violation, bool) {
-	b, ok := p.requestBasis(op, vi, limit)
+func (p *Proxy) judgeRequest(op validate.Operation, vi validate.Violation, limit, path string) (Violation, bool) {
+	b, ok := p.requestBasis(op, vi, limit, path)
 	if !ok {
 		return Violation{}, false
 	}
 	return violation("request", vi, b), true
 }
 
-func (p *Proxy) requestBasis(op validate.Operation, vi validate.Violation, limit string) (judging.Basis, bool) {
+func (p *Proxy) requestBasis(op validate.Operation, vi validate.Violation, limit, path string) (judging.Basis, bool) {
 	v := p.cfg.Judge
 	if op.ID == "" { // the route: operations.json, the spec's table of operations
+		if p.onRouteOfAnAssumedRoute(path) {
+			// A method on a webhook path the reference does not route
+			// (PATCH /webhooks/{id}): §4.9 does not show the methods.
+			b := judging.Basis{Assumed: "webhook_routes", Clauses: []string{"4.9"}}
+			return b, p.checked(b)
+		}
 		return judging.Basis{}, true
 	}
 	if b := judging.OperationBasis(op); !b.Normative() && !p.onDeclaredRoute(op, vi.In) {
@@ -364,6 +370,23 @@ func badLimits(values []string, referenceListMax int) []string {
 		}
 	}
 	return out
+}
+
+// onRouteOfAnAssumedRoute reports whether path is the path of an operation
+// assumed only for its route (the webhook create and update), whatever the
+// method: a client sending another method there may follow its target's
+// route, which the spec does not show.
+func (p *Proxy) onRouteOfAnAssumedRoute(path string) bool {
+	v := p.cfg.Judge.Validator()
+	for _, op := range v.Operations() {
+		if op.Assumed != "webhook_routes" {
+			continue
+		}
+		if got, _, err := v.Lookup(op.Method, path); err == nil && got.ID == op.ID {
+			return true
+		}
+	}
+	return false
 }
 
 // keyRequestRules is the profile key of the rules of requests the spec

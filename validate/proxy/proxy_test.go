@@ -99,6 +99,7 @@ func TestProxyRoundTrip(t *testing.T) {
 		{"response without the envelope", "GET", "/authorizations/AU0123456789abcdefghijkl", "", 404, 2, map[string]int{"normative": 2}},
 		{"bad request and bad response", "POST", "/authorizations", `{"amount":"x"}`, 201, -1, map[string]int{"normative": -1}},
 		{"on the declared webhook route, §4.9's url rule and §2.10's answer are normative", "POST", "/webhooks", `{"url":"ftp://x"}`, 201, -1, map[string]int{"normative": -1}},
+		{"another method on a webhook's path: §4.9 shows no method", "PATCH", "/webhooks/WH0123456789abcdefghijkl", `{"enabled":false}`, 201, -1, map[string]int{"normative": 0, "assumed": 1}},
 		{"unknown route", "GET", "/nope", "", 201, 1, map[string]int{"normative": 1}},
 		{"list bounds are assumed", "GET", "/webhooks?limit=1000", "", 201, -1, map[string]int{"assumed": 2}},
 	}
@@ -171,8 +172,8 @@ func TestProxyRoundTrip(t *testing.T) {
 			t.Errorf("Authorization logged as %v, want masked", h["Authorization"])
 		}
 	}
-	if lines != 5 || strings.Contains(log.String(), "topsecret") || strings.Contains(log.String(), "VVMwMTIz") {
-		t.Errorf("log has %d lines (want 5) or leaks the secret:\n%s", lines, log)
+	if lines != 6 || strings.Contains(log.String(), "topsecret") || strings.Contains(log.String(), "VVMwMTIz") {
+		t.Errorf("log has %d lines (want 6) or leaks the secret:\n%s", lines, log)
 	}
 	// Summary by operation.
 	got := map[string]proxy.OperationSummary{}
