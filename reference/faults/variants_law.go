@@ -81,30 +81,43 @@ func ignoringUnknownFields(next http.Handler, _ faultDeps) http.Handler {
 // dropUnknown deletes the members of in its operation's request schema
 // does not know; it reports whether it deleted any.
 func dropUnknown(r *http.Request, in map[string]any) bool {
+	_, violations := bodyViolations(r, in)
+	dropped := false
+	for _, vi := range violations {
+		if vi.Rule == "additionalProperties" {
+			dropped = deleteAt(in, vi.Pointer) || dropped
+		}
+	}
+	return dropped
+}
+
+// bodyViolations validates in against the request schema of r's operation
+// and returns the schema's name and the violations of the body ("" and
+// none for a request with no JSON body or a valid one).
+func bodyViolations(r *http.Request, in map[string]any) (string, []validate.Violation) {
 	v, err := validate.Default()
 	if err != nil {
-		return false
+		return "", nil
 	}
 	op, _, err := v.Lookup(r.Method, r.URL.Path)
 	if err != nil || !op.HasJSONBody() || op.Request == "" {
-		return false
+		return "", nil
 	}
 	raw, err := json.Marshal(in)
 	if err != nil {
-		return false
+		return "", nil
 	}
 	var ve *validate.Error
 	if !errors.As(v.Validate(op.Request, raw), &ve) {
-		return false
+		return "", nil
 	}
-	dropped := false
+	var out []validate.Violation
 	for _, vi := range ve.Violations {
-		if vi.In != validate.InBody || vi.Rule != "additionalProperties" {
-			continue
+		if vi.In == validate.InBody {
+			out = append(out, vi)
 		}
-		dropped = deleteAt(in, vi.Pointer) || dropped
 	}
-	return dropped
+	return op.Request, out
 }
 
 // parentAt walks doc to the container of the member or item a JSON
@@ -172,41 +185,19 @@ const (
 	jsonMark  = "~JSON~"  // a tag value of another JSON type, as its JSON text
 )
 
-// emptyCount makes the placeholders of empty idempotency ids unique: an
-// empty id is no key, so two requests carrying one are never a replay.
-var emptyCount atomic.Int64
-
 // lenientViolations validates in against r's request schema and returns
 // the pointers whose every violation is the keyword rule of an assumed
 // rule under request_rules (by its judging.json row).
 func lenientViolations(r *http.Request, in map[string]any, rule string) []string {
-	v, err := validate.Default()
-	if err != nil {
-		return nil
-	}
 	j, err := judging.Default()
 	if err != nil {
 		return nil
 	}
-	op, _, err := v.Lookup(r.Method, r.URL.Path)
-	if err != nil || !op.HasJSONBody() || op.Request == "" {
-		return nil
-	}
-	raw, err := json.Marshal(in)
-	if err != nil {
-		return nil
-	}
-	var ve *validate.Error
-	if !errors.As(v.Validate(op.Request, raw), &ve) {
-		return nil
-	}
+	schema, violations := bodyViolations(r, in)
 	lenient := map[string]bool{}
 	var order []string
-	for _, vi := range ve.Violations {
-		if vi.In != validate.InBody {
-			continue
-		}
-		b, _ := j.RequestBodyBasis(op.Request, vi)
+	for _, vi := range violations {
+		b, _ := j.RequestBodyBasis(schema, vi)
 		ok := vi.Rule == rule && !b.Normative() && b.Assumed == "request_rules"
 		if was, seen := lenient[vi.Pointer]; seen {
 			lenient[vi.Pointer] = was && ok
@@ -262,6 +253,9 @@ func setAt(doc any, pointer string, value func(old any) (any, bool)) bool {
 // nickname, a webhook's authentication type, ...), and every JSON answer
 // shows the empty string again where the placeholder is echoed.
 func takingEmptyStrings(next http.Handler, _ faultDeps) http.Handler {
+	// empties makes the placeholders of empty idempotency ids unique: an
+	// empty id is no key, so two requests carrying one are never a replay.
+	var empties atomic.Int64
 	return restoringMarks(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if in := peekJSON(r); in != nil {
 			changed := false
@@ -271,7 +265,7 @@ func takingEmptyStrings(next http.Handler, _ faultDeps) http.Handler {
 						return nil, false
 					}
 					if p == "/idempotency_id" {
-						return emptyMark + strconv.FormatInt(emptyCount.Add(1), 36), true
+						return emptyMark + strconv.FormatInt(empties.Add(1), 36), true
 					}
 					return emptyMark, true
 				}) || changed
