@@ -25,20 +25,11 @@ func (s *scenario) opBasis(ex *exchange) judging.Basis {
 	if !b.Normative() || !ex.hasOp {
 		return b
 	}
-	if ob := judging.OperationBasis(ex.op); !ob.Normative() && !routeAnswered(ob, ex) {
+	if ob := judging.OperationBasisOnRoute(ex.op, judging.RouteAnswered(ex.status)); !ob.Normative() {
 		return ob
 	}
 	b.Clauses = union(ex.op.Clauses, b.Clauses)
 	return b
-}
-
-// routeAnswered reports whether an operation assumed only for its route
-// (webhook_routes: §4.9 does not show the method and path of the webhook
-// create and update) answered on the declared route with anything but
-// 404 or 405: then the route was the target's, and what §4.9 and §2.10
-// state of the operation is judged as on any operation the spec names.
-func routeAnswered(ob judging.Basis, ex *exchange) bool {
-	return ob.Assumed == "webhook_routes" && ex.status != http.StatusNotFound && ex.status != http.StatusMethodNotAllowed
 }
 
 func union(a, b []string) []string {
@@ -54,7 +45,7 @@ func union(a, b []string) []string {
 // onUndeclaredRoute reports whether a webhook create or update was answered
 // 405 on the route the profile declares: the target uses another one.
 func onUndeclaredRoute(ex *exchange) bool {
-	return ex.hasOp && judging.OperationBasis(ex.op).Assumed == "webhook_routes" && ex.status == http.StatusMethodNotAllowed
+	return ex.hasOp && judging.OperationBasis(ex.op).Assumed == judging.KeyWebhookRoutes && ex.status == http.StatusMethodNotAllowed
 }
 
 // refusalNotAsked reports whether a refusal says the target does not take

@@ -3,7 +3,6 @@ package explore
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,28 +24,14 @@ import (
 // reference's value, not the spec's.
 const keyFieldNotShown = "resource_values"
 
-// keyRoutes is the profile key of the webhook create and update routes:
-// §4.9 shows their bodies and §2.10 their answers, but not their method
-// and path ("The method and path of this operation: not shown").
-const keyRoutes = "webhook_routes"
+// keyRoutes is the profile key of the webhook create and update routes.
+const keyRoutes = judging.KeyWebhookRoutes
 
-// opBasis is the basis of op itself as st reached it: the operation's,
-// normative where its only assumption is its route (keyRoutes) and the
-// target answered that route (anything but 404 or 405 on the declared
-// route): once the route exists, the body's rules (§4.9, §8) and the
-// answer's shape (§2.10) are the spec's.
+// opBasis is the basis of op itself as st reached it
+// (judging.OperationBasisOnRoute): normative where its only assumption is
+// its route and the target answered that route.
 func opBasis(op validate.Operation, st Step) judging.Basis {
-	ob := judging.OperationBasis(op)
-	if ob.Assumed == keyRoutes && st.routeAnswered {
-		ob.Assumed = ""
-	}
-	return ob
-}
-
-// routeAnswered reports whether a target's status shows the route was
-// there: not an unknown route's 404 or a known path's 405.
-func routeAnswered(status int) bool {
-	return status != 0 && status != http.StatusNotFound && status != http.StatusMethodNotAllowed
+	return judging.OperationBasisOnRoute(op, st.routeAnswered)
 }
 
 // opRuleBasis is the basis of a rule about a request st to op: b when

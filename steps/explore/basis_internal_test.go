@@ -93,7 +93,7 @@ func TestEveryBasisFromTheData(t *testing.T) {
 		// An operation assumed only for its route (§4.9: the webhook
 		// create and update) is the spec's once the target answered the
 		// route: anything but 404 or 405.
-		st.routeAnswered = routeAnswered(tex.Status)
+		st.routeAnswered = judging.RouteAnswered(tex.Status)
 		opNormative := judging.OperationBasis(op).Normative() ||
 			(op.Assumed == "webhook_routes" && tex.Status != http.StatusNotFound && tex.Status != http.StatusMethodNotAllowed)
 		reqNormative := opNormative
@@ -309,7 +309,7 @@ func TestWebhookRouteAnsweredIsNormative(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := Step{Op: tt.op, routeAnswered: routeAnswered(tt.status)}
+			st := Step{Op: tt.op, routeAnswered: judging.RouteAnswered(tt.status)}
 			got := r.basisFor(tt.check, st, tt.basis)
 			assert.Equal(t, tt.want, got.Assumed, "%s: %s", tt.name, got.Cites())
 			assert.Equal(t, tt.want == "", got.Normative(), "%s: %s", tt.name, got.Cites())

@@ -72,7 +72,7 @@ func is4xx(s int) bool { return s >= 400 && s < 500 }
 
 // judge judges the target's answer tex to st, the model having answered mex.
 func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets []string) (*Finding, bool) {
-	st.routeAnswered = routeAnswered(tex.Status)
+	st.routeAnswered = judging.RouteAnswered(tex.Status)
 	if tex.Status >= 500 && mex.Status < 500 {
 		return r.finding(checkServerError, st, basisServerError,
 			fmt.Sprintf("%s %s answered %d; a conformant server answers %d", st.Method, tex.Path, tex.Status, mex.Status),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,6 +81,31 @@ func (j *Judge) Validator() *validate.Validator { return j.v }
 // key (extensions, the webhook create and update routes).
 func OperationBasis(op validate.Operation) Basis {
 	return Basis{Clauses: slices.Clone(op.Clauses), Assumed: op.Assumed, Says: op.Says}
+}
+
+// KeyWebhookRoutes is the profile key of the webhook create and update
+// routes: §4.9 shows their bodies and §2.10 their answers, but "the method
+// and path of this operation: not shown".
+const KeyWebhookRoutes = "webhook_routes"
+
+// RouteAnswered reports whether a target's status on a declared route
+// shows the route was there: anything but an unknown route's 404 or a
+// known path's 405 (0: no answer).
+func RouteAnswered(status int) bool {
+	return status != 0 && status != http.StatusNotFound && status != http.StatusMethodNotAllowed
+}
+
+// OperationBasisOnRoute is OperationBasis of an operation as a target
+// answered it: an operation assumed only for its route (KeyWebhookRoutes)
+// is normative once the route answered (RouteAnswered of its status), since
+// what the spec states of its body and answer then applies as to any
+// operation it names. The suite, explore and the proxy judge it alike.
+func OperationBasisOnRoute(op validate.Operation, answered bool) Basis {
+	b := OperationBasis(op)
+	if b.Assumed == KeyWebhookRoutes && answered {
+		b.Assumed = ""
+	}
+	return b
 }
 
 // Kinds of refusal: the keys of the refusals table of schemas/judging.json.

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
 )
@@ -193,4 +196,31 @@ func sortedCopy(s []string) []string {
 	out := slices.Clone(s)
 	slices.Sort(out)
 	return out
+}
+
+// TestOperationBasisOnRoute: the webhook create and update are assumed
+// only for their route: normative once a target answered the declared
+// route with anything but 404 or 405; an extension stays assumed.
+func TestOperationBasisOnRoute(t *testing.T) {
+	v, err := validate.Default()
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		op     string
+		status int
+		want   string // the assumed key, "" for normative
+	}{
+		{"webhooks.create", 201, ""},
+		{"webhooks.create", 500, ""},
+		{"webhooks.update", 422, ""},
+		{"webhooks.update", 405, "webhook_routes"},
+		{"webhooks.create", 404, "webhook_routes"},
+		{"webhooks.create", 0, "webhook_routes"},
+		{"authorizations.get", 200, "extensions"},
+		{"transfers.create", 201, ""},
+	} {
+		op, ok := v.Operation(tt.op)
+		require.True(t, ok, tt.op)
+		got := judging.OperationBasisOnRoute(op, judging.RouteAnswered(tt.status))
+		assert.Equal(t, tt.want, got.Assumed, "%s answered %d", tt.op, tt.status)
+	}
 }

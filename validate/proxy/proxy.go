@@ -230,7 +230,7 @@ func (p *Proxy) requestBasis(op validate.Operation, vi validate.Violation, limit
 		if p.onRouteOfAnAssumedRoute(path) {
 			// A method on a webhook path the reference does not route
 			// (PATCH /webhooks/{id}): §4.9 does not show the methods.
-			b := judging.Basis{Assumed: "webhook_routes", Clauses: []string{"4.9"}}
+			b := judging.Basis{Assumed: judging.KeyWebhookRoutes, Clauses: []string{"4.9"}}
 			return b, p.checked(b)
 		}
 		return judging.Basis{}, true
@@ -379,7 +379,7 @@ func badLimits(values []string, referenceListMax int) []string {
 func (p *Proxy) onRouteOfAnAssumedRoute(path string) bool {
 	v := p.cfg.Judge.Validator()
 	for _, op := range v.Operations() {
-		if op.Assumed != "webhook_routes" {
+		if op.Assumed != judging.KeyWebhookRoutes {
 			continue
 		}
 		if got, _, err := v.Lookup(op.Method, path); err == nil && got.ID == op.ID {
@@ -401,7 +401,7 @@ const keyRequestRules = "request_rules"
 // only the route was the assumption. Where violations are found (the body,
 // the answer) is in; a path or query is judged by the operation's key.
 func (p *Proxy) onDeclaredRoute(op validate.Operation, in string) bool {
-	if op.Assumed != "webhook_routes" || in != validate.InBody {
+	if op.Assumed != judging.KeyWebhookRoutes || in != validate.InBody {
 		return false
 	}
 	return p.profile.WebhookRoutes[op.ID] == op.Method+" "+op.Path
