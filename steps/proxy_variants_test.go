@@ -82,7 +82,11 @@ func TestVariantsThroughTheProxy(t *testing.T) {
 			if sum.Counts[steps.Fail]+sum.Counts[steps.Error] > 0 {
 				t.Errorf("%s through the proxy: %s", v.Name, sum.Line())
 			}
-			for _, line := range log.lines() {
+			lines := log.lines()
+			if len(lines) == 0 {
+				t.Fatalf("%s: the proxy logged no exchange: the suite's deliberately refused requests should show", v.Name)
+			}
+			for _, line := range lines {
 				var entry struct {
 					Method, Path string
 					Status       int

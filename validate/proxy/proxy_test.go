@@ -274,19 +274,7 @@ func TestSeverityFromJudging(t *testing.T) {
 			var log bytes.Buffer
 			front := httptest.NewServer(proxy.New(proxy.Config{Target: u, Judge: v, Profile: tt.profile, Log: &syncWriter{w: &log}}))
 			defer front.Close()
-			req, _ := http.NewRequest(tt.method, front.URL+tt.path, strings.NewReader(tt.body))
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := front.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			var vs []proxy.Violation
-			if h := resp.Header.Get(proxy.HeaderViolations); h != "" {
-				if err := json.Unmarshal([]byte(h), &vs); err != nil {
-					t.Fatal(err)
-				}
-			}
+			_, vs := violationsOf(t, front, tt.method, tt.path, tt.body)
 			var got []string
 			for _, v := range vs {
 				got = append(got, v.Where+" "+string(v.Severity)+" "+v.Key)
