@@ -73,17 +73,6 @@ func (j *Judge) Silences() []Silence {
 	return out
 }
 
-// SilenceOf returns the silences whose keys include key.
-func (j *Judge) SilenceOf(key string) []Silence {
-	var out []Silence
-	for _, s := range j.table.Silences {
-		if slices.Contains(s.Keys, key) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // checkSilences checks the ledger's rows: a known section, the spec's
 // words, known profile keys, known operations and schemas.
 func checkSilences(t Table, keys map[string]bool, schemaNames []string, opIDs []string) error {
