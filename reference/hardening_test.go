@@ -99,22 +99,31 @@ func TestNonCanonicalPaths(t *testing.T) {
 }
 
 func TestAcceptQualityZero(t *testing.T) {
+	h := newHarness(t)
 	tests := []struct {
 		accept string
-		want   bool
+		want   int
 	}{
-		{"", true},
-		{"application/json", true},
-		{"text/html, */*;q=0.1", true},
-		{"application/json;q=0", false},
-		{"application/hal+json; q=0.0, text/html", false},
-		{"*/*;q=0, application/json;q=0.5", true},
-		{"text/html", false},
+		{"", 200},
+		{"application/json", 200},
+		{"text/html, */*;q=0.1", 200},
+		{"application/json;q=0", 406},
+		{"application/hal+json; q=0.0, text/html", 406},
+		{"*/*;q=0, application/json;q=0.5", 200},
+		{"text/html", 406},
+		{"application/hal+json;q=abc", 406}, // a malformed weight admits nothing (validate.AcceptsJSON)
+		{"application/hal+json;q=abc, */*;q=0.2", 200},
 	}
 	for _, tc := range tests {
-		if got := acceptsJSON(tc.accept); got != tc.want {
-			t.Errorf("acceptsJSON(%q) = %v, want %v", tc.accept, got, tc.want)
-		}
+		t.Run(tc.accept, func(t *testing.T) {
+			r := h.call(h.platform(), "GET", "/disputes", nil, "Accept", tc.accept)
+			if tc.want == 200 {
+				h.expect(r, 200, "dispute_list")
+				return
+			}
+			h.expect(r, tc.want, "error")
+			assert.Equal(t, "NOT_ACCEPTABLE", errorCode(t, r))
+		})
 	}
 }
 

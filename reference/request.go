@@ -93,7 +93,7 @@ func (s *Server) admit(rq *request, g gate) error {
 		}
 		rq.user = u
 	}
-	if op.Response != "" && !acceptsJSON(r.Header.Get("Accept")) {
+	if op.Response != "" && !validate.AcceptsJSON(r.Header.Get("Accept")) {
 		return &domainError{kind: kindNotAcceptable, message: "Accept must admit application/hal+json"}
 	}
 	if g != nil {
@@ -121,7 +121,7 @@ func (s *Server) admit(rq *request, g gate) error {
 		return err
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || !isJSONMediaType(mt) {
+	if err != nil || !validate.JSONMediaType(mt) {
 		return &domainError{kind: kindNotAcceptable, message: "Content-Type must be a JSON media type such as application/vnd.json+api"}
 	}
 	body, err := readBody(r, maxJSONBytes)

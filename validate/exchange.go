@@ -317,19 +317,31 @@ func (v *Validator) Response(operationID string, status int, header http.Header,
 	return e
 }
 
+// jsonMediaTypes are the API's JSON media types, the one list the
+// validator, the reference, its faults and the OpenAPI export read.
+var jsonMediaTypes = [...]string{"application/json", "application/vnd.json+api", "application/vnd.api+json", "application/hal+json"}
+
+// JSONMediaTypes lists the JSON media types of the API, in the order an
+// OpenAPI document names them: application/json first.
+func JSONMediaTypes() []string { return jsonMediaTypes[:] }
+
 // JSONMediaType reports whether mt (without parameters) is a JSON media type
 // of the API: application/json, application/vnd.api+json,
 // application/vnd.json+api or application/hal+json.
 func JSONMediaType(mt string) bool {
-	switch mt {
-	case "application/json", "application/vnd.api+json", "application/vnd.json+api", "application/hal+json":
-		return true
+	for _, t := range jsonMediaTypes {
+		if mt == t {
+			return true
+		}
 	}
 	return false
 }
 
 // AcceptsJSON reports whether an Accept header admits a JSON answer: absent,
-// */*, application/* or a JSON media type, with q above zero.
+// */*, application/* or a JSON media type, with q above zero. A range whose
+// q is not a number admits nothing, as a range that does not parse: RFC 9110
+// §12.4.2 gives q's grammar, and guessing a weight for a malformed one would
+// answer a client with what it may have refused.
 func AcceptsJSON(accept string) bool {
 	if strings.TrimSpace(accept) == "" {
 		return true

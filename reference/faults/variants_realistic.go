@@ -250,20 +250,9 @@ func listMaximum(max int) func(http.Handler, faultDeps) http.Handler {
 // so the request is answered as if it had none.
 func ignoreAccept(next http.Handler, _ faultDeps) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a := r.Header.Get("Accept"); a != "" && !acceptsJSON(a) {
+		if a := r.Header.Get("Accept"); a != "" && !validate.AcceptsJSON(a) {
 			r.Header.Del("Accept")
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// acceptsJSON reports whether an Accept header admits a JSON type.
-func acceptsJSON(accept string) bool {
-	for _, part := range strings.Split(accept, ",") {
-		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err == nil && (mt == "*/*" || mt == "application/*" || validate.JSONMediaType(mt)) {
-			return true
-		}
-	}
-	return false
 }

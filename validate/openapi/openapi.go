@@ -36,9 +36,6 @@ const (
 // Specs lists the versions Document writes, the default first.
 func Specs() []Spec { return []Spec{OAS31, OAS30} }
 
-// jsonMediaTypes are the request media types the API accepts for JSON bodies.
-var jsonMediaTypes = []string{"application/json", "application/vnd.json+api", "application/vnd.api+json", "application/hal+json"}
-
 // Document returns the OpenAPI document of the contract in the version
 // spec, indented JSON.
 func Document(v *validate.Validator, title, version string, spec Spec) ([]byte, error) {
@@ -161,7 +158,7 @@ func operation(op validate.Operation, id string) map[string]any {
 	switch {
 	case op.HasJSONBody():
 		content := map[string]any{}
-		for _, mt := range jsonMediaTypes {
+		for _, mt := range validate.JSONMediaTypes() {
 			content[mt] = map[string]any{"schema": ref(op.Request)}
 		}
 		o["requestBody"] = map[string]any{"required": true, "content": content}
