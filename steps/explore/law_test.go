@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"maps"
 	"net/http"
@@ -131,37 +132,72 @@ func TestShortPageOverTheDefaultIsAssumed(t *testing.T) {
 	assert.Positive(t, short, "a short page over the default was walked (findings: %d)", len(res.Findings))
 }
 
-// lateWrites wraps h: every nth create of a file is carried out only after
-// the client gave up waiting for it (at most max times), as a slow target
-// finishing a write after the client's timeout does.
-func lateWrites(h http.Handler, n, max int) http.Handler {
-	var mu sync.Mutex
-	creates, late := 0, 0
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.URL.Path != "/files" {
-			h.ServeHTTP(w, r)
-			return
+// lateWrites is a client transport: every nth create of a file (at most
+// max) is answered at once with an error, as a client that gave up
+// waiting, and sent to the target only after the next hold requests went
+// through, as a slow target finishing a write after the client's timeout
+// does. Counted in requests, not time, so a loaded machine changes nothing.
+type lateWrites struct {
+	next          http.RoundTripper
+	n, max, hold  int
+	mu            sync.Mutex
+	creates, late int
+	held          []chan struct{} // each released when its countdown ends
+	countdown     []int
+	wg            sync.WaitGroup
+}
+
+var errGaveUp = errors.New("the client gave up waiting")
+
+func (l *lateWrites) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.mu.Lock()
+	for i := range l.countdown {
+		if l.countdown[i]--; l.countdown[i] == 0 {
+			close(l.held[i])
 		}
-		mu.Lock()
-		creates++
-		delay := creates%n == 0 && late < max
-		if delay {
-			late++
+	}
+	delay := false
+	if r.Method == http.MethodPost && r.URL.Path == "/files" {
+		l.creates++
+		delay = l.creates%l.n == 0 && l.late < l.max
+	}
+	if !delay {
+		l.mu.Unlock()
+		return l.next.RoundTrip(r)
+	}
+	l.late++
+	release := make(chan struct{})
+	l.held, l.countdown = append(l.held, release), append(l.countdown, l.hold)
+	l.mu.Unlock()
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	again := r.Clone(context.Background())
+	again.Body = io.NopCloser(bytes.NewReader(body))
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		<-release
+		if resp, err := l.next.RoundTrip(again); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
 		}
-		mu.Unlock()
-		if !delay {
-			h.ServeHTTP(w, r)
-			return
+	}()
+	return nil, errGaveUp
+}
+
+// flush sends the writes still held and waits for them.
+func (l *lateWrites) flush() {
+	l.mu.Lock()
+	for i := range l.countdown {
+		if l.countdown[i] > 0 {
+			l.countdown[i] = 0
+			close(l.held[i])
 		}
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			return
-		}
-		<-r.Context().Done() // the client gave up
-		again := r.Clone(context.Background())
-		again.Body = io.NopCloser(bytes.NewReader(body))
-		h.ServeHTTP(httptest.NewRecorder(), again)
-	})
+	}
+	l.mu.Unlock()
+	l.wg.Wait()
 }
 
 // TestLateWriteOfAnotherWorkerIsNoFinding: a file create the target
@@ -171,17 +207,21 @@ func lateWrites(h http.Handler, n, max int) http.Handler {
 func TestLateWriteOfAnotherWorkerIsNoFinding(t *testing.T) {
 	ref, err := reference.New(reference.Config{ReviewDelay: 20 * time.Millisecond, RetryScale: 0.0001, Seed: 1})
 	require.NoError(t, err)
-	srv := httptest.NewServer(lateWrites(ref, 25, 5))
+	srv := httptest.NewServer(ref)
 	t.Cleanup(func() { srv.Close(); _ = ref.Close() })
 	budget := 3000
 	if raceDetector {
 		budget = 800
 	}
-	client := &http.Client{Timeout: 300 * time.Millisecond}
-	res, err := explore.Run(context.Background(), explore.Options{Target: configOf(srv.URL, ref.Seeded()), Model: model, Client: client, Seed: 1, Budget: budget,
+	late := &lateWrites{next: http.DefaultTransport, n: 25, max: 5, hold: 8}
+	t.Cleanup(late.flush)
+	res, err := explore.Run(context.Background(), explore.Options{Target: configOf(srv.URL, ref.Seeded()), Model: model, Client: &http.Client{Transport: late}, Seed: 1, Budget: budget,
 		Strict: true, Ops: "files.*", Workers: 8, ShrinkRuns: 10})
 	require.NoError(t, err)
-	assert.NotEmpty(t, res.Unanswered, "some creates went unanswered")
+	require.NotEmpty(t, res.Unanswered, "some creates went unanswered")
+	for _, e := range res.Unanswered {
+		assert.ErrorIs(t, e, errGaveUp, "only the held creates go unanswered")
+	}
 	for _, f := range res.Findings {
 		assert.Fail(t, "finding from a late write", "%s %s [%s] x%d %s", f.Outcome, f.Check, f.Clause(), f.Occurrences, f.Message)
 	}
