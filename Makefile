@@ -27,18 +27,18 @@ run:
 ## variant and the variants combined (its coverage within 10% of the
 ## reference's is asserted only here: under the race detector its budget is
 ## too small to compare). Every line runs, whichever
-## failed before it; the last line names each that failed. The race line's
-## 45-minute timeout is a stall detector, not a budget: on a quiet machine it
-## takes about 5 minutes; at a load average of 40 on two cores (make test
+## failed before it; the last line names each that failed. Each line's
+## 45-minute timeout is a stall detector, not a budget: on a quiet machine the
+## race line takes about 5 minutes; at a load average of 40 on two cores (make test
 ## beside six other jobs) the steps package ran 20 minutes with no test failed
 ## until a 20-minute timeout stopped it mid-way.
 test: openapi-tools
 	@failed=""; \
 	step() { echo "+ $$*"; "$$@" || failed="$$failed$$(printf '\n  %s' "$$*")"; }; \
 	step $(GO) test -race -count=1 -timeout 45m $$($(GO) list $(PKGS) | grep -v '/openapi$$'); \
-	step $(GO) test -count=1 ./validate/openapi/; \
-	step $(GO) test -count=1 -run '^(TestHostileClients|TestCombinedVariantsNeverFail|TestPostgresFileContentStreams)$$' ./reference/ ./steps/; \
-	step $(GO) test -count=1 -run '^(TestReferenceHasNoFindings|TestExploreCatchesEachFault|TestVariantsNeverFailExplored|TestCombinedVariantsNeverFailExplored|TestPrintedScenarioRuns|TestTimeBoxHolds)$$' ./steps/explore/; \
+	step $(GO) test -count=1 -timeout 45m ./validate/openapi/; \
+	step $(GO) test -count=1 -timeout 45m -run '^(TestHostileClients|TestCombinedVariantsNeverFail|TestPostgresFileContentStreams)$$' ./reference/ ./steps/; \
+	step $(GO) test -count=1 -timeout 45m -run '^(TestReferenceHasNoFindings|TestExploreCatchesEachFault|TestVariantsNeverFailExplored|TestCombinedVariantsNeverFailExplored|TestPrintedScenarioRuns|TestTimeBoxHolds)$$' ./steps/explore/; \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed"; exit 1; fi; \
 	echo "make test: every line passed"
 
