@@ -21,13 +21,14 @@ import (
 
 // exploreOptions holds the flags of conform explore.
 type exploreOptions struct {
-	run     runOptions
-	seed    uint64
-	budget  int
-	time    time.Duration
-	ops     string
-	runID   string
-	workers int
+	run      runOptions
+	seed     uint64
+	budget   int
+	time     time.Duration
+	ops      string
+	runID    string
+	workers  int
+	campaign campaignOptions
 }
 
 func newExploreCmd() *cobra.Command {
@@ -68,6 +69,7 @@ Exit codes as conform run: 0 no FAIL, 1 any FAIL (WARN too with --strict), 2 usa
 	f.StringVar(&opts.runID, "run-id", "", "the run's tag in idempotency ids (printed): by default from --seed when one is given, so the same seed sends byte-identical requests, else from the clock; another one sends fresh idempotency ids to a target that keeps an earlier run's")
 	f.StringVar(&opts.ops, "ops", "", "operations to explore: comma-separated patterns of operation ids, e.g. 'authorizations.*'")
 	f.IntVar(&opts.workers, "workers", 0, fmt.Sprintf("sequences run at once, each with its own model (default %d: 4 per processor, 16 to 64)", explore.DefaultWorkers()))
+	addCampaignFlags(f, &opts.campaign)
 	addAttestFlags(f, &opts.run)
 	return cmd
 }
@@ -100,6 +102,12 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		return usageError(fmt.Errorf("explore: %w", err))
 	}
 	strict := opts.run.strict
+	if opts.campaign.dsn == "" && (opts.campaign.report || opts.campaign.baseline != "") {
+		return usageError(errors.New("explore: --report and --baseline need --campaign"))
+	}
+	if opts.campaign.report {
+		return runCampaign(ctx, opts, cfg, strict, reports)
+	}
 	// A target of its own without a profile: explore first observes its
 	// choices with the suite (the profile --write-profile would write).
 	observe := cfg.Target != "" && len(cfg.Profile) == 0
@@ -118,6 +126,9 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		return err
 	}
 	defer release()
+	if opts.campaign.dsn != "" {
+		return runCampaign(ctx, opts, cfg, strict, reports)
+	}
 	seed, runID := opts.seed, opts.runID
 	if seed != 0 && runID == "" {
 		runID = seedRunID(seed)
