@@ -279,10 +279,10 @@ func (s *Store) Work(ctx context.Context, spec Spec, opts Options) (Progress, er
 		// would meet the other unit's resources.
 		Queues:  map[string]river.QueueConfig{spec.queue(): {MaxWorkers: 1}},
 		Workers: workers,
-		// A unit is never cut for its length: a process that died holding
-		// it is found by the lease.
-		JobTimeout:           -1,
-		RescueStuckJobsAfter: opts.Lease,
+		// The lease: a unit held longer may be taken again (see
+		// unitWorker.Work); the rescuer looks for such units every 30 s.
+		JobTimeout:           opts.Lease,
+		RescueStuckJobsAfter: opts.Lease + time.Second,
 		MaxAttempts:          maxAttempts,
 	})
 	if err != nil {
@@ -328,7 +328,8 @@ func (s *Store) Work(ctx context.Context, spec Spec, opts Options) (Progress, er
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := client.Start(runCtx); err != nil {
+	w.run = runCtx
+	if err := client.Start(ctx); err != nil {
 		return p, fmt.Errorf("campaign: start: %w", err)
 	}
 	var deadline <-chan time.Time
@@ -362,6 +363,7 @@ wait:
 	}
 	// Units running now are cut (their work is not written: they are done
 	// again later, by whichever process takes them).
+	cancel()
 	stopCtx, stopCancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer stopCancel()
 	if err := client.StopAndCancel(stopCtx); err != nil && waitErr == nil {

@@ -37,14 +37,23 @@ type unitWorker struct {
 	river.WorkerDefaults[unitArgs]
 	store *Store
 	opts  Options
-	spec  Spec         // set before the client starts
-	done  atomic.Int64 // units this process completed
+	spec  Spec // set before the client starts
+	// run ends the process's part (set before the client starts): a unit
+	// runs under it, not under its job's timeout (below).
+	run  context.Context
+	done atomic.Int64 // units this process completed
 }
 
 // Work runs a unit, then writes its requests, findings and coverage in
 // one transaction with the job's completion: a unit cut before (its
-// process killed, its context ended) wrote nothing, and is done again.
-func (w *unitWorker) Work(ctx context.Context, job *river.Job[unitArgs]) error {
+// process killed, its part ended) wrote nothing, and is done again.
+//
+// The job's timeout is the lease: past it, River's rescuer lets another
+// process take the unit again (a process that died holding it never
+// completes it). A live unit is not cut there: it runs under the process's
+// context, and whichever process writes the unit first counts it.
+func (w *unitWorker) Work(jobCtx context.Context, job *river.Job[unitArgs]) error {
+	ctx := w.run
 	a := job.Args
 	if a.Campaign != w.spec.Name {
 		return fmt.Errorf("campaign: unit of %s taken by a process of %s", a.Campaign, w.spec.Name)
@@ -59,7 +68,9 @@ func (w *unitWorker) Work(ctx context.Context, job *river.Job[unitArgs]) error {
 	if err != nil {
 		return fmt.Errorf("campaign %s: unit %d: %w", a.Campaign, a.Unit, err)
 	}
-	counted, err := w.store.complete(ctx, job, w.opts, u)
+	// The job's context holds the River client that completes it; its
+	// deadline (the lease) may have passed.
+	counted, err := w.store.complete(context.WithoutCancel(jobCtx), job, w.opts, u)
 	if err != nil {
 		return err
 	}
