@@ -39,8 +39,10 @@ import (
 const (
 	// DefaultUnits is the number of units of a campaign made without one.
 	DefaultUnits = 64
-	// DefaultUnitSize is the number of sequences of a unit.
-	DefaultUnitSize = 16
+	// DefaultUnitSize is the number of sequences of a unit: several times
+	// explore's default workers, so that a unit's last sequences (the
+	// longest, run while the other workers wait) are a small part of it.
+	DefaultUnitSize = 64
 	// DefaultMaxSteps bounds the actions of a sequence, as explore's.
 	DefaultMaxSteps = 20
 	// DefaultLease is how long a unit may be held before it is taken
@@ -104,9 +106,11 @@ func Fingerprint(f explore.Finding) string {
 // differ from run to run in the reason (resource ids, numbers) written as
 // {id} and {n}: the same bug met on another resource, or on a longer
 // list, is one fingerprint.
-func Cause(f explore.Finding) string {
-	g := volatileID.ReplaceAllString(f.Group(), "{id}")
-	return volatileNumber.ReplaceAllString(g, "${1}{n}")
+func Cause(f explore.Finding) string { return normalise(f.Group()) }
+
+// normalise writes a cause's ids as {id} and its numbers as {n}.
+func normalise(group string) string {
+	return volatileNumber.ReplaceAllString(volatileID.ReplaceAllString(group, "{id}"), "${1}{n}")
 }
 
 var (
@@ -206,6 +210,12 @@ func (s *Store) join(ctx context.Context, spec Spec, retention time.Duration, in
 	if _, err := s.Expire(ctx); err != nil {
 		return spec, false, err
 	}
+	joinSeed := spec.Seed
+	if spec.Seed == 0 {
+		// Made now without a seed: one from the clock (a campaign that
+		// exists keeps its own).
+		spec.Seed = uint64(time.Now().UnixNano()) & (1<<53 - 1)
+	}
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return spec, false, fmt.Errorf("campaign: %w", err)
@@ -233,8 +243,8 @@ func (s *Store) join(ctx context.Context, spec Spec, retention time.Duration, in
 	if err != nil {
 		return spec, false, err
 	}
-	if spec.Seed != 0 && got.Seed != spec.Seed {
-		return got, false, fmt.Errorf("%w: campaign %s has seed %d, not %d", ErrSpec, got.Name, got.Seed, spec.Seed)
+	if joinSeed != 0 && got.Seed != joinSeed {
+		return got, false, fmt.Errorf("%w: campaign %s has seed %d, not %d", ErrSpec, got.Name, got.Seed, joinSeed)
 	}
 	return got, false, tx.Commit(ctx)
 }
