@@ -53,9 +53,13 @@ func RunUnit(ctx context.Context, opts Options, first, n int) (Unit, error) {
 	}
 	defer stop()
 	r.begin, r.start = time.Now(), time.Now()
+	// What a sequence leaves: its findings (with their traces) and its
+	// draws, only when it found something; its whole trace is dropped as
+	// it ends, as Run drops it (a unit of hundreds of traces held to its
+	// end cost the collector more than the requests did).
 	type ran struct {
 		recipe []uint32
-		out    outcome
+		found  []found
 		err    error
 	}
 	runs := make([]ran, n)
@@ -66,7 +70,10 @@ func RunUnit(ctx context.Context, opts Options, first, n int) (Unit, error) {
 			for i := int(next.Add(1) - 1); i < n && ctx.Err() == nil; i = int(next.Add(1) - 1) {
 				c := newChoices(sequenceSeed(r.opts.Seed, first+i))
 				out, err := r.sequence(ctx, c, first+i, 0, nil)
-				runs[i] = ran{recipe: c.used(), out: out, err: err}
+				runs[i] = ran{found: out.found, err: err}
+				if len(out.found) > 0 {
+					runs[i].recipe = c.used()
+				}
 			}
 		})
 	}
@@ -92,7 +99,7 @@ func RunUnit(ctx context.Context, opts Options, first, n int) (Unit, error) {
 			}
 			continue
 		}
-		for _, fd := range run.out.found {
+		for _, fd := range run.found {
 			g := byKey[fd.finding.Group()]
 			if g == nil {
 				g = &group{index: first + i, recipe: run.recipe, fd: fd}

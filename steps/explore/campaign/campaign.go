@@ -15,6 +15,7 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -22,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"regexp"
 	"strconv"
@@ -273,6 +275,12 @@ func readSpec(ctx context.Context, q querier, name string) (Spec, error) {
 // one is done or opts.Time ends.
 func (s *Store) Work(ctx context.Context, spec Spec, opts Options) (Progress, error) {
 	opts = opts.withDefaults()
+	if opts.Explore.Client == nil {
+		// One client for the process's units: their connections are kept.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = max(opts.Explore.Workers, explore.DefaultWorkers())
+		opts.Explore.Client = &http.Client{Timeout: 10 * time.Second, Transport: tr}
+	}
 	w := &unitWorker{store: s, opts: opts}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
@@ -294,6 +302,10 @@ func (s *Store) Work(ctx context.Context, spec Spec, opts Options) (Progress, er
 		JobTimeout:           opts.Lease,
 		RescueStuckJobsAfter: opts.Lease + time.Second,
 		MaxAttempts:          maxAttempts,
+		// A process asks for its next unit soon after its last: River's
+		// default second between fetches was a tenth of a unit's time.
+		FetchCooldown:     20 * time.Millisecond,
+		FetchPollInterval: 100 * time.Millisecond,
 	})
 	if err != nil {
 		return Progress{Spec: spec}, fmt.Errorf("campaign: %w", err)
@@ -369,6 +381,10 @@ wait:
 				p.Finished = true
 				break wait
 			}
+			if lost, err := s.unitsGivenUp(ctx, spec); err != nil || lost > 0 {
+				waitErr = cmp.Or(err, fmt.Errorf("campaign %s: %d units failed %d times (a target that stopped answering?) and are given up: the campaign cannot finish", spec.Name, lost, maxAttempts))
+				break wait
+			}
 		}
 	}
 	// Units running now are cut (their work is not written: they are done
@@ -410,6 +426,15 @@ func (o Options) withDefaults() Options {
 		o.Worker = fmt.Sprintf("%s/%d", host, os.Getpid())
 	}
 	return o
+}
+
+// unitsGivenUp counts the units River gave up after their last attempt.
+func (s *Store) unitsGivenUp(ctx context.Context, spec Spec) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE queue = $1 AND state IN ('discarded', 'cancelled')`, spec.queue()).Scan(&n); err != nil {
+		return 0, fmt.Errorf("campaign: %w", err)
+	}
+	return n, nil
 }
 
 func (s *Store) unitsDone(ctx context.Context, name string) (int, error) {
