@@ -116,6 +116,8 @@ func TestCampaignWorkersShareAndSurviveAKill(t *testing.T) {
 // a reference with one fault and a campaign of the same seed against one
 // with a second fault: --report --baseline names only the second fault's
 // fingerprints and exits 1; a campaign against itself as baseline exits 0.
+// The baseline is stopped by its --time first and continued by another
+// process.
 // A campaign past its retention is deleted with its units and findings.
 func TestCampaignBaselineReportsOnlyNewFindings(t *testing.T) {
 	bin := conformBinary(t)
@@ -123,8 +125,15 @@ func TestCampaignBaselineReportsOnlyNewFindings(t *testing.T) {
 	args := func(name, cfg string) []string {
 		return []string{"--campaign", dsn, "--campaign-name", name, "--seed", "2", "--units", "4", "--unit-size", "4", "--max-steps", "12", "--workers", "2", "--config", cfg}
 	}
-	base := startWorker(t, bin, args("base", serveGated(t, newGate(), "crash-on-null-line2"))...)
+	baseCfg := serveGated(t, newGate(), "crash-on-null-line2")
+	// Stopped by its --time before the campaign is done, then continued.
+	stopped := startWorker(t, bin, append(args("base", baseCfg), "--time", "1ms")...)
+	stopped.wait(t, 2*time.Minute)
+	assert.Contains(t, stopped.out.String(), "the campaign is not finished: join it again to go on")
+	assert.Regexp(t, `campaign base: seed 2, [0-3] of 4 units done`, stopped.out.String())
+	base := startWorker(t, bin, args("base", baseCfg)...)
 	require.Equal(t, exitFailed, base.wait(t, 2*time.Minute), "%s", base.out.String())
+	assert.Contains(t, base.out.String(), "campaign base: seed 2, 4 of 4 units done")
 	pr := startWorker(t, bin, args("pr", serveGated(t, newGate(), "crash-on-null-line2", "refused-capture-still-captures"))...)
 	require.Equal(t, exitFailed, pr.wait(t, 2*time.Minute), "%s", pr.out.String())
 
