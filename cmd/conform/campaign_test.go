@@ -56,8 +56,11 @@ func TestCampaignWorkersShareAndSurviveAKill(t *testing.T) {
 	b := startWorker(t, bin, args("shared", cfgB)...)
 	eventually(t, time.Minute, "B holds a unit, its first request held", func() bool { return gateB.waiting.Load() > 0 })
 	require.Equal(t, 1, running(), "B runs one unit")
-	held := regexp.MustCompile(`unit (\d+) \(sequences`).FindStringSubmatch(b.out.String())
-	require.NotNil(t, held, "B names the unit it started: %s", b.out.String())
+	var held []string
+	eventually(t, time.Minute, "B names the unit it started", func() bool {
+		held = regexp.MustCompile(`unit (\d+) \(sequences`).FindStringSubmatch(b.out.String())
+		return held != nil
+	})
 	heldUnit, _ := strconv.Atoi(held[1])
 	require.NoError(t, b.cmd.Process.Signal(syscall.SIGKILL))
 	b.wait(t, 30*time.Second)
