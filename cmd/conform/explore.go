@@ -21,13 +21,14 @@ import (
 
 // exploreOptions holds the flags of conform explore.
 type exploreOptions struct {
-	run     runOptions
-	seed    uint64
-	budget  int
-	time    time.Duration
-	ops     string
-	runID   string
-	workers int
+	run      runOptions
+	seed     uint64
+	budget   int
+	time     time.Duration
+	ops      string
+	runID    string
+	workers  int
+	campaign campaignOptions
 }
 
 func newExploreCmd() *cobra.Command {
@@ -46,10 +47,22 @@ fresh namespace of its own and drops it at the end, as conform run does. Against
 without --profile it first runs the suite and judges with the choices the target showed (the
 profile conform run --write-profile would write), and prints them.
 
-Exit codes as conform run: 0 no FAIL, 1 any FAIL (WARN too with --strict), 2 usage or config error.`,
+With --campaign postgres://... the exploration is a campaign shared through PostgreSQL: its
+seed cut into --units units of --unit-size sequences, made by the first process and joined by
+any other (same --campaign-name), each process taking units until all are done or its --time
+ends; a unit's findings and coverage are written with its completion, so a unit counts once, and
+one held by a process that died is taken again after --lease. It judges with --profile (or the
+config's profile), else the reference's choices: it does not observe the target. The process
+then prints the campaign's merged findings (by fingerprint) and coverage; --report prints them
+without taking a unit, and --baseline NAME leaves out the fingerprints campaign NAME has.
+
+Exit codes as conform run: 0 no FAIL, 1 any FAIL (WARN too with --strict; with --baseline, a
+FAIL the baseline does not have), 2 usage or config error.`,
 		Example: `  conform explore
   conform explore --target https://sandbox.example --config conform.json --time 2m --format json:explore.json
-  conform explore --ops 'authorizations.*' --seed 42 --budget 2000`,
+  conform explore --ops 'authorizations.*' --seed 42 --budget 2000
+  conform explore --campaign "$DATABASE_URL" --campaign-name nightly --seed 7 --config conform.json --time 1h
+  conform explore --campaign "$DATABASE_URL" --campaign-name pr-123 --report --baseline nightly`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.run.out, opts.run.errOut, opts.run.lookupEnv = cmd.OutOrStdout(), cmd.ErrOrStderr(), os.LookupEnv
@@ -64,10 +77,11 @@ Exit codes as conform run: 0 no FAIL, 1 any FAIL (WARN too with --strict), 2 usa
 	f.BoolVar(&opts.run.strict, "strict", false, "count WARN as FAIL; always on against the bundled reference")
 	f.Uint64Var(&opts.seed, "seed", 0, "seed of every request; 0 picks one (printed); the same seed sends the same requests")
 	f.IntVar(&opts.budget, "budget", 0, "requests to send to the target (shrinking included)")
-	f.DurationVar(&opts.time, "time", 0, "how long the whole run takes (default 20s when no --budget): the observation of a target without --profile included; new sequences until 85% of it, the rest for the last ones, shrinking (stopped at 95%) and clean-up")
+	f.DurationVar(&opts.time, "time", 0, "how long the whole run takes (default 20s when no --budget): the observation of a target without --profile included; new sequences until 85% of it, the rest for the last ones, shrinking (stopped at 95%) and clean-up; with --campaign, how long this process takes units (default: until the campaign is done)")
 	f.StringVar(&opts.runID, "run-id", "", "the run's tag in idempotency ids (printed): by default from --seed when one is given, so the same seed sends byte-identical requests, else from the clock; another one sends fresh idempotency ids to a target that keeps an earlier run's")
 	f.StringVar(&opts.ops, "ops", "", "operations to explore: comma-separated patterns of operation ids, e.g. 'authorizations.*'")
 	f.IntVar(&opts.workers, "workers", 0, fmt.Sprintf("sequences run at once, each with its own model (default %d: 4 per processor, 16 to 64)", explore.DefaultWorkers()))
+	addCampaignFlags(f, &opts.campaign)
 	addAttestFlags(f, &opts.run)
 	return cmd
 }
@@ -100,6 +114,12 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		return usageError(fmt.Errorf("explore: %w", err))
 	}
 	strict := opts.run.strict
+	if opts.campaign.dsn == "" && (opts.campaign.report || opts.campaign.baseline != "") {
+		return usageError(errors.New("explore: --report and --baseline need --campaign"))
+	}
+	if opts.campaign.report {
+		return runCampaign(ctx, opts, cfg, strict, reports)
+	}
 	// A target of its own without a profile: explore first observes its
 	// choices with the suite (the profile --write-profile would write).
 	observe := cfg.Target != "" && len(cfg.Profile) == 0
@@ -118,6 +138,9 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		return err
 	}
 	defer release()
+	if opts.campaign.dsn != "" {
+		return runCampaign(ctx, opts, cfg, strict, reports)
+	}
 	seed, runID := opts.seed, opts.runID
 	if seed != 0 && runID == "" {
 		runID = seedRunID(seed)
