@@ -1,9 +1,13 @@
 package explore
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/conform-kit/conform/steps"
 )
 
 // TestNormaliseKeepsTheCauseOnly: the messages of one cause on different
@@ -64,4 +68,46 @@ func TestFindingsOfOneCauseGroup(t *testing.T) {
 	assert.NotEqual(t, a.Group(), other.Group(), "another field")
 	assert.NotEqual(t, a.Group(), otherBasis.Group(), "another basis")
 	assert.NotEqual(t, a.Group(), otherCheck.Group(), "another check")
+}
+
+// TestAcceptedMessageNamesFieldAndRule: a body the contract refuses that
+// the target accepted is reported by its field, the value sent and the
+// rule (the basis's words for a stated rule, the keyword and the
+// validator's message for an assumed one); a rule the body does not
+// break (a capture over the amount) keeps the step's rule.
+func TestAcceptedMessageNamesFieldAndRule(t *testing.T) {
+	r, err := newRunner(Options{Target: steps.Config{Target: "http://127.0.0.1:1"}, Model: referenceModel})
+	require.NoError(t, err)
+	item := `{"amount_excluding_sales_tax":1,"amount_including_sales_tax":1,"commodity_code":"123","cost_per_unit":%s,"item_description":"d","item_discount_amount":0,"merchant_product_code":"m","quantity":%s,"unit_of_measure":"EA"}`
+	body := func(cost, quantity string) string {
+		return `{"source":"{card}","merchant":"{fixture:merchant}","amount":1000,"currency":"USD","idempotency_id":"x","additional_purchase_data":{"customer_reference_number":"c","customs_duty_amount":0,"discount_amount":0,"shipping_amount":0,"item_data":[` + fmt.Sprintf(item, cost, quantity) + `]}}`
+	}
+	tex := Exchange{Path: "/transfers", Status: 201}
+	tests := []struct {
+		name, body string
+		want       []string
+	}{
+		{"a stated bound", body("1", "0"), []string{"POST /transfers: `additional_purchase_data/item_data/0/quantity` 0 accepted with 201; §"}},
+		{"an assumed rule", body("-1", "1"), []string{"POST /transfers: `additional_purchase_data/item_data/0/cost_per_unit` -1 accepted with 201; minimum: ", "(assumed: "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := Step{Op: "transfers.create", Method: "POST", Path: "/transfers", Body: tt.body, Refuse: true}
+			v, _, b, ok := r.bodyViolation(st)
+			require.True(t, ok, "the body breaks its schema")
+			st.Rule, st.Basis = "the body breaks the request schema at "+v.Pointer, b
+			msg := r.acceptedMessage(st, tex, r.basisFor(checkForbidden, st, b), st.Rule)
+			for _, w := range tt.want {
+				assert.Contains(t, msg, w)
+			}
+			if b.Normative() {
+				assert.Contains(t, msg, b.Says, "a stated rule's words")
+			}
+			t.Log(msg)
+		})
+	}
+	over := Step{Op: "authorizations.capture", Method: "PUT", Path: "/authorizations/{authorization}", Body: `{"capture_amount":1001}`, Refuse: true,
+		Rule: "capture_amount at most the authorization's amount", Basis: saying(basisOf("4.1"), "the capture amount may not exceed the authorized amount")}
+	msg := r.acceptedMessage(over, Exchange{Path: "/authorizations/AU1", Status: 200}, over.Basis, over.Rule)
+	assert.Equal(t, "PUT /authorizations/AU1 was accepted with 200; capture_amount at most the authorization's amount (§4.1: the capture amount may not exceed the authorized amount)", msg)
 }
