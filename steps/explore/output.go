@@ -91,23 +91,35 @@ func gherkin(f Finding) string {
 	// The merchants are set as the target's were when the sequence began,
 	// and where another sequence changed them meanwhile.
 	merchants := usesMerchants(reqs)
+	// set is each merchant's Level 2/3 processing as the scenario last
+	// set it: a note that the target showed the same (another sequence
+	// changed it and back meanwhile) sets nothing.
+	set := map[string]bool{}
 	i := -1
 	for _, ex := range f.Trace {
 		if ex.Page && ex.Step.Walk == nil && ex.Step.Op == "merchants.get" {
-			if !merchants {
+			doc, _ := ex.doc.(map[string]any)
+			on, _ := doc["level_two_level_three_data_enabled"].(bool)
+			if was, ok := set[ex.Step.Path]; !merchants || ok && was == on {
 				continue
 			}
+			set[ex.Step.Path] = on
 			if user != userPlatform {
 				fmt.Fprintf(&b, "    Given I am the %s user\n", userPlatform)
 				user = userPlatform
 			}
-			doc, _ := ex.doc.(map[string]any)
-			on, _ := doc["level_two_level_three_data_enabled"].(bool)
 			fmt.Fprintf(&b, "    When I PUT %q with the body:\n      \"\"\"\n      {\"level_two_level_three_data_enabled\":%t}\n      \"\"\"\n    Then the request succeeds\n", ex.Step.Path, on)
 			continue
 		}
 		if !isRequest(ex) {
 			continue
+		}
+		if ex.Step.Op == "merchants.update" && is2xx(ex.Status) {
+			if on, ok := lookup(ex.doc, "level_two_level_three_data_enabled"); ok {
+				if v, isBool := on.(bool); isBool {
+					set[ex.Step.Path] = v
+				}
+			}
 		}
 		i++
 		last := i == len(reqs)-1
