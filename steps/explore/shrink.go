@@ -42,7 +42,9 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 	}
 	bestLen := failingLength(bestOut, f)
 	tried := map[string]bool{} // candidates run already: none twice
+	var last outcome              // what the last candidate run did
 	try := func(cand []uint32) bool {
+		last = outcome{}
 		if runs >= r.opts.ShrinkRuns || ctx.Err() != nil || r.overTime() {
 			return false
 		}
@@ -53,6 +55,7 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 		tried[key] = true
 		runs++
 		out, same := r.replaySame(ctx, cand, f, index, runs+1, start)
+		last = out
 		if !same || failingLength(out, f) > bestLen {
 			return false
 		}
@@ -78,6 +81,25 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 			m := bestOut.marks[k]
 			if m.end > len(best) || m.start >= m.end {
 				continue
+			}
+			if from, to := m.start+2, m.end; from < to && slices.ContainsFunc(best[from:to], func(d uint32) bool { return d != 0 }) {
+				cand := slices.Clone(best)
+				clear(cand[from:to])
+				if try(cand) {
+					improved = true
+					continue
+				}
+				// The action took fewer draws at 0 (no tags, no items): the
+				// next actions read the rest of its draws and meant
+				// something else. Those draws go, so the next actions read
+				// their own.
+				if k < len(last.marks) && last.marks[k].start == m.start && last.marks[k].end < to {
+					aligned := append(slices.Clone(cand[:last.marks[k].end]), cand[to:]...)
+					if try(aligned) {
+						improved = true
+						continue
+					}
+				}
 			}
 			improved = zeroRange(best, m.start+2, m.end, try) || improved
 			for i := m.start; i < min(m.start+2, m.end); i++ {
