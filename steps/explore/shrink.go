@@ -42,7 +42,7 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 	}
 	bestLen := failingLength(bestOut, f)
 	tried := map[string]bool{} // candidates run already: none twice
-	var last outcome              // what the last candidate run did
+	var last outcome           // what the last candidate run did
 	try := func(cand []uint32) bool {
 		last = outcome{}
 		if runs >= r.opts.ShrinkRuns || ctx.Err() != nil || r.overTime() {
