@@ -178,15 +178,24 @@ func clockSeed() uint64 { return uint64(time.Now().UnixNano()) & (1<<53 - 1) }
 // idempotency ids, so it sends byte-identical requests.
 func seedRunID(seed uint64) string { return "s" + strconv.FormatUint(seed, 36) }
 
-// printExplore writes each finding with its scenario, replay script and seed, then the totals.
+// printExplore writes each finding (one per cause) with its count, its
+// first failing sequences, its scenario, replay script and seed, then the
+// totals.
 func printExplore(w io.Writer, res explore.Result) {
 	for _, f := range res.Findings {
 		says := ""
 		if f.Says() != "" {
 			says = "\n  the spec: \u201c" + f.Says() + "\u201d"
 		}
-		fmt.Fprintf(w, "\n%s %s [%s] on %s: %s%s\n  %d sequences; shrunk from %d to %d requests; seed %d, sequence %d\n\n%s\n%s", f.Outcome, f.Check, f.Clause(), strings.Join(f.Ops, ", "), f.Message,
-			says, f.Occurrences, f.Original, f.Shrunk, f.Seed, f.Sequence, f.Gherkin, f.Curl)
+		fmt.Fprintf(w, "\n%s %s [%s]: %s%s\n  %s; %s; seed %d, sequence %d\n", f.Outcome, f.Check, f.Clause(), f.Message,
+			says, f.Counted(), f.Shrinking(), f.Seed, f.Sequence)
+		if lines := f.ExampleLines(); len(lines) > 1 || f.Occurrences > 1 {
+			fmt.Fprintf(w, "  cause: %s\n  first sequences failing so:\n", f.Cause())
+			for _, l := range lines {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
+		}
+		fmt.Fprintf(w, "\n%s\n%s", f.Gherkin, f.Curl)
 	}
 	for _, n := range res.Notes() {
 		switch {

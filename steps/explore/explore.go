@@ -152,8 +152,11 @@ type Finding struct {
 	Recipe []uint32
 	// Original and Shrunk are the numbers of requests before and after shrinking.
 	Original, Shrunk int
-	// Occurrences counts the sequences that failed the same way.
+	// Occurrences counts the sequences that failed with the finding's
+	// cause (Group); Examples are the first of them, as they failed before
+	// shrinking, the one shrunk among them.
 	Occurrences int
+	Examples    []Example
 	// Trace is the shrunk sequence as sent to the target.
 	Trace []Exchange
 	// Gherkin is the shrunk sequence as a feature in the suite's step
@@ -162,21 +165,36 @@ type Finding struct {
 	// Ops are the operations the finding's cause failed on, Op's first.
 	Ops    []string
 	assert string // the suite step that fails
-	reason string // what failed, without the operation (Group)
+	// cause is the message with the request, operation, roles, ids,
+	// numbers and generated text replaced by their kinds (normalise).
+	cause string
+	// reproduced is set when a replay of the recipe failed alike, so the
+	// finding was shrunk (as far as the replays and the time let it).
+	reproduced bool
+	replays    int // the replays spent shrinking it
 }
 
 // Key is how a finding fails: the same check on the same basis for one
-// operation. A shrunk sequence keeps its key.
+// operation.
 func (f Finding) Key() string {
 	return f.Check + "|" + f.Op + "|" + string(f.Outcome) + "|" + f.Basis.Cites()
 }
 
 // Group is the finding's cause: the same check failing on the same basis
-// for the same reason, whatever the operation (a crash on multi-byte tags
-// on five operations is one finding listing the five).
+// with the same message once its request, operation, roles, ids, numbers
+// and generated text are replaced by their kinds, whatever the operation (a
+// crash on multi-byte tags on five operations is one finding listing the
+// five; a refused capture that still captured, read back in seventeen
+// sequences with seventeen transfer ids, is one finding counting
+// seventeen). A shrunk sequence keeps its group.
 func (f Finding) Group() string {
-	return f.Check + "|" + string(f.Outcome) + "|" + f.Basis.Cites() + "|" + f.reason
+	return f.Check + "|" + string(f.Outcome) + "|" + f.Basis.Cites() + "|" + f.cause
 }
+
+// Cause is the finding's message as its group knows it: with its
+// request, operation, roles, ids, numbers and generated text replaced by
+// their kinds ("{request}", "{id}", ...).
+func (f Finding) Cause() string { return f.cause }
 
 // Clause is the finding's basis as a report cites it.
 func (f Finding) Clause() string { return f.Basis.Cites() }
@@ -424,12 +442,20 @@ type exploration struct {
 	mu       sync.Mutex
 	next     int            // the index of the next sequence to run
 	stopAt   int            // with FirstFinding, the first failing sequence (-1: none yet)
-	groups   map[string]int // Finding.Group → index in findings
+	groups   map[string]int // Finding.Group → index in findings and state
 	findings []Finding
+	state    []causeState
 	err      error
 	// unanswered are the requests that got no answer (a timeout, a
 	// connection reset): each ends its sequence; over maxUnanswered, the run.
 	unanswered []error
+}
+
+// causeState is whether a cause's finding is being shrunk, and how many
+// of its sequences were.
+type causeState struct {
+	busy  bool
+	tries int
 }
 
 // maxUnanswered is how many requests without an answer a run bears.
@@ -483,32 +509,64 @@ func (r *runner) work(ctx context.Context, cancel func(), x *exploration) {
 			continue // one request without an answer ends its sequence, not the run
 		}
 		for _, fd := range out.found {
-			f := *fd.finding
-			x.mu.Lock()
-			if r.opts.FirstFinding && (x.stopAt < 0 || i < x.stopAt) {
-				x.stopAt = i // no sequence starts after it; those running finish
-			}
-			if j, ok := x.groups[f.Group()]; ok {
-				x.findings[j].Occurrences++
-				x.findings[j].Ops = addOp(x.findings[j].Ops, f.Op)
-				x.mu.Unlock()
-				continue
-			}
-			j := len(x.findings)
-			x.groups[f.Group()] = j
-			x.findings = append(x.findings, Finding{Ops: []string{f.Op}})
-			x.mu.Unlock()
-			f.Sequence, f.Seed, f.Original = i, r.opts.Seed, len(requestsOf(fd.trace))
-			shrunk := r.shrink(ctx, c.used(), f, i, fd.trace)
-			x.mu.Lock()
-			shrunk.Occurrences = x.findings[j].Occurrences + 1
-			shrunk.Ops = addOp(x.findings[j].Ops, shrunk.Op)
-			x.findings[j] = shrunk
-			x.mu.Unlock()
-			if r.opts.Log != nil {
-				fmt.Fprintf(r.opts.Log, "explore: %s %s [%s] %s (%d → %d requests)\n", shrunk.Outcome, shrunk.Check, shrunk.Clause(), strings.Join(shrunk.Ops, ", "), shrunk.Original, shrunk.Shrunk)
-			}
+			r.found(ctx, x, c, i, fd)
 		}
+	}
+}
+
+// maxShrinkTries is how many sequences of one cause are shrunk at most:
+// the first, and the next ones while none replayed alike (a sequence that
+// rested on what another sequence did meanwhile).
+const maxShrinkTries = 3
+
+// found takes in a finding of sequence i: a new cause is shrunk here while
+// the other workers go on; a known one is counted, its operation and
+// example listed, and shrunk instead when its first sequence did not
+// replay alike.
+func (r *runner) found(ctx context.Context, x *exploration, c *choices, i int, fd found) {
+	f := *fd.finding
+	ex := Example{Sequence: i, Op: f.Op, Message: f.Message}
+	x.mu.Lock()
+	if r.opts.FirstFinding && (x.stopAt < 0 || i < x.stopAt) {
+		x.stopAt = i // no sequence starts after it; those running finish
+	}
+	j, known := x.groups[f.Group()]
+	if !known {
+		j = len(x.findings)
+		x.groups[f.Group()] = j
+		x.findings = append(x.findings, Finding{})
+		x.state = append(x.state, causeState{})
+	}
+	g, st := &x.findings[j], &x.state[j]
+	g.Occurrences++
+	g.Ops = addOp(g.Ops, f.Op)
+	if len(g.Examples) < maxExamples {
+		g.Examples = append(g.Examples, ex)
+	}
+	if st.busy || g.reproduced || st.tries >= maxShrinkTries {
+		x.mu.Unlock()
+		return
+	}
+	st.busy = true
+	st.tries++
+	x.mu.Unlock()
+	f.Sequence, f.Seed, f.Original = i, r.opts.Seed, len(requestsOf(fd.trace))
+	shrunk := r.shrink(ctx, c.used(), f, i, fd.trace)
+	x.mu.Lock()
+	g, st = &x.findings[j], &x.state[j]
+	st.busy = false
+	if g.Check == "" || shrunk.reproduced {
+		// The first of the cause, or one shrunk where the first was not.
+		shrunk.Occurrences, shrunk.Ops, shrunk.Examples = g.Occurrences, addOp(slices.Clone(g.Ops), shrunk.Op), g.Examples
+		*g = shrunk
+	}
+	x.mu.Unlock()
+	if r.opts.Log != nil {
+		how := fmt.Sprintf("%d → %d requests in %d replays", shrunk.Original, shrunk.Shrunk, shrunk.replays)
+		if !shrunk.reproduced {
+			how = fmt.Sprintf("%d requests, not shrunk: a replay did not fail alike", shrunk.Original)
+		}
+		fmt.Fprintf(r.opts.Log, "explore: %s %s [%s] %s (%s)\n", shrunk.Outcome, shrunk.Check, shrunk.Clause(), shrunk.Op, how)
 	}
 }
 

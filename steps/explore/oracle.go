@@ -2,6 +2,7 @@ package explore
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -31,20 +32,6 @@ func (r *runner) finding(check string, st Step, b judging.Basis, msg, want, got,
 	if b.Normative() && b.Says == "" && len(b.Invariants) > 0 {
 		b.Says = r.j.Table().Invariants[b.Invariants[0]] // an invariant's statement is its sentence
 	}
-	reason := want + " → " + got
-	switch check {
-	case checkServerError:
-		reason = got
-	case checkReadBack, checkComputed:
-		reason, _, _ = strings.Cut(want, " = ")
-	case checkForbidden:
-		reason = st.Rule
-	case checkAllowed:
-		reason = got
-		if b.Normative() { // a value at its stated limit refused: which one is the cause
-			reason = allowedWhy(st) + " → " + got
-		}
-	}
 	o := report.Fail
 	if !b.Normative() {
 		o = report.Warn
@@ -52,7 +39,7 @@ func (r *runner) finding(check string, st Step, b judging.Basis, msg, want, got,
 			o = report.Fail
 		}
 	}
-	return &Finding{Check: check, Op: st.Op, Outcome: o, Basis: b, Message: msg, Expected: want, Observed: got, assert: assert, reason: reason, Occurrences: 1}
+	return &Finding{Check: check, Op: st.Op, Outcome: o, Basis: b, Message: msg, Expected: want, Observed: got, assert: assert, cause: normalise(msg, st), Occurrences: 1}
 }
 
 // declaredOtherwise reports whether the target's profile declares another
@@ -152,7 +139,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		if r.declaredOtherwise(b.Assumed) {
 			return nil, false
 		}
-		return r.finding(checkForbidden, st, b, fmt.Sprintf("%s %s was accepted with %d; %s", st.Method, tex.Path, tex.Status, rule),
+		return r.finding(checkForbidden, st, b, r.acceptedMessage(st, tex, b, rule),
 			"a 4xx refusal", fmt.Sprintf("status %d", tex.Status), "the request is refused"), false
 	case !is2xx(tex.Status):
 		return nil, true // no success of the target to judge further (both refused included)
@@ -407,4 +394,96 @@ func (r *runner) refusedForItsBody(st Step, mex Exchange) (judging.Basis, bool) 
 		return judging.Basis{}, false
 	}
 	return r.contract.bodyBasis(st.Op, err), true
+}
+
+// acceptedMessage says what a target accepted that the contract refuses:
+// for a body breaking its request schema, the field, the value sent and
+// the rule ("POST /authorizations: `additional_purchase_data/item_data/0/quantity`
+// -1 accepted with 201; §8: greater than 0"), from the validator's first
+// violation (its pointer and keyword) and the basis's words; otherwise the
+// step's rule, with the basis's words when it has them.
+func (r *runner) acceptedMessage(st Step, tex Exchange, b judging.Basis, rule string) string {
+	words := b.Cites()
+	if b.Says != "" {
+		words += ": " + b.Says
+	}
+	if v, value, vb, ok := r.bodyViolation(st); ok && r.basisFor(checkForbidden, st, vb).Cites() == b.Cites() {
+		// Judged on the body's own basis: its violation is the rule.
+		if b.Says == "" {
+			words = v.Rule + ": " + v.Message + " (" + b.Cites() + ")"
+		}
+		return fmt.Sprintf("%s %s: `%s` %s accepted with %d; %s", st.Method, tex.Path, strings.TrimPrefix(v.Pointer, "/"), value, tex.Status, words)
+	}
+	msg := fmt.Sprintf("%s %s was accepted with %d; %s", st.Method, tex.Path, tex.Status, rule)
+	if b.Says != "" && !strings.Contains(rule, b.Says) {
+		msg += " (" + words + ")"
+	}
+	return msg
+}
+
+// maxValueShown bounds a value a message quotes, in characters.
+const maxValueShown = 40
+
+// bodyViolation is the first violation of st's JSON body against its
+// request schema, with the value the body holds at its pointer ("absent"
+// for a required field left out), rendered as JSON and cut to
+// maxValueShown characters, and the body's basis.
+func (r *runner) bodyViolation(st Step) (validate.Violation, string, judging.Basis, bool) {
+	op, ok := r.v.Operation(st.Op)
+	if !ok || st.Body == "" || !op.HasJSONBody() || op.Request == "" {
+		return validate.Violation{}, "", judging.Basis{}, false
+	}
+	shape := r.contract.schemas[op.Request]
+	if shape == nil {
+		return validate.Violation{}, "", judging.Basis{}, false
+	}
+	dec := json.NewDecoder(strings.NewReader(st.Body))
+	dec.UseNumber()
+	var doc map[string]any
+	if dec.Decode(&doc) != nil {
+		return validate.Violation{}, "", judging.Basis{}, false
+	}
+	var ve *validate.Error
+	err := r.contract.check(st.Op, shape, doc)
+	if !errors.As(err, &ve) || len(ve.Violations) == 0 {
+		return validate.Violation{}, "", judging.Basis{}, false
+	}
+	v, b := ve.Violations[0], r.contract.bodyBasis(st.Op, err)
+	val, ok := atPointer(doc, v.Pointer)
+	if !ok {
+		return v, "absent", b, true
+	}
+	shown := render(val)
+	if rs := []rune(shown); len(rs) > maxValueShown {
+		shown = string(rs[:maxValueShown]) + "…"
+	}
+	return v, shown, b, true
+}
+
+// atPointer is the value of a decoded document at a JSON pointer.
+func atPointer(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	cur := doc
+	for seg := range strings.SplitSeq(strings.TrimPrefix(ptr, "/"), "/") {
+		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+		switch x := cur.(type) {
+		case map[string]any:
+			v, ok := x[seg]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			cur = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
 }

@@ -19,6 +19,42 @@ func (r *runner) render(f Finding, trace []Exchange) Finding {
 	return f
 }
 
+// Shrinking says how far the finding was shrunk: "shrunk from 29 to 4
+// requests", or that no replay failed alike (kept as found).
+func (f Finding) Shrinking() string {
+	if !f.reproduced && f.Shrunk == f.Original {
+		return fmt.Sprintf("%d requests, not shrunk: no replay of its sequences failed alike", f.Original)
+	}
+	return fmt.Sprintf("shrunk from %d to %d requests", f.Original, f.Shrunk)
+}
+
+// Counted says how many sequences failed with the finding's cause and on
+// which operations: "17 sequences, on authorizations.get".
+func (f Finding) Counted() string {
+	n := "1 sequence"
+	if f.Occurrences != 1 {
+		n = fmt.Sprintf("%d sequences", f.Occurrences)
+	}
+	ops := f.Ops
+	if len(ops) == 0 {
+		ops = []string{f.Op}
+	}
+	return n + ", on " + strings.Join(ops, ", ")
+}
+
+// ExampleLines are the finding's first failing sequences, one a line,
+// each as it failed before shrinking; the last line counts the others.
+func (f Finding) ExampleLines() []string {
+	var out []string
+	for _, e := range f.Examples {
+		out = append(out, fmt.Sprintf("sequence %d, %s: %s", e.Sequence, e.Op, strings.Join(strings.Fields(e.Message), " ")))
+	}
+	if more := f.Occurrences - len(f.Examples); more > 0 && len(f.Examples) > 0 {
+		out = append(out, fmt.Sprintf("and %d more sequences", more))
+	}
+	return out
+}
+
 // scenarioTags are the tags of a finding's scenario: @explore, its clauses
 // and, for an assumed basis, the suite's @assumed @profile-KEY pair.
 func scenarioTags(f Finding) []string {
@@ -46,30 +82,44 @@ func gherkin(f Finding) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\nFeature: Exploration findings\n\n", strings.Join(scenarioTags(f)[:1], " "))
 	fmt.Fprintf(&b, "  %s\n", strings.Join(scenarioTags(f), " "))
-	fmt.Fprintf(&b, "  Scenario: %s, %s (explore seed %d, sequence %d)\n", f.Check, f.Op, f.Seed, f.Sequence)
+	// The title says what failed, which a replay's failure ("status 200,
+	// want a refusal: 4xx") does not: the field, the value and the rule.
+	fmt.Fprintf(&b, "  Scenario: %s, %s: %s (explore seed %d, sequence %d)\n", f.Check, f.Op, titleOf(f.Message), f.Seed, f.Sequence)
 	b.WriteString("    Given I am the platform user\n")
 	user := userPlatform
 	reqs := requestsOf(f.Trace)
 	// The merchants are set as the target's were when the sequence began,
 	// and where another sequence changed them meanwhile.
 	merchants := usesMerchants(reqs)
+	// set is each merchant's Level 2/3 processing as the scenario last
+	// set it: a note that the target showed the same (another sequence
+	// changed it and back meanwhile) sets nothing.
+	set := map[string]bool{}
 	i := -1
 	for _, ex := range f.Trace {
 		if ex.Page && ex.Step.Walk == nil && ex.Step.Op == "merchants.get" {
-			if !merchants {
+			doc, _ := ex.doc.(map[string]any)
+			on, _ := doc["level_two_level_three_data_enabled"].(bool)
+			if was, ok := set[ex.Step.Path]; !merchants || ok && was == on {
 				continue
 			}
+			set[ex.Step.Path] = on
 			if user != userPlatform {
 				fmt.Fprintf(&b, "    Given I am the %s user\n", userPlatform)
 				user = userPlatform
 			}
-			doc, _ := ex.doc.(map[string]any)
-			on, _ := doc["level_two_level_three_data_enabled"].(bool)
 			fmt.Fprintf(&b, "    When I PUT %q with the body:\n      \"\"\"\n      {\"level_two_level_three_data_enabled\":%t}\n      \"\"\"\n    Then the request succeeds\n", ex.Step.Path, on)
 			continue
 		}
 		if !isRequest(ex) {
 			continue
+		}
+		if ex.Step.Op == "merchants.update" && is2xx(ex.Status) {
+			if on, ok := lookup(ex.doc, "level_two_level_three_data_enabled"); ok {
+				if v, isBool := on.(bool); isBool {
+					set[ex.Step.Path] = v
+				}
+			}
 		}
 		i++
 		last := i == len(reqs)-1
@@ -110,6 +160,23 @@ func gherkin(f Finding) string {
 		}
 	}
 	return b.String()
+}
+
+// maxTitle bounds the message a scenario's title carries, in characters.
+const maxTitle = 160
+
+// titleOf is a finding's message as a scenario title: on one line, without
+// the request it opens with (the scenario's steps send it, with ids of
+// their own), cut to maxTitle characters.
+func titleOf(msg string) string {
+	msg = strings.Join(strings.Fields(msg), " ")
+	if loc := requestLine.FindStringIndex(msg); loc != nil && loc[0] == 0 {
+		msg = strings.TrimLeft(msg[loc[1]:], ": ")
+	}
+	if rs := []rune(msg); len(rs) > maxTitle {
+		msg = string(rs[:maxTitle]) + "…"
+	}
+	return msg
 }
 
 // idempotencyID matches an idempotency_id member of a JSON body and its value.
@@ -221,7 +288,12 @@ func (r *runner) curl(f Finding) string {
 }
 
 // Scenarios are the findings as scenarios of a conform results file,
-// feature "explore", one per finding, grouped by check.
+// feature "explore", one per finding (a cause: its check, basis and
+// normalised message), ordered by check: named by the check, the
+// operations, the number of sequences that failed so and the cause; its
+// check's message adds the shrunk finding's, how far it was shrunk and the
+// first failing sequences, and its detail (what the HTML report's causes
+// table groups by) is the cause.
 func (res Result) Scenarios() []report.Scenario {
 	fs := slices.Clone(res.Findings)
 	slices.SortStableFunc(fs, func(a, b Finding) int { return strings.Compare(a.Check, b.Check) })
@@ -231,8 +303,12 @@ func (res Result) Scenarios() []report.Scenario {
 		if !f.Basis.Normative() {
 			kind = report.KindAssumed
 		}
+		msg := fmt.Sprintf("%s: %s (%s; %s)", f.Check, f.Message, f.Counted(), f.Shrinking())
+		if lines := f.ExampleLines(); len(lines) > 0 {
+			msg += "\nfirst sequences failing so:\n  " + strings.Join(lines, "\n  ")
+		}
 		c := report.Check{Kind: kind, Step: f.assert, Clause: f.Clause(), Says: f.Says(), ProfileKey: f.Basis.Assumed, Expected: f.Expected, Observed: f.Observed,
-			Message: fmt.Sprintf("%s: %s (%d sequences; shrunk from %d to %d requests)", f.Check, f.Message, f.Occurrences, f.Original, f.Shrunk), Curl: f.Curl}
+			Operation: f.Op, Detail: fmt.Sprintf("%s: %s (%s)", f.Check, f.Cause(), f.Counted()), Message: msg, Curl: f.Curl}
 		if reqs := requestsOf(f.Trace); len(reqs) > 0 {
 			ex := reqs[len(reqs)-1]
 			c.Exchange = &report.Exchange{Method: ex.Method, URL: ex.Path, User: ex.User, RequestBody: ex.Body, Status: ex.Status, ResponseBody: ex.Response}
@@ -242,7 +318,7 @@ func (res Result) Scenarios() []report.Scenario {
 		if len(ops) == 0 {
 			ops = []string{f.Op}
 		}
-		out = append(out, report.Scenario{Feature: "explore", FeatureName: "Exploration", Name: f.Check + ": " + strings.Join(ops, ", "), Tags: tags, Outcome: f.Outcome,
+		out = append(out, report.Scenario{Feature: "explore", FeatureName: "Exploration", Name: fmt.Sprintf("%s: %s (%d×): %s", f.Check, strings.Join(ops, ", "), f.Occurrences, f.Cause()), Tags: tags, Outcome: f.Outcome,
 			Checks: []report.Check{c}, Operations: ops,
 			Reproduction: fmt.Sprintf("# seed %d, sequence %d\n%s\n%s", f.Seed, f.Sequence, f.Gherkin, f.Curl)})
 	}

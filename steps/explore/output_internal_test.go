@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -99,6 +100,33 @@ func TestReplayScriptQuotesEveryBody(t *testing.T) {
 			defer mu.Unlock()
 			require.Len(t, got, 2, "%s", out)
 			assert.Equal(t, tt.want("r9"), got[1], "the body as the finding sent it\n%s", script)
+		})
+	}
+}
+
+// TestScenarioSetsEachMerchantOnce: a printed scenario sets a merchant's
+// Level 2/3 processing where the target's differed from what the scenario
+// last set, not at every note of it: a note showing the same sets nothing.
+func TestScenarioSetsEachMerchantOnce(t *testing.T) {
+	note := func(key string, on bool) Exchange {
+		return Exchange{Step: Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + key + "}"}, Page: true, Status: 200,
+			doc: map[string]any{"level_two_level_three_data_enabled": on}}
+	}
+	sale := Step{Op: "transfers.create", Method: "POST", Path: "/transfers", Body: `{"merchant":"{fixture:merchant}","additional_purchase_data":{}}`}
+	req := Exchange{Step: sale, User: userPlatform, Method: "POST", Path: "/transfers", Body: sale.Body, Status: 201}
+	tests := []struct {
+		name  string
+		trace []Exchange
+		puts  int
+	}{
+		{"the prelude only", []Exchange{note("merchant", true), note("plain_merchant", false), req}, 2},
+		{"a note showing the same", []Exchange{note("merchant", true), note("plain_merchant", false), note("merchant", true), req}, 2},
+		{"a note showing a change", []Exchange{note("merchant", true), note("plain_merchant", false), note("merchant", false), req}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := gherkin(Finding{Check: checkServerError, Op: sale.Op, assert: "the request succeeds", Trace: tt.trace})
+			assert.Equal(t, tt.puts, strings.Count(g, "When I PUT \"/merchants/"), "%s", g)
 		})
 	}
 }

@@ -31,10 +31,10 @@ type found struct {
 	trace   []Exchange
 }
 
-// has reports whether the outcome holds a finding of the key.
-func (o outcome) has(key string) (found, bool) {
+// has reports whether the outcome holds a finding of the cause (Group).
+func (o outcome) has(group string) (found, bool) {
 	for _, f := range o.found {
-		if f.finding.Key() == key {
+		if f.finding.Group() == group {
 			return f, true
 		}
 	}

@@ -83,11 +83,12 @@ func RunUnit(ctx context.Context, opts Options, first, n int) (Unit, error) {
 	}
 	u := Unit{First: first, N: n}
 	type group struct {
-		index  int
-		recipe []uint32
-		fd     found
-		count  int
-		ops    []string
+		index    int
+		recipe   []uint32
+		fd       found
+		count    int
+		ops      []string
+		examples []Example
 	}
 	var groups []*group
 	byKey := map[string]*group{}
@@ -108,6 +109,9 @@ func RunUnit(ctx context.Context, opts Options, first, n int) (Unit, error) {
 			}
 			g.count++
 			g.ops = addOp(g.ops, fd.finding.Op)
+			if len(g.examples) < maxExamples {
+				g.examples = append(g.examples, Example{Sequence: first + i, Op: fd.finding.Op, Message: fd.finding.Message})
+			}
 		}
 	}
 	u.Findings = make([]Finding, len(groups))
@@ -122,6 +126,7 @@ func RunUnit(ctx context.Context, opts Options, first, n int) (Unit, error) {
 			shrunk := r.shrink(ctx, g.recipe, f, g.index, g.fd.trace)
 			shrunk.Occurrences = g.count
 			shrunk.Ops = addOp(slices.Clone(g.ops), shrunk.Op)
+			shrunk.Examples = g.examples
 			u.Findings[k] = shrunk
 		})
 	}
@@ -248,7 +253,8 @@ type Record struct {
 	Curl        string            `json:"curl"`
 	Ops         []string          `json:"ops,omitempty"`
 	Assert      string            `json:"assert,omitempty"`
-	Reason      string            `json:"reason,omitempty"`
+	Cause       string            `json:"cause,omitempty"`
+	Examples    []Example         `json:"examples,omitempty"`
 	Failed      *RecordedExchange `json:"failed,omitempty"`
 }
 
@@ -266,7 +272,7 @@ type RecordedExchange struct {
 func (f Finding) Record() Record {
 	rec := Record{Check: f.Check, Op: f.Op, Outcome: f.Outcome, Basis: f.Basis, Message: f.Message, Expected: f.Expected, Observed: f.Observed,
 		Sequence: f.Sequence, Seed: f.Seed, Recipe: f.Recipe, Original: f.Original, Shrunk: f.Shrunk, Occurrences: f.Occurrences,
-		Gherkin: f.Gherkin, Curl: f.Curl, Ops: f.Ops, Assert: f.assert, Reason: f.reason}
+		Gherkin: f.Gherkin, Curl: f.Curl, Ops: f.Ops, Assert: f.assert, Cause: f.cause, Examples: f.Examples}
 	if reqs := requestsOf(f.Trace); len(reqs) > 0 {
 		ex := reqs[len(reqs)-1]
 		rec.Failed = &RecordedExchange{User: ex.User, Method: ex.Method, Path: ex.Path, Body: ex.Body, Status: ex.Status, Response: ex.Response}
@@ -279,7 +285,7 @@ func (f Finding) Record() Record {
 func (rec Record) Finding() Finding {
 	f := Finding{Check: rec.Check, Op: rec.Op, Outcome: rec.Outcome, Basis: rec.Basis, Message: rec.Message, Expected: rec.Expected, Observed: rec.Observed,
 		Sequence: rec.Sequence, Seed: rec.Seed, Recipe: rec.Recipe, Original: rec.Original, Shrunk: rec.Shrunk, Occurrences: rec.Occurrences,
-		Gherkin: rec.Gherkin, Curl: rec.Curl, Ops: rec.Ops, assert: rec.Assert, reason: rec.Reason}
+		Gherkin: rec.Gherkin, Curl: rec.Curl, Ops: rec.Ops, assert: rec.Assert, cause: rec.Cause, Examples: rec.Examples}
 	if ex := rec.Failed; ex != nil {
 		f.Trace = []Exchange{{Step: Step{Method: ex.Method}, User: ex.User, Method: ex.Method, Path: ex.Path, Body: ex.Body, Status: ex.Status, Response: ex.Response}}
 	}

@@ -104,8 +104,8 @@ func Fingerprint(f explore.Finding) string {
 }
 
 // Cause is a finding's cause as campaigns compare it: explore's
-// Finding.Group (check, outcome, basis and reason), with the values that
-// differ from run to run in the reason (resource ids, numbers) written as
+// Finding.Group (check, outcome, basis and cause), with the values that
+// differ from run to run in the cause (resource ids, numbers) written as
 // {id} and {n}: the same bug met on another resource, or on a longer
 // list, is one fingerprint.
 func Cause(f explore.Finding) string { return normalise(f.Group()) }
