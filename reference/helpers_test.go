@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/conform-kit/conform/validate"
 )
 
@@ -78,7 +80,11 @@ func newHarness(t testing.TB, mutate ...func(*Config)) *harness {
 		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	t.Cleanup(func() { checkIndexes(t, srv.st) })
+	t.Cleanup(func() {
+		if st := srv.memory(); st != nil {
+			checkIndexes(t, st)
+		}
+	})
 	v, err := validate.Default()
 	if err != nil {
 		t.Fatalf("validate.Default: %v", err)
@@ -264,4 +270,28 @@ func containsToken(text, token string) bool {
 		}
 		from = start + 1
 	}
+}
+
+// memory is the in-memory store of a Server whose sandbox is in memory
+// (MemoryStore or PostgresLedger), nil for one in PostgreSQL.
+func (s *Server) memory() *store {
+	switch st := s.units.(type) {
+	case *store:
+		return st
+	case *memoryWithLedger:
+		return st.store
+	}
+	return nil
+}
+
+// pgPool is the connection pool of a Server's PostgreSQL store (OpenPostgres
+// or PostgresLedger).
+func (s *Server) pgPool() *pgxpool.Pool {
+	switch st := s.cfg.Store.(type) {
+	case *PostgresStore:
+		return st.pool
+	case pgLedgerStore:
+		return st.p.pool
+	}
+	panic(fmt.Sprintf("reference test: a %T is no PostgreSQL store", s.cfg.Store))
 }

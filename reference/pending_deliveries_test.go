@@ -86,7 +86,7 @@ func TestPendingDeliveriesAreBounded(t *testing.T) {
 			},
 			func(t *testing.T, h *harness, app, hook string) int {
 				var n int
-				require.NoError(t, h.srv.cfg.Postgres.pool.QueryRow(context.Background(),
+				require.NoError(t, h.srv.pgPool().QueryRow(context.Background(),
 					`SELECT count(*) FROM deliveries WHERE app = $1 AND webhook = $2 AND NOT done`, app, hook).Scan(&n))
 				return n
 			}},

@@ -184,6 +184,15 @@ type idemOutcome struct {
 	body        []byte
 }
 
+func (st *store) claim(_ context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
+	return st.idempotencyBegin(key, hash, now)
+}
+
+func (st *store) settle(_ context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error {
+	st.idempotencyEnd(key, e, ok, out)
+	return nil
+}
+
 // idempotencyBegin returns the entry for key and whether the caller owns it
 // (must run the request and call idempotencyEnd). Non-owners wait on done.
 // A new key beyond the application's MaxRetained keys is 429 QUOTA_EXCEEDED:
