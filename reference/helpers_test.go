@@ -219,7 +219,14 @@ func purchaseDataBody() map[string]any {
 // eventually polls cond until it holds or the deadline passes.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(5 * time.Second)
+	eventuallyWithin(t, 5*time.Second, what, cond)
+}
+
+// eventuallyWithin is eventually with a deadline of d, for a condition that
+// waits on the reference's own timers (webhook retries).
+func eventuallyWithin(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(d)
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for !cond() {

@@ -47,15 +47,6 @@ func (s *Server) idempotent(rq *request, id *string, in canonical, h handler) (a
 	}
 }
 
-// idemRun is the idempotency key a request runs under, and, on a claim
-// taken over from a replica that died, the resource the first run's unit
-// of work committed ("" for none).
-type idemRun struct {
-	key     idemKey
-	resumed string
-	holder  string // the claim's token (idemEntry.holder)
-}
-
 // errClaimLost is the error of a unit of work whose request's idempotency
 // claim was taken over by another replica while it ran (this one stalled
 // past the lease): the unit commits nothing, and the request waits for the

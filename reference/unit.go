@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+	"crypto/sha256"
 	"io"
 	"time"
 )
@@ -251,6 +252,46 @@ type ledger interface {
 	// settle records the owner's outcome; ok false abandons the key so a
 	// retry runs afresh.
 	settle(ctx context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error
+}
+
+// idemKey scopes an idempotency_id to an application and an operation.
+type idemKey struct {
+	app, op, id string
+}
+
+// idemEntry is the outcome of the first request with an idempotency key;
+// done is closed once out is set (or the entry is abandoned).
+type idemEntry struct {
+	hash [sha256.Size]byte
+	done chan struct{}
+	ok   bool
+	out  idemOutcome
+	// resumed is set on a claim taken over from a replica that died
+	// (PostgreSQL): the id of the resource its unit of work committed
+	// before it could record the answer, "" when it committed none.
+	resumed string
+	// holder is the token of the claim the owner holds (PostgreSQL): its
+	// unit of work and its answer count only while the key still names it.
+	holder string
+}
+
+// idemOutcome is the complete response of the first request, replayed to
+// every retry: status, content type, the request id of an error envelope
+// (its logref, also sent as X-Request-Id) and the body.
+type idemOutcome struct {
+	status      int
+	contentType string
+	requestID   string
+	body        []byte
+}
+
+// idemRun is the idempotency key a request runs under, and, on a claim
+// taken over from a replica that died, the resource the first run's unit
+// of work committed ("" for none).
+type idemRun struct {
+	key     idemKey
+	resumed string
+	holder  string // the claim's token (idemEntry.holder)
 }
 
 // timerKind names what a due timer does.
