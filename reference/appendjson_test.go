@@ -71,20 +71,20 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 	var cards []paymentInstrument
 	var auths []authorization
 	var disputes []dispute
-	h.srv.st.mu.Lock()
-	for _, d := range h.srv.st.disputes {
+	h.srv.memory().mu.Lock()
+	for _, d := range h.srv.memory().disputes {
 		disputes = append(disputes, *d)
 	}
-	for _, t := range h.srv.st.transfers {
+	for _, t := range h.srv.memory().transfers {
 		transfers = append(transfers, *t)
 	}
-	for _, p := range h.srv.st.cards {
+	for _, p := range h.srv.memory().cards {
 		cards = append(cards, *p)
 	}
-	for _, a := range h.srv.st.auths {
+	for _, a := range h.srv.memory().auths {
 		auths = append(auths, *a)
 	}
-	h.srv.st.mu.Unlock()
+	h.srv.memory().mu.Unlock()
 	transfers = append(transfers,
 		transfer{meta: meta{ID: odd, CreatedAt: now}, Tags: tags{odd: odd, "": ""}, Source: &odd, Destination: &odd, ReadyToSettleAt: &now,
 			StatementDescriptor: &odd, Messages: []string{odd, ""}, IdempotencyID: &odd, AdditionalPurchaseData: json.RawMessage(`{"a":"\u003c"}`),

@@ -6,12 +6,6 @@ import (
 	"slices"
 )
 
-// Roles (spec section 5).
-const (
-	rolePlatform = "ROLE_PLATFORM"
-	roleMerchant = "ROLE_MERCHANT"
-)
-
 // authenticate checks HTTP Basic credentials in constant time (an unknown
 // user costs the same comparison as a wrong password) and the operation's
 // roles: 401 UNKNOWN "Unauthorized", then 403 FORBIDDEN "Access is denied".

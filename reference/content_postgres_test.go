@@ -105,7 +105,7 @@ func TestPostgresFileContentStreams(t *testing.T) {
 	var up *hashWriter
 	uploadBytes := allocated(func() { up = upload() })
 	require.Equal(t, 200, up.status, "upload")
-	pool := h.srv.cfg.Postgres.pool
+	pool := h.srv.pgPool()
 	var app string
 	require.NoError(t, pool.QueryRow(t.Context(), `SELECT app FROM records WHERE kind = 'file' AND id = $1`, id).Scan(&app))
 	held := func() (pieces int, stored, counted int64) {
@@ -155,7 +155,7 @@ func TestPostgresFileContentStreams(t *testing.T) {
 	getBytes := allocated(func() { h.expect(h.call(h.platform(), "GET", "/files/"+id, nil), 200, "file") })
 	assert.Less(t, getBytes, uint64(contentPiece), "a GET of the file reads none of its content")
 	var column *int
-	require.NoError(t, h.srv.cfg.Postgres.pool.QueryRow(t.Context(), `SELECT length(content) FROM records WHERE kind = 'file' AND id = $1`, id).Scan(&column))
+	require.NoError(t, h.srv.pgPool().QueryRow(t.Context(), `SELECT length(content) FROM records WHERE kind = 'file' AND id = $1`, id).Scan(&column))
 	assert.Nil(t, column, "the record holds no content")
 
 	// Past its age the file goes with its pieces, and its bytes are given back.

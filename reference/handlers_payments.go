@@ -41,8 +41,8 @@ func (s *Server) createAuthorization(rq *request) (any, error) {
 	return s.idempotent(rq, in.IdempotencyID, &in, func(rq *request) (any, error) {
 		var a authorization
 		var declined bool
-		err := s.update(rq.r.Context(), rq.user.app, func(t tx) error {
-			if id := resumedResource(rq.r.Context()); id != "" {
+		err := s.updateClaimed(rq, func(t tx) error {
+			if id := rq.resumed(); id != "" {
 				var err error
 				a, err = t.Authorizations().Get(id)
 				declined = a.State == "FAILED"
@@ -108,10 +108,10 @@ func (s *Server) createTransfer(rq *request) (any, error) {
 	return s.idempotent(rq, in.IdempotencyID, &in, func(rq *request) (any, error) {
 		var res saleResult
 		var fp string
-		err := s.update(rq.r.Context(), rq.user.app, func(t tx) error {
+		err := s.updateClaimed(rq, func(t tx) error {
 			info, _ := t.AppInfo()
 			fp = info.feeProfile
-			if id := resumedResource(rq.r.Context()); id != "" {
+			if id := rq.resumed(); id != "" {
 				tr, err := t.Transfers().Get(id)
 				res = saleResult{transfer: tr, declined: tr.State == "FAILED"}
 				return err

@@ -2,44 +2,27 @@ package reference
 
 import (
 	"context"
-	"fmt"
 )
 
 // The handlers' ways into the store seam: each request is one unit of work.
 
 // update runs fn as one unit of work of app on the Server's store, view as
-// a read-only one. They call the store by its type rather than through the
-// seam's interface: a function handed to an interface method escapes (the
-// compiler cannot see the callee keep it), so each unit would put its
-// closure and every variable the closure shares with its caller on the heap
-// (a copy of the record a GET reads, a page of a list); neither store keeps
-// fn, so called by type, fn and its variables stay on the caller's stack.
-// The rules are the same either way: fn runs against tx.
+// a read-only one; runUnit calls fn itself, so fn and the variables it
+// shares with its handler stay on the handler's stack (unitRunner).
 func (s *Server) update(ctx context.Context, app string, fn func(tx) error) error {
-	switch st := s.units.(type) {
-	case *store:
-		return st.Update(ctx, app, fn)
-	case *pgUnits:
-		return st.Update(ctx, app, fn)
-	}
-	panic(unknownStore(s.units))
+	return runUnit(s.units, ctx, app, s.now(), false, nil, fn)
 }
 
 // view runs fn as a read-only unit of work of app (see update).
 func (s *Server) view(ctx context.Context, app string, fn func(tx) error) error {
-	switch st := s.units.(type) {
-	case *store:
-		return st.View(ctx, app, fn)
-	case *pgUnits:
-		return st.View(ctx, app, fn)
-	}
-	panic(unknownStore(s.units))
+	return runUnit(s.units, ctx, app, s.now(), true, nil, fn)
 }
 
-// unknownStore is the panic of a Server given a store update and view do
-// not name: every store the Server runs units on is listed there.
-func unknownStore(st sandboxStore) string {
-	return fmt.Sprintf("reference: units of work on a %T: list it in Server.update and Server.view", st)
+// updateClaimed runs fn as the unit of work of a request that holds an
+// idempotency claim (rq.claim, nil for none): the store commits it only
+// while the claim is held, and names in the claim what it created.
+func (s *Server) updateClaimed(rq *request, fn func(tx) error) error {
+	return runUnit(s.units, rq.r.Context(), rq.user.app, s.now(), false, rq.claim, fn)
 }
 
 // getOne reads one record of the request's application in a read-only unit.

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/conform-kit/conform/validate"
 )
 
@@ -78,7 +80,11 @@ func newHarness(t testing.TB, mutate ...func(*Config)) *harness {
 		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	t.Cleanup(func() { checkIndexes(t, srv.st) })
+	t.Cleanup(func() {
+		if st := srv.memory(); st != nil {
+			checkIndexes(t, st)
+		}
+	})
 	v, err := validate.Default()
 	if err != nil {
 		t.Fatalf("validate.Default: %v", err)
@@ -213,7 +219,14 @@ func purchaseDataBody() map[string]any {
 // eventually polls cond until it holds or the deadline passes.
 func eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(5 * time.Second)
+	eventuallyWithin(t, 5*time.Second, what, cond)
+}
+
+// eventuallyWithin is eventually with a deadline of d, for a condition that
+// waits on the reference's own timers (webhook retries).
+func eventuallyWithin(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(d)
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for !cond() {
@@ -264,4 +277,28 @@ func containsToken(text, token string) bool {
 		}
 		from = start + 1
 	}
+}
+
+// memory is the in-memory store of a Server whose sandbox is in memory
+// (MemoryStore or PostgresLedger), nil for one in PostgreSQL.
+func (s *Server) memory() *store {
+	switch st := s.units.(type) {
+	case *store:
+		return st
+	case *memoryWithLedger:
+		return st.store
+	}
+	return nil
+}
+
+// pgPool is the connection pool of a Server's PostgreSQL store (OpenPostgres
+// or PostgresLedger).
+func (s *Server) pgPool() *pgxpool.Pool {
+	switch st := s.cfg.Store.(type) {
+	case *PostgresStore:
+		return st.pool
+	case pgLedgerStore:
+		return st.p.pool
+	}
+	panic(fmt.Sprintf("reference test: a %T is no PostgreSQL store", s.cfg.Store))
 }

@@ -1,7 +1,6 @@
 package reference
 
 import (
-	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -22,12 +21,12 @@ func (s *Server) idempotent(rq *request, id *string, in canonical, h handler) (a
 		return nil, err
 	}
 	for {
-		e, owner, err := s.ledger.claim(rq.r.Context(), key, hash, rq.now)
+		e, owner, err := s.units.claim(rq.r.Context(), key, hash, rq.now)
 		if err != nil {
 			return nil, err
 		}
 		if owner {
-			rq.r = rq.r.WithContext(context.WithValue(rq.r.Context(), idemRunKey{}, idemRun{key: key, resumed: e.resumed, holder: e.holder}))
+			rq.claim = &idemRun{key: key, resumed: e.resumed, holder: e.holder}
 			if r, lost := s.runIdempotent(rq, key, e, h); !lost {
 				return r, nil
 			}
@@ -48,41 +47,11 @@ func (s *Server) idempotent(rq *request, id *string, in canonical, h handler) (a
 	}
 }
 
-// idemRunKey is the context key of the idemRun of the request an owned
-// idempotency claim runs.
-type idemRunKey struct{}
-
-// idemRun is the idempotency key a request runs under, and, on a claim
-// taken over from a replica that died, the resource the first run's unit
-// of work committed ("" for none).
-type idemRun struct {
-	key     idemKey
-	resumed string
-	holder  string // the claim's token (idemEntry.holder)
-}
-
 // errClaimLost is the error of a unit of work whose request's idempotency
 // claim was taken over by another replica while it ran (this one stalled
 // past the lease): the unit commits nothing, and the request waits for the
 // new holder's answer instead.
 var errClaimLost = errors.New("reference: the idempotency claim was taken over while its request ran")
-
-// idempotentKey is the idempotency key the unit's request runs under; a
-// store whose ledger is in the same database records in the unit's
-// transaction what the unit created under it.
-func idempotentKey(ctx context.Context) (key idemKey, holder string, ok bool) {
-	r, ok := ctx.Value(idemRunKey{}).(idemRun)
-	return r.key, r.holder, ok
-}
-
-// resumedResource is the resource an idempotent create committed before
-// its replica died (the claim was taken over): the create answers it
-// instead of creating another, and emits nothing (its events committed with
-// it). "" when the request runs afresh.
-func resumedResource(ctx context.Context) string {
-	r, _ := ctx.Value(idemRunKey{}).(idemRun)
-	return r.resumed
-}
 
 // runIdempotent runs h, records its complete response and returns it as a
 // replay. Server errors (and panics) are not recorded, so a retry runs again.
@@ -92,7 +61,7 @@ func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler
 	done := false
 	defer func() {
 		if !done {
-			_ = s.ledger.settle(rq.r.Context(), key, e, false, idemOutcome{})
+			_ = s.units.settle(rq.r.Context(), key, e, false, idemOutcome{})
 		}
 	}()
 	rec := newRecorder()
@@ -108,7 +77,7 @@ func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler
 		requestID: rec.header.Get("X-Request-Id"), body: rec.body.Bytes(),
 	}
 	done = true
-	if err := s.ledger.settle(rq.r.Context(), key, e, r.status < 500, idemOutcome(r)); err != nil {
+	if err := s.units.settle(rq.r.Context(), key, e, r.status < 500, idemOutcome(r)); err != nil {
 		s.log.Error("record an idempotent outcome", "error", err)
 	}
 	return r, false

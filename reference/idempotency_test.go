@@ -9,9 +9,9 @@ import (
 )
 
 func (h *harness) transferCount() int {
-	h.srv.st.mu.Lock()
-	defer h.srv.st.mu.Unlock()
-	return len(h.srv.st.transfers)
+	h.srv.memory().mu.Lock()
+	defer h.srv.memory().mu.Unlock()
+	return len(h.srv.memory().transfers)
 }
 
 func TestIdempotentSale(t *testing.T) {

@@ -351,7 +351,7 @@ func TestSortedListsFollowUpdates(t *testing.T) {
 		later()
 		h.expect(h.call(h.platform(), "POST", "/files/"+b+"/upload", body, "Content-Type", ct), 200, "file")
 		later()
-		h.srv.fileReview(testBase, h.srv.st.users[h.platform().Username].app, a)
+		h.srv.fileReview(testBase, h.srv.memory().users[h.platform().Username].app, a)
 		if got := h.fileStatus(a); got != fileUploaded {
 			t.Fatalf("the reviewed file is %s, not %s", got, fileUploaded)
 		}
@@ -367,7 +367,7 @@ func TestSortedListsFollowUpdates(t *testing.T) {
 		later()
 		h.expect(h.call(h.platform(), "POST", "/transfers", map[string]any{"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": amountDisputed, "currency": "USD"}), 201, "transfer")
 		later()
-		h.srv.disputeStep(testBase, h.srv.st.users[h.platform().Username].app, d)
+		h.srv.disputeStep(testBase, h.srv.memory().users[h.platform().Username].app, d)
 		if state := h.expect(h.call(h.platform(), "GET", "/disputes/"+d, nil), 200, "").str(t, "state"); state != "PENDING" {
 			t.Fatalf("the dispute is %s, not PENDING", state)
 		}

@@ -47,6 +47,12 @@ type tags map[string]string
 // null renders as JSON null; the spec shows several fields that are always null.
 type null *struct{}
 
+// Roles (spec section 5).
+const (
+	rolePlatform = "ROLE_PLATFORM"
+	roleMerchant = "ROLE_MERCHANT"
+)
+
 type user struct {
 	id       string
 	password string // in memory; "" when only its salted hash is kept

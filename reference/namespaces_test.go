@@ -125,17 +125,17 @@ func TestDropNamespaceRemovesEverything(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: 24 * time.Hour} })
 	h.work("seeded") // the seeded application's own resources stay
 	settled(t, h)    // its disputed sale's second adjustment is made by a timer
-	before := recordCounts(h.srv.st)
+	before := recordCounts(h.srv.memory())
 	ns, err := h.srv.CreateNamespace()
 	require.NoError(t, err)
 	in := h.in(ns)
 	paths := in.work("dropped")
 	require.Equal(t, 1, h.srv.NamespaceCount())
-	during := recordCounts(h.srv.st)
+	during := recordCounts(h.srv.memory())
 	assert.Greater(t, during["transfers"], before["transfers"])
 
 	require.NoError(t, h.srv.DropNamespace(ns.ID))
-	assert.Equal(t, before, recordCounts(h.srv.st), "the store after the drop")
+	assert.Equal(t, before, recordCounts(h.srv.memory()), "the store after the drop")
 	assert.Equal(t, 401, in.call(in.platform(), "GET", paths[0], nil).status, "a dropped namespace's user")
 	assert.Equal(t, 401, in.call(in.other(), "GET", "/disputes", nil).status, "a dropped namespace's other application")
 	err = h.srv.DropNamespace(ns.ID)
@@ -148,9 +148,9 @@ func TestDropNamespaceRemovesEverything(t *testing.T) {
 func settled(t *testing.T, h *harness) {
 	t.Helper()
 	eventually(t, "disputes out of INQUIRY", func() bool {
-		h.srv.st.mu.Lock()
-		defer h.srv.st.mu.Unlock()
-		for _, d := range h.srv.st.disputes {
+		h.srv.memory().mu.Lock()
+		defer h.srv.memory().mu.Unlock()
+		for _, d := range h.srv.memory().disputes {
 			if d.State == "INQUIRY" {
 				return false
 			}
@@ -173,7 +173,7 @@ func TestIdleNamespacesAreDropped(t *testing.T) {
 	b := h.in(busy)
 	b.card()
 	h.clock.Advance(20 * time.Minute)
-	h.srv.st.dropIdleNamespaces(h.srv.now(), h.srv.cfg.NamespaceIdleTTL)
+	h.srv.memory().dropIdleNamespaces(h.srv.now(), h.srv.cfg.NamespaceIdleTTL)
 	assert.Equal(t, 1, h.srv.NamespaceCount())
 	assert.True(t, ErrNamespaceNotFound(h.srv.DropNamespace(idle.ID)), "the idle namespace was dropped")
 	assert.True(t, ErrNamespaceNotFound(h.srv.DropNamespace(idle2.ID)), "the second idle namespace was dropped in the same sweep")
@@ -247,7 +247,7 @@ func TestRequestsInFlightWhenTheirNamespaceIsDropped(t *testing.T) {
 	h := newHarness(t)
 	ns, err := h.srv.CreateNamespace()
 	require.NoError(t, err)
-	u, ok := h.srv.st.User(context.Background(), ns.Credentials.Platform.Username, h.srv.now())
+	u, ok := h.srv.memory().User(context.Background(), ns.Credentials.Platform.Username, h.srv.now())
 	require.True(t, ok)
 	require.NoError(t, h.srv.DropNamespace(ns.ID))
 

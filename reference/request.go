@@ -39,6 +39,20 @@ type request struct {
 	// held is what the request took of the body budget, released once it
 	// is answered.
 	held int64
+	// claim is the idempotency claim the request runs under (idempotent),
+	// nil for none; its unit of work runs with it (Server.updateClaimed).
+	claim *idemRun
+}
+
+// resumed is the resource an idempotent create committed before its
+// replica died (its claim was taken over): the create answers it instead of
+// creating another, and emits nothing (its events committed with it). ""
+// when the request runs afresh.
+func (rq *request) resumed() string {
+	if rq.claim == nil {
+		return ""
+	}
+	return rq.claim.resumed
 }
 
 // handler is one operation: it returns a value to encode with the

@@ -47,9 +47,9 @@ func TestResourcesExpireByAge(t *testing.T) {
 	for _, path := range []string{"/disputes/" + fx.Dispute, "/merchants/" + fx.Merchant, "/balance_transfers/" + fx.BalanceTransfer, "/subscription/subscription_schedules/" + fx.SubscriptionSchedule} {
 		h.expect(h.call(h.platform(), "GET", path, nil), 200, "")
 	}
-	h.srv.st.mu.Lock()
-	idemLeft := len(h.srv.st.idem)
-	h.srv.st.mu.Unlock()
+	h.srv.memory().mu.Lock()
+	idemLeft := len(h.srv.memory().idem)
+	h.srv.memory().mu.Unlock()
 	if idemLeft != 0 {
 		t.Errorf("%d idempotency keys kept past MaxAge", idemLeft)
 	}
@@ -100,7 +100,7 @@ func TestExpiryOnlyRemovesWhatIsOlderThanItsAge(t *testing.T) {
 		ids[i] = h.card()
 	}
 	h.clock.Advance(start.Add(2 * time.Hour).Sub(h.clock.Now()))
-	h.srv.st.expireNow(h.srv.now())
+	h.srv.memory().expireNow(h.srv.now())
 	for i, age := range ages {
 		want := 200
 		if age > time.Hour {
@@ -192,7 +192,7 @@ func TestQuotasAre429(t *testing.T) {
 // shed what ages out, so a steady creator keeps them bounded.
 func TestRetentionBoundsMemory(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: time.Minute} })
-	st := h.srv.st
+	st := h.srv.memory()
 	for i := range 400 {
 		h.clock.Advance(time.Second)
 		h.expect(h.call(h.platform(), "POST", "/transfers", map[string]any{
@@ -214,7 +214,7 @@ func TestRetentionBoundsMemory(t *testing.T) {
 // app returns the application id of a seeded user.
 func (c Credential) app(t *testing.T, h *harness) string {
 	t.Helper()
-	u, ok := h.srv.st.User(context.Background(), c.Username, h.srv.now())
+	u, ok := h.srv.memory().User(context.Background(), c.Username, h.srv.now())
 	if !ok {
 		t.Fatalf("no user %s", c.Username)
 	}

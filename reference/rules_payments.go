@@ -388,23 +388,6 @@ func advanceDispute(t tx, id string) (d dispute, adj transfer, ok bool, err erro
 	return d, addAdjustment(t, d, disputed, "MERCHANT_CREDIT"), true, nil
 }
 
-// dropDisputeChildren removes a dropped dispute's adjustment transfers and
-// evidence with their lists. Callers hold the lock.
-func (st *store) dropDisputeChildren(id string) {
-	if adj := st.adjustmentsByDispute[id]; adj != nil {
-		for _, t := range adj.items {
-			delete(st.transfers, t.ID)
-		}
-	}
-	if ev := st.evidenceByDispute[id]; ev != nil {
-		for _, e := range ev.items {
-			delete(st.evidence, e.ID)
-		}
-	}
-	delete(st.adjustmentsByDispute, id)
-	delete(st.evidenceByDispute, id)
-}
-
 func orEmpty(t tags) tags {
 	if t == nil {
 		return tags{}

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"context"
 	"encoding/hex"
 	"time"
 )
@@ -87,7 +88,7 @@ func seedInto(st *store, src *seededSource, now time.Time, ns *namespace) Seeded
 
 	// Seeding runs before retention (or marked as seeding): nothing is
 	// refused. The order of the creates fixes the seeded ids.
-	_ = st.unit(appA, at, false, func(t tx) error {
+	_ = runUnit(st, context.Background(), appA, at, false, nil, func(t tx) error {
 		platform := fx.Credentials.Platform.Username
 		sched, err := createSchedule(t, platform, scheduleCreate{
 			LineItemType: "FEE", Nickname: "Monthly platform fee", SubscriptionType: "PERIODIC_MONTHLY",
@@ -112,7 +113,7 @@ func seedInto(st *store, src *seededSource, now time.Time, ns *namespace) Seeded
 		return nil
 	})
 	ids.Dispute = seedDispute(st, appA, ids.BuyerIdentity, m.ID, at)
-	_ = st.unit(appA, at, false, func(t tx) error {
+	_ = runUnit(st, context.Background(), appA, at, false, nil, func(t tx) error {
 		balance, err := createBalanceTransfer(t, balanceTransferCreate{
 			Amount: 100000, Currency: "USD", Description: "Seeded balance transfer",
 		})
@@ -185,7 +186,7 @@ func seedMerchant(st *store, src *seededSource, app, name string, level23 bool, 
 // evidence and both adjustment transfers.
 func seedDispute(st *store, app, buyer, merchantID string, at time.Time) string {
 	var id string
-	_ = st.unit(app, at, false, func(t tx) error {
+	_ = runUnit(st, context.Background(), app, at, false, nil, func(t tx) error {
 		card, err := createCard(t, cardCreate{
 			Type: "PAYMENT_CARD", Name: "Seeded Buyer", Number: "4111111111111111",
 			ExpirationMonth: 12, ExpirationYear: at.Year() + 5, SecurityCode: "123",
@@ -205,7 +206,7 @@ func seedDispute(st *store, app, buyer, merchantID string, at time.Time) string 
 		id = d.ID
 		return nil
 	})
-	_ = st.unit(app, at, false, func(t tx) error {
+	_ = runUnit(st, context.Background(), app, at, false, nil, func(t tx) error {
 		_, err := createEvidence(t, id, upload{
 			name: "receipt.txt", contentType: "text/plain", extension: "txt", data: []byte("signed receipt"),
 		})

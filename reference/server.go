@@ -2,8 +2,9 @@
 // Service API: one http.Handler serving every operation of the operations
 // table (schemas/operations.json), with every decision of DESIGN.md where the
 // spec is silent. It validates requests with the validate package, keeps its
-// state in memory, and seeds deterministic fixtures (two applications, users,
-// merchants, a dispute, ...) that Seeded returns.
+// state in a Store (memory by default, or PostgreSQL), and seeds
+// deterministic fixtures (two applications, users, merchants, a dispute, ...)
+// that Seeded returns.
 //
 // The reference models the contract, not the real service.
 package reference
@@ -59,15 +60,11 @@ type Config struct {
 	NamespaceIdleTTL time.Duration
 	// MaxNamespaces bounds the namespaces held at once; default 64, <0 no bound.
 	MaxNamespaces int
-	// Postgres, when set, decides idempotency keys in PostgreSQL, shared by
-	// every Server (replica) on the same database; nil keeps them in memory.
-	// The Server does not close it.
-	Postgres *PostgresStore
-	// PostgresSandbox, with Postgres, keeps the whole sandbox in the
-	// database instead of memory: resources, applications, users (salted
-	// hashes of their passwords), namespaces, quotas, the webhook outbox
-	// and the timers. Servers (replicas) on one database are one sandbox.
-	PostgresSandbox bool
+	// Store keeps the Server's state: nil is MemoryStore(), everything in
+	// this process; OpenPostgres gives a PostgreSQL database that Servers
+	// (replicas) on it share as one sandbox, and PostgresLedger one that
+	// keeps only the idempotency keys. The Server does not close it.
+	Store Store
 	// BodyBudget bounds the bytes of request bodies read and held at once
 	// (a JSON body counts four times); requests beyond it wait their turn.
 	// Default 16 MiB (DefaultBodyBudget); <0 no bound.
@@ -83,13 +80,11 @@ type Server struct {
 	log      *slog.Logger
 	v        *validate.Validator
 	judged   judging.Table // judging.json: the status and codes of each kind of refusal
-	st       *store
-	units    sandboxStore // the store seam: every request is one unit of work
+	units    sandboxStore  // the store seam: every request is one unit of work
 	mux      *http.ServeMux
 	fixtures Seeded
 	policy   webhookPolicy
 	limits   Limits // cfg.Limits with defaults
-	ledger   ledger // idempotency keys: st, or cfg.Postgres
 	bodies   *bodyBudget
 	answers  sync.Pool // of *[]byte: buffers answers are encoded into (writeJSON)
 
@@ -146,6 +141,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reference: load the judging table: %w", err)
 	}
+	if cfg.Store == nil {
+		cfg.Store = MemoryStore()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		judged: j.Table(),
@@ -153,28 +151,16 @@ func New(cfg Config) (*Server, error) {
 		policy: policy,
 		log:    cfg.Logger,
 		v:      v,
-		st:     newStore(cfg.NewID, cfg.Now),
+		limits: cfg.Limits.withDefaults(),
 		ctx:    ctx,
 		cancel: cancel,
 		timers: map[*time.Timer]struct{}{},
 		bodies: newBodyBudget(cfg.BodyBudget),
 	}
-	s.units = s.st
-	s.ledger = s.st
-	if cfg.Postgres != nil {
-		lim := cfg.Limits.withDefaults()
-		s.ledger = pgLedger{PostgresStore: cfg.Postgres, maxKeys: lim.MaxRetained, maxAge: lim.MaxAge}
-	}
-	if cfg.PostgresSandbox && cfg.Postgres != nil {
-		if err := s.openPostgresSandbox(ctx, cfg); err != nil {
-			cancel()
-			return nil, err
-		}
-	} else {
-		s.st.dispatch = s.dispatch
-		s.fixtures = seed(s.st, cfg.Seed, stamp(cfg.Now))
-		s.st.retention = newRetention(cfg.Limits)
-		s.limits = s.st.retention.lim
+	if s.units, s.fixtures, err = cfg.Store.open(ctx, s.storeEnv()); err != nil {
+		cancel()
+		s.wg.Wait()
+		return nil, err
 	}
 	s.sweepEveryMinute()
 	if s.mux, err = s.routes(); err != nil {
@@ -182,6 +168,36 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("reference: %w", err)
 	}
 	return s, nil
+}
+
+// storeEnv is what the Server's store takes from it: the clock, ids,
+// limits and seed, and the Server's side of delivering what units set in
+// motion (in this process, or claimed from a shared store).
+func (s *Server) storeEnv() storeEnv {
+	return storeEnv{
+		clock: s.cfg.Now, newID: s.cfg.NewID, seed: s.cfg.Seed, limits: s.limits,
+		dispatch: s.dispatch,
+		work: worker{
+			ctx: s.ctx, log: s.log, spawn: s.spawn,
+			runTimer: s.runTimer, newEvent: s.newEvent, post: s.postClaimed,
+		},
+	}
+}
+
+// spawn runs fn in a goroutine Close waits for, unless the Server is
+// closed (false).
+func (s *Server) spawn(fn func()) bool {
+	s.lifeMu.Lock()
+	defer s.lifeMu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		fn()
+	}()
+	return true
 }
 
 // maxTargetBytes bounds the request target (path and query): no operation
@@ -360,11 +376,6 @@ func (s *Server) sweepEveryMinute() {
 				return
 			case <-t.C:
 				s.units.Sweep(s.ctx, s.now(), s.cfg.NamespaceIdleTTL)
-				if p := s.cfg.Postgres; p != nil && s.limits.MaxAge > 0 {
-					if err := p.expireIdempotency(s.ctx, s.now().Add(-s.limits.MaxAge)); err != nil {
-						s.log.Error("expire idempotency keys", "error", err)
-					}
-				}
 			}
 		}
 	}()

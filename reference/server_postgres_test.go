@@ -24,7 +24,7 @@ func sandboxReplica(t *testing.T, dsn string, mutate ...func(*Config)) *harness 
 	t.Helper()
 	pg := openPostgres(t, dsn)
 	return newHarness(t, append([]func(*Config){func(c *Config) {
-		c.Postgres, c.PostgresSandbox = pg, true
+		c.Store = pg
 		c.NewID = randomID
 	}}, mutate...)...)
 }
@@ -95,7 +95,7 @@ func TestPostgresSandboxBurstsOverReplicas(t *testing.T) {
 			body := map[string]any{"source": card, "merchant": a.fx.Fixtures.Merchant, "amount": 300 + round, "currency": "USD", "idempotency_id": key}
 			idempotentBurst(t, replicas, burst, round, body)
 			var n int
-			require.NoError(t, a.srv.cfg.Postgres.pool.QueryRow(context.Background(),
+			require.NoError(t, a.srv.pgPool().QueryRow(context.Background(),
 				`SELECT count(*) FROM records WHERE kind = 'transfer' AND doc->>'idempotency_id' = $1`, key).Scan(&n))
 			assert.Equal(t, 1, n, "round %d: one transfer in the database", round)
 		}
@@ -145,7 +145,7 @@ func (h *hookTarget) snapshot() ([]string, map[string]int) {
 
 func deliveryRow(t *testing.T, h *harness) (attempts int, done bool) {
 	t.Helper()
-	require.NoError(t, h.srv.cfg.Postgres.pool.QueryRow(context.Background(),
+	require.NoError(t, h.srv.pgPool().QueryRow(context.Background(),
 		`SELECT attempts, done FROM deliveries ORDER BY seq LIMIT 1`).Scan(&attempts, &done))
 	return attempts, done
 }
@@ -197,7 +197,7 @@ func TestPostgresWebhookRetriesSurviveTheReplica(t *testing.T) {
 		b := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
 		time.Sleep(3 * claimEvery)
 		assert.EqualValues(t, 1, target.posts.Load(), "a claimed row is nobody else's while its lease lasts")
-		_, err := b.srv.cfg.Postgres.pool.Exec(context.Background(), `UPDATE deliveries SET lease_until = clock_timestamp() - interval '1 second'`)
+		_, err := b.srv.pgPool().Exec(context.Background(), `UPDATE deliveries SET lease_until = clock_timestamp() - interval '1 second'`)
 		require.NoError(t, err)
 		eventually(t, "b's post", func() bool { _, done := deliveryRow(t, b); return done })
 		close(release)
@@ -229,7 +229,7 @@ func TestPostgresWebhookRetriesSurviveTheReplica(t *testing.T) {
 			assert.Equal(t, 1, c, "event %s", id)
 		}
 		var pending int
-		require.NoError(t, a.srv.cfg.Postgres.pool.QueryRow(context.Background(),
+		require.NoError(t, a.srv.pgPool().QueryRow(context.Background(),
 			`SELECT count(*) FROM deliveries WHERE NOT done`).Scan(&pending))
 		assert.Zero(t, pending)
 	})
@@ -239,7 +239,7 @@ func TestPostgresWebhookRetriesSurviveTheReplica(t *testing.T) {
 func (h *harness) leased(t *testing.T) bool {
 	t.Helper()
 	var leased bool
-	require.NoError(t, h.srv.cfg.Postgres.pool.QueryRow(context.Background(),
+	require.NoError(t, h.srv.pgPool().QueryRow(context.Background(),
 		`SELECT lease_until IS NOT NULL FROM deliveries ORDER BY seq LIMIT 1`).Scan(&leased))
 	return leased
 }
@@ -265,7 +265,7 @@ func TestPostgresTakeoverAnswersWhatTheDeadReplicaCommitted(t *testing.T) {
 	target := newHookTarget(t, func(int32, *http.Request) int { return http.StatusNoContent })
 	h := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
 	h.webhook(target.srv.URL, nil) // the creates emit events
-	pool := h.srv.cfg.Postgres.pool
+	pool := h.srv.pgPool()
 	ctx := context.Background()
 	card := h.card()
 	// orphan turns the key's finished claim into the one a replica dead
@@ -353,7 +353,7 @@ func TestPostgresClaimHolderIsFenced(t *testing.T) {
 	a := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
 	b := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
 	a.webhook(target.srv.URL, nil) // the sale emits an event: its unit inserts into the outbox
-	pool := a.srv.cfg.Postgres.pool
+	pool := a.srv.pgPool()
 	ctx := context.Background()
 	const key = "fenced-sale"
 	body := map[string]any{"source": a.card(), "merchant": a.fx.Fixtures.Merchant, "amount": 1700, "currency": "USD", "idempotency_id": key}
@@ -409,7 +409,7 @@ func TestPostgresCommittedClaimIsNotGivenUp(t *testing.T) {
 	cluster := pgtest.Start(t)
 	dsn := cluster.NewDatabase(t, "given_up")
 	h := sandboxReplica(t, dsn)
-	pool := h.srv.cfg.Postgres.pool
+	pool := h.srv.pgPool()
 	ctx := context.Background()
 	count := func(key string) int {
 		var n int
@@ -441,7 +441,7 @@ func TestPostgresCommittedClaimIsNotGivenUp(t *testing.T) {
 			e := &idemEntry{done: make(chan struct{})}
 			require.NoError(t, pool.QueryRow(ctx, `SELECT app, op, id, holder FROM idempotency_keys WHERE id = $1`, key).Scan(&k.app, &k.op, &k.id, &e.holder))
 			// The request fails after its commit: it gives the claim up.
-			require.NoError(t, h.srv.ledger.settle(ctx, k, e, false, idemOutcome{}))
+			require.NoError(t, h.srv.units.settle(ctx, k, e, false, idemOutcome{}))
 
 			again := h.expect(h.call(h.platform(), "POST", "/transfers", body), 201, "transfer").str(t, "id")
 			assert.Equal(t, 1, count(key), "transfers of the key")

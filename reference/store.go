@@ -153,35 +153,13 @@ func (st *store) User(_ context.Context, username string, now time.Time) (user, 
 	return *u, true
 }
 
-// idemKey scopes an idempotency_id to an application and an operation.
-type idemKey struct {
-	app, op, id string
+func (st *store) claim(_ context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
+	return st.idempotencyBegin(key, hash, now)
 }
 
-// idemEntry is the outcome of the first request with an idempotency key;
-// done is closed once out is set (or the entry is abandoned).
-type idemEntry struct {
-	hash [sha256.Size]byte
-	done chan struct{}
-	ok   bool
-	out  idemOutcome
-	// resumed is set on a claim taken over from a replica that died
-	// (PostgreSQL): the id of the resource its unit of work committed
-	// before it could record the answer, "" when it committed none.
-	resumed string
-	// holder is the token of the claim the owner holds (PostgreSQL): its
-	// unit of work and its answer count only while the key still names it.
-	holder string
-}
-
-// idemOutcome is the complete response of the first request, replayed to
-// every retry: status, content type, the request id of an error envelope
-// (its logref, also sent as X-Request-Id) and the body.
-type idemOutcome struct {
-	status      int
-	contentType string
-	requestID   string
-	body        []byte
+func (st *store) settle(_ context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error {
+	st.idempotencyEnd(key, e, ok, out)
+	return nil
 }
 
 // idempotencyBegin returns the entry for key and whether the caller owns it
@@ -267,3 +245,20 @@ func (st *store) idempotencyEnd(key idemKey, e *idemEntry, ok bool, out idemOutc
 // stamp is the time of one operation, captured once so created_at equals
 // updated_at on create.
 func stamp(now func() time.Time) time.Time { return now().UTC() }
+
+// dropDisputeChildren removes a dropped dispute's adjustment transfers and
+// evidence with their lists. Callers hold the lock.
+func (st *store) dropDisputeChildren(id string) {
+	if adj := st.adjustmentsByDispute[id]; adj != nil {
+		for _, t := range adj.items {
+			delete(st.transfers, t.ID)
+		}
+	}
+	if ev := st.evidenceByDispute[id]; ev != nil {
+		for _, e := range ev.items {
+			delete(st.evidence, e.ID)
+		}
+	}
+	delete(st.adjustmentsByDispute, id)
+	delete(st.evidenceByDispute, id)
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"math"
 	"sort"
 	"strconv"
@@ -20,29 +21,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// ledger decides exactly-once for idempotency keys: which of concurrent
-// requests with one key runs, and what every other one replays. The
-// in-memory store is the default ledger; PostgresStore decides it in the
-// database, so duplicates landing on different replicas run once.
-type ledger interface {
-	// claim returns the key's entry and whether the caller owns it (must run
-	// the request and call settle). A non-owner's entry may still be
-	// running: wait on its done channel.
-	claim(ctx context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error)
-	// settle records the owner's outcome; ok false abandons the key so a
-	// retry runs afresh.
-	settle(ctx context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error
-}
-
-func (st *store) claim(_ context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
-	return st.idempotencyBegin(key, hash, now)
-}
-
-func (st *store) settle(_ context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error {
-	st.idempotencyEnd(key, e, ok, out)
-	return nil
-}
-
 //go:embed migrations/*.sql
 var migrations embed.FS
 
@@ -50,10 +28,10 @@ var migrations embed.FS
 // replicas starting at once apply each migration exactly once.
 const migrationLock = 0x636f6e666f726d // "conform"
 
-// PostgresStore keeps what the reference must decide once for all
-// replicas in PostgreSQL. Today that is the idempotency ledger (see
-// reference/README.md for what is still in memory). It is safe for
-// concurrent use; Close releases its connections.
+// PostgresStore is a PostgreSQL database that Servers (replicas) share.
+// Given as Config.Store it holds a Server's whole sandbox (the replicas on
+// it are one sandbox); PostgresLedger keeps only the idempotency ledger
+// there. It is safe for concurrent use; Close releases its connections.
 type PostgresStore struct {
 	pool *pgxpool.Pool
 	// Lease is how long a claimed, unfinished key belongs to its replica;
@@ -135,11 +113,28 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 type pgLedger struct {
 	*PostgresStore
 	maxKeys int
-	maxAge  time.Duration // named in the refusal
+	maxAge  time.Duration // named in the refusal; keys older are expired
+	log     *slog.Logger
+}
+
+// ledger is p's ledger for a Server with these limits.
+func (p *PostgresStore) ledger(lim Limits, log *slog.Logger) pgLedger {
+	return pgLedger{PostgresStore: p, maxKeys: lim.MaxRetained, maxAge: lim.MaxAge, log: log}
 }
 
 func (l pgLedger) claim(ctx context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
 	return l.claimBounded(ctx, key, hash, now, l.maxKeys, l.maxAge)
+}
+
+// expire deletes the finished keys past the age limit at now (none when
+// there is no limit).
+func (l pgLedger) expire(ctx context.Context, now time.Time) {
+	if l.maxAge <= 0 {
+		return
+	}
+	if err := l.expireIdempotency(ctx, now.Add(-l.maxAge)); err != nil && ctx.Err() == nil {
+		l.log.Error("expire idempotency keys", "error", err)
+	}
 }
 
 // claim inserts the key, with no bound on the application's keys.

@@ -20,7 +20,7 @@ import (
 func replica(t *testing.T, pg *PostgresStore) *harness {
 	t.Helper()
 	return newHarness(t, func(c *Config) {
-		c.Postgres = pg
+		c.Store = PostgresLedger(pg)
 		c.NewID = randomID // replicas draw ids independently, as separate processes do
 	})
 }
@@ -30,9 +30,9 @@ func replica(t *testing.T, pg *PostgresStore) *harness {
 func seededCard(t *testing.T, h *harness) string {
 	t.Helper()
 	app := h.fx.Credentials.Platform.app(t, h)
-	h.srv.st.mu.Lock()
-	defer h.srv.st.mu.Unlock()
-	for id, c := range h.srv.st.cards {
+	h.srv.memory().mu.Lock()
+	defer h.srv.memory().mu.Unlock()
+	for id, c := range h.srv.memory().cards {
 		if c.app == app {
 			return id
 		}
@@ -42,9 +42,9 @@ func seededCard(t *testing.T, h *harness) string {
 }
 
 func transferCount(h *harness) int {
-	h.srv.st.mu.Lock()
-	defer h.srv.st.mu.Unlock()
-	return len(h.srv.st.transfers)
+	h.srv.memory().mu.Lock()
+	defer h.srv.memory().mu.Unlock()
+	return len(h.srv.memory().transfers)
 }
 
 func openPostgres(t *testing.T, dsn string) *PostgresStore {
@@ -112,7 +112,7 @@ func TestPostgres(t *testing.T) {
 		dsn := cluster.NewDatabase(t, "restart")
 		pg, err := OpenPostgres(context.Background(), dsn)
 		require.NoError(t, err)
-		first, err := New(Config{BaseURL: testBase, Seed: 7, Postgres: pg})
+		first, err := New(Config{BaseURL: testBase, Seed: 7, Store: PostgresLedger(pg)})
 		require.NoError(t, err)
 		h := &harness{t: t, srv: first, clock: newClock(), fx: first.Seeded(), v: replica(t, pg).v}
 		body := map[string]any{"source": seededCard(t, h), "merchant": h.fx.Fixtures.Merchant, "amount": 4200, "currency": "USD", "idempotency_id": "survives"}
@@ -176,7 +176,7 @@ func ledgerHarnesses(cluster *pgtest.Cluster, limits func(*Config)) []ledgerHarn
 		{"memory", func(t *testing.T) *harness { return newHarness(t, limits) }},
 		{"postgres ledger", func(t *testing.T) *harness {
 			pg := openPostgres(t, cluster.NewDatabase(t, "ledger"))
-			return newHarness(t, limits, func(c *Config) { c.Postgres = pg })
+			return newHarness(t, limits, func(c *Config) { c.Store = PostgresLedger(pg) })
 		}},
 		{"postgres sandbox", func(t *testing.T) *harness {
 			return sandboxReplica(t, cluster.NewDatabase(t, "sandbox"), limits)

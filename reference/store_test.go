@@ -40,7 +40,7 @@ func TestSeedIsDeterministic(t *testing.T) {
 
 // inUnit runs fn as a unit of work of app at now.
 func inUnit(st *store, app string, now time.Time, fn func(t tx) error) error {
-	return st.unit(app, now, false, fn)
+	return runUnit(st, context.Background(), app, now, false, nil, fn)
 }
 
 func TestStoreCaptureRules(t *testing.T) {

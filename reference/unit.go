@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+	"crypto/sha256"
 	"io"
 	"time"
 )
@@ -17,9 +18,11 @@ import (
 
 // unitStore keeps the reference's state and runs units of work on it.
 type unitStore interface {
+	unitRunner
 	// Update runs fn as one unit of work of application app and commits
 	// what it wrote when fn returns nil. An error from fn commits nothing:
 	// rules check before they write, so a refusal changes nothing.
+	// (runUnit with the store's clock and no idempotency claim.)
 	Update(ctx context.Context, app string, fn func(tx) error) error
 	// View runs fn as a read-only unit of work of application app.
 	View(ctx context.Context, app string, fn func(tx) error) error
@@ -28,11 +31,68 @@ type unitStore interface {
 	LinkOwner(ctx context.Context, id string) (app string, ok bool)
 }
 
+// unitRunner begins units of work; runUnit runs one to its end. A unit is
+// begun and ended rather than handed a function: a function handed to an
+// interface method escapes (the compiler cannot see the callee keep it), so
+// each unit would put its closure, and every variable the closure shares
+// with its handler, on the heap (a copy of the record a GET reads, a page
+// of a list). runUnit calls the function itself, so it stays on the
+// handler's stack whatever store the Server runs on.
+type unitRunner interface {
+	// begin starts a unit of work of app at now. claim is the idempotency
+	// claim of the request the unit runs for (nil for none): a store whose
+	// ledger shares the unit's transaction commits the unit only while the
+	// claim is still held and names in it what the unit created.
+	begin(ctx context.Context, app string, now time.Time, readOnly bool, claim *idemRun) (openUnit, error)
+}
+
+// openUnit is a unit of work begun and not ended yet.
+type openUnit interface {
+	tx
+	// end commits what the unit wrote when err is nil, or drops it, and
+	// releases the unit; then it hands what a committed unit set in motion
+	// to the store's dispatcher. again: the unit lost a race with another
+	// (the attempt-th time) and runs again on a fresh unit.
+	end(err error, attempt int) (again bool, _ error)
+	// abort ends a unit whose function panicked with p: when p is the
+	// store's own way of carrying an error out of the rules, it returns
+	// that error and the unit is still to be ended; any other panic drops
+	// what the unit wrote, releases it and panics with p again.
+	abort(p any) error
+}
+
+// runUnit runs fn as one unit of work of app at now on r, again as often as
+// the store says it lost a race; claim as in begin.
+func runUnit(r unitRunner, ctx context.Context, app string, now time.Time, readOnly bool, claim *idemRun, fn func(tx) error) error {
+	for attempt := 1; ; attempt++ {
+		u, err := r.begin(ctx, app, now, readOnly, claim)
+		if err != nil {
+			return err
+		}
+		again, err := u.end(callUnit(u, fn), attempt)
+		if !again {
+			return err
+		}
+	}
+}
+
+// callUnit calls fn with the unit, handing a panic to the unit's abort.
+func callUnit(u openUnit, fn func(tx) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = u.abort(p)
+		}
+	}()
+	return fn(u)
+}
+
 // sandboxStore is a unitStore that also keeps the sandbox's users and
-// namespaces, and sweeps what has aged out. The Server reaches its state
-// only through it.
+// namespaces, decides idempotency keys (its ledger), and sweeps what has
+// aged out (idempotency keys included). The Server reaches its state only
+// through it.
 type sandboxStore interface {
 	unitStore
+	ledger
 	// User returns the user with this username (the caller compares the
 	// password in constant time) and marks its namespace used at now.
 	User(ctx context.Context, username string, now time.Time) (user, bool)
@@ -178,6 +238,60 @@ type outbox interface {
 	// After starts a timer of kind for resource id, due after d; base is
 	// the base URL of the links of the events the timer emits.
 	After(d time.Duration, kind timerKind, id, base string)
+}
+
+// ledger decides exactly-once for idempotency keys: which of concurrent
+// requests with one key runs, and what every other one replays. The
+// in-memory store is the default ledger; PostgresStore decides it in the
+// database, so duplicates landing on different replicas run once.
+type ledger interface {
+	// claim returns the key's entry and whether the caller owns it (must run
+	// the request and call settle). A non-owner's entry may still be
+	// running: wait on its done channel.
+	claim(ctx context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error)
+	// settle records the owner's outcome; ok false abandons the key so a
+	// retry runs afresh.
+	settle(ctx context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error
+}
+
+// idemKey scopes an idempotency_id to an application and an operation.
+type idemKey struct {
+	app, op, id string
+}
+
+// idemEntry is the outcome of the first request with an idempotency key;
+// done is closed once out is set (or the entry is abandoned).
+type idemEntry struct {
+	hash [sha256.Size]byte
+	done chan struct{}
+	ok   bool
+	out  idemOutcome
+	// resumed is set on a claim taken over from a replica that died
+	// (PostgreSQL): the id of the resource its unit of work committed
+	// before it could record the answer, "" when it committed none.
+	resumed string
+	// holder is the token of the claim the owner holds (PostgreSQL): its
+	// unit of work and its answer count only while the key still names it.
+	holder string
+}
+
+// idemOutcome is the complete response of the first request, replayed to
+// every retry: status, content type, the request id of an error envelope
+// (its logref, also sent as X-Request-Id) and the body.
+type idemOutcome struct {
+	status      int
+	contentType string
+	requestID   string
+	body        []byte
+}
+
+// idemRun is the idempotency key a request runs under, and, on a claim
+// taken over from a replica that died, the resource the first run's unit
+// of work committed ("" for none).
+type idemRun struct {
+	key     idemKey
+	resumed string
+	holder  string // the claim's token (idemEntry.holder)
 }
 
 // timerKind names what a due timer does.

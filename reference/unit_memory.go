@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -15,49 +16,68 @@ import (
 // undoing.
 
 // Update runs fn as one unit of work at the store's clock.
-func (st *store) Update(_ context.Context, app string, fn func(tx) error) error {
-	return st.unit(app, stamp(st.clock), false, fn)
+func (st *store) Update(ctx context.Context, app string, fn func(tx) error) error {
+	return runUnit(st, ctx, app, stamp(st.clock), false, nil, fn)
 }
 
 // View runs fn as one read-only unit of work at the store's clock.
-func (st *store) View(_ context.Context, app string, fn func(tx) error) error {
-	return st.unit(app, stamp(st.clock), true, fn)
+func (st *store) View(ctx context.Context, app string, fn func(tx) error) error {
+	return runUnit(st, ctx, app, stamp(st.clock), true, nil, fn)
 }
 
-// unit runs fn as a unit of work of app at now and, once it committed,
-// hands what it set in motion to the store's dispatcher.
-func (st *store) unit(app string, now time.Time, readOnly bool, fn func(tx) error) error {
+// begin takes a pooled unit and the store's lock, held until the unit
+// ends. The in-memory ledger is not in the unit's transaction: claim plays
+// no part.
+func (st *store) begin(_ context.Context, app string, now time.Time, readOnly bool, _ *idemRun) (openUnit, error) {
 	t := st.txs.Get().(*memTx)
 	t.app, t.now, t.readOnly = app, now, readOnly
-	err := t.run(fn)
+	st.mu.Lock()
+	return t, nil
+}
+
+// end commits or drops what the unit created, lets the store's lock go
+// and, once the unit committed, hands what it set in motion to the store's
+// dispatcher. A unit of the memory store never loses a race.
+func (t *memTx) end(err error, _ int) (bool, error) {
+	st := t.st
+	if err == nil {
+		t.commit()
+	} else {
+		t.drop()
+	}
+	st.mu.Unlock()
 	if err == nil && (len(t.eff.hooks) > 0 || len(t.eff.timers) > 0) && st.dispatch != nil {
-		t.eff.app = app
+		t.eff.app = t.app
 		st.dispatch(t.eff) // keeps nothing of the slices: the unit reuses them
 	}
 	t.reset()
 	st.txs.Put(t)
-	return err
+	return false, err
 }
 
-// run runs fn under the store's lock and commits or drops what it created.
-func (t *memTx) run(fn func(tx) error) (err error) {
-	st := t.st
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	committed := false
-	defer func() {
-		if !committed { // an error or a panic: nothing the unit created stays
-			for _, c := range t.created {
-				c.drop()
-			}
-			clear(t.eff.events)
-			t.eff.events, t.eff.timers = t.eff.events[:0], t.eff.timers[:0]
-		}
-	}()
-	if err := fn(t); err != nil {
-		return err
+// abort ends a unit whose rules panicked: nothing it created stays.
+func (t *memTx) abort(p any) error {
+	t.end(errUnitPanicked, 0) //nolint:errcheck // ends the unit before panicking again
+	panic(p)
+}
+
+// errUnitPanicked ends a unit whose function panicked.
+var errUnitPanicked = errors.New("reference: the unit of work panicked")
+
+// drop removes what the unit created and forgets what it set in motion.
+// Callers hold the lock.
+func (t *memTx) drop() {
+	for _, c := range t.created {
+		c.drop()
 	}
-	committed = true
+	clear(t.eff.events)
+	t.eff.events, t.eff.timers = t.eff.events[:0], t.eff.timers[:0]
+}
+
+// commit resolves the webhooks the unit's events go to and keeps what it
+// created against the quotas. Callers hold the lock.
+func (t *memTx) commit() {
+	st := t.st
 	if len(t.eff.events) > 0 { // the outbox: the webhooks its events go to
 		if a := st.apps[t.app]; a != nil {
 			for _, w := range a.webhooks.items {
@@ -74,7 +94,6 @@ func (t *memTx) run(fn func(tx) error) (err error) {
 		}
 		st.keep(t.app, t.now, t.bodyBytes, k)
 	}
-	return nil
 }
 
 // created is a record a unit stored new: drop removes it again (when it is
@@ -492,7 +511,7 @@ func (tb *memTable[T, P]) Page(parent string, q listQuery) ([]T, int) {
 		st := tb.st
 		st.mu.Unlock()
 		func() {
-			defer st.mu.Lock() // the unit's run unlocks it, also after a panic
+			defer st.mu.Lock() // the unit's end unlocks it, also after a panic (abort)
 			picked, total = ser.idx.page(q.sort, q.offset, q.limit)
 		}()
 	} else {

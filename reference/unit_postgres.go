@@ -32,6 +32,17 @@ type pgUnits struct {
 	limits *Limits
 	// dispatch publishes a committed unit's events and timers; nil drops them.
 	dispatch func(effects)
+	// keys is the idempotency ledger, in the same database: the unit of an
+	// idempotent request records in its key what it created.
+	keys pgLedger
+}
+
+func (p *pgUnits) claim(ctx context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
+	return p.keys.claim(ctx, key, hash, now)
+}
+
+func (p *pgUnits) settle(ctx context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error {
+	return p.keys.settle(ctx, key, e, ok, out)
 }
 
 // newPgUnits runs units of work on pool, which has the migrations applied.
@@ -44,12 +55,12 @@ const maxAttempts = 50
 
 // Update runs fn as one read-write unit of work.
 func (p *pgUnits) Update(ctx context.Context, app string, fn func(tx) error) error {
-	return p.unit(ctx, app, false, fn)
+	return runUnit(p, ctx, app, stamp(p.clock), false, nil, fn)
 }
 
 // View runs fn as one read-only unit of work.
 func (p *pgUnits) View(ctx context.Context, app string, fn func(tx) error) error {
-	return p.unit(ctx, app, true, fn)
+	return runUnit(p, ctx, app, stamp(p.clock), true, nil, fn)
 }
 
 // LinkOwner finds the application of an external link by its id alone.
@@ -59,23 +70,51 @@ func (p *pgUnits) LinkOwner(ctx context.Context, id string) (string, bool) {
 	return app, err == nil
 }
 
-// unit captures the clock once and runs fn in a transaction until it
-// commits, fails for another reason than a serialization conflict, or ran
+// begin starts a unit in a SERIALIZABLE transaction of its own (read-only
+// for a view). runUnit runs it again, at the same now, after a
+// serialization conflict, until it commits, fails for another reason or ran
 // maxAttempts times.
-func (p *pgUnits) unit(ctx context.Context, app string, readOnly bool, fn func(tx) error) error {
-	now := stamp(p.clock)
-	for attempt := 1; ; attempt++ {
-		eff, err := p.attempt(ctx, app, now, readOnly, fn)
-		if err != nil && retryable(err) && attempt < maxAttempts && ctx.Err() == nil {
-			time.Sleep(time.Duration(attempt) * time.Millisecond)
-			continue
-		}
-		if err == nil && p.dispatch != nil && (len(eff.hooks) > 0 || len(eff.timers) > 0) {
-			eff.app = app
-			p.dispatch(eff)
-		}
-		return err
+func (p *pgUnits) begin(ctx context.Context, app string, now time.Time, readOnly bool, claim *idemRun) (openUnit, error) {
+	opts := pgx.TxOptions{IsoLevel: pgx.Serializable}
+	if readOnly {
+		opts.AccessMode = pgx.ReadOnly
 	}
+	dbtx, err := p.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("reference: begin a unit of work: %w", err)
+	}
+	t := newPgTx(p, ctx, dbtx, app, now, readOnly)
+	t.claim = claim
+	return t, nil
+}
+
+// end commits the unit when err is nil, else rolls it back; a
+// serialization failure or a deadlock is run again (after a pause growing
+// with attempt). A committed unit's events and timers go to the dispatcher.
+func (t *pgTx) end(err error, attempt int) (bool, error) {
+	if err == nil {
+		err = t.commit()
+	}
+	_ = t.tx.Rollback(context.WithoutCancel(t.ctx)) // after Commit it is a no-op
+	if err != nil && retryable(err) && attempt < maxAttempts && t.ctx.Err() == nil {
+		time.Sleep(time.Duration(attempt) * time.Millisecond)
+		return true, nil
+	}
+	if err == nil && t.p.dispatch != nil && (len(t.eff.hooks) > 0 || len(t.eff.timers) > 0) {
+		t.eff.app = t.app
+		t.p.dispatch(t.eff)
+	}
+	return false, err
+}
+
+// abort turns a pgAbort panic into the unit's error; any other panic rolls
+// the unit back and goes on.
+func (t *pgTx) abort(p any) error {
+	if a, ok := p.(pgAbort); ok {
+		return a.err
+	}
+	_ = t.tx.Rollback(context.WithoutCancel(t.ctx))
+	panic(p)
 }
 
 // retryable reports a serialization failure or a deadlock: the unit lost a
@@ -86,36 +125,16 @@ func retryable(err error) bool {
 }
 
 // pgAbort carries a database error out of the rules: table methods that
-// return no error (Put, Page) panic with it, and the unit's run recovers it
-// as the unit's error.
+// return no error (Put, Page) panic with it, and the unit's abort turns it
+// into the unit's error.
 type pgAbort struct{ err error }
-
-// attempt runs fn once in its own transaction.
-func (p *pgUnits) attempt(ctx context.Context, app string, now time.Time, readOnly bool, fn func(tx) error) (eff effects, err error) {
-	opts := pgx.TxOptions{IsoLevel: pgx.Serializable}
-	if readOnly {
-		opts.AccessMode = pgx.ReadOnly
-	}
-	dbtx, err := p.pool.BeginTx(ctx, opts)
-	if err != nil {
-		return effects{}, fmt.Errorf("reference: begin a unit of work: %w", err)
-	}
-	defer dbtx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
-	t := newPgTx(p, ctx, dbtx, app, now, readOnly)
-	if err := t.run(fn); err != nil {
-		return effects{}, err
-	}
-	if err := t.commit(); err != nil {
-		return effects{}, err
-	}
-	return t.eff, nil
-}
 
 // pgTx is a unit of work of the PostgreSQL store.
 type pgTx struct {
 	p         *pgUnits
 	ctx       context.Context
 	tx        pgx.Tx
+	claim     *idemRun // the idempotency claim of the unit's request, or nil
 	app       string
 	now       time.Time
 	readOnly  bool
@@ -238,7 +257,7 @@ func (t *pgTx) commit() (err error) {
 	if len(t.eff.events) > 0 && t.p.dispatch != nil {
 		t.eff.hooks = t.enabledWebhooks()
 	}
-	if key, holder, ok := idempotentKey(t.ctx); ok && holder != "" {
+	if c := t.claim; c != nil && c.holder != "" {
 		// The unit of an idempotent request commits only while its claim
 		// is still held (a replica that stalled past the lease may have
 		// lost it to another, which runs the request): the claim's holder
@@ -253,7 +272,7 @@ func (t *pgTx) commit() (err error) {
 		}
 		tag, err := t.tx.Exec(t.ctx, `UPDATE idempotency_keys SET resource = coalesce($5, resource)
 			WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND holder = $4`,
-			key.app, key.op, key.id, holder, created)
+			c.key.app, c.key.op, c.key.id, c.holder, created)
 		t.must(err)
 		if tag.RowsAffected() == 0 {
 			panic(pgAbort{err: errClaimLost})
@@ -867,7 +886,8 @@ func (p *pgUnits) NamespaceCount(ctx context.Context) int {
 }
 
 // Sweep drops, application by application, the units older than the age
-// limit, the delivered events and run timers, then the namespaces nobody
+// limit, the idempotency keys past it, the delivered events and run
+// timers, then the namespaces nobody
 // used for idle. Every replica may sweep:
 // each drop is a transaction of its own.
 func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) {
@@ -886,6 +906,7 @@ func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) 
 			}
 		}
 	}
+	p.keys.expire(ctx, now)
 	// Delivered events and run timers are kept until the next sweep only.
 	_, _ = p.pool.Exec(ctx, `DELETE FROM outbox WHERE delivered`)
 	_, _ = p.pool.Exec(ctx, `DELETE FROM deliveries WHERE done`)
@@ -926,6 +947,3 @@ func (p *pgUnits) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 		return err
 	}
 }
-
-// pgUnits keeps everything a Server reaches through the seam.
-var _ sandboxStore = (*pgUnits)(nil)

@@ -50,13 +50,48 @@ func (s *Server) dispatch(e effects) {
 		s.publish(e.hooks, ev.entity, ev.typ, ev.view)
 	}
 	for _, tm := range e.timers {
-		switch tm.kind {
-		case timerDisputeStep:
-			s.after(tm.d, func() { s.disputeStep(tm.base, e.app, tm.id) })
-		case timerFileReview:
-			s.after(tm.d, func() { s.fileReview(tm.base, e.app, tm.id) })
-		}
+		s.after(tm.d, func() { s.runTimer(tm.kind, e.app, tm.id, tm.base) })
 	}
+}
+
+// runTimer runs a due timer of app for resource id.
+func (s *Server) runTimer(kind timerKind, app, id, base string) {
+	switch kind {
+	case timerDisputeStep:
+		s.disputeStep(base, app, id)
+	case timerFileReview:
+		s.fileReview(base, app, id)
+	}
+}
+
+// postClaimed posts a delivery a store claimed for this replica once, to
+// its webhook as it is now, and says what becomes of it: done on a 2xx, a
+// refused target, a webhook disabled or gone, or the last retry spent;
+// released when the Server is closing; otherwise due again after the
+// backoff of its attempt.
+func (s *Server) postClaimed(ctx context.Context, d deliveryPost) deliveryVerdict {
+	w, ok := s.enabledWebhook(d.app, d.hook)
+	if !ok {
+		s.log.Info("webhook delivery stopped: webhook disabled", "webhook", d.hook, "event", d.event)
+		return deliveryVerdict{done: true}
+	}
+	err := s.postCtx(ctx, w, d.body)
+	switch {
+	case err == nil:
+		return deliveryVerdict{done: true}
+	case errors.Is(err, errWebhookTarget):
+		s.log.Warn("webhook delivery refused: target not allowed", "webhook", d.hook, "event", d.event, "error", err)
+		return deliveryVerdict{done: true}
+	case s.ctx.Err() != nil:
+		return deliveryVerdict{release: true}
+	}
+	wait, again := s.retryWait(d.attempt - 1)
+	if !again {
+		s.log.Warn("webhook delivery abandoned", "webhook", d.hook, "event", d.event, "error", err)
+		return deliveryVerdict{done: true}
+	}
+	s.log.Info("webhook delivery failed; retrying", "webhook", d.hook, "event", d.event, "in", wait, "error", err)
+	return deliveryVerdict{retryIn: wait}
 }
 
 // publish sends a created/updated event for a resource view to every one of

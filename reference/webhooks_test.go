@@ -168,7 +168,7 @@ func TestDisabledWebhookIsNotATarget(t *testing.T) {
 	on := h.webhook("http://127.0.0.1:9/on", nil)
 	off := h.webhook("http://127.0.0.1:9/off", map[string]any{"enabled": false})
 	var targets []webhook
-	h.srv.st.dispatch = func(e effects) { targets = append(targets, e.hooks...) }
+	h.srv.memory().dispatch = func(e effects) { targets = append(targets, e.hooks...) }
 	h.card() // emits payment_instrument created to the webhooks enabled at its commit
 	if len(targets) != 1 || targets[0].ID != on["id"] || targets[0].ID == off["id"] {
 		t.Errorf("targets %v, want only %v", targets, on["id"])

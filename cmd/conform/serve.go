@@ -145,6 +145,7 @@ func runServe(ctx context.Context, opts serveOptions) error {
 		NamespaceIdleTTL: offIfZero(opts.nsIdle), MaxNamespaces: offIfZero(opts.nsMax),
 		BodyBudget: offIfZero(int64(opts.budgetMiB) << 20),
 	}
+	var pg *reference.PostgresStore
 	if opts.store != "" {
 		if !strings.HasPrefix(opts.store, "postgres://") && !strings.HasPrefix(opts.store, "postgresql://") {
 			ln.Close()
@@ -154,13 +155,13 @@ func runServe(ctx context.Context, opts serveOptions) error {
 			ln.Close()
 			return usageError(fmt.Errorf("serve: --store serves the sandbox: it excludes --variant and --fault"))
 		}
-		pg, err := reference.OpenPostgres(ctx, opts.store)
-		if err != nil {
+		var err error
+		if pg, err = reference.OpenPostgres(ctx, opts.store); err != nil {
 			ln.Close()
 			return fmt.Errorf("serve: --store: %w", err)
 		}
 		defer pg.Close()
-		refCfg.Postgres, refCfg.PostgresSandbox = pg, true
+		refCfg.Store = pg
 	}
 	token, err := newAdminToken()
 	if err != nil {
@@ -170,12 +171,12 @@ func runServe(ctx context.Context, opts serveOptions) error {
 	// A durable sandbox keeps every admin token it hands out: a config file
 	// an earlier replica wrote still works after a restart, on any replica.
 	var holder adminTokenHolder
-	if refCfg.Postgres != nil && len(opts.variants) == 0 && len(opts.faults) == 0 {
-		if err := refCfg.Postgres.AddAdminToken(ctx, sha256.Sum256([]byte(token))); err != nil {
+	if pg != nil && len(opts.variants) == 0 && len(opts.faults) == 0 {
+		if err := pg.AddAdminToken(ctx, sha256.Sum256([]byte(token))); err != nil {
 			ln.Close()
 			return fmt.Errorf("serve: --store: %w", err)
 		}
-		holder = refCfg.Postgres
+		holder = pg
 	}
 	var ref *reference.Server
 	var handler http.Handler

@@ -1,0 +1,141 @@
+package reference
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"time"
+)
+
+// The in-memory store's namespaces: minted, used, dropped and swept.
+
+// MintNamespace makes a namespace seeded from src in the in-memory store.
+func (st *store) MintNamespace(_ context.Context, src *seededSource, max int, idle time.Duration, now time.Time) (Namespace, error) {
+	st.mu.Lock()
+	if max > 0 && len(st.namespaces) >= max {
+		st.mu.Unlock()
+		return Namespace{}, errQuota("this sandbox holds %d namespaces, the most it may; drop one, or wait for an idle one to be dropped (%s idle)", max, idle)
+	}
+	ns := &namespace{id: src.id(namespacePrefix), used: now}
+	st.namespaces[ns.id] = ns
+	st.mu.Unlock()
+
+	fx := seedInto(st, src, now, ns)
+
+	st.mu.Lock()
+	for _, app := range ns.apps {
+		delete(st.seeding, app)
+	}
+	st.mu.Unlock()
+	return Namespace{ID: ns.id, Seeded: fx}, nil
+}
+
+// NamespaceCount is how many namespaces the store holds.
+func (st *store) NamespaceCount(context.Context) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.namespaces)
+}
+
+// Sweep expires what has aged out and drops idle namespaces.
+func (st *store) Sweep(_ context.Context, now time.Time, idle time.Duration) {
+	st.expireNow(now)
+	st.dropIdleNamespaces(now, idle)
+}
+
+// dropIdleNamespaces drops every namespace nobody authenticated into for
+// ttl; ttl ≤ 0 keeps them. Idleness is judged and the namespaces dropped
+// under one lock, so a namespace used meanwhile stays, and in one pass over
+// the store however many are idle.
+func (st *store) dropIdleNamespaces(now time.Time, ttl time.Duration) {
+	if ttl <= 0 {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var idle []*namespace
+	for _, ns := range st.namespaces {
+		if now.Sub(ns.used) >= ttl {
+			idle = append(idle, ns)
+		}
+	}
+	st.dropNamespaces(idle)
+}
+
+// touchApp marks the namespace of app as used at now. Callers hold the lock.
+func (st *store) touchApp(app string, now time.Time) {
+	if ns := st.nsOfApp[app]; ns != nil && now.After(ns.used) {
+		ns.used = now
+	}
+}
+
+// DropNamespace removes namespace id and everything of its applications.
+func (st *store) DropNamespace(_ context.Context, id string) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	ns := st.namespaces[id]
+	if ns == nil {
+		return false
+	}
+	st.dropNamespaces([]*namespace{ns})
+	return true
+}
+
+// dropNamespaces removes the namespaces and everything of their
+// applications, in one pass over the store. Callers hold the lock.
+func (st *store) dropNamespaces(nss []*namespace) {
+	if len(nss) == 0 {
+		return
+	}
+	apps := map[string]bool{}
+	for _, ns := range nss {
+		for _, a := range ns.apps {
+			apps[a] = true
+			delete(st.nsOfApp, a)
+			delete(st.apps, a)
+			delete(st.seeding, a)
+			if st.retention != nil {
+				delete(st.retention.apps, a)
+			}
+		}
+		for _, u := range ns.users {
+			delete(st.users, u)
+		}
+		delete(st.namespaces, ns.id)
+	}
+	dropOf(st.identities, apps)
+	dropOf(st.cards, apps)
+	dropOf(st.auths, apps)
+	dropOf(st.transfers, apps)
+	dropOf(st.merchants, apps)
+	dropOf(st.schedules, apps)
+	dropOf(st.amounts, apps)
+	dropOf(st.enrollments, apps)
+	dropOf(st.disputes, apps)
+	dropOf(st.evidence, apps)
+	dropOf(st.balances, apps)
+	dropOf(st.files, apps)
+	dropOf(st.links, apps)
+	dropOf(st.webhooks, apps)
+	orphans(st.evidenceByDispute, st.disputes)
+	orphans(st.adjustmentsByDispute, st.disputes)
+	orphans(st.enrollmentsBySchedule, st.schedules)
+	orphans(st.linksByFile, st.files)
+	maps.DeleteFunc(st.idem, func(k idemKey, _ *idemEntry) bool { return apps[k.app] })
+	st.idemOrder = slices.DeleteFunc(st.idemOrder[st.idemHead:], func(k idemAt) bool { return apps[k.key.app] })
+	st.idemOrder = slices.Clip(st.idemOrder)
+	st.idemHead = 0
+}
+
+// dropOf deletes the records of the given applications from m.
+func dropOf[P record](m map[string]P, apps map[string]bool) {
+	maps.DeleteFunc(m, func(_ string, p P) bool { return apps[p.appID()] })
+}
+
+// orphans deletes the series whose parent is no longer in parents.
+func orphans[S any, P any](series map[string]S, parents map[string]P) {
+	maps.DeleteFunc(series, func(id string, _ S) bool {
+		_, ok := parents[id]
+		return !ok
+	})
+}
