@@ -244,6 +244,9 @@ func observedPatches(results []ScenarioResult) (patches [][]byte, once []string)
 		// Events that carry their type or resource in different places:
 		// no one declaration holds for all of them.
 		merged[keyEventLayout] = json.RawMessage(`"` + judging.Unchecked + `"`)
+	}
+	if string(merged[keyEventLayout]) == `"`+judging.Unchecked+`"` {
+		// Unchecked, the places some events showed declare nothing.
 		delete(merged, keyEventFields)
 		order = slices.DeleteFunc(order, func(k string) bool { return k == keyEventFields })
 	}
