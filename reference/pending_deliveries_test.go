@@ -117,8 +117,8 @@ func TestPendingDeliveriesAreBounded(t *testing.T) {
 
 // TestExpiredWebhookDropsItsPendingDeliveries: on PostgreSQL a webhook that
 // ages out takes its pending deliveries with it, instead of leaving them
-// until each one's next retry finds the webhook gone; another webhook's
-// pending deliveries stay.
+// until each one's next retry finds the webhook gone (here hours on); another
+// webhook's pending deliveries stay.
 func TestExpiredWebhookDropsItsPendingDeliveries(t *testing.T) {
 	cluster := pgtest.Start(t)
 	h := sandboxReplica(t, cluster.NewDatabase(t, "expired_hooks"), func(c *Config) {
