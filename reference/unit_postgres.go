@@ -412,16 +412,11 @@ const contentLength = `coalesce(length(r.content), (r.hidden->>'content_size')::
 
 // cascade drops what hangs off a dropped record, as the in-memory store
 // does: a dispute's evidence and adjustment transfers, a file's links and
-// its content's bytes; and a webhook's pending deliveries, which would
-// otherwise stay until each one's next retry found the webhook gone (up to
-// 9 minutes each, 20 over the five retries: a soak of webhooks to a target
-// that is gone, expiring after 10 minutes, held 25,000 such rows of 49
-// expired webhooks beside 41,000 live ones).
+// its content's bytes. A webhook's pending deliveries are the sweep's: a
+// unit deleting them would conflict with the posts updating them (a
+// serialization failure the unit retries, then a 500).
 func (t *pgTx) cascade(kind, id string, contentBytes int64) {
 	switch kind {
-	case kindWebhook:
-		_, err := t.tx.Exec(t.ctx, `DELETE FROM deliveries WHERE app = $1 AND webhook = $2 AND NOT done`, t.app, id)
-		t.must(err)
 	case kindDispute:
 		_, err := t.tx.Exec(t.ctx, `DELETE FROM records WHERE app = $1 AND kind IN ('evidence', 'transfer') AND parent = $2`, t.app, id)
 		t.must(err)
@@ -896,9 +891,12 @@ func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) 
 	// Delivered events and run timers are kept until the next sweep only.
 	_, _ = p.pool.Exec(ctx, `DELETE FROM outbox WHERE delivered`)
 	_, _ = p.pool.Exec(ctx, `DELETE FROM deliveries WHERE done`)
-	// Pending deliveries to a webhook that is gone: an expiry drops its
-	// webhook's (cascade), but an event published while it ran may have
-	// read the webhook before the expiry committed and added one after.
+	// Pending deliveries to a webhook that is gone (expired, or an event
+	// published while it expired): otherwise each stays until its next
+	// retry finds the webhook gone, up to 9 minutes each and 20 over the
+	// five retries (a soak of webhooks to a target that is gone, expiring
+	// after 10 minutes, held 25,000 such rows of 49 expired webhooks
+	// beside 41,000 live ones).
 	_, _ = p.pool.Exec(ctx, `DELETE FROM deliveries d WHERE NOT d.done AND NOT EXISTS (
 		SELECT 1 FROM records r WHERE r.kind = 'webhook' AND r.id = d.webhook)`)
 	_, _ = p.pool.Exec(ctx, `DELETE FROM timers WHERE done`)
