@@ -117,3 +117,54 @@ func TestPendingDeliveriesAreBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestExpiredWebhookDropsItsPendingDeliveries: on PostgreSQL the sweep
+// drops the pending deliveries of a webhook that aged out (and of one that
+// is gone however it went), instead of leaving them until each one's next
+// retry finds the webhook gone (here hours on); another webhook's pending
+// deliveries stay.
+func TestExpiredWebhookDropsItsPendingDeliveries(t *testing.T) {
+	cluster := pgtest.Start(t)
+	h := sandboxReplica(t, cluster.NewDatabase(t, "expired_hooks"), func(c *Config) {
+		c.Limits = Limits{MaxAge: time.Hour, PendingDeliveries: 100}
+		c.RetryScale = 100 // the first retry hours after the first attempt
+	})
+	gone := newCardTarget(t, http.StatusServiceUnavailable)
+	pool := h.srv.cfg.Postgres.pool
+	pending := func(app, hook string) int {
+		var n int
+		require.NoError(t, pool.QueryRow(context.Background(),
+			`SELECT count(*) FROM deliveries WHERE app = $1 AND webhook = $2 AND NOT done`, app, hook).Scan(&n))
+		return n
+	}
+	old := h.webhook(gone.srv.URL, nil)
+	app, oldHook := old["application"].(string), old["id"].(string)
+	for range 3 {
+		h.card()
+	}
+	h.clock.Advance(30 * time.Minute)
+	young := h.webhook(gone.srv.URL, nil)["id"].(string)
+	h.card()
+	// Events reach the deliveries table from the outbox, a moment after
+	// their create.
+	eventually(t, "every event published", func() bool {
+		var n int
+		require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE NOT delivered`).Scan(&n))
+		return n == 0 && pending(app, oldHook) >= 4 && pending(app, young) >= 1
+	})
+	oldBefore, youngBefore := pending(app, oldHook), pending(app, young)
+
+	h.clock.Advance(31 * time.Minute) // the older webhook and its cards are over an hour old
+	h.card()                          // a create expires what has aged out
+	h.expect(h.call(h.platform(), "GET", "/webhooks/"+oldHook, nil), 404, "error")
+	// A delivery published to the webhook as it expired (the publisher read
+	// it before the expiry committed and inserted after it).
+	_, err := pool.Exec(context.Background(), `INSERT INTO deliveries (app, webhook, event, body) VALUES ($1, $2, 'EVlate', '{}')`, app, oldHook)
+	require.NoError(t, err)
+	h.srv.units.Sweep(context.Background(), h.clock.Now(), 0)
+	assert.Zero(t, pending(app, oldHook), "an expired webhook's pending deliveries after the sweep (%d before)", oldBefore)
+	eventually(t, "the younger webhook keeps its pending deliveries and gets the new card's", func() bool {
+		return pending(app, young) > youngBefore
+	})
+	assert.Zero(t, pending(app, oldHook), "no delivery of the new card to the expired webhook")
+}

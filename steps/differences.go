@@ -187,6 +187,7 @@ func observedPatches(results []ScenarioResult) (patches [][]byte, once []string)
 	merged := map[string]json.RawMessage{}
 	var order []string
 	precisions := map[string]bool{}
+	eventsDisagree := false
 	seen := map[string]int{}
 	for _, r := range results {
 		for _, c := range r.Judged() {
@@ -216,6 +217,14 @@ func observedPatches(results []ScenarioResult) (patches [][]byte, once []string)
 				if old, ok := merged[k]; ok && (k == keyExtensions || k == keyRequestMediaTypes) {
 					v = intersectLists(old, v)
 				}
+				if old, ok := merged[k]; ok && k == keyEventLayout && string(old) == `"`+judging.Unchecked+`"` {
+					// An event no layout describes: the places another
+					// event showed do not hold for every event.
+					v = old
+				}
+				if old, ok := merged[k]; ok && k == keyEventFields && !sameEntries(old, v) {
+					eventsDisagree = true
+				}
 				if old, ok := merged[k]; ok && k == keyErrorFieldForm && string(v) == `"`+judging.FieldFormBare+`"` {
 					// A bare name is a dotted or pointer name of one
 					// segment: the longer form read elsewhere covers it.
@@ -230,6 +239,16 @@ func observedPatches(results []ScenarioResult) (patches [][]byte, once []string)
 	}
 	if len(precisions) > 1 {
 		merged["timestamp_precision"] = json.RawMessage("0")
+	}
+	if eventsDisagree {
+		// Events that carry their type or resource in different places:
+		// no one declaration holds for all of them.
+		merged[keyEventLayout] = json.RawMessage(`"` + judging.Unchecked + `"`)
+	}
+	if string(merged[keyEventLayout]) == `"`+judging.Unchecked+`"` {
+		// Unchecked, the places some events showed declare nothing.
+		delete(merged, keyEventFields)
+		order = slices.DeleteFunc(order, func(k string) bool { return k == keyEventFields })
 	}
 	out := make([][]byte, 0, len(order))
 	for _, k := range order {
@@ -258,6 +277,31 @@ func countEntries(seen map[string]int, key string, v json.RawMessage) {
 		return
 	}
 	seen[key]++
+}
+
+// sameEntries reports whether the entries two JSON objects share are equal.
+func sameEntries(a, b json.RawMessage) bool {
+	var ma, mb map[string]json.RawMessage
+	if json.Unmarshal(a, &ma) != nil || json.Unmarshal(b, &mb) != nil {
+		return false
+	}
+	for k, va := range ma {
+		if vb, ok := mb[k]; ok && !sameJSONValue(va, vb) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameJSONValue compares two JSON values by content.
+func sameJSONValue(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ca, _ := json.Marshal(x)
+	cb, _ := json.Marshal(y)
+	return bytes.Equal(ca, cb)
 }
 
 // mergeObjects merges two JSON objects, entries of b over a's.

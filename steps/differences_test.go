@@ -138,3 +138,55 @@ func TestWrittenExtensionsAreWhatNoScenarioFoundMissing(t *testing.T) {
 		}
 	}
 }
+
+// TestWrittenEventLayout: events whose places the writer read alike are
+// written as layout fields with those places; an event it could not read,
+// or two events read in different places, write the layout unchecked,
+// whatever order the scenarios ran in.
+func TestWrittenEventLayout(t *testing.T) {
+	v, err := judging.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := func(resource string) string {
+		return `{"event_layout": "fields", "event_fields": {"type": "/event", "type_form": "{entity}.{type}", "entity": "", "resource": "` + resource + `"}}`
+	}
+	unchecked := `{"event_layout": "unchecked"}`
+	tests := []struct {
+		name    string
+		patches []string
+		layout  string
+		places  string // the resource pointer written, when the layout is fields
+	}{
+		{"one place", []string{fields("/data"), fields("/data")}, judging.EventLayoutFields, "/data"},
+		{"unread first", []string{unchecked, fields("/data")}, judging.Unchecked, ""},
+		{"unread last", []string{fields("/data"), unchecked}, judging.Unchecked, ""},
+		{"two places", []string{fields("/data"), fields("/data/object")}, judging.Unchecked, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var results []ScenarioResult
+			for i, p := range tt.patches {
+				results = append(results, ScenarioResult{Feature: "webhooks.feature", Name: string(rune('a' + i)),
+					Verdicts: judged(assumedCheck("event_layout", "type created", `type ""`, p))})
+			}
+			var out bytes.Buffer
+			if err := WriteProfile(&out, Summary{Results: results, Profile: v.DefaultProfile()}); err != nil {
+				t.Fatalf("WriteProfile: %v", err)
+			}
+			p, err := v.DecodeProfile(out.Bytes())
+			if err != nil {
+				t.Fatalf("the written profile does not decode: %v\n%s", err, out.String())
+			}
+			if p.EventLayout != tt.layout {
+				t.Errorf("event_layout %q, want %q:\n%s", p.EventLayout, tt.layout, out.String())
+			}
+			if tt.places != "" && p.EventFields["resource"] != tt.places {
+				t.Errorf("event_fields %v, want the resource at %s", p.EventFields, tt.places)
+			}
+			if tt.layout == judging.Unchecked && strings.Contains(out.String(), "event_fields") {
+				t.Errorf("an unchecked layout is written with places:\n%s", out.String())
+			}
+		})
+	}
+}

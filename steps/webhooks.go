@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -159,7 +160,7 @@ func (s *scenario) receivesFileEvent(ctx context.Context, typ, status string) er
 	if s.hookCh == nil {
 		return &kitError{errUsage("the scenario has no webhook pointing at the receiver")}
 	}
-	embedded := s.suite.profile.EventLayout == judging.EventLayoutEmbedded
+	layout := s.suite.profile.EventLayout
 	var named *delivery
 	deadline := time.NewTimer(s.suite.cfg.WaitTimeout)
 	defer deadline.Stop()
@@ -169,17 +170,23 @@ func (s *scenario) receivesFileEvent(ctx context.Context, typ, status string) er
 			if !bytes.Contains(d.body, []byte(file)) || !bytes.Contains(bytes.ToLower(d.body), []byte("uploaded")) {
 				continue // not the alert: it names the file and says it was uploaded
 			}
-			if !embedded {
+			switch layout {
+			case judging.EventLayoutEmbedded:
+				if ev, ok := fileEvent(d, file, status); ok {
+					return s.checkEvent(ev, d, typ)
+				}
+			case judging.EventLayoutFields:
+				if ev, ok := s.fieldsFileEvent(d, file, status); ok {
+					return s.checkEventOf(ev, d, typ, "file", file)
+				}
+			default:
 				return s.checkSignature(d)
-			}
-			if ev, ok := fileEvent(d, file, status); ok {
-				return s.checkEvent(ev, d, typ)
 			}
 			named = &d
 		case <-deadline.C:
 			if named != nil {
-				return s.assume("event_layout", judging.EventLayoutEmbedded, "another layout", map[string]any{"event_layout": judging.Unchecked},
-					fmt.Errorf("the alert of file %s is not an event of layout %s with status %s: %s", file, judging.EventLayoutEmbedded, status, s.mask(named.body)))
+				return s.assume("event_layout", layout, "another layout", s.eventLayoutPatch(decodeJSON(named.body), "file", typ, file),
+					fmt.Errorf("the alert of file %s is not an event of layout %s with status %s: %s", file, layout, status, s.mask(named.body)))
 			}
 			return s.normative([]string{"6", "3.1"}, fmt.Errorf("no HTTP POST naming file %s reached the webhook's url within %s", file, s.suite.cfg.WaitTimeout))
 		case <-ctx.Done():
@@ -195,7 +202,7 @@ func (s *scenario) receivesSaleEvent(ctx context.Context, typ, role string) erro
 	if err != nil || ev == nil {
 		return err
 	}
-	return s.checkEventOf(ev, d, typ, entity)
+	return s.checkEventOf(ev, d, typ, entity, s.ids[role])
 }
 
 // awaitSaleEvent reads the scenario's receiver route until a delivery naming
@@ -241,16 +248,55 @@ func fileEvent(d delivery, file, status string) (any, bool) {
 	return ev, id == file && st == status
 }
 
-// checkEvent checks a file event.
-func (s *scenario) checkEvent(ev any, d delivery, typ string) error {
-	return s.checkEventOf(ev, d, typ, "file")
+// fieldsFileEvent decodes a delivery and reports whether it carries the
+// file in that status where the profile's event_fields puts the resource.
+func (s *scenario) fieldsFileEvent(d delivery, file, status string) (any, bool) {
+	ev := decodeJSON(d.body)
+	res := s.suite.profile.EventResource(ev, "file")
+	id, _ := res["id"].(string)
+	st, _ := res["status"].(string)
+	return ev, id == file && st == status
 }
 
-// checkEventOf checks an event's layout and type names (assumed:
-// event_layout, unless the profile declares it unchecked) and its signature.
-func (s *scenario) checkEventOf(ev any, d delivery, typ, entity string) error {
+// checkEvent checks a file event.
+func (s *scenario) checkEvent(ev any, d delivery, typ string) error {
+	file, _ := s.id("file")
+	return s.checkEventOf(ev, d, typ, "file", file)
+}
+
+// eventLayoutPatch is the profile that declares the layout of an event of
+// type typ of the entity's resource id: layout fields with the places read
+// from it (judging.InferEventFields), or unchecked when it carries no such
+// type or resource.
+func (s *scenario) eventLayoutPatch(ev any, entity, typ, id string) map[string]any {
+	if f, ok := judging.InferEventFields(ev, entity, typ, id); ok {
+		return map[string]any{keyEventLayout: judging.EventLayoutFields, keyEventFields: f}
+	}
+	return map[string]any{keyEventLayout: judging.Unchecked}
+}
+
+// The profile keys of an event's layout.
+const (
+	keyEventLayout = "event_layout"
+	keyEventFields = "event_fields"
+)
+
+// checkEventOf checks an event of the entity's resource id: its layout and
+// type names (assumed: event_layout, and event_fields for the layout
+// fields; nothing when the profile declares it unchecked) and its
+// signature.
+func (s *scenario) checkEventOf(ev any, d delivery, typ, entity, id string) error {
+	if s.suite.profile.EventLayout == judging.EventLayoutFields {
+		if err := s.suite.profile.EventMismatch(ev, entity, typ, id); err != nil {
+			f, _ := json.Marshal(s.suite.profile.EventFields)
+			if err := s.assume(keyEventLayout, "an event of type "+typ+" at "+string(f), "another event", s.eventLayoutPatch(ev, entity, typ, id),
+				fmt.Errorf("the %s event of %s %s: %w: %s", typ, entity, id, err, s.mask(d.body))); err != nil {
+				return err
+			}
+		}
+	}
 	if s.suite.profile.EventLayout == judging.EventLayoutEmbedded {
-		patch := map[string]any{"event_layout": judging.Unchecked}
+		patch := s.eventLayoutPatch(ev, entity, typ, id)
 		if got, _ := lookupString(ev, "type"); got != typ {
 			if err := s.assume("event_layout", "type "+typ, "type "+render(got), patch, fmt.Errorf("event type %q, want %q: %s", got, typ, s.mask(d.body))); err != nil {
 				return err
@@ -365,7 +411,7 @@ func (s *scenario) receivesAuthenticatedEvent(ctx context.Context, typ, role str
 	if err != nil || ev == nil {
 		return err
 	}
-	if err := s.checkEventOf(ev, d, typ, entity); err != nil {
+	if err := s.checkEventOf(ev, d, typ, entity, s.ids[role]); err != nil {
 		return err
 	}
 	if want := basicAuthorization(hookUsername, s.hookPassword); d.authorization != want {

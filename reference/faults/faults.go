@@ -58,7 +58,7 @@ func Catalog() []Fault {
 		authFaults(), cardFaults(), authorizationFaults(), level3Faults(), saleFaults(),
 		idempotencyFaults(), merchantFaults(), subscriptionFaults(), disputeFaults(),
 		balanceTransferFaults(), fileFaults(), webhookFaults(), listFaults(), errorFaults(),
-		contentFaults(), inputRuleFaults(), responseDetailFaults(), idempotencyScopeFaults(), webhookEventFaults(),
+		contentFaults(), inputRuleFaults(), responseDetailFaults(), idempotencyScopeFaults(), webhookEventFaults(), eventTypeFaults(),
 	} {
 		all = append(all, group...)
 	}

@@ -798,6 +798,15 @@ func probes() map[string]func(p *faultProbe) bool {
 		"webhook-disable-ignored": func(p *faultProbe) bool {
 			return p.must(200, "PUT", "/webhooks/"+p.webhook().str("id"), map[string]any{"enabled": false}).field("enabled") != false
 		},
+		"event-type-swapped": func(p *faultProbe) bool {
+			p.webhook()
+			p.authorize(1000, false)
+			d, ok := p.hooks.await(5*time.Second, func(d probeDelivery) bool { return decodeFaultJSON(d.body)["entity"] == "authorization" })
+			if !ok {
+				p.t.Fatal("no event of the authorization")
+			}
+			return decodeFaultJSON(d.body)["type"] != "created"
+		},
 		"webhook-signature-bad": func(p *faultProbe) bool {
 			secret := p.webhook().str("secret_signing_key")
 			p.file("probe signed")

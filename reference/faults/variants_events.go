@@ -22,7 +22,7 @@ func eventVariants() []Variant {
 	return []Variant{
 		{
 			Name: "event-layout-and-signature", Tags: "@files,@webhooks", Choice: `delivers {"event": "<entity>.<type>", "data": resource} signed with another scheme`,
-			Profile: `{"event_layout": "unchecked", "signature_scheme": "unchecked"}`,
+			Profile: `{"event_layout": "fields", "event_fields": {"type": "/event", "type_form": "{entity}.{type}", "entity": "", "resource": "/data"}, "signature_scheme": "unchecked"}`,
 			build:   func() variantParts { return variantParts{transport: otherEventLayout} },
 		},
 		{

@@ -45,6 +45,7 @@ type Profile struct {
 	ListMaxLimit                 int                    `json:"list_max_limit"`
 	ListOverMax                  string                 `json:"list_over_max"`
 	EventLayout                  string                 `json:"event_layout"`
+	EventFields                  map[string]string      `json:"event_fields"`
 	SignatureScheme              string                 `json:"signature_scheme"`
 	SignatureHeader              string                 `json:"signature_header"`
 	SigningKeyForm               string                 `json:"signing_key_form"`
@@ -80,6 +81,7 @@ const (
 	ListOverMaxClamp  = "clamp"  // list_over_max: a limit above the maximum is clamped to it
 
 	EventLayoutEmbedded = "embedded" // event_layout: schema event
+	EventLayoutFields   = "fields"   // event_layout: the type and the resource where event_fields says
 
 	SignatureTimestampHMAC = "timestamp_hmac_sha256" // signature_scheme: "timestamp=<unix>, sig=<hex HMAC-SHA256(secret, "<timestamp>:<body>")>"
 
@@ -403,6 +405,7 @@ func (p Profile) Clone() Profile {
 	}
 	p.OperationRoles = roles
 	p.WebhookRoutes = maps.Clone(p.WebhookRoutes)
+	p.EventFields = maps.Clone(p.EventFields)
 	p.Extensions = slices.Clone(p.Extensions)
 	p.RequestMediaTypes = slices.Clone(p.RequestMediaTypes)
 	p.ObservedOnce = slices.Clone(p.ObservedOnce)
@@ -429,7 +432,7 @@ func (j *Judge) DefaultProfile() Profile { return j.profile.Clone() }
 
 // DecodeProfile reads a profile: a JSON object of profile keys over the
 // defaults. A key left out keeps its default; map-valued keys (refusals,
-// success_status, operation_roles, webhook_routes) merge entry by entry, and
+// success_status, operation_roles, webhook_routes, event_fields) merge entry by entry, and
 // a refusals entry may give only status or only codes. Unknown keys and
 // values a key does not allow are refused with an error wrapping ErrProfile
 // that names the key; so is a key the kit does not judge (judging.json
@@ -788,6 +791,8 @@ func (j *Judge) checkProfileKey(p *Profile, key string) error {
 				return fmt.Errorf("%s: %q is not \"POST|PUT|PATCH /path\"", id, route)
 			}
 		}
+	case "event_fields":
+		return checkEventFields(p.EventFields)
 	case "extensions":
 		for _, id := range p.Extensions {
 			o, err := op(id)
