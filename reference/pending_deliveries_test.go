@@ -130,7 +130,7 @@ func TestExpiredWebhookDropsItsPendingDeliveries(t *testing.T) {
 		c.RetryScale = 100 // the first retry hours after the first attempt
 	})
 	gone := newCardTarget(t, http.StatusServiceUnavailable)
-	pool := h.srv.cfg.Postgres.pool
+	pool := h.srv.pgPool()
 	pending := func(app, hook string) int {
 		var n int
 		require.NoError(t, pool.QueryRow(context.Background(),
