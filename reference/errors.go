@@ -8,8 +8,8 @@ import (
 
 // errorKind is a kind of refusal of the refusals table (schemas/judging.json,
 // read through validate.Validator.Refusal): the one place where the status
-// and envelope code of every refusal live (DESIGN.md "Decisions where the
-// spec is silent").
+// and envelope code of every refusal live (features/README.md, "Status codes
+// and error codes").
 type errorKind string
 
 const (

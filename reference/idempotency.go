@@ -7,7 +7,7 @@ import (
 )
 
 // idempotent runs h at most once per idempotency id, application and
-// operation (DESIGN.md "Idempotency"): a retry with the same body replays the
+// operation (features/README.md, "Behaviour"): a retry with the same body replays the
 // original status and body, another body is 422 UNPROCESSABLE_ENTITY, and
 // concurrent duplicates wait for the first to finish. in is the decoded
 // body, whose encoding is the canonical form the retry is compared by.

@@ -14,7 +14,7 @@ const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 const idLength = 22
 
 // Id prefixes: the id_prefixes table of schemas/judging.json (spec section 2,
-// DESIGN.md "Ids"), written out as constants for the call sites;
+// features/README.md, "Requests and resources"), written out as constants for the call sites;
 // TestIDPrefixesAreTheTable keeps them equal to the table.
 const (
 	prefixApplication  = "AP"

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// List parameters (DESIGN.md "Lists").
+// List parameters (features/README.md, "Behaviour": lists).
 const (
 	defaultLimit = 20
 	maxLimit     = 100

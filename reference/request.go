@@ -12,7 +12,8 @@ import (
 	"github.com/conform-kit/conform/validate"
 )
 
-// Body limits (DESIGN.md: 413 REQUEST_TOO_LARGE). A JSON body has the
+// Body limits (features/README.md, "Status codes and error codes": 413
+// REQUEST_TOO_LARGE). A JSON body has the
 // library's limit, validate.MaxBodyBytes (1 MiB), so the reference and a
 // service behind validate.Middleware refuse the same bodies.
 const (

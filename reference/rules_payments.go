@@ -14,7 +14,7 @@ import (
 	"github.com/conform-kit/conform/validate"
 )
 
-// Sandbox triggers (DESIGN.md): these amounts decline or open a dispute.
+// Sandbox triggers (features/README.md, "Sandbox triggers"): these amounts decline or open a dispute.
 const (
 	amountDeclined = 102
 	amountDisputed = 888888

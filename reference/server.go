@@ -1,7 +1,7 @@
 // Package reference is the in-memory reference implementation of the Payments
 // Service API: one http.Handler serving every operation of the operations
-// table (schemas/operations.json), with every decision of DESIGN.md where the
-// spec is silent. It validates requests with the validate package, keeps its
+// table (schemas/operations.json), with every assumption of the kit where the spec
+// is silent (features/README.md, "Assumptions"). It validates requests with the validate package, keeps its
 // state in a Store (memory by default, or PostgreSQL), and seeds
 // deterministic fixtures (two applications, users, merchants, a dispute, ...)
 // that Seeded returns.

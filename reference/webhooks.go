@@ -196,7 +196,7 @@ func (s *Server) pendingCount(app, id string) int {
 // its own that makes the retries, so a retried event arrives after later
 // ones; a slow or failing host delays only its own deliveries.
 //
-// The spec and DESIGN.md promise no order of deliveries. The kit's silence
+// Neither the spec nor the kit's assumptions (features/README.md) promise an order of deliveries. The kit's silence
 // checks (steps/webhooks_silence.go) use this one only to know when to stop
 // waiting for a delivery that must not come, and so catch a faulty delivery
 // every time.

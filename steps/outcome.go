@@ -21,7 +21,7 @@ import (
 // type every result of the kit is told in.
 type Outcome = report.Outcome
 
-// Outcomes; see DESIGN.md "Normative and assumed".
+// Outcomes; see features/README.md, "How the kit judges".
 const (
 	Pass  = report.Pass  // every check held
 	Skip  = report.Skip  // the target config lacks what the scenario needs

@@ -183,7 +183,7 @@ func (s *scenario) sameFingerprint() error {
 	b, _ := lookupString(s.docs["second card"], "fingerprint")
 	if a == "" || a != b {
 		return s.assume(keyReferenceRules, "one fingerprint", a+" and "+b, map[string]any{keyReferenceRules: judging.Unchecked},
-			fmt.Errorf("fingerprints %q and %q differ for the same card number (DESIGN.md: stable per number)", a, b))
+			fmt.Errorf("fingerprints %q and %q differ for the same card number (assumed: stable per number)", a, b))
 	}
 	return nil
 }

@@ -111,7 +111,7 @@ func (s *scenario) noteReplay(role string) error {
 	return nil
 }
 
-// repeatsOriginal: a replay returns the original status and resource (assumed, DESIGN.md idempotency).
+// repeatsOriginal: a replay returns the original status and resource (assumed: features/README.md, "Behaviour").
 func (s *scenario) repeatsOriginal(role string) error {
 	ex, err := s.lastExchange()
 	if err != nil {
@@ -131,7 +131,7 @@ func (s *scenario) repeatsOriginal(role string) error {
 }
 
 // createSalesAtOnce sends n identical sales carrying one idempotency id at
-// the same time; every response is kept (DESIGN.md: concurrent duplicates
+// the same time; every response is kept (assumed: concurrent duplicates
 // create exactly one resource).
 func (s *scenario) createSalesAtOnce(ctx context.Context, n int, amount int64, key string) error {
 	body, err := s.saleBody(amount)

@@ -196,7 +196,7 @@ func (s *scenario) receivesFileEvent(ctx context.Context, typ, status string) er
 }
 
 // receivesSaleEvent waits for the event of the scenario's sale or
-// authorization (DESIGN.md: every create sends one; assumed resource_events).
+// authorization (assumed: every create sends one; resource_events).
 func (s *scenario) receivesSaleEvent(ctx context.Context, typ, role string) error {
 	ev, d, entity, err := s.awaitSaleEvent(ctx, role, nil)
 	if err != nil || ev == nil {
@@ -351,7 +351,7 @@ func signatureHeaderOf(d delivery, secret string) (string, bool) {
 const hookUsername = "conform-hook"
 
 // aBasicAuthWebhook creates the webhook under test with BASIC authentication
-// (spec §4.9: "settings used when sending events"; DESIGN.md: deliveries
+// (spec §4.9: "settings used when sending events"; assumed: deliveries
 // carry Authorization: Basic). The password is a secret of the scenario.
 func (s *scenario) aBasicAuthWebhook(ctx context.Context) error {
 	b := make([]byte, 12)
@@ -381,7 +381,7 @@ func (s *scenario) leaksHookPassword(body []byte) bool {
 
 // neverShowsHookPassword: the password the webhook was given is a credential
 // and never comes back. This check is normative even in an assumed scenario:
-// whether a target supports BASIC is a DESIGN decision, but one that accepted
+// whether a target supports BASIC is an assumption, but one that accepted
 // a password and returns it leaks a credential.
 func (s *scenario) neverShowsHookPassword() error {
 	ex, err := s.lastExchange()
@@ -399,7 +399,7 @@ func (s *scenario) neverShowsHookPassword() error {
 
 // receivesAuthenticatedEvent waits for the sale's event like
 // receivesSaleEvent and checks that it carries the webhook's basic
-// Authorization header (DESIGN.md; assumed). No delivery read on the way may
+// Authorization header (assumed). No delivery read on the way may
 // carry the password (normative, as in neverShowsHookPassword).
 func (s *scenario) receivesAuthenticatedEvent(ctx context.Context, typ, role string) error {
 	ev, d, entity, err := s.awaitSaleEvent(ctx, role, func(d delivery) error {

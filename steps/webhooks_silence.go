@@ -39,7 +39,7 @@ func (s *scenario) aControlWebhook(ctx context.Context) error {
 }
 
 // aFilteredWebhook creates the webhook under test with a non-empty
-// enabled_events naming one entity (DESIGN.md: it filters by entity and type).
+// enabled_events naming one entity (assumed: it filters by entity and type).
 func (s *scenario) aFilteredWebhook(ctx context.Context, entity string) error {
 	body := map[string]any{
 		"url": s.ensureHookURL(), "tags": s.runTags(),
@@ -65,7 +65,7 @@ func (s *scenario) aFilteredWebhook(ctx context.Context, entity string) error {
 // sale to the webhook under test read until then fails the check.
 //
 // When to stop waiting rests on the order of deliveries, which neither the
-// spec (§6: retry behaviour "not shown") nor DESIGN.md promises; so the
+// spec (§6: retry behaviour "not shown") nor the kit's assumptions promise; so the
 // check never judges order, it only stops on it. Decision: the kit counts on
 // a target making the deliveries of one event to a host before those of an
 // event published after it (the reference does: its deliveries to one host
@@ -78,8 +78,8 @@ func (s *scenario) aFilteredWebhook(ctx context.Context, entity string) error {
 // order. A target that delivers in another order can only be missed (its
 // stray delivery arrives after the check ended), never failed: a conforming
 // target sends no such delivery at all.
-// The control missing an event is a warning: which events a sale sends is a
-// DESIGN.md decision, and without it the check proves nothing.
+// The control missing an event is a warning: which events a sale sends is an
+// assumption of the kit, and without it the check proves nothing.
 func (s *scenario) webhookStaysSilent(ctx context.Context) error {
 	sale, err := s.id("sale")
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 // route, path ids, query parameters and headers of a request, and the status,
 // content type and body of a response.
 
-// List query bounds (DESIGN.md: default limit 20, at most 100).
+// List query bounds (features/README.md, "Behaviour": default limit 20, at most 100).
 const (
 	maxListLimit  = 100
 	maxListOffset = 1<<31 - 1

@@ -49,7 +49,7 @@ func rangeCases(schemas []string, pointer string, lo, hi int, loRule string) []l
 	}
 }
 
-// TestLimits checks every limit of spec §8 (and the limits DESIGN.md adds)
+// TestLimits checks every limit of spec §8 (and the limits the kit assumes: features/README.md)
 // on both sides of its boundary, for the create/sale and the capture variant
 // where they differ.
 func TestLimits(t *testing.T) {

@@ -21,7 +21,7 @@ import (
 // Outcome is the verdict on one scenario.
 type Outcome string
 
-// The outcomes, best first (DESIGN.md "Normative and assumed").
+// The outcomes, best first (features/README.md, "How the kit judges").
 const (
 	Pass  Outcome = "PASS"  // every check held
 	Skip  Outcome = "SKIP"  // the target config lacks what the scenario needs

@@ -210,7 +210,7 @@ type IDPrefix struct {
 	Basis
 }
 
-// ProfileKey is one assumed decision of DESIGN.md: its name, what it
+// ProfileKey is one assumed decision of the kit (features/README.md, "Assumptions"): its name, what it
 // decides, the values it may take when it is a choice among names, the
 // reference's default (null for refusals and extensions, whose defaults
 // are the refusals table and the extension operations) and an example of

@@ -64,7 +64,7 @@ func TestEveryNormativeCheckNamesAClause(t *testing.T) {
 		check("schema "+name, b)
 	}
 	if got := len(j.Invariants); got != 5 {
-		t.Errorf("%d safety invariants, want the 4 of DESIGN.md and no_server_error of its Exploration", got)
+		t.Errorf("%d safety invariants, want tenancy, secrets, capture_total, refusal_changes_nothing and no_server_error", got)
 	}
 	for _, op := range []string{"webhooks.create", "webhooks.update"} {
 		o, _ := v.Validator().Operation(op)

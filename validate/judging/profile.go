@@ -23,7 +23,7 @@ import (
 var ErrProfile = errors.New("judging: profile")
 
 // Profile is a target's declared choice for every assumed decision of
-// DESIGN.md (the profile keys of schemas/judging.json; the JSON name of each
+// the kit (features/README.md, "Assumptions"; the profile keys of schemas/judging.json; the JSON name of each
 // field is its key). The kit checks these choices instead of the
 // reference's: a server that keeps its declared profile passes. Get one
 // from Judge.DefaultProfile (the reference's choices) or

@@ -14,7 +14,7 @@ import (
 )
 
 // TestDefaultProfileIsTheReferencesChoices checks the defaults against
-// DESIGN.md's decisions, through the typed accessors.
+// the kit's assumptions (features/README.md), through the typed accessors.
 func TestDefaultProfileIsTheReferencesChoices(t *testing.T) {
 	v := newJudge(t)
 	p := v.DefaultProfile()

@@ -39,7 +39,7 @@ const (
 )
 
 // Severities are the kinds of package judging: normative breaks what the
-// spec says; assumed breaks a choice DESIGN.md made where the spec is silent
+// spec says; assumed breaks a choice the kit made where the spec is silent
 // (a profile key of judging.json, named by Violation.Key). Which one a
 // violation is comes from the data of the contract (judging.json,
 // operations.json), not from the proxy.
