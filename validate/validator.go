@@ -55,6 +55,8 @@ type Validator struct {
 	progs    map[string]*program // by schema name
 	bodies   []*program          // by operation index: its JSON request body's, nil when none
 	rules    []ruleSet           // by operation index: the body rules Middleware applies
+	// bodyRules is the table of body rules (bodyrules.go).
+	bodyRules []bodyRule
 }
 
 // program is everything Validate needs of one schema, found with one lookup.
@@ -73,8 +75,11 @@ func Default() (*Validator, error) { return defaultValidator() }
 // New compiles every embedded schema (format assertions on) and loads the
 // operations table. It fails if a schema does not compile, a $ref does not
 // resolve, or an operation names a schema that does not exist.
-func New() (*Validator, error) {
-	entries, err := fs.ReadDir(schemas.FS, ".")
+func New() (*Validator, error) { return newValidator(schemas.FS) }
+
+// newValidator is New reading the contract from fsys.
+func newValidator(fsys fs.FS) (*Validator, error) {
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, fmt.Errorf("validate: reading embedded schemas: %w", err)
 	}
@@ -96,7 +101,7 @@ func New() (*Validator, error) {
 		if e.IsDir() || !strings.HasSuffix(file, ".json") {
 			continue
 		}
-		data, err := fs.ReadFile(schemas.FS, file)
+		data, err := fs.ReadFile(fsys, file)
 		if err != nil {
 			return nil, fmt.Errorf("validate: reading %s: %w", file, err)
 		}
@@ -152,7 +157,8 @@ func New() (*Validator, error) {
 		return nil, err
 	}
 	v.tab = t
-	if v.statuses, err = refusalStatuses(judgingData); err != nil {
+	var ruleRows judgingRules
+	if v.statuses, ruleRows, err = readJudging(judgingData); err != nil {
 		return nil, err
 	}
 	v.progs = make(map[string]*program, len(v.names))
@@ -161,15 +167,14 @@ func New() (*Validator, error) {
 	}
 	v.requests = make(map[string]bool)
 	v.bodies = make([]*program, len(t.ops))
-	v.rules = make([]ruleSet, len(t.ops))
 	for i, op := range t.ops {
 		if op.HasJSONBody() {
 			v.requests[op.Request] = true
 			v.bodies[i] = v.progs[op.Request]
-			if applies, fee := bodyRulesOf(op.ID); applies {
-				v.rules[i] = ruleSet{op: op.ID, fee: fee, inPass: passRulesFit(v.bodies[i].fast)}
-			}
 		}
+	}
+	if v.bodyRules, v.rules, err = compileBodyRules(t, ruleRows, v.bodies); err != nil {
+		return nil, err
 	}
 	if err := v.buildExchangeChecks(c, fc); err != nil {
 		return nil, fmt.Errorf("validate: compiling path id schemas: %w", err)
@@ -177,30 +182,32 @@ func New() (*Validator, error) {
 	return v, nil
 }
 
-// refusalStatuses reads the refusals table of judging.json: the status each
-// kind of refusal is answered with, by the code the reference sends for it
-// (its first code). Error.Status renders with it.
-func refusalStatuses(data []byte) (map[string]int, error) {
+// readJudging reads what the library takes of judging.json: the refusals
+// table, as the status each kind of refusal is answered with by the code
+// the reference sends for it (its first code; Error.Status renders with
+// it), and the body rules' clauses.
+func readJudging(data []byte) (map[string]int, judgingRules, error) {
 	if data == nil {
-		return nil, fmt.Errorf("validate: %s is not embedded", judgingFile)
+		return nil, nil, fmt.Errorf("validate: %s is not embedded", judgingFile)
 	}
 	var table struct {
 		Refusals map[string]struct {
 			Status int      `json:"status"`
 			Codes  []string `json:"codes"`
 		} `json:"refusals"`
+		BodyRules judgingRules `json:"body_rules"`
 	}
 	if err := json.Unmarshal(data, &table); err != nil {
-		return nil, fmt.Errorf("validate: parsing %s: %w", judgingFile, err)
+		return nil, nil, fmt.Errorf("validate: parsing %s: %w", judgingFile, err)
 	}
 	out := make(map[string]int, len(table.Refusals))
 	for kind, r := range table.Refusals {
 		if len(r.Codes) == 0 {
-			return nil, fmt.Errorf("validate: %s: refusal %s has no code", judgingFile, kind)
+			return nil, nil, fmt.Errorf("validate: %s: refusal %s has no code", judgingFile, kind)
 		}
 		out[r.Codes[0]] = r.Status
 	}
-	return out, nil
+	return out, table.BodyRules, nil
 }
 
 // Schemas returns the sorted names of every schema (file names without .json).
@@ -246,7 +253,7 @@ func (v *Validator) check(pr *program, doc []byte, rs ruleSet) ([]Violation, err
 		if err := v.validateTree(pr.name, pr.schema, val); err != nil {
 			return nil, err
 		}
-		return decodedRuleViolations(rs.op, doc), nil
+		return v.decodedRuleViolations(rs, doc), nil
 	}
 	p := getPass(doc)
 	defer p.release()
@@ -256,24 +263,22 @@ func (v *Validator) check(pr *program, doc []byte, rs ruleSet) ([]Violation, err
 			return nil, &malformedError{public: "body must be a JSON object, got " + kindName(k)}
 		}
 	}
-	p.facts.on = rs.op != "" && rs.inPass
+	p.gather(rs)
 	if p.run(n) {
 		if rs.op == "" {
 			return nil, nil
 		}
 		if p.facts.on {
-			if vs, ok := p.ruleViolations(rs); ok {
-				return vs, nil
-			}
+			return p.ruleViolations(rs), nil
 		}
-		return decodedRuleViolations(rs.op, doc), nil
+		return v.decodedRuleViolations(rs, doc), nil
 	}
 	if err := collect(p, n); err != nil {
 		return nil, err
 	}
 	// Valid after all: a later duplicate name overrides the member the
 	// first run failed on, and the first run gathered nothing complete.
-	return decodedRuleViolations(rs.op, doc), nil
+	return v.decodedRuleViolations(rs, doc), nil
 }
 
 // collect runs the pass again over a body the first run did not pass,
