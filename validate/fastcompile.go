@@ -107,11 +107,11 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 			s, _ := val.(string)
 			m, err := compilePattern(s)
 			okKw = err == nil
-			n.pattern, n.patternMsg = m, "does not match pattern "+quote(s)
+			n.pattern, n.patternText, n.patternMsg = m, s, "does not match pattern "+quote(s)
 		case "format":
 			s, _ := val.(string)
 			n.format, okKw = jsonschema.Formats[s]
-			n.formatMsg = quote(s)
+			n.formatName, n.formatMsg = s, quote(s)
 		case "minimum", "maximum", "exclusiveMinimum":
 			num, isNum := val.(json.Number)
 			okKw = isNum && !oversizedNumber(string(num))
@@ -145,6 +145,7 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 			target := c.ref(file, s)
 			okKw = target != nil
 			n.inplace = append(n.inplace, target)
+			n.ref = target
 		case "allOf", "anyOf":
 			list, _ := val.([]any)
 			for i := range list {
@@ -152,6 +153,7 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 				okKw = okKw && child != nil
 				if kw == "allOf" {
 					n.inplace = append(n.inplace, child)
+					n.allOf = append(n.allOf, child)
 				} else {
 					n.anyOf = append(n.anyOf, child)
 				}
@@ -224,7 +226,7 @@ func (n *fnode) setTypes(val any) bool {
 // setEnum adds an enum or const keyword of strings, booleans and nulls,
 // worded as jsonschema words its failure.
 func (n *fnode) setEnum(rule string, list []any) bool {
-	e := enumSet{rule: rule}
+	e := enumSet{rule: rule, values: list}
 	words := make([]string, len(list))
 	for i, item := range list {
 		switch x := item.(type) {
