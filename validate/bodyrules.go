@@ -3,8 +3,7 @@ package validate
 import (
 	"encoding/json"
 	"fmt"
-	"math"
-	"slices"
+		"slices"
 	"strings"
 
 	"github.com/conform-kit/conform/validate/internal/jsondoc"
@@ -277,26 +276,17 @@ func valueOf(x any, present bool) ruleValue {
 	if !present {
 		return ruleValue{}
 	}
-	switch n := x.(type) {
+	switch b := x.(type) {
 	case nil:
 		return ruleValue{kind: valueNull}
 	case bool:
-		if n {
+		if b {
 			return ruleValue{kind: valueTrue}
 		}
 		return ruleValue{kind: valueFalse}
-	case json.Number:
-		i, ok := parseInt64(string(n))
-		return ruleValue{kind: valueNumber, isInt: ok, n: i}
-	case float64:
-		if n != math.Trunc(n) || math.Abs(n) > 1<<53 {
-			return ruleValue{kind: valueNumber}
-		}
-		return intValue(int64(n))
-	case int:
-		return intValue(int64(n))
-	case int64:
-		return intValue(n)
+	case json.Number, float64, int, int64:
+		n, ok := number(x)
+		return ruleValue{kind: valueNumber, isInt: ok, n: n}
 	}
 	return ruleValue{kind: valueOther}
 }

@@ -87,16 +87,11 @@ func (d *decoder) object(i, depth int) (any, int, bool) {
 			return nil, 0, false
 		}
 		m[key] = val
-		if i = d.ws(end); i >= len(d.data) {
+		var more bool
+		if i, more, ok = d.after(end, '}'); !ok {
 			return nil, 0, false
-		}
-		switch d.data[i] {
-		case ',':
-			i = d.ws(i + 1)
-		case '}':
-			return m, i + 1, true
-		default:
-			return nil, 0, false
+		} else if !more {
+			return m, i, true
 		}
 	}
 }
@@ -114,16 +109,11 @@ func (d *decoder) array(i, depth int) (any, int, bool) {
 			return nil, 0, false
 		}
 		a = append(a, val)
-		if i = d.ws(end); i >= len(d.data) {
+		var more bool
+		if i, more, ok = d.after(end, ']'); !ok {
 			return nil, 0, false
-		}
-		switch d.data[i] {
-		case ',':
-			i = d.ws(i + 1)
-		case ']':
-			return a, i + 1, true
-		default:
-			return nil, 0, false
+		} else if !more {
+			return a, i, true
 		}
 	}
 }

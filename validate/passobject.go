@@ -114,17 +114,11 @@ again:
 		} else if !valOK {
 			ok = false
 		}
-		i = p.ws(end)
-		if i >= len(p.data) {
+		var more, okNext bool
+		if i, more, okNext = p.after(end, '}'); !okNext {
 			return p.bad()
-		}
-		switch p.data[i] {
-		case ',':
-			i = p.ws(i + 1)
-		case '}':
-			return p.objectEnd(n, start, i+1, seen, failed, ok && !unknown)
-		default:
-			return p.bad()
+		} else if !more {
+			return p.objectEnd(n, start, i, seen, failed, ok && !unknown)
 		}
 	}
 }
@@ -238,17 +232,11 @@ func (p *pass) elements(n *fnode, i int) (int, bool) {
 			}
 		}
 		count++
-		i = p.ws(end)
-		if i >= len(p.data) {
+		var more, okNext bool
+		if i, more, okNext = p.after(end, ']'); !okNext {
 			return p.bad()
-		}
-		switch p.data[i] {
-		case ',':
-			i = p.ws(i + 1)
-		case ']':
-			return i + 1, p.arrayEnd(n, count, ok)
-		default:
-			return p.bad()
+		} else if !more {
+			return i, p.arrayEnd(n, count, ok)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package validate
 import (
 	"encoding/json"
 	"math"
-	"strconv"
 )
 
 // Rule names reported in Violation.Rule by the business rule checks.
@@ -128,8 +127,7 @@ func SalesTax(purchaseData map[string]any) (int64, bool) {
 func number(v any) (int64, bool) {
 	switch n := v.(type) {
 	case json.Number:
-		i, err := strconv.ParseInt(string(n), 10, 64)
-		return i, err == nil
+		return parseInt64(string(n))
 	case float64:
 		if n != math.Trunc(n) || math.Abs(n) > 1<<53 {
 			return 0, false

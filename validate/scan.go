@@ -36,6 +36,23 @@ func (s *scanner) ws(i int) int {
 	return i
 }
 
+// after reads on from the end of a member or element at i, in an object
+// or array that close ends: where the next one starts (more), or where the
+// container ends; ok is false at anything else.
+func (s *scanner) after(i int, close byte) (next int, more, ok bool) {
+	i = s.ws(i)
+	if i >= len(s.data) {
+		return i, false, false
+	}
+	switch s.data[i] {
+	case ',':
+		return s.ws(i + 1), true, true
+	case close:
+		return i + 1, false, true
+	}
+	return i, false, false
+}
+
 func (s *scanner) bad() (int, bool) {
 	s.syntaxBad = true
 	return len(s.data), false
