@@ -3,7 +3,7 @@ package validate
 import (
 	"encoding/json"
 	"fmt"
-		"slices"
+	"slices"
 	"strings"
 
 	"github.com/conform-kit/conform/validate/internal/jsondoc"
