@@ -79,10 +79,6 @@ func New() (*Validator, error) { return newValidator(schemas.FS) }
 
 // newValidator is New reading the contract from fsys.
 func newValidator(fsys fs.FS) (*Validator, error) {
-	entries, err := fs.ReadDir(fsys, ".")
-	if err != nil {
-		return nil, fmt.Errorf("validate: reading embedded schemas: %w", err)
-	}
 	v := &Validator{
 		compiled: make(map[string]*jsonschema.Schema),
 		raw:      make(map[string][]byte),
@@ -95,7 +91,30 @@ func newValidator(fsys fs.FS) (*Validator, error) {
 	c.LoadURL = func(u string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("validate: %s is not an embedded schema", u)
 	}
-	var opsData, judgingData []byte
+	opsData, judgingData, err := v.readContract(fsys, c)
+	if err != nil {
+		return nil, err
+	}
+	fc, err := v.compileSchemas(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.loadOperations(opsData, judgingData); err != nil {
+		return nil, err
+	}
+	if err := v.buildExchangeChecks(c, fc); err != nil {
+		return nil, fmt.Errorf("validate: compiling path id schemas: %w", err)
+	}
+	return v, nil
+}
+
+// readContract reads every schema of fsys, decoded and handed to c, and
+// returns the operations table and judging.json, which are no schemas.
+func (v *Validator) readContract(fsys fs.FS, c *jsonschema.Compiler) (opsData, judgingData []byte, err error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, nil, fmt.Errorf("validate: reading embedded schemas: %w", err)
+	}
 	for _, e := range entries {
 		file := e.Name()
 		if e.IsDir() || !strings.HasSuffix(file, ".json") {
@@ -103,22 +122,22 @@ func newValidator(fsys fs.FS) (*Validator, error) {
 		}
 		data, err := fs.ReadFile(fsys, file)
 		if err != nil {
-			return nil, fmt.Errorf("validate: reading %s: %w", file, err)
+			return nil, nil, fmt.Errorf("validate: reading %s: %w", file, err)
 		}
-		if file == operationsFile {
+		switch file {
+		case operationsFile:
 			opsData = data
 			continue
-		}
-		if file == judgingFile {
+		case judgingFile:
 			judgingData = data
 			continue
 		}
 		doc, err := decode(data)
 		if err != nil {
-			return nil, fmt.Errorf("validate: schema %s: %w", file, err)
+			return nil, nil, fmt.Errorf("validate: schema %s: %w", file, err)
 		}
 		if err := c.AddResource(baseURL+file, bytes.NewReader(data)); err != nil {
-			return nil, fmt.Errorf("validate: adding schema %s: %w", file, err)
+			return nil, nil, fmt.Errorf("validate: adding schema %s: %w", file, err)
 		}
 		name := strings.TrimSuffix(file, ".json")
 		v.raw[name] = data
@@ -130,6 +149,15 @@ func newValidator(fsys fs.FS) (*Validator, error) {
 	}
 	slices.Sort(v.names)
 	v.keys = propertyNames(v.docs)
+	if opsData == nil {
+		return nil, nil, fmt.Errorf("validate: %s is not embedded", operationsFile)
+	}
+	return opsData, judgingData, nil
+}
+
+// compileSchemas compiles every schema twice: with jsonschema, and into
+// the pass's program (nil for a schema it leaves to jsonschema alone).
+func (v *Validator) compileSchemas(c *jsonschema.Compiler) (*fastCompiler, error) {
 	for _, name := range v.names {
 		s, err := c.Compile(baseURL + name + ".json")
 		if err != nil {
@@ -139,8 +167,10 @@ func newValidator(fsys fs.FS) (*Validator, error) {
 	}
 	fc := &fastCompiler{docs: v.docs, done: make(map[string]*fnode), visiting: make(map[string]bool)}
 	v.fast = make(map[string]*fnode, len(v.names))
+	v.progs = make(map[string]*program, len(v.names))
 	for _, name := range v.names {
 		v.fast[name] = fc.compile(baseURL+name+".json", "")
+		v.progs[name] = &program{name: name, schema: v.compiled[name], fast: v.fast[name], object: v.objects[name]}
 	}
 	for _, n := range fc.done {
 		if n != nil && len(n.required) > 0 {
@@ -149,21 +179,20 @@ func newValidator(fsys fs.FS) (*Validator, error) {
 			}
 		}
 	}
-	if opsData == nil {
-		return nil, fmt.Errorf("validate: %s is not embedded", operationsFile)
-	}
+	return fc, nil
+}
+
+// loadOperations reads the operations table and judging.json: each
+// operation's request program and body rules, the refusals' statuses.
+func (v *Validator) loadOperations(opsData, judgingData []byte) error {
 	t, err := newTable(opsData, func(name string) bool { _, ok := v.compiled[name]; return ok })
 	if err != nil {
-		return nil, err
+		return err
 	}
 	v.tab = t
 	var ruleRows judgingRules
 	if v.statuses, ruleRows, err = readJudging(judgingData); err != nil {
-		return nil, err
-	}
-	v.progs = make(map[string]*program, len(v.names))
-	for _, name := range v.names {
-		v.progs[name] = &program{name: name, schema: v.compiled[name], fast: v.fast[name], object: v.objects[name]}
+		return err
 	}
 	v.requests = make(map[string]bool)
 	v.bodies = make([]*program, len(t.ops))
@@ -173,13 +202,8 @@ func newValidator(fsys fs.FS) (*Validator, error) {
 			v.bodies[i] = v.progs[op.Request]
 		}
 	}
-	if v.bodyRules, v.rules, err = compileBodyRules(t, ruleRows, v.bodies); err != nil {
-		return nil, err
-	}
-	if err := v.buildExchangeChecks(c, fc); err != nil {
-		return nil, fmt.Errorf("validate: compiling path id schemas: %w", err)
-	}
-	return v, nil
+	v.bodyRules, v.rules, err = compileBodyRules(t, ruleRows, v.bodies)
+	return err
 }
 
 // readJudging reads what the library takes of judging.json: the refusals
