@@ -93,6 +93,7 @@ func (d *decoder) object(i, depth int) (any, int, bool) {
 		} else if !more {
 			return m, i, true
 		}
+		i = d.ws(i)
 	}
 }
 
@@ -115,6 +116,7 @@ func (d *decoder) array(i, depth int) (any, int, bool) {
 		} else if !more {
 			return a, i, true
 		}
+		i = d.ws(i)
 	}
 }
 

@@ -120,6 +120,7 @@ again:
 		} else if !more {
 			return p.objectEnd(n, start, i, seen, failed, ok && !unknown)
 		}
+		i = p.ws(i)
 	}
 }
 
@@ -238,6 +239,7 @@ func (p *pass) elements(n *fnode, i int) (int, bool) {
 		} else if !more {
 			return i, p.arrayEnd(n, count, ok)
 		}
+		i = p.ws(i)
 	}
 }
 

@@ -37,18 +37,12 @@ func (s *scanner) ws(i int) int {
 }
 
 // after reads on from the end of a member or element at i, in an object
-// or array that close ends: where the next one starts (more), or where the
-// container ends; ok is false at anything else.
+// or array that close ends: past the comma before the next one (more), or
+// past the end of the container; ok is false at anything else.
 func (s *scanner) after(i int, close byte) (next int, more, ok bool) {
-	i = s.ws(i)
-	if i >= len(s.data) {
-		return i, false, false
-	}
-	switch s.data[i] {
-	case ',':
-		return s.ws(i + 1), true, true
-	case close:
-		return i + 1, false, true
+	if i = s.ws(i); i < len(s.data) {
+		c := s.data[i]
+		return i + 1, c == ',', c == ',' || c == close
 	}
 	return i, false, false
 }

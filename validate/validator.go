@@ -266,7 +266,8 @@ func (v *Validator) validate(pr *program, doc []byte) error {
 // check validates doc as validate does and, when it passed and rs names an
 // operation, judges the body rules of rs (BodyRules) in the same pass: it
 // returns their violations (none: nil) with a nil error. A body the pass
-// cannot judge the rules of (passrules.go) is judged by BodyRules' decoder.
+// cannot judge the rules of (passrules.go) is judged on the decoded body
+// (decodedRuleViolations), with the same judges.
 func (v *Validator) check(pr *program, doc []byte, rs ruleSet) ([]Violation, error) {
 	n := pr.fast
 	if n == nil {
