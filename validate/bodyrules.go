@@ -235,7 +235,7 @@ func BodyRules(operationID string, body []byte) error {
 	if !ok {
 		return nil
 	}
-	vs := v.decodedRuleViolations(v.rules[i], body)
+	vs := v.decodedRuleViolations(&v.rules[i], body)
 	if len(vs) == 0 {
 		return nil
 	}
@@ -244,8 +244,8 @@ func BodyRules(operationID string, body []byte) error {
 
 // decodedRuleViolations judges the rules of rs on the decoded body: the
 // violations, or none.
-func (v *Validator) decodedRuleViolations(rs ruleSet, body []byte) []Violation {
-	if len(rs.rules) == 0 {
+func (v *Validator) decodedRuleViolations(rs *ruleSet, body []byte) []Violation {
+	if rs == nil || len(rs.rules) == 0 {
 		return nil
 	}
 	doc, err := decodeKeys(body, v.keys)

@@ -192,9 +192,9 @@ func (v *Validator) httpRequest(r *http.Request, path string, body []byte, rules
 	omitted := 0
 	var ruleVs []Violation
 	if op.HasJSONBody() {
-		rs := ruleSet{}
+		var rs *ruleSet
 		if rules {
-			rs = v.rules[i]
+			rs = &v.rules[i]
 		}
 		var err error
 		ruleVs, err = v.check(v.bodies[i], body, rs)

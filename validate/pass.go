@@ -89,7 +89,9 @@ func (p *pass) reset() {
 	clear(p.segs)
 	p.segs = p.segs[:0]
 	p.lastSlots = p.lastSlots[:0]
-	p.facts = ruleFacts{}
+	if p.facts.on {
+		p.facts = ruleFacts{} // cleared only when gathered: it is the largest field
+	}
 }
 
 func (p *pass) release() {

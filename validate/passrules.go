@@ -58,8 +58,10 @@ type ruleFacts struct {
 
 // gather has the first run gather the members the rules of rs read, when
 // the pass can.
-func (p *pass) gather(rs ruleSet) {
-	p.facts.on, p.facts.slots = rs.op != "" && rs.inPass, rs.slots
+func (p *pass) gather(rs *ruleSet) {
+	if rs != nil && rs.inPass {
+		p.facts.on, p.facts.slots = true, rs.slots
+	}
 }
 
 // fold records the member named key whose value starts at i, read in an
@@ -115,7 +117,7 @@ func (p *pass) fact(i int) ruleFact {
 
 // ruleViolations judges the gathered members by the rules of rs, with the
 // judges the decoded check calls.
-func (p *pass) ruleViolations(rs ruleSet) []Violation {
+func (p *pass) ruleViolations(rs *ruleSet) []Violation {
 	var vs []Violation
 	for _, r := range rs.rules {
 		var vals ruleValues

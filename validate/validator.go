@@ -259,7 +259,7 @@ func (v *Validator) Validate(schema string, doc []byte) error {
 }
 
 func (v *Validator) validate(pr *program, doc []byte) error {
-	_, err := v.check(pr, doc, ruleSet{})
+	_, err := v.check(pr, doc, nil)
 	return err
 }
 
@@ -268,7 +268,7 @@ func (v *Validator) validate(pr *program, doc []byte) error {
 // returns their violations (none: nil) with a nil error. A body the pass
 // cannot judge the rules of (passrules.go) is judged on the decoded body
 // (decodedRuleViolations), with the same judges.
-func (v *Validator) check(pr *program, doc []byte, rs ruleSet) ([]Violation, error) {
+func (v *Validator) check(pr *program, doc []byte, rs *ruleSet) ([]Violation, error) {
 	n := pr.fast
 	if n == nil {
 		val, err := decodeKeys(doc, v.keys)
@@ -290,7 +290,7 @@ func (v *Validator) check(pr *program, doc []byte, rs ruleSet) ([]Violation, err
 	}
 	p.gather(rs)
 	if p.run(n) {
-		if rs.op == "" {
+		if rs == nil || rs.op == "" {
 			return nil, nil
 		}
 		if p.facts.on {
@@ -414,7 +414,7 @@ func (v *Validator) RequestBody(operationID string, body []byte) error {
 	if pr == nil {
 		return nil
 	}
-	vs, err := v.check(pr, body, v.rules[i])
+	vs, err := v.check(pr, body, &v.rules[i])
 	var verr *Error
 	switch {
 	case errors.As(err, &verr):
