@@ -106,20 +106,35 @@ type bodyRule struct {
 	ops     []string
 }
 
+// maxRules is the most body rules one operation applies.
+const maxRules = 4
+
 // ruleSet is the body rules of one operation and how the pass gathers
-// the members they read.
+// the members they read. It is one block of memory (no slices to follow),
+// read on every request with rules.
 type ruleSet struct {
-	op     string     // the operation id; "" when its body has no rule
-	rules  []ruleAt   // in the order of ruleJudges
-	slots  []ruleSlot // every member the rules read, once
-	inPass bool       // the pass gathers the members (passRulesFit)
+	op     string // the operation id
+	inPass bool   // the pass gathers the members (passRulesFit)
+	lens   uint64 // a bit for the length of every name in slots (below 64), the pass's first filter
+	nRules int
+	nSlots int
+	rules  [maxRules]ruleAt   // in the order of ruleJudges
+	slots  [maxSlots]ruleSlot // every member the rules read, once
 }
 
 // ruleAt is a rule with the slots of the members it reads.
 type ruleAt struct {
-	*bodyRule
-	at [maxReads]int
+	judge func(ruleValues) (Violation, bool) // rule.judge
+	n     int                                // len(rule.reads)
+	at    [maxReads]int
+	rule  *bodyRule
 }
+
+// slotList is the slots in use.
+func (rs *ruleSet) slotList() []ruleSlot { return rs.slots[:rs.nSlots] }
+
+// ruleList is the rules in use.
+func (rs *ruleSet) ruleList() []ruleAt { return rs.rules[:rs.nRules] }
 
 // ruleSlot is one member the rules of an operation read: a member of the
 // body (parent "") or of a member of the body that is an object.
@@ -135,7 +150,7 @@ type judgingRules map[string]struct {
 
 // compileBodyRules joins the rules' code with their rows in judging.json
 // and the operations that list them, and builds each operation's ruleSet.
-func compileBodyRules(t table, rows judgingRules, bodies []*program) ([]bodyRule, []ruleSet, error) {
+func compileBodyRules(t table, rows judgingRules, bodies []*program) ([]bodyRule, []*ruleSet, error) {
 	judges := ruleJudges()
 	rules := make([]bodyRule, len(judges))
 	byName := make(map[string]int, len(judges))
@@ -152,7 +167,7 @@ func compileBodyRules(t table, rows judgingRules, bodies []*program) ([]bodyRule
 			return nil, nil, fmt.Errorf("validate: %s: body rule %s has no judge", judgingFile, name)
 		}
 	}
-	sets := make([]ruleSet, len(t.ops))
+	sets := make([]*ruleSet, len(t.ops))
 	for i, op := range t.ops {
 		if len(op.BodyRules) == 0 {
 			continue
@@ -160,7 +175,7 @@ func compileBodyRules(t table, rows judgingRules, bodies []*program) ([]bodyRule
 		if !op.HasJSONBody() {
 			return nil, nil, fmt.Errorf("validate: %s: operation %s has body rules but no JSON body", operationsFile, op.ID)
 		}
-		rs := ruleSet{op: op.ID}
+		rs := &ruleSet{op: op.ID}
 		for _, name := range op.BodyRules {
 			k, ok := byName[name]
 			if !ok {
@@ -172,21 +187,27 @@ func compileBodyRules(t table, rows judgingRules, bodies []*program) ([]bodyRule
 			if !slices.Contains(op.BodyRules, rules[k].name) {
 				continue
 			}
-			r := ruleAt{bodyRule: &rules[k]}
-			for m, ptr := range r.reads {
-				r.at[m] = rs.slot(ptr)
+			if rs.nRules == maxRules {
+				return nil, nil, fmt.Errorf("validate: %s: operation %s applies more than %d body rules", operationsFile, op.ID, maxRules)
 			}
-			rs.rules = append(rs.rules, r)
+			r := ruleAt{judge: rules[k].judge, n: len(rules[k].reads), rule: &rules[k]}
+			for m, ptr := range rules[k].reads {
+				if r.at[m] = rs.slot(ptr); r.at[m] < 0 {
+					return nil, nil, fmt.Errorf("validate: operation %s: its body rules read more than %d members", op.ID, maxSlots)
+				}
+			}
+			rs.rules[rs.nRules] = r
+			rs.nRules++
 		}
-		rs.inPass = passRulesFit(bodies[i].fast, rs.slots)
+		rs.inPass = passRulesFit(bodies[i].fast, rs.slotList())
 		sets[i] = rs
 	}
 	return rules, sets, nil
 }
 
-// slot returns the index of the slot of ptr, adding it the first time. A
-// pointer deeper than two members gets a slot the pass cannot fill
-// (passRulesFit then leaves the operation to the decoded check).
+// slot returns the index of the slot of ptr, adding it the first time (-1:
+// no room). A pointer deeper than two members gets a slot the pass cannot
+// fill (passRulesFit then leaves the operation to the decoded check).
 func (rs *ruleSet) slot(ptr string) int {
 	segs := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
 	s := ruleSlot{name: jsondoc.Unescape(segs[len(segs)-1])}
@@ -197,11 +218,20 @@ func (rs *ruleSet) slot(ptr string) int {
 	default:
 		s.parent, s.name = ptr, "" // never met by the pass
 	}
-	if k := slices.Index(rs.slots, s); k >= 0 {
+	if k := slices.Index(rs.slotList(), s); k >= 0 {
 		return k
 	}
-	rs.slots = append(rs.slots, s)
-	return len(rs.slots) - 1
+	if rs.nSlots == maxSlots {
+		return -1
+	}
+	for _, name := range []string{s.name, s.parent} {
+		if len(name) < 64 {
+			rs.lens |= 1 << len(name)
+		}
+	}
+	rs.slots[rs.nSlots] = s
+	rs.nSlots++
+	return rs.nSlots - 1
 }
 
 // BodyRuleTable returns every body rule the Validator judges, with the
@@ -235,7 +265,7 @@ func BodyRules(operationID string, body []byte) error {
 	if !ok {
 		return nil
 	}
-	vs := v.decodedRuleViolations(&v.rules[i], body)
+	vs := v.decodedRuleViolations(v.rules[i], body)
 	if len(vs) == 0 {
 		return nil
 	}
@@ -245,7 +275,7 @@ func BodyRules(operationID string, body []byte) error {
 // decodedRuleViolations judges the rules of rs on the decoded body: the
 // violations, or none.
 func (v *Validator) decodedRuleViolations(rs *ruleSet, body []byte) []Violation {
-	if rs == nil || len(rs.rules) == 0 {
+	if rs == nil {
 		return nil
 	}
 	doc, err := decodeKeys(body, v.keys)
@@ -256,9 +286,9 @@ func (v *Validator) decodedRuleViolations(rs *ruleSet, body []byte) []Violation 
 		return nil
 	}
 	var vs []Violation
-	for _, r := range rs.rules {
+	for _, r := range rs.ruleList() {
 		var vals ruleValues
-		for m, ptr := range r.reads {
+		for m, ptr := range r.rule.reads {
 			x, ok := jsondoc.At(doc, ptr)
 			vals[m] = valueOf(x, ok)
 		}

@@ -388,7 +388,7 @@ func TestValidBodiesAllocateNothing(t *testing.T) {
 	rules, noRules := Middleware(v)(ok), Middleware(v, WithoutBodyRules())(ok)
 	for _, c := range cases {
 		i := v.tab.byID[c.op]
-		pr, rs := v.bodies[i], &v.rules[i]
+		pr, rs := v.bodies[i], v.rules[i]
 		vs, err := v.check(pr, c.body, rs)
 		require.NoError(t, err)
 		require.Empty(t, vs)

@@ -194,7 +194,7 @@ func (v *Validator) httpRequest(r *http.Request, path string, body []byte, rules
 	if op.HasJSONBody() {
 		var rs *ruleSet
 		if rules {
-			rs = &v.rules[i]
+			rs = v.rules[i]
 		}
 		var err error
 		ruleVs, err = v.check(v.bodies[i], body, rs)

@@ -67,7 +67,7 @@ func BenchmarkMiddlewareRatios(b *testing.B) {
 		}
 		req.Header.Set("Content-Type", "application/json")
 		var w discardWriter
-		pr, rs := v.bodies[v.tab.byID[c.op]], &v.rules[v.tab.byID[c.op]]
+		pr, rs := v.bodies[v.tab.byID[c.op]], v.rules[v.tab.byID[c.op]]
 		run := func(ct contender) {
 			switch {
 			case ct.h != nil:

@@ -89,8 +89,9 @@ func (p *pass) reset() {
 	clear(p.segs)
 	p.segs = p.segs[:0]
 	p.lastSlots = p.lastSlots[:0]
-	if p.facts.on {
-		p.facts = ruleFacts{} // cleared only when gathered: it is the largest field
+	if f := &p.facts; f.on {
+		clear(f.vals[:f.rs.nSlots]) // only what was gathered
+		f.on, f.rs, f.pos, f.in = false, nil, 0, ""
 	}
 }
 

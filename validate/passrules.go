@@ -18,12 +18,12 @@ package validate
 const maxSlots = 8
 
 // passRulesFit reports whether the pass can gather the members slots name
-// from a schema's program: at most maxSlots of them, each a member of the
+// from a schema's program: each a member of the
 // body or of a member of the body that the root reads with a subschema
 // (not skipping it), so the first reading of the body descends into it.
 // An operation that does not fit has its rules judged on the decoded body.
 func passRulesFit(root *fnode, slots []ruleSlot) bool {
-	if root == nil || root.never || len(slots) > maxSlots {
+	if root == nil || root.never {
 		return false
 	}
 	for _, s := range slots {
@@ -49,18 +49,18 @@ type ruleFact struct {
 
 // ruleFacts is what the pass gathers for the body rules.
 type ruleFacts struct {
-	on    bool       // gather (the first run of a body with rules)
-	slots []ruleSlot // what to gather: the operation's
-	pos   int        // where the value of the last member folded starts
-	in    string     // the parent of slots the last member of the body folded opens ("": none)
-	vals  [maxSlots]ruleFact
+	on   bool     // gather (the first run of a body with rules)
+	rs   *ruleSet // what to gather: the operation's
+	pos  int      // where the value of the last member folded starts
+	in   string   // the parent of slots the last member of the body folded opens ("": none)
+	vals [maxSlots]ruleFact
 }
 
 // gather has the first run gather the members the rules of rs read, when
 // the pass can.
 func (p *pass) gather(rs *ruleSet) {
 	if rs != nil && rs.inPass {
-		p.facts.on, p.facts.slots = true, rs.slots
+		p.facts.on, p.facts.rs = true, rs
 	}
 }
 
@@ -74,7 +74,12 @@ func (p *pass) fold(key string, i int) {
 	f.pos = i
 	if p.depth == 1 {
 		f.in = ""
-		for s, sl := range f.slots {
+	}
+	if len(key) >= 64 || f.rs.lens&(1<<len(key)) == 0 {
+		return // no name of that length
+	}
+	if p.depth == 1 {
+		for s, sl := range f.rs.slotList() {
 			if sl.parent == "" && sl.name == key {
 				f.vals[s] = p.fact(i)
 			}
@@ -90,7 +95,7 @@ func (p *pass) fold(key string, i int) {
 	if f.in == "" {
 		return
 	}
-	for s, sl := range f.slots {
+	for s, sl := range f.rs.slotList() {
 		if sl.parent == f.in && sl.name == key {
 			f.vals[s] = p.fact(i)
 		}
@@ -119,9 +124,9 @@ func (p *pass) fact(i int) ruleFact {
 // judges the decoded check calls.
 func (p *pass) ruleViolations(rs *ruleSet) []Violation {
 	var vs []Violation
-	for _, r := range rs.rules {
+	for _, r := range rs.ruleList() {
 		var vals ruleValues
-		for m := range r.reads {
+		for m := range r.n {
 			vals[m] = p.factValue(p.facts.vals[r.at[m]])
 		}
 		if vi, broken := r.judge(vals); broken {

@@ -49,7 +49,7 @@ func agreeRules(t testing.TB, v *Validator, op string, body []byte, tally *ruleT
 	t.Helper()
 	i, ok := v.tab.byID[op]
 	require.True(t, ok, op)
-	pr, rs := v.bodies[i], &v.rules[i]
+	pr, rs := v.bodies[i], v.rules[i]
 	require.True(t, rs.inPass, "%s: the pass does not gather the rules' members", op)
 	// Before: the check, then BodyRules decoding the body.
 	wantErr := v.validate(pr, body)

@@ -54,7 +54,7 @@ type Validator struct {
 	checks   []exchangeChecks    // by operation index
 	progs    map[string]*program // by schema name
 	bodies   []*program          // by operation index: its JSON request body's, nil when none
-	rules    []ruleSet           // by operation index: the body rules Middleware applies
+	rules    []*ruleSet          // by operation index: the body rules Middleware applies; nil: none
 	// bodyRules is the table of body rules (bodyrules.go).
 	bodyRules []bodyRule
 }
@@ -290,7 +290,7 @@ func (v *Validator) check(pr *program, doc []byte, rs *ruleSet) ([]Violation, er
 	}
 	p.gather(rs)
 	if p.run(n) {
-		if rs == nil || rs.op == "" {
+		if rs == nil {
 			return nil, nil
 		}
 		if p.facts.on {
@@ -414,7 +414,7 @@ func (v *Validator) RequestBody(operationID string, body []byte) error {
 	if pr == nil {
 		return nil
 	}
-	vs, err := v.check(pr, body, &v.rules[i])
+	vs, err := v.check(pr, body, v.rules[i])
 	var verr *Error
 	switch {
 	case errors.As(err, &verr):
