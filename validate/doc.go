@@ -26,8 +26,10 @@
 // The business rules JSON Schema cannot express (capture amount, fee,
 // Level 2/3 enablement, subscription amount updates, tax exemption) are plain
 // functions returning the same *Error; RequestBody judges a body by its
-// schema and then those that need only the body (BodyRules), the verdict
-// Middleware gives it by default. Response checks a response (status,
+// schema and then those that need only the body (BodyRules; which operation
+// applies which is data, BodyRuleTable), the verdict Middleware gives it by
+// default. Shape publishes the tree a schema compiles to, for programs that
+// read the contract. Response checks a response (status,
 // content type, body or error envelope) and HTTPRequest a whole request
 // (route, path ids, Accept, Content-Type, list parameters, body).
 // WriteEnvelope and WriteError render errors in the API's error envelope, and

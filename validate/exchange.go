@@ -192,7 +192,7 @@ func (v *Validator) httpRequest(r *http.Request, path string, body []byte, rules
 	omitted := 0
 	var ruleVs []Violation
 	if op.HasJSONBody() {
-		rs := ruleSet{}
+		var rs *ruleSet
 		if rules {
 			rs = v.rules[i]
 		}

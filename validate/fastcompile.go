@@ -74,109 +74,14 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 		return nil
 	}
 	n := &fnode{minLen: -1, maxLen: -1, minItems: -1, maxItems: -1}
-	sub := func(kw string) *fnode { return c.compile(file, ptr+"/"+kw) }
 	onlyRef := true
 	for kw, val := range m {
-		okKw := true
 		if kw != "$ref" && !annotation(kw) {
 			onlyRef = false
 		}
-		switch kw {
-		case "type":
-			okKw = n.setTypes(val)
-			n.typeNames = typeNames(val)
-		case "enum":
-			list, isList := val.([]any)
-			okKw = isList && n.setEnum("enum", list)
-		case "const":
-			okKw = n.setEnum("const", []any{val})
-		case "minLength", "maxLength", "minItems", "maxItems":
-			i, isInt := intOf(val)
-			okKw = isInt
-			switch kw {
-			case "minLength":
-				n.minLen = int(i)
-			case "maxLength":
-				n.maxLen = int(i)
-			case "minItems":
-				n.minItems = int(i)
-			default:
-				n.maxItems = int(i)
-			}
-		case "pattern":
-			s, _ := val.(string)
-			m, err := compilePattern(s)
-			okKw = err == nil
-			n.pattern, n.patternMsg = m, "does not match pattern "+quote(s)
-		case "format":
-			s, _ := val.(string)
-			n.format, okKw = jsonschema.Formats[s]
-			n.formatMsg = quote(s)
-		case "minimum", "maximum", "exclusiveMinimum":
-			num, isNum := val.(json.Number)
-			okKw = isNum && !oversizedNumber(string(num))
-			if okKw {
-				op := map[string]string{"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">"}[kw]
-				n.bounds = append(n.bounds, numBound{rule: kw, op: op, text: string(num), dec: parseDecimal(string(num))})
-			}
-		case "properties":
-			props, _ := val.(map[string]any)
-			for name := range props {
-				p := sub("properties/" + jsondoc.Escape(name))
-				okKw = okKw && p != nil
-				n.name(name).prop = p
-			}
-		case "required":
-			list, _ := val.([]any)
-			for _, r := range list {
-				s, isStr := r.(string)
-				okKw = okKw && isStr
-				n.required = append(n.required, s)
-				n.reqMask |= 1 << n.name(s).bit
-			}
-		case "additionalProperties":
-			n.additional = sub(kw)
-			okKw = n.additional != nil
-		case "items":
-			n.items = sub(kw)
-			okKw = n.items != nil
-		case "$ref":
-			s, _ := val.(string)
-			target := c.ref(file, s)
-			okKw = target != nil
-			n.inplace = append(n.inplace, target)
-		case "allOf", "anyOf":
-			list, _ := val.([]any)
-			for i := range list {
-				child := sub(kw + "/" + strconv.Itoa(i))
-				okKw = okKw && child != nil
-				if kw == "allOf" {
-					n.inplace = append(n.inplace, child)
-				} else {
-					n.anyOf = append(n.anyOf, child)
-				}
-			}
-		case "if", "then", "else":
-			child := sub(kw)
-			okKw = child != nil
-			switch kw {
-			case "if":
-				n.ifNode = child
-			case "then":
-				n.thenNode = child
-			default:
-				n.elseNode = child
-			}
-		case "dependentSchemas":
-			deps, _ := val.(map[string]any)
-			for name := range deps {
-				d := sub("dependentSchemas/" + jsondoc.Escape(name))
-				okKw = okKw && d != nil
-				n.name(name).dependent = d
-				n.hasDeps = true
-			}
-		default:
-			okKw = annotation(kw)
+		okKw, known := n.assertion(kw, val)
+		if !known {
+			okKw = c.applicator(n, file, ptr, kw, val)
 		}
 		if !okKw || len(n.names) > 64 {
 			return nil
@@ -189,6 +94,126 @@ func (c *fastCompiler) node(file, ptr string, raw any) *fnode {
 		return &fnode{alias: n.inplace[0]}
 	}
 	return n
+}
+
+// assertion compiles a keyword that checks the value itself. known is
+// false for any other keyword; ok is false for one the program does not
+// support.
+func (n *fnode) assertion(kw string, val any) (ok, known bool) {
+	ok = true
+	switch kw {
+	case "type":
+		ok = n.setTypes(val)
+		n.typeNames = typeNames(val)
+	case "enum":
+		list, isList := val.([]any)
+		ok = isList && n.setEnum("enum", list)
+	case "const":
+		ok = n.setEnum("const", []any{val})
+	case "minLength", "maxLength", "minItems", "maxItems":
+		i, isInt := intOf(val)
+		ok = isInt
+		switch kw {
+		case "minLength":
+			n.minLen = int(i)
+		case "maxLength":
+			n.maxLen = int(i)
+		case "minItems":
+			n.minItems = int(i)
+		default:
+			n.maxItems = int(i)
+		}
+	case "pattern":
+		s, _ := val.(string)
+		m, err := compilePattern(s)
+		ok = err == nil
+		n.pattern, n.patternText, n.patternMsg = m, s, "does not match pattern "+quote(s)
+	case "format":
+		s, _ := val.(string)
+		n.format, ok = jsonschema.Formats[s]
+		n.formatName, n.formatMsg = s, quote(s)
+	case "minimum", "maximum", "exclusiveMinimum":
+		num, isNum := val.(json.Number)
+		ok = isNum && !oversizedNumber(string(num))
+		if ok {
+			op := map[string]string{"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">"}[kw]
+			n.bounds = append(n.bounds, numBound{rule: kw, op: op, text: string(num), dec: parseDecimal(string(num))})
+		}
+	case "required":
+		list, _ := val.([]any)
+		for _, r := range list {
+			s, isStr := r.(string)
+			ok = ok && isStr
+			n.required = append(n.required, s)
+			n.reqMask |= 1 << n.name(s).bit
+		}
+	default:
+		return false, false
+	}
+	return ok, true
+}
+
+// applicator compiles a keyword that applies subschemas (to members,
+// elements or the value itself), or an annotation; false for anything the
+// program does not support.
+func (c *fastCompiler) applicator(n *fnode, file, ptr, kw string, val any) bool {
+	sub := func(kw string) *fnode { return c.compile(file, ptr+"/"+kw) }
+	ok := true
+	switch kw {
+	case "properties":
+		props, _ := val.(map[string]any)
+		for name := range props {
+			p := sub("properties/" + jsondoc.Escape(name))
+			ok = ok && p != nil
+			n.name(name).prop = p
+		}
+	case "additionalProperties":
+		n.additional = sub(kw)
+		ok = n.additional != nil
+	case "items":
+		n.items = sub(kw)
+		ok = n.items != nil
+	case "$ref":
+		s, _ := val.(string)
+		target := c.ref(file, s)
+		ok = target != nil
+		n.inplace = append(n.inplace, target)
+		n.ref = target
+	case "allOf", "anyOf":
+		list, _ := val.([]any)
+		for i := range list {
+			child := sub(kw + "/" + strconv.Itoa(i))
+			ok = ok && child != nil
+			if kw == "allOf" {
+				n.inplace = append(n.inplace, child)
+				n.allOf = append(n.allOf, child)
+			} else {
+				n.anyOf = append(n.anyOf, child)
+			}
+		}
+	case "if", "then", "else":
+		child := sub(kw)
+		ok = child != nil
+		switch kw {
+		case "if":
+			n.ifNode = child
+		case "then":
+			n.thenNode = child
+		default:
+			n.elseNode = child
+		}
+	case "dependentSchemas":
+		deps, _ := val.(map[string]any)
+		for name := range deps {
+			d := sub("dependentSchemas/" + jsondoc.Escape(name))
+			ok = ok && d != nil
+			n.name(name).dependent = d
+			n.hasDeps = true
+		}
+	default:
+		ok = annotation(kw)
+	}
+	return ok
 }
 
 // ref resolves a $ref ("other.json#/ptr", "#/ptr" or "other.json").
@@ -224,7 +249,7 @@ func (n *fnode) setTypes(val any) bool {
 // setEnum adds an enum or const keyword of strings, booleans and nulls,
 // worded as jsonschema words its failure.
 func (n *fnode) setEnum(rule string, list []any) bool {
-	e := enumSet{rule: rule}
+	e := enumSet{rule: rule, values: list}
 	words := make([]string, len(list))
 	for i, item := range list {
 		switch x := item.(type) {

@@ -25,38 +25,41 @@ const (
 
 // fnode is one compiled subschema.
 type fnode struct {
-	never     bool   // the false schema
-	neverRule string // the rule and message of its failure, as violations words them
-	neverMsg  string
-	types     uint8 // 0: any type
-	typeNames []string
-	enums     []enumSet // enum and const
-	minLen    int       // -1: none
-	maxLen    int
-	minItems  int // -1: none
-	maxItems  int
-	pattern   matcher
-	format    func(any) bool
-	// patternText and formatName are the keywords as written, for messages.
-	patternMsg string // "does not match pattern '…'"
-	formatMsg  string // the format's name, quoted
-	bounds     []numBound
-	names      map[string]int // property, required and dependent names → entries
-	entries    []nameEntry
-	required   []string // in schema order
-	reqMask    uint64   // bits of the required names
-	reqAltMsg  string   // "a or b is required" when required sits alone in an anyOf branch
-	hasDeps    bool
-	additional *fnode // nil: allowed
-	closed     bool   // additionalProperties: false
-	items      *fnode
-	inplace    []*fnode // $ref and allOf
-	anyOf      []*fnode
-	ifNode     *fnode
-	thenNode   *fnode
-	elseNode   *fnode
-	loc        string // absolute location of the subschema (URL#pointer)
-	alias      *fnode // while compiling: the node is only a $ref to alias
+	never       bool   // the false schema
+	neverRule   string // the rule and message of its failure, as violations words them
+	neverMsg    string
+	types       uint8 // 0: any type
+	typeNames   []string
+	enums       []enumSet // enum and const
+	minLen      int       // -1: none
+	maxLen      int
+	minItems    int // -1: none
+	maxItems    int
+	pattern     matcher
+	format      func(any) bool
+	patternText string // the keywords as written (Shape)
+	formatName  string
+	patternMsg  string // "does not match pattern '…'"
+	formatMsg   string // the format's name, quoted
+	bounds      []numBound
+	names       map[string]int // property, required and dependent names → entries
+	entries     []nameEntry
+	required    []string // in schema order
+	reqMask     uint64   // bits of the required names
+	reqAltMsg   string   // "a or b is required" when required sits alone in an anyOf branch
+	hasDeps     bool
+	additional  *fnode // nil: allowed
+	closed      bool   // additionalProperties: false
+	items       *fnode
+	inplace     []*fnode // $ref and allOf
+	ref         *fnode   // the $ref among them (Shape)
+	allOf       []*fnode // the allOf members among them (Shape)
+	anyOf       []*fnode
+	ifNode      *fnode
+	thenNode    *fnode
+	elseNode    *fnode
+	loc         string // absolute location of the subschema (URL#pointer)
+	alias       *fnode // while compiling: the node is only a $ref to alias
 }
 
 // nameEntry is one name an object node knows.
@@ -91,6 +94,7 @@ func (b *numBound) fails(c int) bool {
 type enumSet struct {
 	rule                       string // "enum" or "const"
 	msg                        string // jsonschema's wording of its failure
+	values                     []any  // as written (Shape)
 	strs                       []string
 	hasTrue, hasFalse, hasNull bool
 }

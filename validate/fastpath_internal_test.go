@@ -42,7 +42,7 @@ var compared, invalidCompared atomic.Int64
 func agree(t *testing.T, v *Validator, schema string, data []byte) {
 	t.Helper()
 	got := v.Validate(schema, data)
-	first := &pass{data: data}
+	first := &pass{scanner: scanner{data: data}}
 	if ptr, deep := deepPointerOf(data); deep && !(v.objects[schema] && first.kindAt(first.ws(0)) != tObject) {
 		// Nested deeper than MaxDepth (and no syntax error before): one
 		// violation at the value that opens level MaxDepth+1.
@@ -58,7 +58,7 @@ func agree(t *testing.T, v *Validator, schema string, data []byte) {
 	doc, err := slowDecode(data)
 	if err != nil {
 		want := publicMessage(err)
-		p := &pass{data: data}
+		p := &pass{scanner: scanner{data: data}}
 		if k := p.kindAt(p.ws(0)); v.objects[schema] && k != 0 && k != tObject {
 			// Not an object: refused at its first byte, before the syntax.
 			want = "body must be a JSON object, got " + kindName(k)

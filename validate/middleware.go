@@ -2,7 +2,6 @@ package validate
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -142,53 +141,6 @@ func Middleware(v *Validator, opts ...Option) func(http.Handler) http.Handler {
 			rec.replay(w)
 		})
 	}
-}
-
-// BodyRules applies to a request body that passed its schema the business
-// rules that need nothing but the body: on a sale (transfers.create) fee
-// must not exceed amount (CheckFee); on a sale, an authorization or a
-// capture, a tax-exempt additional_purchase_data carries sales_tax 0 or
-// none (CheckTaxExempt). It returns nil or an *Error (Where request, code
-// INVALID_FIELD) naming the operation; other operations, and a body that
-// is not a JSON object, pass. It decodes the body; Middleware judges the
-// same rules while it checks the body against its schema, in one pass.
-func BodyRules(operationID string, body []byte) error {
-	vs := decodedRuleViolations(operationID, body)
-	if len(vs) == 0 {
-		return nil
-	}
-	return newRequestError(CodeInvalidField, operationID, vs)
-}
-
-// decodedRuleViolations is BodyRules' judgement, by decoding the body:
-// the violations, or none.
-func decodedRuleViolations(operationID string, body []byte) []Violation {
-	applies, feeRule := bodyRulesOf(operationID)
-	if !applies {
-		return nil
-	}
-	var doc struct {
-		Amount       *json.Number   `json:"amount"`
-		Fee          *json.Number   `json:"fee"`
-		PurchaseData map[string]any `json:"additional_purchase_data"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if dec.Decode(&doc) != nil {
-		return nil // not this shape: the schema has judged the body
-	}
-	var vs []Violation
-	if feeRule && doc.Amount != nil && doc.Fee != nil {
-		amount, errA := doc.Amount.Int64()
-		fee, errF := doc.Fee.Int64()
-		if errA == nil && errF == nil {
-			vs = append(vs, violationsOf(CheckFee(amount, &fee))...)
-		}
-	}
-	if doc.PurchaseData != nil {
-		vs = append(vs, violationsOf(CheckTaxExempt(doc.PurchaseData))...)
-	}
-	return vs
 }
 
 // violationsOf returns the violations of an *Error from a rule, or none.

@@ -36,6 +36,9 @@ type Operation struct {
 	Clauses     []string `json:"clauses"`           // spec sections the operation implements
 	Says        string   `json:"says,omitempty"`    // the spec's words naming the operation (normative rows)
 	Assumed     string   `json:"assumed,omitempty"` // profile key when the operation itself is assumed
+	// BodyRules names the business rules the operation's body alone shows
+	// broken (BodyRuleTable), which Middleware and RequestBody judge.
+	BodyRules []string `json:"body_rules,omitempty"`
 }
 
 // HasJSONBody reports whether the operation's request body is a JSON
@@ -206,5 +209,6 @@ func (o Operation) clone() Operation {
 	o.Roles = slices.Clone(o.Roles)
 	o.AlsoMethods = slices.Clone(o.AlsoMethods)
 	o.Clauses = slices.Clone(o.Clauses)
+	o.BodyRules = slices.Clone(o.BodyRules)
 	return o
 }

@@ -1,76 +1,67 @@
 package validate
 
-// The body rules (BodyRules: a sale's fee at most its amount, no sales_tax
-// on a tax-exempt purchase) read four members: amount and fee of the body,
-// tax_exempt and sales_tax of its additional_purchase_data. The pass
-// gathers them while it reads the body for the schema, so the middleware
+// The pass gathers the members an operation's body rules read
+// (bodyrules.go) while it reads the body for the schema, so the middleware
 // judges the rules without decoding the body again and without
 // allocating.
 //
-// They are gathered as BodyRules' decoder sees them: members are folded in
-// document order, the last of duplicate names wins, and the members of
-// every additional_purchase_data of the body land in one set (the decoder
-// fills one map). A member is folded once, the first time the pass reads
+// They are gathered as the decoded document holds them: members are folded
+// in document order, the last of duplicate names wins (a member read by a
+// rule, or the object holding one, whose members a later duplicate
+// replaces whole). A member is folded once, the first time the pass reads
 // it: the pass reads a value again for $ref, allOf, anyOf, if and
 // dependentSchemas, always after its first reading, so a member whose
 // value starts at or before the last one folded is a second reading.
 
-// ruleSet is the body rules of one operation.
-type ruleSet struct {
-	op     string // the operation id; "" when its body has no rule
-	fee    bool   // fee must not exceed amount (a sale)
-	inPass bool   // the pass gathers the members (passRulesFit)
-}
+// maxSlots is the most members the rules of one operation read that the
+// pass gathers.
+const maxSlots = 8
 
-// bodyRulesOf returns whether BodyRules concerns the operation, and whether
-// the fee rule does.
-func bodyRulesOf(operationID string) (applies, fee bool) {
-	switch operationID {
-	case "transfers.create":
-		return true, true
-	case "authorizations.create", "authorizations.capture":
-		return true, false
-	}
-	return false, false
-}
-
-// passRulesFit reports whether the pass can gather the rules' members from
-// a schema's program: its root reads additional_purchase_data with a
-// subschema (not skipping it), so the first reading of the body descends
-// into it. A schema that does not fit has its rules applied by BodyRules.
-func passRulesFit(root *fnode) bool {
+// passRulesFit reports whether the pass can gather the members slots name
+// from a schema's program: each a member of the
+// body or of a member of the body that the root reads with a subschema
+// (not skipping it), so the first reading of the body descends into it.
+// An operation that does not fit has its rules judged on the decoded body.
+func passRulesFit(root *fnode, slots []ruleSlot) bool {
 	if root == nil || root.never {
 		return false
 	}
-	i, ok := root.lookup("additional_purchase_data")
-	return ok && root.entries[i].prop != nil
+	for _, s := range slots {
+		if s.name == "" {
+			return false // deeper than two members
+		}
+		if s.parent == "" {
+			continue
+		}
+		i, ok := root.lookup(s.parent)
+		if !ok || root.entries[i].prop == nil {
+			return false
+		}
+	}
+	return true
 }
 
-// Kinds of a gathered value.
-const (
-	factAbsent = iota // not given
-	factNumber        // a number: from, to hold its text
-	factNull          // null
-	factOther         // any other JSON type
-)
-
-// ruleFact is one gathered member.
+// ruleFact is one gathered member: its kind and, for a number, its text.
 type ruleFact struct {
-	kind     uint8
+	kind     uint8 // valueAbsent, …
 	from, to int
 }
 
 // ruleFacts is what the pass gathers for the body rules.
 type ruleFacts struct {
-	on         bool // gather (the first run of a body with rules)
-	pos        int  // where the value of the last member folded starts
-	inPurchase bool // the last top-level member folded is additional_purchase_data, an object
-	purchase   bool // an additional_purchase_data object was given (the decoder's map is not nil)
-	exempt     bool // its tax_exempt is true
-	odd        bool // a member the decoder would refuse or read other than the pass: BodyRules decides
-	amount     ruleFact
-	fee        ruleFact
-	salesTax   ruleFact
+	on   bool     // gather (the first run of a body with rules)
+	rs   *ruleSet // what to gather: the operation's
+	pos  int      // where the value of the last member folded starts
+	in   string   // the parent of slots the last member of the body folded opens ("": none)
+	vals [maxSlots]ruleFact
+}
+
+// gather has the first run gather the members the rules of rs read, when
+// the pass can.
+func (p *pass) gather(rs *ruleSet) {
+	if rs != nil && rs.inPass {
+		p.facts.on, p.facts.rs = true, rs
+	}
 }
 
 // fold records the member named key whose value starts at i, read in an
@@ -82,77 +73,77 @@ func (p *pass) fold(key string, i int) {
 	}
 	f.pos = i
 	if p.depth == 1 {
-		f.inPurchase = false
-		switch key {
-		case "amount":
-			f.amount = p.fact(i)
-		case "fee":
-			f.fee = p.fact(i)
-		case "additional_purchase_data":
-			switch p.kindAt(i) {
-			case tObject:
-				f.purchase, f.inPurchase = true, true
-			case tNull: // the decoder drops the map
-				f.purchase, f.exempt, f.salesTax = false, false, ruleFact{}
-			default:
-				f.odd = true
+		f.in = ""
+	}
+	if len(key) >= 64 || f.rs.lens&(1<<len(key)) == 0 {
+		return // no name of that length
+	}
+	if p.depth == 1 {
+		for s, sl := range f.rs.slotList() {
+			if sl.parent == "" && sl.name == key {
+				f.vals[s] = p.fact(i)
+			}
+			if sl.parent == key {
+				f.vals[s] = ruleFact{} // this member replaces an earlier one of its name
+				if p.kindAt(i) == tObject {
+					f.in = sl.parent
+				}
 			}
 		}
 		return
 	}
-	if !f.inPurchase {
+	if f.in == "" {
 		return
 	}
-	switch key {
-	case "tax_exempt":
-		f.exempt = p.kindAt(i) == tBoolean && p.data[i] == 't' // only the literal true is a bool true
-	case "sales_tax":
-		f.salesTax = p.fact(i)
+	for s, sl := range f.rs.slotList() {
+		if sl.parent == f.in && sl.name == key {
+			f.vals[s] = p.fact(i)
+		}
 	}
 }
 
-// fact reads a gathered scalar at i. amount and fee are decoded into
-// *json.Number: null clears them, a string may hold a number, other types
-// fail the decoding; the pass leaves those rare bodies to BodyRules.
+// fact reads a gathered value at i.
 func (p *pass) fact(i int) ruleFact {
 	switch p.kindAt(i) {
 	case tNumber:
 		if end := p.number(i); end > i {
-			return ruleFact{kind: factNumber, from: i, to: end}
+			return ruleFact{kind: valueNumber, from: i, to: end}
 		}
 	case tNull:
-		return ruleFact{kind: factNull}
+		return ruleFact{kind: valueNull}
+	case tBoolean:
+		if p.data[i] == 't' {
+			return ruleFact{kind: valueTrue}
+		}
+		return ruleFact{kind: valueFalse}
 	}
-	return ruleFact{kind: factOther}
+	return ruleFact{kind: valueOther}
 }
 
-// ruleViolations judges the gathered members by the rules of rs, as
-// BodyRules does (CheckFee and CheckTaxExempt on the decoded members). ok
-// is false when the members are odd: BodyRules must judge the body.
-func (p *pass) ruleViolations(rs ruleSet) (vs []Violation, ok bool) {
-	f := &p.facts
-	if f.odd || (f.amount.kind == factOther || f.fee.kind == factOther) {
-		return nil, false
-	}
-	if rs.fee && f.amount.kind == factNumber && f.fee.kind == factNumber {
-		amount, okA := parseInt64(bytesString(p.data[f.amount.from:f.amount.to]))
-		fee, okF := parseInt64(bytesString(p.data[f.fee.from:f.fee.to]))
-		if okA && okF && fee > amount {
-			vs = append(vs, feeViolation(amount, fee))
+// ruleViolations judges the gathered members by the rules of rs, with the
+// judges the decoded check calls.
+func (p *pass) ruleViolations(rs *ruleSet) []Violation {
+	var vs []Violation
+	for _, r := range rs.ruleList() {
+		var vals ruleValues
+		for m := range r.n {
+			vals[m] = p.factValue(p.facts.vals[r.at[m]])
+		}
+		if vi, broken := r.judge(vals); broken {
+			vs = append(vs, vi)
 		}
 	}
-	if f.purchase && f.exempt {
-		switch f.salesTax.kind {
-		case factAbsent, factNull:
-		case factNumber:
-			if n, isInt := parseInt64(bytesString(p.data[f.salesTax.from:f.salesTax.to])); !isInt || n != 0 {
-				vs = append(vs, taxExemptViolation())
-			}
-		default:
-			vs = append(vs, taxExemptViolation())
-		}
+	return vs
+}
+
+// factValue is a gathered member as a rule reads it: a number's text as
+// json.Number.Int64 reads it.
+func (p *pass) factValue(f ruleFact) ruleValue {
+	if f.kind != valueNumber {
+		return ruleValue{kind: f.kind}
 	}
-	return vs, true
+	n, ok := parseInt64(bytesString(p.data[f.from:f.to]))
+	return ruleValue{kind: valueNumber, isInt: ok, n: n}
 }
 
 // parseInt64 reads a JSON number's text as strconv.ParseInt(s, 10, 64)

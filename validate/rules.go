@@ -3,7 +3,6 @@ package validate
 import (
 	"encoding/json"
 	"math"
-	"strconv"
 )
 
 // Rule names reported in Violation.Rule by the business rule checks.
@@ -35,11 +34,15 @@ func CheckCapture(authorizationAmount, captureAmount int64, fee *int64) error {
 }
 
 // CheckFee checks a sale: fee, when given, must not exceed amount (/fee).
+// It is the body rule fee_max (BodyRuleTable) on values a handler holds.
 func CheckFee(amount int64, fee *int64) error {
-	if fee == nil || *fee <= amount {
+	if fee == nil {
 		return nil
 	}
-	return newError(CodeInvalidField, []Violation{feeViolation(amount, *fee)})
+	if vi, broken := judgeFee(ruleValues{intValue(amount), intValue(*fee)}); broken {
+		return newError(CodeInvalidField, []Violation{vi})
+	}
+	return nil
 }
 
 // feeViolation is CheckFee's violation: a sale's fee over its amount.
@@ -74,19 +77,15 @@ func CheckSubscriptionAmountUpdate(producedByUpdate, alreadyUpdated bool) error 
 
 // CheckTaxExempt checks additional_purchase_data (decoded with UseNumber):
 // with tax_exempt true, sales_tax must be 0 or absent
-// (/additional_purchase_data/sales_tax, INVALID_FIELD).
+// (/additional_purchase_data/sales_tax, INVALID_FIELD). It is the body
+// rule tax_exempt_sales_tax (BodyRuleTable) on a decoded purchase.
 func CheckTaxExempt(purchaseData map[string]any) error {
-	if exempt, _ := purchaseData["tax_exempt"].(bool); !exempt {
-		return nil
+	exempt, okE := purchaseData["tax_exempt"]
+	tax, okT := purchaseData["sales_tax"]
+	if vi, broken := judgeTaxExempt(ruleValues{valueOf(exempt, okE), valueOf(tax, okT)}); broken {
+		return newError(CodeInvalidField, []Violation{vi})
 	}
-	raw, ok := purchaseData["sales_tax"]
-	if !ok || raw == nil {
-		return nil
-	}
-	if n, ok := number(raw); ok && n == 0 {
-		return nil
-	}
-	return newError(CodeInvalidField, []Violation{taxExemptViolation()})
+	return nil
 }
 
 // taxExemptViolation is CheckTaxExempt's violation: a sales tax on a
@@ -128,8 +127,7 @@ func SalesTax(purchaseData map[string]any) (int64, bool) {
 func number(v any) (int64, bool) {
 	switch n := v.(type) {
 	case json.Number:
-		i, err := strconv.ParseInt(string(n), 10, 64)
-		return i, err == nil
+		return parseInt64(string(n))
 	case float64:
 		if n != math.Trunc(n) || math.Abs(n) > 1<<53 {
 			return 0, false

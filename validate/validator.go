@@ -54,7 +54,9 @@ type Validator struct {
 	checks   []exchangeChecks    // by operation index
 	progs    map[string]*program // by schema name
 	bodies   []*program          // by operation index: its JSON request body's, nil when none
-	rules    []ruleSet           // by operation index: the body rules Middleware applies
+	rules    []*ruleSet          // by operation index: the body rules Middleware applies; nil: none
+	// bodyRules is the table of body rules (bodyrules.go).
+	bodyRules []bodyRule
 }
 
 // program is everything Validate needs of one schema, found with one lookup.
@@ -73,11 +75,10 @@ func Default() (*Validator, error) { return defaultValidator() }
 // New compiles every embedded schema (format assertions on) and loads the
 // operations table. It fails if a schema does not compile, a $ref does not
 // resolve, or an operation names a schema that does not exist.
-func New() (*Validator, error) {
-	entries, err := fs.ReadDir(schemas.FS, ".")
-	if err != nil {
-		return nil, fmt.Errorf("validate: reading embedded schemas: %w", err)
-	}
+func New() (*Validator, error) { return newValidator(schemas.FS) }
+
+// newValidator is New reading the contract from fsys.
+func newValidator(fsys fs.FS) (*Validator, error) {
 	v := &Validator{
 		compiled: make(map[string]*jsonschema.Schema),
 		raw:      make(map[string][]byte),
@@ -90,30 +91,53 @@ func New() (*Validator, error) {
 	c.LoadURL = func(u string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("validate: %s is not an embedded schema", u)
 	}
-	var opsData, judgingData []byte
+	opsData, judgingData, err := v.readContract(fsys, c)
+	if err != nil {
+		return nil, err
+	}
+	fc, err := v.compileSchemas(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.loadOperations(opsData, judgingData); err != nil {
+		return nil, err
+	}
+	if err := v.buildExchangeChecks(c, fc); err != nil {
+		return nil, fmt.Errorf("validate: compiling path id schemas: %w", err)
+	}
+	return v, nil
+}
+
+// readContract reads every schema of fsys, decoded and handed to c, and
+// returns the operations table and judging.json, which are no schemas.
+func (v *Validator) readContract(fsys fs.FS, c *jsonschema.Compiler) (opsData, judgingData []byte, err error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, nil, fmt.Errorf("validate: reading embedded schemas: %w", err)
+	}
 	for _, e := range entries {
 		file := e.Name()
 		if e.IsDir() || !strings.HasSuffix(file, ".json") {
 			continue
 		}
-		data, err := fs.ReadFile(schemas.FS, file)
+		data, err := fs.ReadFile(fsys, file)
 		if err != nil {
-			return nil, fmt.Errorf("validate: reading %s: %w", file, err)
+			return nil, nil, fmt.Errorf("validate: reading %s: %w", file, err)
 		}
-		if file == operationsFile {
+		switch file {
+		case operationsFile:
 			opsData = data
 			continue
-		}
-		if file == judgingFile {
+		case judgingFile:
 			judgingData = data
 			continue
 		}
 		doc, err := decode(data)
 		if err != nil {
-			return nil, fmt.Errorf("validate: schema %s: %w", file, err)
+			return nil, nil, fmt.Errorf("validate: schema %s: %w", file, err)
 		}
 		if err := c.AddResource(baseURL+file, bytes.NewReader(data)); err != nil {
-			return nil, fmt.Errorf("validate: adding schema %s: %w", file, err)
+			return nil, nil, fmt.Errorf("validate: adding schema %s: %w", file, err)
 		}
 		name := strings.TrimSuffix(file, ".json")
 		v.raw[name] = data
@@ -125,6 +149,15 @@ func New() (*Validator, error) {
 	}
 	slices.Sort(v.names)
 	v.keys = propertyNames(v.docs)
+	if opsData == nil {
+		return nil, nil, fmt.Errorf("validate: %s is not embedded", operationsFile)
+	}
+	return opsData, judgingData, nil
+}
+
+// compileSchemas compiles every schema twice: with jsonschema, and into
+// the pass's program (nil for a schema it leaves to jsonschema alone).
+func (v *Validator) compileSchemas(c *jsonschema.Compiler) (*fastCompiler, error) {
 	for _, name := range v.names {
 		s, err := c.Compile(baseURL + name + ".json")
 		if err != nil {
@@ -134,8 +167,10 @@ func New() (*Validator, error) {
 	}
 	fc := &fastCompiler{docs: v.docs, done: make(map[string]*fnode), visiting: make(map[string]bool)}
 	v.fast = make(map[string]*fnode, len(v.names))
+	v.progs = make(map[string]*program, len(v.names))
 	for _, name := range v.names {
 		v.fast[name] = fc.compile(baseURL+name+".json", "")
+		v.progs[name] = &program{name: name, schema: v.compiled[name], fast: v.fast[name], object: v.objects[name]}
 	}
 	for _, n := range fc.done {
 		if n != nil && len(n.required) > 0 {
@@ -144,63 +179,59 @@ func New() (*Validator, error) {
 			}
 		}
 	}
-	if opsData == nil {
-		return nil, fmt.Errorf("validate: %s is not embedded", operationsFile)
-	}
+	return fc, nil
+}
+
+// loadOperations reads the operations table and judging.json: each
+// operation's request program and body rules, the refusals' statuses.
+func (v *Validator) loadOperations(opsData, judgingData []byte) error {
 	t, err := newTable(opsData, func(name string) bool { _, ok := v.compiled[name]; return ok })
 	if err != nil {
-		return nil, err
+		return err
 	}
 	v.tab = t
-	if v.statuses, err = refusalStatuses(judgingData); err != nil {
-		return nil, err
-	}
-	v.progs = make(map[string]*program, len(v.names))
-	for _, name := range v.names {
-		v.progs[name] = &program{name: name, schema: v.compiled[name], fast: v.fast[name], object: v.objects[name]}
+	var ruleRows judgingRules
+	if v.statuses, ruleRows, err = readJudging(judgingData); err != nil {
+		return err
 	}
 	v.requests = make(map[string]bool)
 	v.bodies = make([]*program, len(t.ops))
-	v.rules = make([]ruleSet, len(t.ops))
 	for i, op := range t.ops {
 		if op.HasJSONBody() {
 			v.requests[op.Request] = true
 			v.bodies[i] = v.progs[op.Request]
-			if applies, fee := bodyRulesOf(op.ID); applies {
-				v.rules[i] = ruleSet{op: op.ID, fee: fee, inPass: passRulesFit(v.bodies[i].fast)}
-			}
 		}
 	}
-	if err := v.buildExchangeChecks(c, fc); err != nil {
-		return nil, fmt.Errorf("validate: compiling path id schemas: %w", err)
-	}
-	return v, nil
+	v.bodyRules, v.rules, err = compileBodyRules(t, ruleRows, v.bodies)
+	return err
 }
 
-// refusalStatuses reads the refusals table of judging.json: the status each
-// kind of refusal is answered with, by the code the reference sends for it
-// (its first code). Error.Status renders with it.
-func refusalStatuses(data []byte) (map[string]int, error) {
+// readJudging reads what the library takes of judging.json: the refusals
+// table, as the status each kind of refusal is answered with by the code
+// the reference sends for it (its first code; Error.Status renders with
+// it), and the body rules' clauses.
+func readJudging(data []byte) (map[string]int, judgingRules, error) {
 	if data == nil {
-		return nil, fmt.Errorf("validate: %s is not embedded", judgingFile)
+		return nil, nil, fmt.Errorf("validate: %s is not embedded", judgingFile)
 	}
 	var table struct {
 		Refusals map[string]struct {
 			Status int      `json:"status"`
 			Codes  []string `json:"codes"`
 		} `json:"refusals"`
+		BodyRules judgingRules `json:"body_rules"`
 	}
 	if err := json.Unmarshal(data, &table); err != nil {
-		return nil, fmt.Errorf("validate: parsing %s: %w", judgingFile, err)
+		return nil, nil, fmt.Errorf("validate: parsing %s: %w", judgingFile, err)
 	}
 	out := make(map[string]int, len(table.Refusals))
 	for kind, r := range table.Refusals {
 		if len(r.Codes) == 0 {
-			return nil, fmt.Errorf("validate: %s: refusal %s has no code", judgingFile, kind)
+			return nil, nil, fmt.Errorf("validate: %s: refusal %s has no code", judgingFile, kind)
 		}
 		out[r.Codes[0]] = r.Status
 	}
-	return out, nil
+	return out, table.BodyRules, nil
 }
 
 // Schemas returns the sorted names of every schema (file names without .json).
@@ -228,15 +259,16 @@ func (v *Validator) Validate(schema string, doc []byte) error {
 }
 
 func (v *Validator) validate(pr *program, doc []byte) error {
-	_, err := v.check(pr, doc, ruleSet{})
+	_, err := v.check(pr, doc, nil)
 	return err
 }
 
 // check validates doc as validate does and, when it passed and rs names an
 // operation, judges the body rules of rs (BodyRules) in the same pass: it
 // returns their violations (none: nil) with a nil error. A body the pass
-// cannot judge the rules of (passrules.go) is judged by BodyRules' decoder.
-func (v *Validator) check(pr *program, doc []byte, rs ruleSet) ([]Violation, error) {
+// cannot judge the rules of (passrules.go) is judged on the decoded body
+// (decodedRuleViolations), with the same judges.
+func (v *Validator) check(pr *program, doc []byte, rs *ruleSet) ([]Violation, error) {
 	n := pr.fast
 	if n == nil {
 		val, err := decodeKeys(doc, v.keys)
@@ -246,7 +278,7 @@ func (v *Validator) check(pr *program, doc []byte, rs ruleSet) ([]Violation, err
 		if err := v.validateTree(pr.name, pr.schema, val); err != nil {
 			return nil, err
 		}
-		return decodedRuleViolations(rs.op, doc), nil
+		return v.decodedRuleViolations(rs, doc), nil
 	}
 	p := getPass(doc)
 	defer p.release()
@@ -256,24 +288,22 @@ func (v *Validator) check(pr *program, doc []byte, rs ruleSet) ([]Violation, err
 			return nil, &malformedError{public: "body must be a JSON object, got " + kindName(k)}
 		}
 	}
-	p.facts.on = rs.op != "" && rs.inPass
+	p.gather(rs)
 	if p.run(n) {
-		if rs.op == "" {
+		if rs == nil {
 			return nil, nil
 		}
 		if p.facts.on {
-			if vs, ok := p.ruleViolations(rs); ok {
-				return vs, nil
-			}
+			return p.ruleViolations(rs), nil
 		}
-		return decodedRuleViolations(rs.op, doc), nil
+		return v.decodedRuleViolations(rs, doc), nil
 	}
 	if err := collect(p, n); err != nil {
 		return nil, err
 	}
 	// Valid after all: a later duplicate name overrides the member the
 	// first run failed on, and the first run gathered nothing complete.
-	return decodedRuleViolations(rs.op, doc), nil
+	return v.decodedRuleViolations(rs, doc), nil
 }
 
 // collect runs the pass again over a body the first run did not pass,
