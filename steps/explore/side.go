@@ -68,6 +68,9 @@ func (s *side) expand(text string) string {
 }
 
 func (s *side) credential(user string) *steps.Credential {
+	if c, ok := questionCredential(s.cfg, user); ok {
+		return c
+	}
 	switch user {
 	case userMerchant:
 		return s.cfg.Credentials.Merchant
