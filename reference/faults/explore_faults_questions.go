@@ -2,6 +2,7 @@ package faults
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/reference"
+	"github.com/conform-kit/conform/validate"
 )
 
 // exploreQuestionFaults live between requests, where a real implementation
@@ -47,6 +49,9 @@ func exploreQuestionFaults() []Fault {
 		{Name: "enrollment-soft-delete-revived-by-update", Capability: "subscriptions", Expect: ExpectFail, Tags: "@subscriptions",
 			Breaks: "§4.5/§7 a deleted enrollment does not exist for fetch, update and delete (a delete sets a flag the fetch honours and an update clears)",
 			wrap:   softDeleteRevived},
+		{Name: "webhook-worker-keeps-first-url", Capability: "webhooks", Expect: ExpectFail, Tags: "@webhooks",
+			Breaks: "§2.10/§6 events go by POST to the webhook's url (the delivery worker keeps the url each webhook was created with; the API shows the updated one)",
+			wrap:   webhookFirstURL},
 		{Name: "idempotency-cache-ignores-application", Capability: "idempotency", Expect: ExpectFail, Tags: "@idempotency",
 			Breaks: "invariant tenancy: each application's create is its own (an idempotency cache keyed by the route, the idempotency_id and the body, not the application, replays one application's resource to another)",
 			wrap:   idempotencyByBody},
@@ -245,4 +250,79 @@ func idempotencyByBody(next http.Handler, _ faultDeps) http.Handler {
 		}
 		rec.flush(w, rec.body.Bytes())
 	})
+}
+
+// webhookFirstURL keeps, where the deliveries read it, the url each webhook
+// was created with: an update's valid url is shown in every answer about
+// the webhook but never reaches the store the delivery worker reads.
+func webhookFirstURL(next http.Handler, _ faultDeps) http.Handler {
+	var mu sync.Mutex
+	first, shown := map[string]string{}, map[string]string{}
+	show := func(doc map[string]any) {
+		id, _ := doc["id"].(string)
+		mu.Lock()
+		u, ok := shown[id]
+		mu.Unlock()
+		if ok {
+			doc["url"] = u
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		params, isUpdate := faultRoute(r, "webhooks.update")
+		switch {
+		case isUpdate:
+			in := peekJSON(r)
+			u, _ := in["url"].(string)
+			v, err := validate.Default()
+			mu.Lock()
+			kept, known := first[params["id"]]
+			mu.Unlock()
+			keep := u != "" && known && err == nil && v.Request("webhooks.update", mustJSON(in)) == nil
+			if keep {
+				in["url"] = kept
+				replaceBody(r, in)
+			}
+			rec := newFaultRecorder()
+			next.ServeHTTP(rec, r)
+			out := decodeFaultJSON(rec.body.Bytes())
+			if !isSuccess(rec.status) || out == nil {
+				rec.flush(w, rec.body.Bytes())
+				return
+			}
+			if keep {
+				mu.Lock()
+				shown[params["id"]] = u
+				mu.Unlock()
+			}
+			show(out)
+			writeFaultJSONHeader(w, rec, out)
+		case matchAny(r, "webhooks.create", "webhooks.get", "webhooks.list"):
+			rec := newFaultRecorder()
+			next.ServeHTTP(rec, r)
+			out := decodeFaultJSON(rec.body.Bytes())
+			if !isSuccess(rec.status) || out == nil {
+				rec.flush(w, rec.body.Bytes())
+				return
+			}
+			if id, _ := out["id"].(string); id != "" && r.Method == http.MethodPost {
+				u, _ := out["url"].(string)
+				mu.Lock()
+				first[id] = u
+				mu.Unlock()
+			}
+			eachResource(out, show)
+			writeFaultJSONHeader(w, rec, out)
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// mustJSON is doc as JSON (nil when it cannot be one).
+func mustJSON(doc map[string]any) []byte {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil
+	}
+	return b
 }

@@ -101,8 +101,10 @@ func (g *generator) queueQuestions(st Step, ok bool) {
 		get, put := gone, gone
 		get.Op, get.Method, get.Path, get.Rule = "subscription_enrollments.get", "GET", path, "a deleted enrollment is not found"
 		put.Op, put.Method, put.Path, put.Body, put.Rule = "subscription_enrollments.update", "PUT", path, `{"nickname":"after delete"}`, "a deleted enrollment is not updated"
-		g.asks = append(g.asks, []Step{get, put, get})
+		// Deletes are few: the question weighs as three.
+		g.asks = append(g.asks, []Step{get, put, get}, []Step{get, put, get}, []Step{get, put, get})
 	}
+	g.queueEventQuestion(st)
 	if (st.Op == "authorizations.create" || st.Op == "transfers.create") && g.askOther && strings.Contains(st.Body, `"idempotency_id"`) {
 		// The same create as the other application, its idempotency_id
 		// included: its create is its own (here refused: the card is not
@@ -121,7 +123,7 @@ func (g *generator) ask() []Step {
 	if len(qs) == 0 {
 		return nil
 	}
-	if k := g.c.draw(2*len(qs) + 1); k >= 1 && k <= len(qs) {
+	if k := g.c.draw(4*len(qs) + 1); k >= 1 && k <= len(qs) {
 		return qs[k-1]
 	}
 	return nil
@@ -175,6 +177,9 @@ func (r *runner) asking(g *generator, target, model *side) {
 func (r *runner) question(ctx context.Context, st Step, target, model *side, secrets *[]string, count bool) (*Finding, []Exchange, bool, error) {
 	if st.Together > 1 {
 		return r.together(ctx, st, target, model, *secrets, count)
+	}
+	if st.Await != nil {
+		return r.awaitEvent(ctx, st, target)
 	}
 	check := st.Question
 	st.Question = ""
