@@ -45,7 +45,18 @@ func exploreQuestionFaults() []Fault {
 			})},
 		{Name: "captures-race-past-the-amount", Capability: "authorizations", Expect: ExpectFail, Tags: "@authorizations",
 			Breaks: "invariant capture_total, §4.1: capture_amount <= the amount (a capture reads the authorization, calls the processor, then writes: a second capture in flight passes the same check and is answered captured too)",
-			wrap:   captureRace},
+			wrap:   checkThenWriteRace("authorizations.capture")},
+		{Name: "amount-updates-race", Capability: "subscriptions", Expect: ExpectWarn, Tags: "@subscriptions",
+			Breaks: "the reference's rule (reference_rules, §3.2): an amount is updated once (an update reads the amount as not updated, writes the new one, then marks the original: a second update in flight passes the same check)",
+			wrap:   checkThenWriteRace("subscription_amounts.update")},
+		{Name: "merchant-role-creates-balance-transfers", Capability: "auth", Expect: ExpectWarn, Tags: "@balance_transfers",
+			Breaks: "operation_roles: balance_transfers.create is the platform's (the role check sits in the list handler and was left out of the create)",
+			wrap: rewriteHeaders(func(r *http.Request, d faultDeps) {
+				c := d.fx.Credentials
+				if u, pw, ok := r.BasicAuth(); ok && u == c.Merchant.Username && pw == c.Merchant.Password {
+					r.SetBasicAuth(c.Platform.Username, c.Platform.Password)
+				}
+			}, "balance_transfers.create")},
 		{Name: "enrollment-soft-delete-revived-by-update", Capability: "subscriptions", Expect: ExpectFail, Tags: "@subscriptions",
 			Breaks: "§4.5/§7 a deleted enrollment does not exist for fetch, update and delete (a delete sets a flag the fetch honours and an update clears)",
 			wrap:   softDeleteRevived},
@@ -113,31 +124,37 @@ func fetchCache(serve func(r *http.Request, d faultDeps, owner string) bool) fun
 	}
 }
 
-// captureFlight is a capture between its check and its write.
-type captureFlight struct {
-	second chan struct{} // a second capture of the authorization arrived
+// raceFlight is a request between its check and its write.
+type raceFlight struct {
+	second chan struct{} // a second request on the resource arrived
 	done   chan struct{} // closed once the first is answered
 	status int
 	header http.Header
 	body   []byte
 }
 
-// captureRace checks a capture against the authorization as read before
-// the processor call and writes after it: a second capture of the same
-// authorization arriving in between passes the same check, and is answered
-// with the captured authorization too. The first capture waits (at most
-// raceWindow, the processor call) for such a second, so the overlap does
-// not depend on timing.
-func captureRace(next http.Handler, _ faultDeps) http.Handler {
+// checkThenWriteRace checks a request of the operation against its
+// resource as read before a slow call (a capture's processor call) and
+// writes after it: a second request on the same resource arriving in
+// between passes the same check, and is answered as the first was. The
+// first waits (at most raceWindow, the slow call) for such a second, so
+// the overlap does not depend on timing.
+func checkThenWriteRace(opID string) func(http.Handler, faultDeps) http.Handler {
+	return func(next http.Handler, _ faultDeps) http.Handler {
+		return raceOn(next, opID)
+	}
+}
+
+// raceOn is checkThenWriteRace's handler.
+func raceOn(next http.Handler, opID string) http.Handler {
 	var mu sync.Mutex
-	inflight := map[string]*captureFlight{}
+	inflight := map[string]*raceFlight{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		params, ok := faultRoute(r, "authorizations.capture")
-		if !ok {
+		if _, ok := faultRoute(r, opID); !ok {
 			next.ServeHTTP(w, r)
 			return
 		}
-		id := params["id"]
+		id := r.URL.Path // the resource
 		mu.Lock()
 		f, busy := inflight[id]
 		if busy {
@@ -155,7 +172,7 @@ func captureRace(next http.Handler, _ faultDeps) http.Handler {
 			rec.flush(w, f.body)
 			return
 		}
-		f = &captureFlight{second: make(chan struct{}, 1), done: make(chan struct{})}
+		f = &raceFlight{second: make(chan struct{}, 1), done: make(chan struct{})}
 		inflight[id] = f
 		mu.Unlock()
 		timer := time.NewTimer(raceWindow)

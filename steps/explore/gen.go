@@ -47,9 +47,10 @@ type generator struct {
 	before []Step
 	// asks are the questions the last step accepted may be asked next
 	// (questions.go), askOther and normative what they may use.
-	asks      [][]Step
-	askOther  bool
-	normative func(op string) bool
+	asks        [][]Step
+	askOther    bool
+	normative   func(op string) bool
+	merchantMay func(op string) bool
 }
 
 type authState struct {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -40,6 +42,7 @@ const (
 	checkAuthenticated = "refused without valid credentials"
 	checkGone          = "a deleted resource stays gone"
 	checkAtOnce        = "requests at once keep the rule"
+	checkRole          = "a role not allowed is refused"
 )
 
 // The bases of the questions: each a sentence of the spec or a safety
@@ -105,6 +108,29 @@ func (g *generator) queueQuestions(st Step, ok bool) {
 		g.asks = append(g.asks, []Step{get, put, get}, []Step{get, put, get}, []Step{get, put, get})
 	}
 	g.queueEventQuestion(st)
+	if st.Op == "subscription_amounts.create" && st.Save != "" && g.offers("subscription_amounts.update") {
+		// Two updates of one amount at once (its body drawn when asked).
+		a := g.amounts[st.Save]
+		if a != nil && !a.updated && !a.produced {
+			g.asks = append(g.asks, []Step{{Op: "subscription_amounts.update", Method: "PATCH", Of: st.Save, Together: 2, Question: checkAtOnce,
+				Path: "/subscription/subscription_schedules/{" + a.schedule + "}/subscription_amounts/{" + st.Save + "}"}})
+		}
+	}
+	if st.Method == "POST" && st.Save != "" && g.merchantMay != nil && !g.merchantMay(st.Op) && g.offers(st.Op) {
+		// The same create as the merchant user, on an operation the
+		// profile's roles (operation_roles, or the table's) reserve for
+		// the platform; its own idempotency_id.
+		again := Step{Op: st.Op, Method: st.Method, Path: st.Path, Body: g.freshIdempotency(st.Body), ContentType: st.ContentType, User: userMerchant,
+			Question: checkRole, Rule: "the merchant role may not call " + st.Op, Basis: assumed("operation_roles", "5")}
+		g.asks = append(g.asks, []Step{again})
+	}
+	if (st.Op == "authorizations.create" || st.Op == "transfers.create") && strings.Contains(st.Body, `"idempotency_id"`) {
+		// The same create twice at once under a new idempotency_id: where
+		// the profile says ids replay, both answers are one resource.
+		twice := Step{Op: st.Op, Method: st.Method, Path: st.Path, Body: g.freshIdempotency(st.Body), ContentType: st.ContentType,
+			Together: 2, Question: checkAtOnce, Rule: "creates with one idempotency_id at once make one resource", Basis: assumed("idempotency_replay", "2.1", "2.2")}
+		g.asks = append(g.asks, []Step{twice})
+	}
 	if (st.Op == "authorizations.create" || st.Op == "transfers.create") && g.askOther && strings.Contains(st.Body, `"idempotency_id"`) {
 		// The same create as the other application, its idempotency_id
 		// included: its create is its own (here refused: the card is not
@@ -123,10 +149,34 @@ func (g *generator) ask() []Step {
 	if len(qs) == 0 {
 		return nil
 	}
-	if k := g.c.draw(4*len(qs) + 1); k >= 1 && k <= len(qs) {
-		return qs[k-1]
+	k := g.c.draw(4*len(qs) + 1)
+	if k < 1 || k > len(qs) {
+		return nil
 	}
-	return nil
+	q := qs[k-1]
+	if len(q) == 1 && q[0].Together > 0 && q[0].Body == "" {
+		// A body drawn now, within the action's draws: an update of an amount.
+		st := q[0]
+		g.fill(&st, g.amountFixes(st.Op))
+		if st.Refuse {
+			return nil
+		}
+		return []Step{st}
+	}
+	return q
+}
+
+// freshIdempotency is body with its idempotency_id (if any) a new one.
+func (g *generator) freshIdempotency(body string) string {
+	doc, ok := decodeBody(body).(map[string]any)
+	if !ok {
+		return body
+	}
+	old, ok := doc["idempotency_id"].(string)
+	if !ok || old == "" {
+		return body
+	}
+	return strings.Replace(body, strconv.Quote(old), strconv.Quote(g.idempotencyID()), 1)
 }
 
 // fetchOf is the owner's fetch of a role the sequence made ("" and the
@@ -168,6 +218,12 @@ func (r *runner) asking(g *generator, target, model *side) {
 		op, ok := r.v.Operation(id)
 		return ok && judging.OperationBasis(op).Normative()
 	}
+	if target.credential(userMerchant) != nil && model.credential(userMerchant) != nil {
+		g.merchantMay = func(id string) bool {
+			op, ok := r.v.Operation(id)
+			return !ok || id == "merchants.update" || slices.Contains(r.profile.Roles(op), "ROLE_MERCHANT")
+		}
+	}
 }
 
 // question sends a question's step and judges a refusal it breaks by the
@@ -183,6 +239,9 @@ func (r *runner) question(ctx context.Context, st Step, target, model *side, sec
 	}
 	check := st.Question
 	st.Question = ""
+	if check == checkRole {
+		return r.roleQuestion(ctx, st, target, model, secrets, count)
+	}
 	f, exs, ok, err := r.step(ctx, st, target, model, secrets, count)
 	if f == nil || err != nil || !st.Refuse || f.Check != checkForbidden || len(exs) == 0 {
 		return f, exs, ok, err
@@ -190,6 +249,25 @@ func (r *runner) question(ctx context.Context, st Step, target, model *side, sec
 	tex := exs[len(exs)-1]
 	return r.finding(check, st, st.Basis, fmt.Sprintf("%s %s as %s was accepted with %d; %s", st.Method, tex.Path, userPhrase(st.User), tex.Status, st.Rule),
 		"a 4xx refusal", fmt.Sprintf("status %d", tex.Status), "the request is refused"), exs, ok, err
+}
+
+// roleQuestion sends the merchant user's request on an operation the
+// profile reserves for the platform: the model (the reference) decides by
+// its own roles, so its verdict does not speak for the target; the
+// target's acceptance is judged by the profile's roles, a WARN under
+// operation_roles (§5 item 6: which roles may call which endpoints, not
+// shown).
+func (r *runner) roleQuestion(ctx context.Context, st Step, target, model *side, secrets *[]string, count bool) (*Finding, []Exchange, bool, error) {
+	f, exs, ok, err := r.step(ctx, st, target, model, secrets, count)
+	if err != nil || len(exs) == 0 || (f != nil && f.Check != checkForbidden) {
+		return f, exs, ok, err
+	}
+	tex := exs[len(exs)-1]
+	if !is2xx(tex.Status) {
+		return f, exs, ok, err
+	}
+	return r.finding(checkRole, st, st.Basis, fmt.Sprintf("%s %s as the merchant user was accepted with %d; the profile's roles reserve %s for the platform", st.Method, tex.Path, tex.Status, st.Op),
+		"a 4xx refusal", fmt.Sprintf("status %d", tex.Status), "the request is refused"), exs, false, nil
 }
 
 // userPhrase names who sent a request in a finding's message.
@@ -213,9 +291,14 @@ func userPhrase(user string) string {
 // model cannot tell which of the target's requests took effect.
 func (r *runner) together(ctx context.Context, st Step, target, model *side, secrets []string, count bool) (*Finding, []Exchange, bool, error) {
 	defer r.phases.enter(phaseWrite, writeKinds(st)...)()
+	mok := 0
 	for range st.Together {
-		if _, err := model.send(ctx, st, st.Path); err != nil {
+		mex, err := model.send(ctx, st, st.Path)
+		if err != nil {
 			return nil, nil, false, err
+		}
+		if is2xx(mex.Status) {
+			mok++
 		}
 	}
 	routed := r.routed(st)
@@ -261,11 +344,33 @@ func (r *runner) together(ctx context.Context, st Step, target, model *side, sec
 			total += each
 		}
 	}
-	amount, known := lookupInt(target.docs[st.Of], "amount")
-	if st.Op == "authorizations.capture" && known && total > amount {
-		return r.finding(checkAtOnce, st, basisCaptureTotal,
-			fmt.Sprintf("%d captures of the %s sent at once were all accepted: %d captured of an amount of %d", accepted, st.Of, total, amount),
-			fmt.Sprintf("at most %d captured", amount), fmt.Sprintf("%d captured", total), "the request is refused"), exs, false, nil
+	switch st.Op {
+	case "authorizations.capture":
+		amount, known := lookupInt(target.docs[st.Of], "amount")
+		if known && total > amount {
+			return r.finding(checkAtOnce, st, basisCaptureTotal,
+				fmt.Sprintf("%d captures of the %s sent at once were all accepted: %d captured of an amount of %d", accepted, st.Of, total, amount),
+				fmt.Sprintf("at most %d captured", amount), fmt.Sprintf("%d captured", total), "the request is refused"), exs, false, nil
+		}
+	case "subscription_amounts.update":
+		// §3.2 bounds an updated amount's own updates, not its original's:
+		// one update of two at once is the reference's rule.
+		b := assumed("reference_rules", "3.2")
+		if accepted > mok && !r.declaredOtherwise(b.Assumed) {
+			return r.finding(checkAtOnce, st, b, fmt.Sprintf("%d updates of the %s sent at once were accepted; one after the other, %d is", accepted, st.Of, mok),
+				fmt.Sprintf("%d accepted", mok), fmt.Sprintf("%d accepted", accepted), "the request is refused"), exs, false, nil
+		}
+	case "authorizations.create", "transfers.create":
+		ids := map[string]bool{}
+		for _, tex := range texs {
+			if id, _ := lookup(tex.doc, "id"); is2xx(tex.Status) && id != nil {
+				ids[fmt.Sprint(id)] = true
+			}
+		}
+		if len(ids) > 1 && !r.declaredOtherwise(st.Basis.Assumed) {
+			return r.finding(checkAtOnce, st, st.Basis, fmt.Sprintf("%d creates with one idempotency_id sent at once made %d resources", st.Together, len(ids)),
+				"one resource", fmt.Sprintf("%d resources", len(ids)), "the request succeeds"), exs, false, nil
+		}
 	}
 	return nil, exs, false, nil
 }
