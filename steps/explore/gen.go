@@ -233,7 +233,7 @@ func (g *generator) next(actions []action) []Step {
 			return []Step{st}
 		}
 	}
-	if q := g.ask(); q != nil {
+	if q := g.asked(); q != nil {
 		return q
 	}
 	var all []action

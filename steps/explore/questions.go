@@ -79,12 +79,12 @@ func (g *generator) queueQuestions(st Step, ok bool) {
 			none, wrong := fetch, fetch
 			none.User, none.Question, none.Refuse, none.Rule, none.Basis = userNone, checkAuthenticated, true, "a request without credentials is refused", basisAuthentication
 			wrong.User, wrong.Question, wrong.Refuse, wrong.Rule, wrong.Basis = userWrongPassword, checkAuthenticated, true, "a request with a wrong password is refused", basisAuthentication
-			g.asks = append(g.asks, []Step{owner, wrong, none, owner})
+			g.ask(1, owner, wrong, none, owner)
 		}
 		if g.askOther {
 			other := fetch
 			other.User, other.Question, other.Refuse, other.Rule, other.Basis = userOther, checkTenancy, true, "another application's "+kindOf(role)+" is not found", basisTenancy
-			g.asks = append(g.asks, []Step{owner, other})
+			g.ask(1, owner, other)
 		}
 	}
 	switch st.Op {
@@ -92,8 +92,8 @@ func (g *generator) queueQuestions(st Step, ok bool) {
 		if a := g.auths[st.Save]; a != nil && a.amount > 0 && g.offers("authorizations.capture") {
 			// Two captures at once, each over half the amount: whatever a
 			// server decides, their total never exceeds the amount.
-			g.asks = append(g.asks, []Step{{Op: "authorizations.capture", Method: "PUT", Path: "/authorizations/{" + st.Save + "}", Of: st.Save,
-				Body: fmt.Sprintf(`{"capture_amount":%d}`, a.amount/2+1), Together: 2, Question: checkAtOnce, Rule: "the captures' total never exceeds the amount", Basis: basisCaptureTotal}})
+			g.ask(1, Step{Op: "authorizations.capture", Method: "PUT", Path: "/authorizations/{" + st.Save + "}", Of: st.Save,
+				Body: fmt.Sprintf(`{"capture_amount":%d}`, a.amount/2+1), Together: 2, Question: checkAtOnce, Rule: "the captures' total never exceeds the amount", Basis: basisCaptureTotal})
 		}
 	case "subscription_enrollments.delete":
 		if !g.offers("subscription_enrollments.get") || !g.offers("subscription_enrollments.update") {
@@ -104,16 +104,15 @@ func (g *generator) queueQuestions(st Step, ok bool) {
 		get, put := gone, gone
 		get.Op, get.Method, get.Path, get.Rule = "subscription_enrollments.get", "GET", path, "a deleted enrollment is not found"
 		put.Op, put.Method, put.Path, put.Body, put.Rule = "subscription_enrollments.update", "PUT", path, `{"nickname":"after delete"}`, "a deleted enrollment is not updated"
-		// Deletes are few: the question weighs as three.
-		g.asks = append(g.asks, []Step{get, put, get}, []Step{get, put, get}, []Step{get, put, get})
+		g.ask(rare, get, put, get)
 	}
 	g.queueEventQuestion(st)
 	if st.Op == "subscription_amounts.create" && st.Save != "" && g.offers("subscription_amounts.update") {
 		// Two updates of one amount at once (its body drawn when asked).
 		a := g.amounts[st.Save]
 		if a != nil && !a.updated && !a.produced {
-			g.asks = append(g.asks, []Step{{Op: "subscription_amounts.update", Method: "PATCH", Of: st.Save, Together: 2, Question: checkAtOnce,
-				Path: "/subscription/subscription_schedules/{" + a.schedule + "}/subscription_amounts/{" + st.Save + "}"}})
+			g.ask(rare, Step{Op: "subscription_amounts.update", Method: "PATCH", Of: st.Save, Together: 2, Question: checkAtOnce,
+				Path: "/subscription/subscription_schedules/{" + a.schedule + "}/subscription_amounts/{" + st.Save + "}"})
 		}
 	}
 	if st.Method == "POST" && st.Save != "" && g.merchantMay != nil && !g.merchantMay(st.Op) && g.offers(st.Op) {
@@ -122,14 +121,14 @@ func (g *generator) queueQuestions(st Step, ok bool) {
 		// the platform; its own idempotency_id.
 		again := Step{Op: st.Op, Method: st.Method, Path: st.Path, Body: g.freshIdempotency(st.Body), ContentType: st.ContentType, User: userMerchant,
 			Question: checkRole, Rule: "the merchant role may not call " + st.Op, Basis: assumed("operation_roles", "5")}
-		g.asks = append(g.asks, []Step{again})
+		g.ask(rare, again)
 	}
 	if (st.Op == "authorizations.create" || st.Op == "transfers.create") && strings.Contains(st.Body, `"idempotency_id"`) {
 		// The same create twice at once under a new idempotency_id: where
 		// the profile says ids replay, both answers are one resource.
 		twice := Step{Op: st.Op, Method: st.Method, Path: st.Path, Body: g.freshIdempotency(st.Body), ContentType: st.ContentType,
 			Together: 2, Question: checkAtOnce, Rule: "creates with one idempotency_id at once make one resource", Basis: assumed("idempotency_replay", "2.1", "2.2")}
-		g.asks = append(g.asks, []Step{twice})
+		g.ask(1, twice)
 	}
 	if (st.Op == "authorizations.create" || st.Op == "transfers.create") && g.askOther && strings.Contains(st.Body, `"idempotency_id"`) {
 		// The same create as the other application, its idempotency_id
@@ -137,23 +136,44 @@ func (g *generator) queueQuestions(st Step, ok bool) {
 		// its), never the first application's resource.
 		again := Step{Op: st.Op, Method: st.Method, Path: st.Path, Body: st.Body, ContentType: st.ContentType, User: userOther,
 			Question: checkTenancy, Refuse: true, Rule: "another application's create with the same idempotency_id is its own, never this application's " + kindOf(st.Save), Basis: basisTenancy}
-		g.asks = append(g.asks, []Step{again})
+		g.ask(1, again)
 	}
 }
 
-// ask draws one of the queued questions, or none (0, the simplest), and
-// empties the queue: a question is asked right after what it asks about.
-func (g *generator) ask() []Step {
+// How often a question is asked: the queued questions, each as often as
+// its weight, are drawn against noQuestion for none. A question of what
+// most steps make (a fetch without credentials, as the other application)
+// weighs 1; one of what few steps make (a delete, a webhook, an amount, a
+// balance transfer) weighs rare, so a run of a few thousand requests asks
+// each several times. Questions take the place of actions: asked more
+// often, they cost the sequences their depth (the boundaries reached) and
+// those sent at once end their sequence.
+const (
+	noQuestion = 20
+	rare       = 6
+)
+
+// ask queues a question of weight w.
+func (g *generator) ask(w int, steps ...Step) {
+	for range w {
+		g.asks = append(g.asks, steps)
+	}
+}
+
+// asked draws one of the queued questions, or none (below noQuestion,
+// 0 the simplest), and empties the queue: a question is asked right after
+// what it asks about.
+func (g *generator) asked() []Step {
 	qs := g.asks
 	g.asks = nil
 	if len(qs) == 0 {
 		return nil
 	}
-	k := g.c.draw(4*len(qs) + 1)
-	if k < 1 || k > len(qs) {
+	k := g.c.draw(noQuestion + len(qs))
+	if k < noQuestion {
 		return nil
 	}
-	q := qs[k-1]
+	q := qs[k-noQuestion]
 	if len(q) == 1 && q[0].Together > 0 && q[0].Body == "" {
 		// A body drawn now, within the action's draws: an update of an amount.
 		st := q[0]

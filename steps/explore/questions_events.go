@@ -120,8 +120,7 @@ func (g *generator) queueEventQuestion(st Step) {
 	upload := Step{Op: "files.upload", Method: "POST", Path: "/files/{" + file + "}/upload", ContentType: ctype, Body: body, Of: file, Question: checkDelivered}
 	wait := Step{Op: "files.get", Method: "POST", Path: "/files/{" + file + "}", Of: file, Question: checkDelivered,
 		Await: &await{Webhook: w, File: file, Former: former, Latest: latest}}
-	q := []Step{create, moved, again, read, makeFile, upload, wait}
-	g.asks = append(g.asks, q, q) // webhooks are made less often than what the other questions ask of: it weighs as two
+	g.ask(rare, create, moved, again, read, makeFile, upload, wait)
 }
 
 // awaitEvent waits, on the target alone, for the event of the file the
