@@ -16,7 +16,7 @@ import (
 // do, so they prove the explorer, not the suite. They compose with each
 // other and with Combined, nearest the reference (ExploreCombined).
 func ExploreVariants() []Variant {
-	return []Variant{
+	return append([]Variant{
 		{
 			Name: "both-merchant-names", Tags: "@authorizations",
 			Choice:  "an authorization naming its merchant both by merchant_identity and by merchant is taken, by merchant_identity",
@@ -38,7 +38,7 @@ func ExploreVariants() []Variant {
 			Profile: `{"file_payloads": "unchecked"}`,
 			build:   parts(wrapOnly(plainFilePayloads)),
 		},
-	}
+	}, questionVariants()...)
 }
 
 // dayMinutes is the variant's longest external link.

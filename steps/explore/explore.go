@@ -283,6 +283,7 @@ type runner struct {
 	requests     atomic.Int64 // sent to the target, shrinking included
 	mu           sync.Mutex   // guards merchWrites
 	hookBase     string       // the explorer's own webhook receiver, answering 200 to every delivery
+	deliveries   deliveries   // what the receiver took at the questions' urls
 	contract     *contract    // the request schemas as leaves and boundaries
 	coverage     *coverage    // what the requests reached (safe for concurrent use)
 	deadline     time.Time

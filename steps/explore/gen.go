@@ -45,6 +45,12 @@ type generator struct {
 	// before are steps the last step drawn needs sent first, in the same
 	// action (the state a refused merchant update would change).
 	before []Step
+	// asks are the questions the last step accepted may be asked next
+	// (questions.go), askOther and normative what they may use.
+	asks        [][]Step
+	askOther    bool
+	normative   func(op string) bool
+	merchantMay func(op string) bool
 }
 
 type authState struct {
@@ -119,6 +125,7 @@ func (g *generator) any(kind string) string {
 
 // observe records what the model answered to a step the target answered alike.
 func (g *generator) observe(st Step, ok bool) {
+	defer g.queueQuestions(st, ok)
 	if st.Refuse || !ok {
 		if st.Of != "" && st.Method != "GET" {
 			g.refused = st.Of
@@ -225,6 +232,9 @@ func (g *generator) next(actions []action) []Step {
 		if st, ok := g.readBack(role); ok {
 			return []Step{st}
 		}
+	}
+	if q := g.asked(); q != nil {
+		return q
 	}
 	var all []action
 	for _, a := range actions {

@@ -124,7 +124,7 @@ func gherkin(f Finding) string {
 		i++
 		last := i == len(reqs)-1
 		if ex.User != user {
-			fmt.Fprintf(&b, "    Given I am the %s user\n", ex.User)
+			b.WriteString(gherkinUser(ex.User))
 			user = ex.User
 		}
 		p := ex.Step.Path + querySuffix(ex.Path)
@@ -262,14 +262,7 @@ func (r *runner) curl(f Finding) string {
 		b.WriteString("CRLF=$(printf '\\r\\n.'); CRLF=${CRLF%.} # a multipart body's line ends\n")
 	}
 	for i, ex := range reqs {
-		cred := `"$CONFORM_USER:$CONFORM_PASSWORD"`
-		switch ex.User {
-		case userMerchant:
-			cred = `"$CONFORM_MERCHANT_USER:$CONFORM_MERCHANT_PASSWORD"`
-		case userOther:
-			cred = `"$CONFORM_OTHER_USER:$CONFORM_OTHER_PASSWORD"`
-		}
-		line := fmt.Sprintf("curl -sS -u %s -X %s \"$T\"%s", cred, ex.Method, quote(ex.Step.Path+querySuffix(ex.Path), false))
+		line := fmt.Sprintf("curl -sS%s -X %s \"$T\"%s", curlUser(ex.User), ex.Method, quote(ex.Step.Path+querySuffix(ex.Path), false))
 		if ex.Step.Body != "" && !ex.Page {
 			line += fmt.Sprintf(" -H %s --data-binary %s", quote("Content-Type: "+ex.ContentType, false), quote(ex.Step.Body, true))
 		}

@@ -68,6 +68,7 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int
 	g := &generator{c: c, con: r.contract, seq: tag, profile: r.profile, offers: r.offers,
 		roles: map[string][]string{}, auths: map[string]*authState{}, amounts: map[string]*amountState{}, deleted: map[string]bool{}, linkFile: map[string]string{}, linkType: map[string]string{}, enrolled: map[string]bool{}}
 	g.hookBase = r.hookBase
+	r.asking(g, target, model)
 	g.useFixtures(func(key string) bool { return target.fixture(key) != "" && model.fixture(key) != "" })
 	g.declineTrigger, _ = r.profile.DeclineTrigger()
 	g.disputeTrigger, _ = r.profile.DisputeTrigger()
@@ -262,6 +263,9 @@ func (r *runner) syncMerchants(ctx context.Context, target, model *side) ([]Exch
 // runs while a write does, and a step that depends on a merchant's Level
 // 2/3 processing runs with the model set as the target last accepted it.
 func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets *[]string, count bool) (*Finding, []Exchange, bool, error) {
+	if st.Question != "" {
+		return r.question(ctx, st, target, model, secrets, count)
+	}
 	*secrets = append(*secrets, st.Secrets...)
 	if st.Walk != nil {
 		defer r.phases.enterWalk(listKind(st.Path))()

@@ -68,6 +68,9 @@ func (s *side) expand(text string) string {
 }
 
 func (s *side) credential(user string) *steps.Credential {
+	if c, ok := questionCredential(s.cfg, user); ok {
+		return c
+	}
 	switch user {
 	case userMerchant:
 		return s.cfg.Credentials.Merchant
@@ -145,7 +148,7 @@ func (r *runner) startReceiver() (func(), error) {
 		return nil, fmt.Errorf("%w: webhook receiver: %w", ErrOptions, err)
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		_, _ = io.Copy(io.Discard, req.Body)
+		r.deliveries.take(req)
 	}), ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln) //nolint:errcheck // ErrServerClosed after stop
 	r.hookBase = strings.TrimRight(r.opts.Target.WebhookReceiver.PublicURL, "/")

@@ -61,6 +61,12 @@ type Step struct {
 	// SameState reads back a resource a refused request named: its state
 	// must be what it was.
 	SameState bool
+	// Question is the check of a question asked of a resource
+	// (questions.go); Together sends the step that many times at once.
+	Question string `json:",omitempty"`
+	Together int    `json:",omitempty"`
+	// Await waits for the event the question's steps triggered.
+	Await *await `json:",omitempty"`
 	// routeAnswered is set by the oracle on the step it judges when the
 	// target answered the step's declared route (not 404 or 405): an
 	// operation assumed only for its route (keyRoutes) is then judged
