@@ -168,3 +168,31 @@ func TestExpiredWebhookDropsItsPendingDeliveries(t *testing.T) {
 	})
 	assert.Zero(t, pending(app, oldHook), "no delivery of the new card to the expired webhook")
 }
+
+// TestSweepKeepsASettledDeliveryTenMinutes: on PostgreSQL a delivery that
+// settled stays readable beside its event for settledKept, whatever sweeps
+// run meanwhile (a sweep once a minute dropped the deliveries a replica
+// test was still comparing with what its receiver got), and goes after it.
+func TestSweepKeepsASettledDeliveryTenMinutes(t *testing.T) {
+	cluster := pgtest.Start(t)
+	h := sandboxReplica(t, cluster.NewDatabase(t, "settled_kept"))
+	target := newCardTarget(t, http.StatusOK)
+	hook := h.webhook(target.srv.URL, nil)["id"].(string)
+	h.card()
+	pool := h.srv.pgPool()
+	count := func(cond string) int {
+		var n int
+		require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE webhook = $1 AND `+cond, hook).Scan(&n))
+		return n
+	}
+	eventually(t, "the card's delivery settled", func() bool { return count("done") > 0 })
+	settled := count("done")
+	h.srv.units.Sweep(context.Background(), h.clock.Now(), 0)
+	assert.Equal(t, settled, count("done"), "settled deliveries right after a sweep")
+
+	_, err := pool.Exec(context.Background(), `UPDATE deliveries SET done_at = done_at - $1 * interval '1 microsecond' WHERE done`,
+		(settledKept + time.Second).Microseconds())
+	require.NoError(t, err)
+	h.srv.units.Sweep(context.Background(), h.clock.Now(), 0)
+	assert.Zero(t, count("done"), "settled deliveries older than %s after a sweep", settledKept)
+}

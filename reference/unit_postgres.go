@@ -892,6 +892,9 @@ func (p *pgUnits) NamespaceCount(ctx context.Context) int {
 // timers, then the namespaces nobody
 // used for idle. Every replica may sweep:
 // each drop is a transaction of its own.
+// settledKept is how long the sweep keeps a settled delivery.
+const settledKept = 10 * time.Minute
+
 func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) {
 	if lim := p.limits; lim != nil && lim.MaxAge > 0 {
 		cutoff := now.Add(-lim.MaxAge).UnixNano()
@@ -909,9 +912,13 @@ func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) 
 		}
 	}
 	p.keys.expire(ctx, now)
-	// Delivered events and run timers are kept until the next sweep only.
+	// Published events and run timers are kept until the next sweep only;
+	// a settled delivery ten minutes (settledKept), so that a delivery seen
+	// by its receiver can still be read beside its event for a while (a
+	// sweep once a minute dropped those of a run still checking them).
 	_, _ = p.pool.Exec(ctx, `DELETE FROM outbox WHERE delivered`)
-	_, _ = p.pool.Exec(ctx, `DELETE FROM deliveries WHERE done`)
+	_, _ = p.pool.Exec(ctx, `DELETE FROM deliveries WHERE done AND (done_at IS NULL OR done_at < clock_timestamp() - $1 * interval '1 microsecond')`,
+		settledKept.Microseconds())
 	// Pending deliveries to a webhook that is gone (expired, or an event
 	// published while it expired): otherwise each stays until its next
 	// retry finds the webhook gone, up to 9 minutes each and 20 over the

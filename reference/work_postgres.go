@@ -222,7 +222,7 @@ func (p *pgUnits) boundPending(w worker, dbtx pgx.Tx, touched map[[2]string]bool
 		if _, err := dbtx.Exec(w.ctx, `SELECT pg_advisory_xact_lock(hashtextextended('deliveries ' || $1 || ' ' || $2, 0))`, k[0], k[1]); err != nil {
 			return err
 		}
-		tag, err := dbtx.Exec(w.ctx, `UPDATE deliveries SET done = true, lease_until = NULL
+		tag, err := dbtx.Exec(w.ctx, `UPDATE deliveries SET done = true, done_at = clock_timestamp(), lease_until = NULL
 			WHERE seq IN (SELECT seq FROM deliveries WHERE app = $1 AND webhook = $2 AND NOT done
 				ORDER BY seq DESC OFFSET $3)`, k[0], k[1], max)
 		if err != nil {
@@ -314,7 +314,7 @@ func (p *pgUnits) postDelivery(w worker, d claimedDelivery) {
 	cancel()
 	settle, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), 5*time.Second)
 	defer cancel()
-	q := `UPDATE deliveries SET done = true, lease_until = NULL WHERE seq = $1 AND attempts = $2`
+	q := `UPDATE deliveries SET done = true, done_at = clock_timestamp(), lease_until = NULL WHERE seq = $1 AND attempts = $2`
 	args := []any{d.seq, d.attempt}
 	switch {
 	case v.done:
