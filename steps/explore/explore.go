@@ -65,10 +65,14 @@ type Options struct {
 	MaxSteps int
 	// ShrinkRuns bounds the replays spent shrinking one finding; default 300.
 	ShrinkRuns int
-	// FirstFinding stops the exploration at its first finding (a self-test):
-	// no sequence starts after the first that fails, those running finish,
+	// FirstFinding stops the exploration at its first FAIL (a self-test):
+	// no sequence starts after the first that FAILs, those running finish,
 	// and one finding is kept: the FAIL of the lowest sequence, else the
-	// WARN of the lowest.
+	// WARN of the lowest. A WARN does not stop it: a fault breaking a rule
+	// everywhere may first show on an operation the spec does not name
+	// (a WARN under extensions) and then on one it names (a FAIL), and a
+	// fault expected to WARN is explored to the budget and must FAIL
+	// nowhere.
 	FirstFinding bool
 	// Workers is the number of sequences run at once, each with its own
 	// model; default DefaultWorkers.
@@ -528,7 +532,7 @@ func (r *runner) found(ctx context.Context, x *exploration, c *choices, i int, f
 	f := *fd.finding
 	ex := Example{Sequence: i, Op: f.Op, Message: f.Message}
 	x.mu.Lock()
-	if r.opts.FirstFinding && (x.stopAt < 0 || i < x.stopAt) {
+	if r.opts.FirstFinding && f.Outcome == report.Fail && (x.stopAt < 0 || i < x.stopAt) {
 		x.stopAt = i // no sequence starts after it; those running finish
 	}
 	j, known := x.groups[f.Group()]
