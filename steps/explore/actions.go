@@ -755,8 +755,10 @@ func (g *generator) otherApplication() Step {
 }
 
 // walkOf starts a list walk with a page size drawn from the list query's
-// limit (20, the default, first), or now and then reads one page with a
-// query parameter one step outside the list query's keywords.
+// limit (20, the default, first) and a sort (the default order first,
+// then one sortable field in either direction, then two), or now and then
+// reads one page with a query parameter one step outside the list query's
+// keywords.
 func (g *generator) walkOf(op, path, kind, items string) Step {
 	q := g.con.query
 	limit := 20
@@ -768,7 +770,7 @@ func (g *generator) walkOf(op, path, kind, items string) Step {
 	if kind != "" {
 		roles = g.alive(kind)
 	}
-	query := pick(g.c, "", "&sort=created_at,asc", "&sort=created_at,desc")
+	query := sortQuery(g.drawSort(items))
 	st := Step{Op: op, Method: "GET", Path: path, Walk: &walk{Kind: kind, Roles: roles, Limit: limit, Items: items, Query: query}}
 	if max := g.profile.ListMaxLimit; max > 0 && g.c.bias(8, 90) == 7 {
 		st.Walk.Limit = max + 1 // over the declared maximum: refused or clamped, as the profile says

@@ -605,8 +605,9 @@ func underAny(path string, paths []string) bool {
 	return false
 }
 
-// setAt sets the value at a shape path in doc ("a.b", "items[].c": the
-// first item), drawing the parents that are not there yet.
+// setAt sets the value at a shape path in doc ("a.b", "items[].c": an
+// item drawn among those the body holds, the first the simplest), drawing
+// the parents that are not there yet.
 func (g *generator) setAt(root *shape, doc map[string]any, path string, v any, fixes map[string]func() any) {
 	segs := splitPath(path)
 	var cur any = doc
@@ -620,15 +621,18 @@ func (g *generator) setAt(root *shape, doc map[string]any, path string, v any, f
 			if len(arr) == 0 {
 				return // the parent set an empty array: nothing to change in place
 			}
+			// Any item: a rule holds in every position, not only the
+			// first (a server checking item 0 alone passes a later one).
+			at := g.c.draw(len(arr))
 			if last {
 				if v == absent {
-					arr[0] = nil
+					arr[at] = nil
 				} else {
-					arr[0] = v
+					arr[at] = v
 				}
 				return
 			}
-			cur = arr[0]
+			cur = arr[at]
 		default:
 			obj, ok := cur.(map[string]any)
 			if !ok {

@@ -82,7 +82,7 @@ type walk struct {
 	Kind  string   // the roles' kind whose members must appear ("webhook")
 	Roles []string // roles the sequence made that the list must hold
 	Limit int
-	Query string // extra query ("" or "&sort=created_at,desc")
+	Query string // extra query: the sort values ("" or "&sort=amount,desc&sort=created_at,asc")
 	Items string // the _embedded member
 	Other bool   // the other application walks it: none of Roles may appear
 }
