@@ -35,7 +35,7 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 	w := st.Walk
 	var exs []Exchange
 	seen := map[string]bool{}
-	var order []string       // the ids in the order the walk showed them
+	var order []string      // the ids in the order the walk showed them
 	var prev map[string]any // the item listed last
 	count := int64(-1)
 	const maxPages = 8
