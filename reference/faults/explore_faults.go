@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -226,7 +227,7 @@ func ExploreCatalog() []Fault {
 				c, _ := x.in["security_code"].(string)
 				return len(c) == 4 && isSuccess(x.status) && x.copyInput("security_code")
 			}, "payment_instruments.create")},
-	}, append(exploreValueFaults(), exploreJudgeFaults()...)...)
+	}, slices.Concat(exploreValueFaults(), exploreJudgeFaults(), exploreListFaults(), explorePositionFaults())...)
 }
 
 // refuseWhen answers a request of the operations whose body matches with a

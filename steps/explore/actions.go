@@ -158,6 +158,7 @@ func (g *generator) fill(st *Step, fixes map[string]func() any, keep ...string) 
 		return d.doc
 	}
 	st.AtLimit = g.con.atLimit(st.Op, d.doc)
+	st.Allowed = g.con.statedForms(st.Op, d.doc)
 	return d.doc
 }
 
@@ -448,6 +449,10 @@ func (g *generator) capture() Step {
 		refuse(&st, "a second capture is refused", assumed("multi_capture", "4.1"))
 	case f > amt:
 		refuse(&st, "a capture fee above the captured amount is refused", assumed("capture_fee_bound", "4.1"))
+	case f == amt && amt == a.amount && !st.Refuse:
+		// A fee equal to the amount captured, all of the authorization's:
+		// within "must be <= the amount" whichever amount it names.
+		st.Allowed = append(st.Allowed, allowedValue{Field: "fee", Basis: basisFeeAtAmount("4.1")})
 	}
 	if data, ok := doc["additional_purchase_data"].(map[string]any); ok {
 		merged := maps.Clone(a.data)
@@ -494,6 +499,8 @@ func (g *generator) sale() Step {
 	n, _ := intAt(doc, "amount")
 	if f, ok := intAt(doc, "fee"); ok && f > n {
 		refuse(&st, "a fee above the amount is refused", saying(basisOf("4.2", "7"), "fee: must be <= amount"))
+	} else if ok && f == n && !st.Refuse {
+		st.Allowed = append(st.Allowed, allowedValue{Field: "fee", Basis: basisFeeAtAmount("4.2")})
 	}
 	data, _ := doc["additional_purchase_data"].(map[string]any)
 	purchaseRules(&st, data, plain)

@@ -44,6 +44,10 @@ type Step struct {
 	// AtLimit are the fields the request sends at their stated limit (the
 	// largest value allowed): a refusal naming one of them FAILs.
 	AtLimit []string
+	// Allowed are fields the request sends in a form a sentence states
+	// allowed (a commodity code of 7 digits, a fee equal to the amount): a
+	// refusal naming one of them FAILs on that sentence.
+	Allowed []allowedValue `json:",omitempty"`
 	// Expect are fields the response must show (read-back and computed).
 	Expect []expectField
 	// Answered are fields whose value in an accepted answer later reads
