@@ -69,6 +69,10 @@ func TestSelfLinkMisses(t *testing.T) {
 			assert.Equal(t, tt.miss, selfLinkMisses(tt.href, tt.offset, 20, sent))
 		})
 	}
+	// A limit clamped: the self link may carry the limit asked or the page's.
+	clamped := "http://x/transfers?offset=0&limit=300&sort=amount,desc&sort=created_at,asc"
+	assert.Empty(t, selfLinkMisses(clamped, 0, 250, sent, 300))
+	assert.Equal(t, `limit=250 (it carries "300")`, selfLinkMisses(clamped, 0, 250, sent, 20))
 }
 
 // TestDrawSortCoversEveryField: the sorts drawn name every sortable

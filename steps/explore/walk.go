@@ -232,7 +232,7 @@ func (r *runner) judgeSelfLink(st Step, ex Exchange, offset int, sent []sortKey)
 	if !ok {
 		return nil
 	}
-	miss := selfLinkMisses(href, offset, int(limit), sent)
+	miss := selfLinkMisses(href, offset, int(limit), sent, st.Walk.Limit)
 	if miss == "" {
 		return nil
 	}
