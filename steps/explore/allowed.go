@@ -1,7 +1,9 @@
 package explore
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
@@ -69,4 +71,28 @@ func (c *contract) statedRule(schema, ptr, rule string) (judging.Basis, bool) {
 // basisFeeAtAmount is the sentence allowing a fee equal to the amount.
 func basisFeeAtAmount(clause string) judging.Basis {
 	return saying(basisOf(clause, "7"), "fee: must be <= the amount")
+}
+
+// statedLeaves marks each bounded leaf of schema's root that a stated
+// rule of judging.json names, other than required (§8's limits, quantity
+// greater than 0, a commodity code's digits, a currency's three letters),
+// as opposed to leaves only the reference's assumed rules bound (a
+// negative amount refused).
+func (c *contract) statedLeaves(schema string, root *shape) {
+	if c.j == nil {
+		return
+	}
+	row, ok := c.j.Table().Schemas[schema]
+	if !ok {
+		return
+	}
+	for _, n := range root.all {
+		if !n.bounded {
+			continue
+		}
+		ptr := "/" + strings.ReplaceAll(strings.ReplaceAll(n.Path, "[]", ".0"), ".", "/")
+		n.stated = slices.ContainsFunc(row.StatedRules, func(r judging.StatedRule) bool {
+			return r.Rule != "required" && slices.ContainsFunc(r.Pointers, func(p string) bool { return judging.PointerMatches(p, ptr) })
+		})
+	}
 }

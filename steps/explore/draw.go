@@ -543,8 +543,9 @@ func (g *generator) body(op string, fixes map[string]func() any, keep ...string)
 		// otherwise. A leaf under an array is a candidate once per
 		// position, as the coverage table counts it: at the first item and
 		// at a later one (a rule holds in every position).
-		// Half the time a body holding array items mutates one of them:
-		// an item's rules are asked in each position, not once per body.
+		// Half the time a body holding array items mutates one of them, on
+		// a leaf whose bound the spec states: an item's stated rules are
+		// asked in each position, not once per body.
 		var cands, bounded, items []mutationSite
 		for _, n := range s.all {
 			if !underAny(n.Path, keep) && n.Name != "*" {
@@ -552,7 +553,7 @@ func (g *generator) body(op string, fixes map[string]func() any, keep ...string)
 				if n.isLeaf() && n.bounded {
 					if strings.Contains(n.Path, "[]") {
 						bounded = append(bounded, mutationSite{n, firstItem}, mutationSite{n, laterItem})
-						if holdsItems(d.doc, n.Path) {
+						if n.stated && holdsItems(d.doc, n.Path) {
 							items = append(items, mutationSite{n, firstItem}, mutationSite{n, laterItem})
 						}
 					} else {

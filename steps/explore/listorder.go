@@ -167,7 +167,7 @@ func orderText(keys []sortKey) string {
 
 // selfLinkMisses reports what the self link href of a page at offset and
 // limit (page.limit; or a limit asked, which a target clamping it may
-// carry), of a list asked with the sort keys sent, fails to carry (§2.12:
+// carry; limit < 0: not judged), of a list asked with the sort keys sent, fails to carry (§2.12:
 // "The list self link carries query parameters offset, limit and repeated
 // sort values"): "" when it carries them all, the sort values sent in
 // their order (a server may add more, such as a tie-breaking id).
@@ -180,7 +180,7 @@ func selfLinkMisses(href string, offset, limit int, sent []sortKey, asked ...int
 	if got := q.Get("offset"); got != strconv.Itoa(offset) {
 		return fmt.Sprintf("offset=%d (it carries %q)", offset, got)
 	}
-	if got := q.Get("limit"); got != strconv.Itoa(limit) && !slices.ContainsFunc(asked, func(n int) bool { return got == strconv.Itoa(n) }) {
+	if got := q.Get("limit"); limit >= 0 && got != strconv.Itoa(limit) && !slices.ContainsFunc(asked, func(n int) bool { return got == strconv.Itoa(n) }) {
 		return fmt.Sprintf("limit=%d (it carries %q)", limit, got)
 	}
 	have := q["sort"]

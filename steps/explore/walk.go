@@ -232,6 +232,11 @@ func (r *runner) judgeSelfLink(st Step, ex Exchange, offset int, sent []sortKey)
 	if !ok {
 		return nil
 	}
+	if st.Walk.Limit > defaultPageSize {
+		// A page over the default: its size is not shown (§8), nor
+		// which limit the link of a page the target sized carries.
+		limit = -1
+	}
 	miss := selfLinkMisses(href, offset, int(limit), sent, st.Walk.Limit)
 	if miss == "" {
 		return nil
