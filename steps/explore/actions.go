@@ -778,7 +778,8 @@ func (g *generator) walkOf(op, path, kind, items string) Step {
 		roles = g.alive(kind)
 	}
 	query := sortQuery(g.drawSort(items))
-	st := Step{Op: op, Method: "GET", Path: path, Walk: &walk{Kind: kind, Roles: roles, Limit: limit, Items: items, Query: query}}
+	follow, whole := g.c.draw(4) == 3, g.c.draw(4) == 3
+	st := Step{Op: op, Method: "GET", Path: path, Walk: &walk{Kind: kind, Roles: roles, Limit: limit, Items: items, Query: query, Follow: follow, Whole: whole}}
 	if max := g.profile.ListMaxLimit; max > 0 && g.c.bias(8, 90) == 7 {
 		st.Walk.Limit = max + 1 // over the declared maximum: refused or clamped, as the profile says
 	}

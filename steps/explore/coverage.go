@@ -59,7 +59,7 @@ func (cv *coverage) add(st Step, ex Exchange) {
 		dec.UseNumber()
 		var doc any
 		if dec.Decode(&doc) == nil {
-			cv.walk(name, cv.c.schemas[name], doc, "")
+			cv.walk(name, cv.c.schemas[name], doc)
 		}
 	}
 	if cv.c.lists[st.Op] {
@@ -71,7 +71,7 @@ func (cv *coverage) add(st Step, ex Exchange) {
 					doc[k] = queryValue(v[0])
 				}
 			}
-			cv.walk(queryName, cv.c.query, doc, "")
+			cv.walk(queryName, cv.c.query, doc)
 		}
 	}
 }
@@ -85,27 +85,8 @@ func queryValue(s string) any {
 	return s
 }
 
-// Positions of an array item, as the coverage table counts a leaf under
-// an array: each of its boundaries at the first item and at a later one
-// (a rule holds in every position; a server may check item 0 alone).
-const (
-	posFirst = " (the first item)"
-	posLater = " (a later item)"
-)
-
-// positions are the suffixes of a leaf's boundaries: one for each item
-// position where the leaf is under an array, none otherwise.
-func positions(path string) []string {
-	if strings.Contains(path, "[]") {
-		return []string{posFirst, posLater}
-	}
-	return []string{""}
-}
-
-// walk records the leaves of s that doc sends and the boundaries their
-// values reach, at pos (posFirst or posLater under an array, the
-// outermost array's item deciding; "" outside any).
-func (cv *coverage) walk(schema string, s *shape, doc any, pos string) {
+// walk records the leaves of s that doc sends and the boundaries their values reach.
+func (cv *coverage) walk(schema string, s *shape, doc any) {
 	if s == nil {
 		return
 	}
@@ -115,29 +96,25 @@ func (cv *coverage) walk(schema string, s *shape, doc any, pos string) {
 		}
 		cv.leaves[schema][s.Path] = true
 		for _, h := range s.hits(doc) {
-			cv.bounds[schema][s.Path+": "+h+pos] = true
+			cv.bounds[schema][s.Path+": "+h] = true
 		}
 	}
 	switch x := doc.(type) {
 	case map[string]any:
 		for _, p := range s.Props {
 			if v, ok := x[p.Name]; ok {
-				cv.walk(schema, p, v, pos)
+				cv.walk(schema, p, v)
 			}
 		}
 		if s.Values != nil {
 			for _, v := range x {
-				cv.walk(schema, s.Values, v, pos)
+				cv.walk(schema, s.Values, v)
 			}
 		}
 	case []any:
 		if s.Items != nil {
-			for i, v := range x {
-				at := pos
-				if at == "" {
-					at = map[bool]string{true: posFirst, false: posLater}[i == 0]
-				}
-				cv.walk(schema, s.Items, v, at)
+			for _, v := range x {
+				cv.walk(schema, s.Items, v)
 			}
 		}
 	}
@@ -208,13 +185,11 @@ func (cv *coverage) rows(ops []validate.Operation, offered, reach func(validate.
 				r.Missed = append(r.Missed, l.Path+": never sent")
 			}
 			for _, b := range l.boundaries() {
-				for _, pos := range positions(l.Path) {
-					r.Boundaries++
-					if cv.bounds[name][l.Path+": "+b+pos] {
-						r.BoundariesReached++
-					} else if cv.leaves[name][l.Path] {
-						r.Missed = append(r.Missed, l.Path+": "+b+pos)
-					}
+				r.Boundaries++
+				if cv.bounds[name][l.Path+": "+b] {
+					r.BoundariesReached++
+				} else if cv.leaves[name][l.Path] {
+					r.Missed = append(r.Missed, l.Path+": "+b)
 				}
 			}
 		}

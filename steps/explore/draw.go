@@ -540,9 +540,10 @@ func (g *generator) body(op string, fixes map[string]func() any, keep ...string)
 		g.c = newChoices(uint64(sub))
 		defer func() { g.c = main }()
 		// A leaf with boundaries most often, any node (parents too)
-		// otherwise. A leaf under an array is a candidate once per
-		// position, as the coverage table counts it: at the first item and
-		// at a later one (a rule holds in every position).
+		// otherwise. A leaf under an array whose bound a sentence states is
+		// a candidate once per position, as the coverage table counts it:
+		// at the first item and at a later one (a rule holds in every
+		// position); any other lands on any item.
 		// Half the time a body holding array items mutates one of them, on
 		// a leaf whose bound the spec states: an item's stated rules are
 		// asked in each position, not once per body.
@@ -551,9 +552,9 @@ func (g *generator) body(op string, fixes map[string]func() any, keep ...string)
 			if !underAny(n.Path, keep) && n.Name != "*" {
 				cands = append(cands, mutationSite{n, anyItem})
 				if n.isLeaf() && n.bounded {
-					if strings.Contains(n.Path, "[]") {
+					if n.stated && strings.Contains(n.Path, "[]") {
 						bounded = append(bounded, mutationSite{n, firstItem}, mutationSite{n, laterItem})
-						if n.stated && holdsItems(d.doc, n.Path) {
+						if holdsItems(d.doc, n.Path) {
 							items = append(items, mutationSite{n, firstItem}, mutationSite{n, laterItem})
 						}
 					} else {

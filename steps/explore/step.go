@@ -89,4 +89,8 @@ type walk struct {
 	Query string // extra query: the sort values ("" or "&sort=amount,desc&sort=created_at,asc")
 	Items string // the _embedded member
 	Other bool   // the other application walks it: none of Roles may appear
+	// Follow follows the first page's self link; Whole reads the whole
+	// list in one page after a walk of several (each a request more, in a
+	// quarter of the walks).
+	Follow, Whole bool
 }

@@ -53,7 +53,7 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 	// only a page, one read, is judged; across pages and reads an item may
 	// move.
 	moving := slices.ContainsFunc(keys, func(k sortKey) bool { return k.Field == "updated_at" })
-	followed := moving
+	followed := moving || !w.Follow
 	for page := 0; page < maxPages; page++ {
 		q := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, offset, w.Query)
 		ex, err := target.send(ctx, st, q)
@@ -160,7 +160,7 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 	if !complete {
 		return nil, exs, nil
 	}
-	if !w.Other && !moving && offset > limit {
+	if w.Whole && !w.Other && !moving && offset > limit {
 		// Walked in several pages: one page of the whole list shows the
 		// same items (in the same order where the order is total: the
 		// default's created_at then id).
