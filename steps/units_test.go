@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -544,6 +545,39 @@ func TestListOrderedTiesAtShownPrecision(t *testing.T) {
 				last: &exchange{method: "GET", path: "/transfers", status: 200, doc: map[string]any{"_embedded": map[string]any{"transfers": c.items}}}}
 			if err := s.listOrdered(c.which); (err != nil) != c.wantErr {
 				t.Errorf("listOrdered(%s) = %v, want an error: %v", c.which, err, c.wantErr)
+			}
+		})
+	}
+}
+
+// TestListSortedBy: the items are in the order of the sort values, each
+// in turn, the next judged only where an amount ties.
+func TestListSortedBy(t *testing.T) {
+	jd, err := judging.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	item := func(id string, amount int64, at string) any {
+		return map[string]any{"id": id, "amount": json.Number(big.NewInt(amount).String()), "created_at": at}
+	}
+	const t1, t2 = "2026-01-01T00:00:01.000Z", "2026-01-01T00:00:02.000Z"
+	for _, c := range []struct {
+		name, order string
+		items       []any
+		wantErr     bool
+	}{
+		{"amount descending", "amount,desc", []any{item("TRa", 5, t1), item("TRb", 3, t2)}, false},
+		{"amount descending out of order", "amount,desc", []any{item("TRa", 3, t1), item("TRb", 5, t2)}, true},
+		{"an amount tie by the second value", "amount,asc then created_at,desc", []any{item("TRb", 3, t2), item("TRa", 3, t1)}, false},
+		{"an amount tie out of the second value's order", "amount,asc then created_at,desc", []any{item("TRa", 3, t1), item("TRb", 3, t2)}, true},
+		{"a single value's tie is not judged", "amount,asc", []any{item("TRa", 3, t1), item("TRb", 3, t2)}, false},
+		{"a timestamp tie says nothing of the next value", "created_at,asc then amount,asc", []any{item("TRa", 5, t1), item("TRb", 3, t1)}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := &scenario{suite: &suite{v: jd.Validator(), j: jd, profile: jd.DefaultProfile()}, clauses: []string{"2.12"},
+				last: &exchange{method: "GET", path: "/transfers", status: 200, doc: map[string]any{"_embedded": map[string]any{"transfers": c.items}}}}
+			if err := s.listSortedBy(c.order); (err != nil) != c.wantErr {
+				t.Errorf("listSortedBy(%s) = %v, want an error: %v", c.order, err, c.wantErr)
 			}
 		})
 	}

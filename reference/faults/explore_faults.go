@@ -227,7 +227,7 @@ func ExploreCatalog() []Fault {
 				c, _ := x.in["security_code"].(string)
 				return len(c) == 4 && isSuccess(x.status) && x.copyInput("security_code")
 			}, "payment_instruments.create")},
-	}, slices.Concat(exploreValueFaults(), exploreJudgeFaults(), exploreQuestionFaults())...)
+	}, slices.Concat(exploreValueFaults(), exploreJudgeFaults(), exploreQuestionFaults(), exploreListFaults(), explorePositionFaults())...)
 }
 
 // refuseWhen answers a request of the operations whose body matches with a

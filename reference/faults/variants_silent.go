@@ -38,6 +38,11 @@ func ExploreVariants() []Variant {
 			Profile: `{"file_payloads": "unchecked"}`,
 			build:   parts(wrapOnly(plainFilePayloads)),
 		},
+		{
+			Name: "list-ties-by-id", Tags: "@lists", Choice: "an explicit sort's ties are broken by id, descending: the server appends id,desc to the sort values it is sent, and its links carry it (§2.12 states the default order's tie-break only)",
+			Profile: `{}`,
+			build:   parts(wrapOnly(listTiesByID)),
+		},
 	}, questionVariants()...)
 }
 

@@ -158,6 +158,7 @@ func (g *generator) fill(st *Step, fixes map[string]func() any, keep ...string) 
 		return d.doc
 	}
 	st.AtLimit = g.con.atLimit(st.Op, d.doc)
+	st.Allowed = g.con.statedForms(st.Op, d.doc)
 	return d.doc
 }
 
@@ -448,6 +449,10 @@ func (g *generator) capture() Step {
 		refuse(&st, "a second capture is refused", assumed("multi_capture", "4.1"))
 	case f > amt:
 		refuse(&st, "a capture fee above the captured amount is refused", assumed("capture_fee_bound", "4.1"))
+	case f == amt && amt == a.amount && !st.Refuse:
+		// A fee equal to the amount captured, all of the authorization's:
+		// within "must be <= the amount" whichever amount it names.
+		st.Allowed = append(st.Allowed, allowedValue{Field: "fee", Basis: basisFeeAtAmount("4.1")})
 	}
 	if data, ok := doc["additional_purchase_data"].(map[string]any); ok {
 		merged := maps.Clone(a.data)
@@ -494,6 +499,8 @@ func (g *generator) sale() Step {
 	n, _ := intAt(doc, "amount")
 	if f, ok := intAt(doc, "fee"); ok && f > n {
 		refuse(&st, "a fee above the amount is refused", saying(basisOf("4.2", "7"), "fee: must be <= amount"))
+	} else if ok && f == n && !st.Refuse {
+		st.Allowed = append(st.Allowed, allowedValue{Field: "fee", Basis: basisFeeAtAmount("4.2")})
 	}
 	data, _ := doc["additional_purchase_data"].(map[string]any)
 	purchaseRules(&st, data, plain)
@@ -755,8 +762,10 @@ func (g *generator) otherApplication() Step {
 }
 
 // walkOf starts a list walk with a page size drawn from the list query's
-// limit (20, the default, first), or now and then reads one page with a
-// query parameter one step outside the list query's keywords.
+// limit (20, the default, first) and a sort (the default order first,
+// then one sortable field in either direction, then two), or now and then
+// reads one page with a query parameter one step outside the list query's
+// keywords.
 func (g *generator) walkOf(op, path, kind, items string) Step {
 	q := g.con.query
 	limit := 20
@@ -768,8 +777,9 @@ func (g *generator) walkOf(op, path, kind, items string) Step {
 	if kind != "" {
 		roles = g.alive(kind)
 	}
-	query := pick(g.c, "", "&sort=created_at,asc", "&sort=created_at,desc")
-	st := Step{Op: op, Method: "GET", Path: path, Walk: &walk{Kind: kind, Roles: roles, Limit: limit, Items: items, Query: query}}
+	query := sortQuery(g.drawSort(items))
+	follow, whole := g.c.draw(4) == 3, g.c.draw(4) == 3
+	st := Step{Op: op, Method: "GET", Path: path, Walk: &walk{Kind: kind, Roles: roles, Limit: limit, Items: items, Query: query, Follow: follow, Whole: whole}}
 	if max := g.profile.ListMaxLimit; max > 0 && g.c.bias(8, 90) == 7 {
 		st.Walk.Limit = max + 1 // over the declared maximum: refused or clamped, as the profile says
 	}

@@ -53,6 +53,7 @@ type shape struct {
 	simplest string         // the pattern's simplest match
 	numbers  []any          // an integer leaf's valid values worth a draw
 	bounded  bool           // a leaf with boundaries
+	stated   bool           // a bounded leaf one of whose bounds the spec states (statedLeaves)
 	all      []*shape       // every node below a schema's root
 }
 
@@ -169,6 +170,7 @@ func newContract(j *judging.Judge, listMax int) (*contract, error) {
 			return nil, fmt.Errorf("explore: schema %s: %w", op.Request, err)
 		}
 		s.prepare()
+		c.statedLeaves(op.Request, s)
 		c.schemas[op.Request] = s
 		c.names = append(c.names, op.Request)
 	}

@@ -539,22 +539,39 @@ func (g *generator) body(op string, fixes map[string]func() any, keep ...string)
 		main := g.c
 		g.c = newChoices(uint64(sub))
 		defer func() { g.c = main }()
-		// A leaf with boundaries most often, any node (parents too) otherwise.
-		var cands, bounded []*shape
+		// A leaf with boundaries most often, any node (parents too)
+		// otherwise. A leaf under an array whose bound a sentence states is
+		// a candidate once per position, as the coverage table counts it:
+		// at the first item and at a later one (a rule holds in every
+		// position); any other lands on any item.
+		// Half the time a body holding array items mutates one of them, on
+		// a leaf whose bound the spec states: an item's stated rules are
+		// asked in each position, not once per body.
+		var cands, bounded, items []mutationSite
 		for _, n := range s.all {
 			if !underAny(n.Path, keep) && n.Name != "*" {
-				cands = append(cands, n)
+				cands = append(cands, mutationSite{n, anyItem})
 				if n.isLeaf() && n.bounded {
-					bounded = append(bounded, n)
+					if n.stated && strings.Contains(n.Path, "[]") {
+						bounded = append(bounded, mutationSite{n, firstItem}, mutationSite{n, laterItem})
+						if holdsItems(d.doc, n.Path) {
+							items = append(items, mutationSite{n, firstItem}, mutationSite{n, laterItem})
+						}
+					} else {
+						bounded = append(bounded, mutationSite{n, anyItem})
+					}
 				}
 			}
 		}
 		if len(bounded) > 0 && g.c.draw(5) != 4 {
 			cands = bounded
+			if len(items) > 0 && g.c.draw(2) == 1 {
+				cands = items
+			}
 		}
-		n := cands[g.c.draw(len(cands))]
-		g.setAt(s, d.doc, n.Path, g.mutant(n), fixes)
-		d.mutated = n.Path
+		m := cands[g.c.draw(len(cands))]
+		g.setAt(s, d.doc, m.node.Path, g.mutant(m.node), fixes, m.item)
+		d.mutated = m.node.Path
 	}
 	g.scrub(d.doc)
 	d.err = g.con.check(op, s, d.doc)
@@ -605,9 +622,54 @@ func underAny(path string, paths []string) bool {
 	return false
 }
 
-// setAt sets the value at a shape path in doc ("a.b", "items[].c": the
-// first item), drawing the parents that are not there yet.
-func (g *generator) setAt(root *shape, doc map[string]any, path string, v any, fixes map[string]func() any) {
+// holdsItems reports whether doc holds an item of the outermost array on
+// a shape path ("a.items[].b": a non-empty a.items).
+func holdsItems(doc map[string]any, path string) bool {
+	var cur any = doc
+	for _, seg := range splitPath(path) {
+		if seg == "[]" {
+			arr, _ := cur.([]any)
+			return len(arr) > 0
+		}
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			return false
+		}
+		cur = obj[seg]
+	}
+	return false
+}
+
+// itemPosition is where in an array a mutation lands.
+type itemPosition int
+
+const (
+	anyItem   itemPosition = iota // an item drawn among all
+	firstItem                     // item 0
+	laterItem                     // an item after the first (the first when there is one item)
+)
+
+// in draws the index of an item of an array of n (n > 0) at the position.
+func (p itemPosition) in(c *choices, n int) int {
+	switch {
+	case p == firstItem || n == 1:
+		return 0
+	case p == laterItem:
+		return 1 + c.draw(n-1)
+	}
+	return c.draw(n)
+}
+
+// mutationSite is a node a mutation may change, and where in an array.
+type mutationSite struct {
+	node *shape
+	item itemPosition
+}
+
+// setAt sets the value at a shape path in doc ("a.b", "items[].c": an
+// item drawn among those the body holds, the first the simplest), drawing
+// the parents that are not there yet.
+func (g *generator) setAt(root *shape, doc map[string]any, path string, v any, fixes map[string]func() any, item itemPosition) {
 	segs := splitPath(path)
 	var cur any = doc
 	node := root
@@ -620,15 +682,18 @@ func (g *generator) setAt(root *shape, doc map[string]any, path string, v any, f
 			if len(arr) == 0 {
 				return // the parent set an empty array: nothing to change in place
 			}
+			// Any item: a rule holds in every position, not only the
+			// first (a server checking item 0 alone passes a later one).
+			at := item.in(g.c, len(arr))
 			if last {
 				if v == absent {
-					arr[0] = nil
+					arr[at] = nil
 				} else {
-					arr[0] = v
+					arr[at] = v
 				}
 				return
 			}
-			cur = arr[0]
+			cur = arr[at]
 		default:
 			obj, ok := cur.(map[string]any)
 			if !ok {

@@ -92,6 +92,9 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		if opBasis(op, st).Normative() && slices.ContainsFunc(st.AtLimit, func(f string) bool { return refusalNames(tex.doc, f) }) {
 			// Refused for the value at its stated limit: the error names it.
 			b = saying(basisOf(append([]string{"8"}, op.Clauses...)...), "a value within the limit the Limits table (§8) and the body table state is allowed")
+		} else if i := slices.IndexFunc(st.Allowed, func(a allowedValue) bool { return refusalNames(tex.doc, a.Field) }); i >= 0 && opBasis(op, st).Normative() {
+			// Refused for a value in the form a sentence allows: the error names it.
+			b = st.Allowed[i].Basis
 		}
 		if st.User == userMerchant && st.Op != "merchants.update" {
 			b = assumed("operation_roles")
@@ -303,6 +306,13 @@ func roleOr(role, op string) string {
 func allowedWhy(st Step) string {
 	if len(st.AtLimit) > 0 {
 		return strings.Join(st.AtLimit, ", ") + " at the stated limit"
+	}
+	if len(st.Allowed) > 0 {
+		names := make([]string, len(st.Allowed))
+		for i, a := range st.Allowed {
+			names[i] = a.Field
+		}
+		return strings.Join(names, ", ") + " in a form the spec states allowed"
 	}
 	return "every field within the contract"
 }

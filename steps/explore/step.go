@@ -44,6 +44,10 @@ type Step struct {
 	// AtLimit are the fields the request sends at their stated limit (the
 	// largest value allowed): a refusal naming one of them FAILs.
 	AtLimit []string
+	// Allowed are fields the request sends in a form a sentence states
+	// allowed (a commodity code of 7 digits, a fee equal to the amount): a
+	// refusal naming one of them FAILs on that sentence.
+	Allowed []allowedValue `json:",omitempty"`
 	// Expect are fields the response must show (read-back and computed).
 	Expect []expectField
 	// Answered are fields whose value in an accepted answer later reads
@@ -88,7 +92,11 @@ type walk struct {
 	Kind  string   // the roles' kind whose members must appear ("webhook")
 	Roles []string // roles the sequence made that the list must hold
 	Limit int
-	Query string // extra query ("" or "&sort=created_at,desc")
+	Query string // extra query: the sort values ("" or "&sort=amount,desc&sort=created_at,asc")
 	Items string // the _embedded member
 	Other bool   // the other application walks it: none of Roles may appear
+	// Follow follows the first page's self link; Whole reads the whole
+	// list in one page after a walk of several (each a request more, in a
+	// quarter of the walks).
+	Follow, Whole bool
 }

@@ -3,9 +3,9 @@ package explore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/conform-kit/conform/validate/judging"
 )
@@ -35,14 +35,25 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 	w := st.Walk
 	var exs []Exchange
 	seen := map[string]bool{}
-	var times []time.Time
+	var order []string      // the ids in the order the walk showed them
+	var prev map[string]any // the item listed last
 	count := int64(-1)
 	const maxPages = 8
 	complete := false
 	limit := w.Limit // the page size the target answers with: a target may clamp a limit (page.limit says so)
 	offset := 0
 	op, _ := r.v.Operation(st.Op)
-	asc := strings.Contains(w.Query, "created_at,asc")
+	sent := sortsOf(w.Query)
+	keys := sent
+	if len(keys) == 0 {
+		keys = defaultOrder
+	}
+	// A record's updated_at may move on its own between two reads (a
+	// file's review, §3.1; "Transitions: not shown", §3.3): in that order
+	// only a page, one read, is judged; across pages and reads an item may
+	// move.
+	moving := slices.ContainsFunc(keys, func(k sortKey) bool { return k.Field == "updated_at" })
+	followed := moving || !w.Follow
 	for page := 0; page < maxPages; page++ {
 		q := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, offset, w.Query)
 		ex, err := target.send(ctx, st, q)
@@ -93,6 +104,9 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 		if l, ok := lookupInt(ex.doc, "page.limit"); ok && l > 0 && l < int64(limit) {
 			limit = int(l)
 		}
+		if f := r.judgeSelfLink(st, ex, offset, sent); f != nil {
+			return f, exs, nil
+		}
 		items, _ := lookup(ex.doc, "_embedded."+w.Items)
 		list, _ := items.([]any)
 		want := min(int64(limit), max(count-int64(offset), 0))
@@ -109,24 +123,33 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 			return r.finding(checkListWalk, st, b, fmt.Sprintf("the page at offset %d of %s holds %d items; with page.count %d and limit %d it holds %d", offset, st.Path, len(list), count, limit, want),
 				fmt.Sprintf("%d items", want), fmt.Sprintf("%d items", len(list)), "the list holds as many items as its page allows"), exs, nil
 		}
+		first := true // the page's first item
 		for _, it := range list {
 			m, _ := it.(map[string]any)
 			id, _ := m["id"].(string)
-			if seen[id] {
+			if seen[id] && !moving {
 				return r.finding(checkListWalk, st, basisList, fmt.Sprintf("%s appears twice while walking %s", id, st.Path), "each item once", id+" twice", "the items share none with the remembered items"), exs, nil
 			}
 			seen[id] = true
-			ts, _ := m["created_at"].(string)
-			t, _ := time.Parse(time.RFC3339Nano, ts)
-			if n := len(times); n > 0 && ((!asc && t.After(times[n-1])) || (asc && t.Before(times[n-1]))) {
-				order, which := "descending", "newest"
-				if asc {
-					order, which = "ascending", "oldest"
+			order = append(order, id)
+			if prev != nil && (!moving || !first) {
+				if k, bad := outOfOrder(keys, prev, m); bad {
+					return r.finding(checkListWalk, st, basisSort, fmt.Sprintf("items of %s are not in %s order: %s (%s %v) after %s (%s %v)", st.Path+"?"+strings.TrimPrefix(w.Query, "&"), orderText(keys),
+						id, k.Field, m[k.Field], prev["id"], k.Field, prev[k.Field]),
+						orderText(keys), fmt.Sprintf("%s %v after %v", k.Field, m[k.Field], prev[k.Field]), orderAssert(keys)), exs, nil
 				}
-				return r.finding(checkListWalk, st, basisList, fmt.Sprintf("items of %s are not in created_at %s order: %s after %s", st.Path+"?"+strings.TrimPrefix(w.Query, "&"), order, ts, times[n-1].Format(time.RFC3339Nano)),
-					"created_at "+order, ts, "the items are ordered by created_at then id, "+which+" first"), exs, nil
 			}
-			times = append(times, t)
+			prev, first = m, false
+		}
+		if !followed && !w.Other {
+			// The self link, followed, is the same page (§2.12: it carries
+			// the query's offset, limit and sort values).
+			followed = true
+			if f, fex, err := r.followSelf(ctx, st, target, ex, list); err != nil || f != nil {
+				return f, append(exs, fex...), err
+			} else {
+				exs = append(exs, fex...)
+			}
 		}
 		offset += limit
 		if int64(offset) >= count {
@@ -136,6 +159,16 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 	}
 	if !complete {
 		return nil, exs, nil
+	}
+	if w.Whole && !w.Other && !moving && offset > limit {
+		// Walked in several pages: one page of the whole list shows the
+		// same items (in the same order where the order is total: the
+		// default's created_at then id).
+		f, fex, err := r.wholePage(ctx, st, target, count, order, len(sent) == 0)
+		exs = append(exs, fex...)
+		if err != nil || f != nil {
+			return f, exs, err
+		}
 	}
 	// One page past the end: no items, the same page.count.
 	past := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, int(count)+w.Limit, w.Query)
@@ -165,10 +198,138 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 			return r.finding(checkTenancy, st, judging.Basis{Clauses: []string{"2.12"}, Invariants: []string{"tenancy"}}, fmt.Sprintf("another application's list %s shows the %s %s", st.Path, role, id),
 				"absent", "listed", "the list does not contain the "+role), exs, nil
 		}
-		if !w.Other && !seen[id] {
+		if !w.Other && !seen[id] && !moving {
 			return r.finding(checkListComplete, st, basisList, fmt.Sprintf("walking %s to page.count %d never shows the %s %s", st.Path, count, role, id),
 				"listed", "absent", "the list contains the "+role), exs, nil
 		}
 	}
 	return nil, exs, nil
+}
+
+var (
+	basisSort     = saying(basisOf("2.12", "4.10"), "the default order is created_at,desc then id,desc; repeated sort values of the form <field>,<asc|desc>; lists use offset, limit and sort")
+	basisSelfLink = saying(basisOf("2.12", "4.10"), "the list self link carries query parameters offset, limit and repeated sort values of the form <field>,<asc|desc>")
+)
+
+// orderAssert is the suite's step asserting the order of keys.
+func orderAssert(keys []sortKey) string {
+	if len(keys) == 2 && keys[0].Field == "created_at" && keys[1].Field == "id" && keys[0].Desc == keys[1].Desc || len(keys) == 1 && keys[0].Field == "created_at" {
+		return "the items are ordered by created_at then id, " + map[bool]string{true: "newest", false: "oldest"}[keys[0].Desc] + " first"
+	}
+	return fmt.Sprintf("the items are ordered by %q", orderText(keys))
+}
+
+// judgeSelfLink judges the self link of a page of st's walk at offset:
+// it carries the page's offset and limit (page.limit, which a target may
+// clamp) and the sort values sent, in their order.
+func (r *runner) judgeSelfLink(st Step, ex Exchange, offset int, sent []sortKey) *Finding {
+	v, ok := lookup(ex.doc, "_links.self.href")
+	href, _ := v.(string)
+	if !ok || href == "" {
+		return nil // the schema names what a page must hold
+	}
+	limit, ok := lookupInt(ex.doc, "page.limit")
+	if !ok {
+		return nil
+	}
+	if st.Walk.Limit > defaultPageSize {
+		// A page over the default: its size is not shown (§8), nor
+		// which limit the link of a page the target sized carries.
+		limit = -1
+	}
+	miss := selfLinkMisses(href, offset, int(limit), sent, st.Walk.Limit)
+	if miss == "" {
+		return nil
+	}
+	param, _, _ := strings.Cut(miss, " ")
+	return r.finding(checkListWalk, st, basisSelfLink, fmt.Sprintf("the self link of %s does not carry %s: %s", ex.Path, miss, href),
+		"a self link carrying "+param, href, fmt.Sprintf("the self link carries %q", param))
+}
+
+// followSelf follows the self link of a page of st's walk (list, its
+// items): the same items in the same order.
+func (r *runner) followSelf(ctx context.Context, st Step, target *side, page Exchange, list []any) (*Finding, []Exchange, error) {
+	v, _ := lookup(page.doc, "_links.self.href")
+	href, _ := v.(string)
+	rel, ok := target.relative(href)
+	if !ok {
+		return nil, nil, nil // a link to another host (a proxy's): not the kit's to follow
+	}
+	ex, err := target.send(ctx, st, rel)
+	r.requests.Add(1)
+	if err != nil {
+		return nil, nil, err
+	}
+	ex.Page = true
+	exs := []Exchange{ex}
+	if ex.Status >= 500 {
+		return r.finding(checkServerError, st, basisServerError, fmt.Sprintf("GET %s answered %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
+	}
+	if !is2xx(ex.Status) {
+		return r.finding(checkListWalk, st, basisSelfLink, fmt.Sprintf("the self link %s of a page of %s was refused with %d", href, st.Path, ex.Status),
+			"status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
+	}
+	items, _ := lookup(ex.doc, "_embedded."+st.Walk.Items)
+	again, _ := items.([]any)
+	if a, b := idsOf(list), idsOf(again); !slices.Equal(a, b) {
+		return r.finding(checkListWalk, st, basisSelfLink, fmt.Sprintf("the self link %s of a page of %s lists %v; the page lists %v", href, st.Path, b, a),
+			fmt.Sprintf("%d items", len(a)), fmt.Sprintf("%d items", len(b)), fmt.Sprintf("the list holds %d items", len(a))), exs, nil
+	}
+	return nil, exs, nil
+}
+
+// wholePage reads st's list, which a walk showed as order in pages, in one
+// page of count items (when the target's largest page holds them: 20, the
+// stated default, or the profile's list_max_limit): the same items, and in
+// the same order where the order is total (the default).
+func (r *runner) wholePage(ctx context.Context, st Step, target *side, count int64, order []string, total bool) (*Finding, []Exchange, error) {
+	largest := int64(defaultPageSize)
+	if m := r.profile.ListMaxLimit; m > defaultPageSize {
+		largest = int64(m)
+	}
+	if count > largest || count < 1 || !r.phases.settled(listKind(st.Path)) {
+		return nil, nil, nil
+	}
+	ex, err := target.send(ctx, st, fmt.Sprintf("%s?limit=%d&offset=0%s", st.Path, count, st.Walk.Query))
+	r.requests.Add(1)
+	if err != nil {
+		return nil, nil, err
+	}
+	ex.Page = true
+	exs := []Exchange{ex}
+	if ex.Status >= 500 {
+		return r.finding(checkServerError, st, basisServerError, fmt.Sprintf("GET %s answered %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
+	}
+	if !is2xx(ex.Status) {
+		return nil, exs, nil // a page over the default: its size is not shown (§8)
+	}
+	items, _ := lookup(ex.doc, "_embedded."+st.Walk.Items)
+	list, _ := items.([]any)
+	if c, ok := lookupInt(ex.doc, "page.count"); !ok || c != count || int64(len(list)) != count {
+		return nil, exs, nil // another size or count: the walk's checks judge pages
+	}
+	ids := idsOf(list)
+	same := slices.Equal(ids, order)
+	if !total {
+		a, b := slices.Clone(ids), slices.Clone(order)
+		slices.Sort(a)
+		slices.Sort(b)
+		same = slices.Equal(a, b)
+	}
+	if !same {
+		return r.finding(checkListWalk, st, basisList, fmt.Sprintf("walking %s page by page lists %v; one page of %d lists %v", st.Path+"?"+strings.TrimPrefix(st.Walk.Query, "&"), order, count, ids),
+			strings.Join(order, ","), strings.Join(ids, ","), fmt.Sprintf("the list holds %d items", count)), exs, nil
+	}
+	return nil, exs, nil
+}
+
+// idsOf lists the ids of list items.
+func idsOf(list []any) []string {
+	out := make([]string, 0, len(list))
+	for _, it := range list {
+		m, _ := it.(map[string]any)
+		id, _ := m["id"].(string)
+		out = append(out, id)
+	}
+	return out
 }
