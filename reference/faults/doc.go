@@ -8,7 +8,7 @@
 // # Faults: must FAIL or WARN
 //
 // A Fault breaks exactly one thing the spec states (the suite must FAIL the
-// server: Expect is ExpectFail) or one of DESIGN.md's assumed decisions (the
+// server: Expect is ExpectFail) or one of the kit's assumed decisions (features/README.md, "Assumptions") (the
 // suite must WARN: ExpectWarn), and names the scenarios expected to report
 // it (Catchers): a mutation test of the suite. Catalog lists them; Serve
 // builds a reference with the named faults in front of it, Handler and Client

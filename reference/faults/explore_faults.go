@@ -47,7 +47,7 @@ func ExploreCatalog() []Fault {
 				return true
 			}, "authorizations.create", "transfers.create")},
 		{Name: "card-not-16-digits-refused", Capability: "cards", Expect: warn, Tags: "@payment_instruments",
-			Breaks: "DESIGN cards: 12 to 19 digits are accepted (assumed card_number_check); only 16 is",
+			Breaks: "the kit's cards: 12 to 19 digits are accepted (assumed card_number_check); only 16 is",
 			wrap: refuseWhen(func(in map[string]any) bool {
 				n, _ := in["number"].(string)
 				return len(n) >= 12 && len(n) <= 19 && len(n) != 16 && len(n) != 19

@@ -99,7 +99,7 @@ func explorePositionFaults() []Fault {
 					Message: "value too long for column commodity_code (6)", Field: "/additional_purchase_data/item_data/" + strconv.Itoa(i) + "/commodity_code"})
 			}, payments...)},
 		{Name: "sale-card-name-apostrophe-refused", Capability: "transfers", Expect: ExpectWarn, Tags: "@transfers",
-			Breaks: "DESIGN a valid sale is taken (the sale passes the card holder name to a processor validator refusing apostrophes: a card named O'Brien is taken, its sales refused; no sentence states a sale's acceptance, so reference_rules)",
+			Breaks: "the kit's sales: a valid sale is taken (the sale passes the card holder name to a processor validator refusing apostrophes: a card named O'Brien is taken, its sales refused; no sentence states a sale's acceptance, so reference_rules)",
 			wrap: func(next http.Handler, _ faultDeps) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					if _, ok := faultRoute(r, "transfers.create"); ok {

@@ -19,7 +19,7 @@ const (
 )
 
 // Fault is one named way to break exactly one thing the spec (or one of
-// DESIGN.md's assumed decisions) states. Faults wrap the reference from the
+// the kit's assumed decisions, features/README.md) states. Faults wrap the reference from the
 // outside, rewriting a request before the real handler or its response after
 // it, or the webhook client's deliveries, so handlers carry no fault logic.
 // A fault is reachable only when named explicitly (Serve, Handler, Client).

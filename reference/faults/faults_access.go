@@ -9,7 +9,7 @@ import (
 	"github.com/conform-kit/conform/validate"
 )
 
-// authFaults break spec §5 (authentication, roles) and DESIGN's tenancy.
+// authFaults break spec §5 (authentication, roles) and the kit's assumed tenancy.
 func authFaults() []Fault {
 	return []Fault{
 		{
@@ -35,7 +35,7 @@ func authFaults() []Fault {
 		},
 		{
 			Name: "unauthenticated-answered-403", Capability: "auth", Expect: ExpectWarn, Tags: "@authentication",
-			Breaks:   "DESIGN errors: missing or invalid credentials are 401 (assumed)",
+			Breaks:   "the kit's errors: missing or invalid credentials are 401 (assumed)",
 			Catchers: []string{"webhooks.list refuses a request without credentials and one with a wrong password"},
 			wrap: rewriteResponse(func(x *faultExchange) bool {
 				if x.status != http.StatusUnauthorized {
@@ -61,7 +61,7 @@ func authFaults() []Fault {
 		},
 		{
 			Name: "other-application-visible", Capability: "auth", Expect: ExpectFail, Tags: "@authentication",
-			Breaks:   "DESIGN tenancy: another application's resources are not found",
+			Breaks:   "the kit's tenancy: another application's resources are not found",
 			Catchers: []string{"a user of another application cannot see my card (payment_instruments.get)"},
 			wrap: func(next http.Handler, d faultDeps) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -111,7 +111,7 @@ func merchantFaults() []Fault {
 	}
 }
 
-// errorFaults break the §7 error envelope and DESIGN's error decisions.
+// errorFaults break the §7 error envelope and the kit's assumed error decisions.
 func errorFaults() []Fault {
 	const item = "an error item carries its code, logref, message and links"
 	return []Fault{
@@ -149,7 +149,7 @@ func errorFaults() []Fault {
 		},
 		{
 			Name: "error-total-miscounted", Capability: "errors", Expect: ExpectWarn, Tags: "@errors",
-			Breaks:   "DESIGN errors: total is the number of errors (assumed)",
+			Breaks:   "the kit's errors: total is the number of errors (assumed)",
 			Catchers: []string{item},
 			wrap: rewriteResponse(func(x *faultExchange) bool {
 				n, ok := numberOf(x.out["total"])
@@ -162,7 +162,7 @@ func errorFaults() []Fault {
 		},
 		{
 			Name: "validation-reports-first-only", Capability: "errors", Expect: ExpectWarn, Tags: "@errors",
-			Breaks:   "DESIGN errors: every violation is reported, one item each (assumed)",
+			Breaks:   "the kit's errors: every violation is reported, one item each (assumed)",
 			Catchers: []string{"every violation of a request is reported, one error item each"},
 			wrap: rewriteResponse(func(x *faultExchange) bool {
 				emb := objectAt(x.out, "_embedded")
@@ -176,7 +176,7 @@ func errorFaults() []Fault {
 		},
 		{
 			Name: "method-not-allowed-answered-404", Capability: "errors", Expect: ExpectWarn, Tags: "@errors",
-			Breaks:   "DESIGN errors: a known path with another method is 405 (assumed)",
+			Breaks:   "the kit's errors: a known path with another method is 405 (assumed)",
 			Catchers: []string{"a known path with an unsupported method is refused as method not allowed"},
 			wrap: rewriteResponse(func(x *faultExchange) bool {
 				if x.status != http.StatusMethodNotAllowed {
@@ -189,7 +189,7 @@ func errorFaults() []Fault {
 	}
 }
 
-// contentFaults break spec §1 (media types) and DESIGN's content negotiation.
+// contentFaults break spec §1 (media types) and the kit's assumed content negotiation.
 func contentFaults() []Fault {
 	return []Fault{
 		{
@@ -222,13 +222,13 @@ func contentFaults() []Fault {
 		},
 		{
 			Name: "vnd-api-json-refused", Capability: "content", Expect: ExpectWarn, Tags: "@errors",
-			Breaks:   "DESIGN content types: both media types of §1 are accepted (assumed: a server may take only one)",
+			Breaks:   "the kit's content types: both media types of §1 are accepted (assumed: a server may take only one)",
 			Catchers: []string{"a JSON body is accepted as application/vnd.api+json"},
 			wrap:     refuseMediaType("application/vnd.api+json"),
 		},
 		{
 			Name: "hal-json-refused", Capability: "content", Expect: ExpectWarn, Tags: "@errors",
-			Breaks:   "DESIGN content types: application/hal+json request bodies are accepted (assumed)",
+			Breaks:   "the kit's content types: application/hal+json request bodies are accepted (assumed)",
 			Catchers: []string{"a JSON body is accepted as application/hal+json"},
 			wrap:     refuseMediaType("application/hal+json"),
 		},

@@ -164,7 +164,7 @@ func disputeFaults() []Fault {
 		},
 		{
 			Name: "dispute-not-found-answered-400", Capability: "disputes", Expect: ExpectWarn, Tags: "@disputes",
-			Breaks:   "DESIGN errors: an unknown id is 404 NOT_FOUND (assumed)",
+			Breaks:   "the kit's errors: an unknown id is 404 NOT_FOUND (assumed)",
 			Catchers: []string{"fetching a dispute that does not exist is refused as not found"},
 			wrap: rewriteResponse(func(x *faultExchange) bool {
 				if x.status != http.StatusNotFound {

@@ -14,7 +14,7 @@ func eventTypeFaults() []Fault {
 	return []Fault{
 		{
 			Name: "event-type-swapped", Capability: "webhooks", Expect: ExpectWarn, Tags: "@webhooks",
-			Breaks:    "DESIGN webhooks: an event's type names what happened, created or updated (assumed: event_layout)",
+			Breaks:    "the kit's webhooks: an event's type names what happened, created or updated (assumed: event_layout)",
 			Catchers:  []string{scenarioHookSale, scenarioHookAuth},
 			transport: swappedEventTypes,
 		},

@@ -50,13 +50,13 @@ func fileFaults() []Fault {
 		},
 		{
 			Name: "file-display-name-dropped", Capability: "files", Expect: ExpectWarn, Tags: "@files",
-			Breaks:   "DESIGN files: display_name is returned as sent (assumed)",
+			Breaks:   "the kit's files: display_name is returned as sent (assumed)",
 			Catchers: []string{"a file is created requiring an upload"},
 			wrap:     rewriteResponse(setFieldOnSuccess("display_name", "untitled"), "files.create"),
 		},
 		{
 			Name: "external-link-type-wrong", Capability: "external_links", Expect: ExpectWarn, Tags: "@files",
-			Breaks:   "DESIGN external links: the link has the type requested (assumed)",
+			Breaks:   "the kit's external links: the link has the type requested (assumed)",
 			Catchers: []string{scenarioLinkNew},
 			wrap:     rewriteResponse(setFieldOnSuccess("type", "VIEW"), "files.external_links.create"),
 		},

@@ -22,12 +22,12 @@ const (
 // concurrent duplicate under the idempotency-race-duplicates fault.
 const raceWindow = 250 * time.Millisecond
 
-// idempotencyFaults break DESIGN's idempotency decisions (assumed).
+// idempotencyFaults break the kit's assumed idempotency decisions (assumed).
 func idempotencyFaults() []Fault {
 	return []Fault{
 		{
 			Name: "idempotent-replay-duplicates", Capability: "idempotency", Expect: ExpectWarn, Tags: "@idempotency",
-			Breaks: "DESIGN idempotency: a replay returns the original, no new resource (assumed)",
+			Breaks: "the kit's idempotency: a replay returns the original, no new resource (assumed)",
 			Catchers: []string{
 				"an authorization replayed with the same idempotency id returns the original",
 				"a sale replayed with the same idempotency id returns the original",
@@ -36,7 +36,7 @@ func idempotencyFaults() []Fault {
 		},
 		{
 			Name: "idempotency-conflict-accepted", Capability: "idempotency", Expect: ExpectWarn, Tags: "@idempotency",
-			Breaks: "DESIGN idempotency: an id reused with another body is refused (assumed)",
+			Breaks: "the kit's idempotency: an id reused with another body is refused (assumed)",
 			Catchers: []string{
 				"an idempotency id reused with another body is refused",
 				"a sale idempotency id reused with another amount is refused",
@@ -46,25 +46,25 @@ func idempotencyFaults() []Fault {
 	}
 }
 
-// idempotencyScopeFaults break DESIGN's idempotency scope and concurrency
+// idempotencyScopeFaults break the kit's assumed idempotency scope and concurrency
 // decisions, and the echo of idempotency_id on the created resource.
 func idempotencyScopeFaults() []Fault {
 	return []Fault{
 		{
 			Name: "idempotency-race-duplicates", Capability: "idempotency", Expect: ExpectWarn, Tags: "@idempotency",
-			Breaks:   "DESIGN idempotency: concurrent duplicates create exactly one resource (assumed)",
+			Breaks:   "the kit's idempotency: concurrent duplicates create exactly one resource (assumed)",
 			Catchers: []string{scenarioRace},
 			wrap:     idempotencyRace,
 		},
 		{
 			Name: "idempotency-shared-across-operations", Capability: "idempotency", Expect: ExpectFail, Tags: "@idempotency",
-			Breaks:   "DESIGN idempotency: an idempotency_id is scoped per operation (assumed); the replayed authorization answers a transfer create, which §2.2 does not allow",
+			Breaks:   "the kit's idempotency: an idempotency_id is scoped per operation (assumed); the replayed authorization answers a transfer create, which §2.2 does not allow",
 			Catchers: []string{"an idempotency id is scoped to its operation"},
 			wrap:     idempotencyLeak(func(first, later idemUse) bool { return first.route != later.route }),
 		},
 		{
 			Name: "idempotency-shared-across-applications", Capability: "idempotency", Expect: ExpectWarn, Tags: "@idempotency",
-			Breaks:   "DESIGN idempotency: an idempotency_id is scoped per application (assumed)",
+			Breaks:   "the kit's idempotency: an idempotency_id is scoped per application (assumed)",
 			Catchers: []string{"an idempotency id is scoped to its application"},
 			wrap:     idempotencyLeak(func(first, later idemUse) bool { return first.user != later.user }),
 		},

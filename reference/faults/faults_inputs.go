@@ -9,7 +9,7 @@ import (
 )
 
 // Faults of input rules (the card number and expiration year of §4.3, the
-// order_date lower bounds of §8) and of response details DESIGN.md decides
+// order_date lower bounds of §8) and of response details the kit decides
 // (media type, timestamps on create).
 
 // cardNumberRefused names the scenario refusing a card number of that kind.
@@ -43,7 +43,7 @@ func inputRuleFaults() []Fault {
 		},
 		{
 			Name: "card-number-11-digits-accepted", Capability: "cards", Expect: ExpectWarn, Tags: "@payment_instruments",
-			Breaks:   "DESIGN cards: the number is at least 12 digits (assumed)",
+			Breaks:   "the kit's cards: the number is at least 12 digits (assumed)",
 			Catchers: []string{cardNumberRefused("11 digits")},
 			wrap: rewriteCardNumber(func(n string) (string, bool) {
 				return "0" + n, len(n) == 11 // a leading zero keeps the Luhn check
@@ -51,7 +51,7 @@ func inputRuleFaults() []Fault {
 		},
 		{
 			Name: "card-number-20-digits-accepted", Capability: "cards", Expect: ExpectWarn, Tags: "@payment_instruments",
-			Breaks:   "DESIGN cards: the number is at most 19 digits (assumed)",
+			Breaks:   "the kit's cards: the number is at most 19 digits (assumed)",
 			Catchers: []string{cardNumberRefused("20 digits")},
 			wrap: rewriteCardNumber(func(n string) (string, bool) {
 				if len(n) != 20 || strings.Trim(n, "0123456789") != "" {
@@ -62,7 +62,7 @@ func inputRuleFaults() []Fault {
 		},
 		{
 			Name: "card-number-19-digits-refused", Capability: "cards", Expect: ExpectWarn, Tags: "@payment_instruments",
-			Breaks:   "DESIGN cards: a number of 19 digits is accepted (assumed)",
+			Breaks:   "the kit's cards: a number of 19 digits is accepted (assumed)",
 			Catchers: []string{"a card number of 19 digits is accepted"},
 			wrap: rewriteCardNumber(func(n string) (string, bool) {
 				return n + "0", len(n) == 19 // 20 digits: the handler refuses it
@@ -70,7 +70,7 @@ func inputRuleFaults() []Fault {
 		},
 		{
 			Name: "card-luhn-not-checked", Capability: "cards", Expect: ExpectWarn, Tags: "@payment_instruments",
-			Breaks: "DESIGN cards: the number passes the Luhn check (assumed)",
+			Breaks: "the kit's cards: the number passes the Luhn check (assumed)",
 			Catchers: []string{
 				"a card number failing the Luhn check is refused",
 				cardNumberRefused("a failing Luhn check"),
@@ -110,18 +110,18 @@ func inputRuleFaults() []Fault {
 	}
 }
 
-// responseDetailFaults break DESIGN's response media type and create timestamps.
+// responseDetailFaults break the kit's assumed response media type and create timestamps.
 func responseDetailFaults() []Fault {
 	return []Fault{
 		{
 			Name: "response-content-type-plain-json", Capability: "content", Expect: ExpectWarn, Tags: "@transfers",
-			Breaks:   "DESIGN content types: responses are application/hal+json (assumed)",
+			Breaks:   "the kit's content types: responses are application/hal+json (assumed)",
 			Catchers: []string{scenarioSale, scenarioCardCreate},
 			wrap:     plainJSONResponses,
 		},
 		{
 			Name: "updated-at-differs-on-create", Capability: "transfers", Expect: ExpectWarn, Tags: "@transfers",
-			Breaks:   "DESIGN clock: created_at equals updated_at on create (assumed)",
+			Breaks:   "the kit's clock: created_at equals updated_at on create (assumed)",
 			Catchers: []string{scenarioSale},
 			wrap: rewriteResponse(func(x *faultExchange) bool {
 				created, err := time.Parse(time.RFC3339Nano, stringAt(x.out, "created_at"))

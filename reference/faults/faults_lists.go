@@ -111,7 +111,7 @@ func listFaults() []Fault {
 		},
 		{
 			Name: "limit-over-100-accepted", Capability: "lists", Expect: ExpectWarn, Tags: "@lists",
-			Breaks:   "DESIGN lists: limit above 100 is 422 INVALID_FIELD (assumed)",
+			Breaks:   "the kit's lists: limit above 100 is 422 INVALID_FIELD (assumed)",
 			Catchers: []string{"a limit over the maximum is refused or clamped as declared"},
 			wrap: rewriteQuery(func(q url.Values) bool {
 				if n, err := strconv.Atoi(q.Get("limit")); err != nil || n <= 100 {

@@ -79,7 +79,7 @@ func cardFaults() []Fault {
 		},
 		{
 			Name: "fingerprint-unstable", Capability: "cards", Expect: ExpectWarn, Tags: "@payment_instruments",
-			Breaks:   "DESIGN cards: fingerprint stable per card number (assumed)",
+			Breaks:   "the kit's cards: fingerprint stable per card number (assumed)",
 			Catchers: []string{"the same card number keeps the same fingerprint"},
 			wrap: rewriteResponse(func(x *faultExchange) bool {
 				id, _ := x.out["id"].(string)
@@ -92,7 +92,7 @@ func cardFaults() []Fault {
 		},
 		{
 			Name: "card-brand-unknown", Capability: "cards", Expect: ExpectWarn, Tags: "@payment_instruments",
-			Breaks:   "DESIGN cards: brand derived from the BIN (assumed)",
+			Breaks:   "the kit's cards: brand derived from the BIN (assumed)",
 			Catchers: []string{scenarioCardCreate},
 			wrap:     rewriteResponse(setField("brand", "UNKNOWN"), "payment_instruments.create"),
 		},
@@ -145,7 +145,7 @@ func authorizationFaults() []Fault {
 		},
 		{
 			Name: "authorization-expiry-not-7-days", Capability: "authorizations", Expect: ExpectWarn, Tags: "@authorizations",
-			Breaks:   "DESIGN captures: authorizations expire 7 days after creation (assumed)",
+			Breaks:   "the kit's captures: authorizations expire 7 days after creation (assumed)",
 			Catchers: []string{scenarioAuthCreate},
 			wrap: rewriteResponse(func(x *faultExchange) bool {
 				created, err := time.Parse(time.RFC3339Nano, stringAt(x.out, "created_at"))
@@ -158,7 +158,7 @@ func authorizationFaults() []Fault {
 		},
 		{
 			Name: "second-capture-accepted", Capability: "authorizations", Expect: ExpectFail, Tags: "@authorizations",
-			Breaks:   "DESIGN captures: an authorization is captured once (refusal normative in the suite)",
+			Breaks:   "the kit's captures: an authorization is captured once (refusal normative in the suite)",
 			Catchers: []string{"captures never total more than the authorized amount"},
 			wrap:     secondCaptureAccepted,
 		},
@@ -198,7 +198,7 @@ func authorizationFaults() []Fault {
 	}
 }
 
-// saleFaults break spec §3.3, §4.2 and §7 (sales), and DESIGN's sandbox and statuses.
+// saleFaults break spec §3.3, §4.2 and §7 (sales), and the kit's assumed sandbox and statuses.
 func saleFaults() []Fault {
 	return []Fault{
 		{
@@ -255,7 +255,7 @@ func saleFaults() []Fault {
 		},
 		{
 			Name: "sale-created-200", Capability: "transfers", Expect: ExpectWarn, Tags: "@transfers",
-			Breaks:   "DESIGN statuses: 201 for POST /transfers (assumed)",
+			Breaks:   "the kit's statuses: 201 for POST /transfers (assumed)",
 			Catchers: []string{scenarioSale},
 			wrap: rewriteResponse(func(x *faultExchange) bool {
 				if x.status != http.StatusCreated {
@@ -267,7 +267,7 @@ func saleFaults() []Fault {
 		},
 		{
 			Name: "sale-decline-ignored", Capability: "transfers", Expect: ExpectWarn, Tags: "@transfers",
-			Breaks:   "DESIGN sandbox: amount 102 is declined (assumed)",
+			Breaks:   "the kit's sandbox: amount 102 is declined (assumed)",
 			Catchers: []string{"a sale of the sandbox's declined amount is declined"},
 			wrap: rewriteRequest(func(x *faultExchange) bool {
 				if a, ok := numberOf(x.in["amount"]); !ok || a != 102 {

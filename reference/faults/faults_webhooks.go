@@ -19,7 +19,7 @@ const (
 	scenarioHookOnly  = "a webhook enabled only for authorization events receives no sale event"
 )
 
-// webhookFaults break spec §2.10, §4.9, §8 and DESIGN's signature scheme.
+// webhookFaults break spec §2.10, §4.9, §8 and the kit's assumed signature scheme.
 func webhookFaults() []Fault {
 	return []Fault{
 		{
@@ -42,7 +42,7 @@ func webhookFaults() []Fault {
 		},
 		{
 			Name: "webhook-secret-in-list", Capability: "webhooks", Expect: ExpectFail, Tags: "@webhooks",
-			Breaks:   "§2.10 secret_signing_key only in single-webhook responses (DESIGN: never in lists)",
+			Breaks:   "§2.10 secret_signing_key only in single-webhook responses (the kit: never in lists)",
 			Catchers: []string{"webhooks are listed without their signing secrets"},
 			wrap: rewriteResponse(func(x *faultExchange) bool {
 				changed := false
@@ -86,13 +86,13 @@ func webhookFaults() []Fault {
 		},
 		{
 			Name: "webhook-signature-bad", Capability: "webhooks", Expect: ExpectWarn, Tags: "@files && @webhooks",
-			Breaks:    "DESIGN webhooks: Finix-Signature is the HMAC-SHA256 of timestamp:body (assumed)",
+			Breaks:    "the kit's webhooks: Finix-Signature is the HMAC-SHA256 of timestamp:body (assumed)",
 			Catchers:  []string{scenarioFileHook},
 			transport: badSignature,
 		},
 		{
 			Name: "webhook-authentication-not-sent", Capability: "webhooks", Expect: ExpectWarn, Tags: "@webhooks",
-			Breaks:    "§4.9 authentication: settings used when sending events (DESIGN: BASIC/BEARER send an Authorization header; assumed)",
+			Breaks:    "§4.9 authentication: settings used when sending events (the kit: BASIC/BEARER send an Authorization header; assumed)",
 			Catchers:  []string{scenarioHookAuth},
 			transport: stripAuthorization,
 		},
@@ -117,7 +117,7 @@ func webhookFaults() []Fault {
 }
 
 // webhookEventFaults break the delivery rules of webhooks: spec §4.9 (false
-// disables) and DESIGN's enabled_events filter.
+// disables) and the kit's assumed enabled_events filter.
 func webhookEventFaults() []Fault {
 	return []Fault{
 		{
@@ -128,7 +128,7 @@ func webhookEventFaults() []Fault {
 		},
 		{
 			Name: "enabled-events-ignored", Capability: "webhooks", Expect: ExpectWarn, Tags: "@webhooks",
-			Breaks:   "DESIGN webhooks: a non-empty enabled_events filters by entity and type (assumed)",
+			Breaks:   "the kit's webhooks: a non-empty enabled_events filters by entity and type (assumed)",
 			Catchers: []string{scenarioHookOnly},
 			wrap: webhookIgnored("enabled_events", func(v any) bool {
 				l, ok := v.([]any)
