@@ -125,7 +125,7 @@ Feature: Payment instruments (cards)
     And the response never contains the card number
 
     @assumed @profile-card_number_check
-    Examples: DESIGN: 12 to 19 digits
+    Examples: assumed: 12 to 19 digits
       | kind      | number              |
       | 12 digits | 489514223218        |
       | 19 digits | 4895142232120006488 |
@@ -141,7 +141,7 @@ Feature: Payment instruments (cards)
       | spaces  | 4895 1422 3212 0006 |
 
     @assumed @profile-card_number_check
-    Examples: DESIGN: 12 to 19 digits passing the Luhn check
+    Examples: assumed: 12 to 19 digits passing the Luhn check
       | kind                 | number               |
       | 11 digits            | 48951422327          |
       | 20 digits            | 48951422321200064895 |
