@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -67,10 +68,12 @@ func TestPendingDeliveriesAreBounded(t *testing.T) {
 	const bound, cards = 3, 10
 	configure := func(c *Config) {
 		c.Limits.PendingDeliveries = bound
-		// The first retry 4.5 s after the first attempt, the fifth 61.5 s
+		// The first retry 18 s after the first attempt, the fifth 246 s
 		// after it: the webhook's deliveries are still pending when its
-		// url changes, however slowly a loaded machine made the cards.
-		c.RetryScale = 0.05
+		// url changes, however slowly a loaded machine made the cards (at
+		// 0.05 the five retries, 61.5 s, were spent before the url changed
+		// at a load of 10 on PostgreSQL under the race detector).
+		c.RetryScale = 0.2
 	}
 	var cluster *pgtest.Cluster
 	stores := []struct {
@@ -110,7 +113,7 @@ func TestPendingDeliveriesAreBounded(t *testing.T) {
 			// The target comes back: the retries (and any first attempt not
 			// made yet) go to the url as it is now.
 			h.expect(h.call(h.platform(), "PUT", "/webhooks/"+hook, map[string]any{"url": back.srv.URL}), 200, "webhook")
-			eventuallyWithin(t, time.Minute, "the pending deliveries settled", func() bool {
+			eventuallyWithin(t, 5*time.Minute, "the pending deliveries settled", func() bool {
 				return st.pending(t, h, app, hook) == 0 && len(back.delivered()) == bound
 			})
 			assert.ElementsMatch(t, ids[cards-bound:], back.delivered(), "the newest events are delivered, the dropped ones never")
@@ -186,9 +189,11 @@ func TestSweepKeepsASettledDeliveryTenMinutes(t *testing.T) {
 		return n
 	}
 	eventually(t, "the card's delivery settled", func() bool { return count("done") > 0 })
-	settled := count("done")
+	var last int64 // the newest delivery settled before the sweep (others may settle meanwhile)
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT max(seq) FROM deliveries WHERE webhook = $1 AND done`, hook).Scan(&last))
+	settled := count(fmt.Sprintf("done AND seq <= %d", last))
 	h.srv.units.Sweep(context.Background(), h.clock.Now(), 0)
-	assert.Equal(t, settled, count("done"), "settled deliveries right after a sweep")
+	assert.Equal(t, settled, count(fmt.Sprintf("done AND seq <= %d", last)), "settled deliveries right after a sweep")
 
 	_, err := pool.Exec(context.Background(), `UPDATE deliveries SET done_at = done_at - $1 * interval '1 microsecond' WHERE done`,
 		(settledKept + time.Second).Microseconds())

@@ -286,22 +286,11 @@ func sameEntries(a, b json.RawMessage) bool {
 		return false
 	}
 	for k, va := range ma {
-		if vb, ok := mb[k]; ok && !sameJSONValue(va, vb) {
+		if vb, ok := mb[k]; ok && !judging.SameJSON(va, vb) {
 			return false
 		}
 	}
 	return true
-}
-
-// sameJSONValue compares two JSON values by content.
-func sameJSONValue(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	ca, _ := json.Marshal(x)
-	cb, _ := json.Marshal(y)
-	return bytes.Equal(ca, cb)
 }
 
 // mergeObjects merges two JSON objects, entries of b over a's.

@@ -116,7 +116,7 @@ func allActions() []action {
 		readBackOf("fetch a file", "files.get", "file"),
 		{name: "upload a file", op: "files.upload", ready: needs("file"), make: (*generator).uploadFile},
 		{name: "download a file", op: "files.download", ready: needs("file"), make: func(g *generator) Step {
-			r := g.any("file")
+			r := g.downloadable()
 			return Step{Op: "files.download", Method: "POST", Path: "/files/{" + r + "}/download", Of: r}
 		}},
 		walkAll("walk the files", "files.list", "/files", "file", "files"),

@@ -2,7 +2,6 @@ package explore
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/conform-kit/conform/validate"
@@ -31,11 +30,7 @@ func (c *contract) statedForms(op string, doc map[string]any) []allowedValue {
 	var out []allowedValue
 	schema := c.ops[op]
 	seen := map[string]bool{}
-	var walk func(s *shape, v any, ptr string)
-	walk = func(s *shape, v any, ptr string) {
-		if s == nil {
-			return
-		}
+	c.visit(schema, doc, func(s *shape, v any, ptr string) {
 		if str, ok := v.(string); ok && s.re != nil && s.MaxLength >= 0 && s.Name != "" && s.Name != "*" && !seen[s.Name] &&
 			s.re.MatchString(str) && len([]rune(str)) <= s.MaxLength && c.statedBound(schema, ptr, "maxLength") {
 			if b, ok := c.statedRule(schema, ptr, "pattern"); ok {
@@ -43,18 +38,7 @@ func (c *contract) statedForms(op string, doc map[string]any) []allowedValue {
 				out = append(out, allowedValue{Field: s.Name, Basis: b})
 			}
 		}
-		switch x := v.(type) {
-		case map[string]any:
-			for _, p := range s.Props {
-				walk(p, x[p.Name], ptr+"/"+p.Name)
-			}
-		case []any:
-			for i, e := range x {
-				walk(s.Items, e, ptr+"/"+strconv.Itoa(i))
-			}
-		}
-	}
-	walk(c.schemas[schema], doc, "")
+	})
 	return out
 }
 

@@ -242,14 +242,23 @@ func (c *contract) leaf(op, path string) *shape {
 func (c *contract) atLimit(op string, doc map[string]any) []string {
 	var out []string
 	schema := c.ops[op]
+	c.visit(schema, doc, func(s *shape, v any, ptr string) {
+		if str, ok := v.(string); ok && s.MaxLength >= 0 && utf8.RuneCountInString(str) == s.MaxLength && s.Name != "" && s.Name != "*" && c.statedBound(schema, ptr, "maxLength") {
+			out = append(out, s.Name)
+		}
+	})
+	return out
+}
+
+// visit calls f on every value doc holds where schema's tree has a node,
+// with the node and the value's JSON pointer, parents before children.
+func (c *contract) visit(schema string, doc any, f func(s *shape, v any, ptr string)) {
 	var walk func(s *shape, v any, ptr string)
 	walk = func(s *shape, v any, ptr string) {
 		if s == nil {
 			return
 		}
-		if str, ok := v.(string); ok && s.MaxLength >= 0 && utf8.RuneCountInString(str) == s.MaxLength && s.Name != "" && s.Name != "*" && c.statedBound(schema, ptr, "maxLength") {
-			out = append(out, s.Name)
-		}
+		f(s, v, ptr)
 		switch x := v.(type) {
 		case map[string]any:
 			for _, p := range s.Props {
@@ -262,7 +271,6 @@ func (c *contract) atLimit(op string, doc map[string]any) []string {
 		}
 	}
 	walk(c.schemas[schema], doc, "")
-	return out
 }
 
 // statedBound reports whether the spec states the bound rule of schema at

@@ -30,6 +30,7 @@ type generator struct {
 	refused  string            // the role a refused request named: read it next
 	updated  string            // the role an update changed: read it next
 	enrolled map[string]bool   // schedules the merchant is enrolled in
+	uploaded map[string]bool   // files with content: a download of one succeeds
 	n        int               // idempotency ids drawn
 	// pendingAuth and pendingCapture are what the last authorization or
 	// capture drawn holds, kept when the model accepts it.
@@ -117,6 +118,34 @@ func (g *generator) alive(kind string) []string {
 	return out
 }
 
+// uploadedBy is the file role an accepted step gave content to: an upload,
+// or a PUT to one of its external links; "" for any other step.
+func uploadedBy(st Step, linkFile map[string]string) string {
+	switch st.Op {
+	case "files.upload":
+		return st.Of
+	case "files.external_upload":
+		return linkFile[st.Of]
+	}
+	return ""
+}
+
+// downloadable draws a file to download: most often one with content (a
+// file gets it from a few uploads, and a download of one without is a
+// refusal), now and then any file.
+func (g *generator) downloadable() string {
+	var rs []string
+	for _, r := range g.alive("file") {
+		if g.uploaded[r] {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 || g.c.draw(4) == 3 {
+		return g.any("file")
+	}
+	return rs[len(rs)-1-g.c.draw(len(rs))]
+}
+
 // any draws one live role of the kind.
 func (g *generator) any(kind string) string {
 	rs := g.alive(kind)
@@ -135,6 +164,12 @@ func (g *generator) observe(st Step, ok bool) {
 	}
 	if !ok {
 		return
+	}
+	if file := uploadedBy(st, g.linkFile); file != "" {
+		if g.uploaded == nil {
+			g.uploaded = map[string]bool{}
+		}
+		g.uploaded[file] = true
 	}
 	if st.Of != "" && st.Save == "" && (st.Method == "PUT" || st.Method == "PATCH") {
 		g.updated = st.Of

@@ -246,6 +246,21 @@ func (r *runner) judgeSelfLink(st Step, ex Exchange, offset int, sent []sortKey)
 		"a self link carrying "+param, href, fmt.Sprintf("the self link carries %q", param))
 }
 
+// readPage reads one more page of st's walk at path: the exchange, or a
+// finding when the target answered 5xx.
+func (r *runner) readPage(ctx context.Context, st Step, target *side, path string) (Exchange, *Finding, error) {
+	ex, err := target.send(ctx, st, path)
+	r.requests.Add(1)
+	if err != nil {
+		return ex, nil, err
+	}
+	ex.Page = true
+	if ex.Status >= 500 {
+		return ex, r.finding(checkServerError, st, basisServerError, fmt.Sprintf("GET %s answered %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), nil
+	}
+	return ex, nil, nil
+}
+
 // followSelf follows the self link of a page of st's walk (list, its
 // items): the same items in the same order.
 func (r *runner) followSelf(ctx context.Context, st Step, target *side, page Exchange, list []any) (*Finding, []Exchange, error) {
@@ -255,15 +270,13 @@ func (r *runner) followSelf(ctx context.Context, st Step, target *side, page Exc
 	if !ok {
 		return nil, nil, nil // a link to another host (a proxy's): not the kit's to follow
 	}
-	ex, err := target.send(ctx, st, rel)
-	r.requests.Add(1)
+	ex, f, err := r.readPage(ctx, st, target, rel)
 	if err != nil {
 		return nil, nil, err
 	}
-	ex.Page = true
 	exs := []Exchange{ex}
-	if ex.Status >= 500 {
-		return r.finding(checkServerError, st, basisServerError, fmt.Sprintf("GET %s answered %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
+	if f != nil {
+		return f, exs, nil
 	}
 	if !is2xx(ex.Status) {
 		return r.finding(checkListWalk, st, basisSelfLink, fmt.Sprintf("the self link %s of a page of %s was refused with %d", href, st.Path, ex.Status),
@@ -290,15 +303,13 @@ func (r *runner) wholePage(ctx context.Context, st Step, target *side, count int
 	if count > largest || count < 1 || !r.phases.settled(listKind(st.Path)) {
 		return nil, nil, nil
 	}
-	ex, err := target.send(ctx, st, fmt.Sprintf("%s?limit=%d&offset=0%s", st.Path, count, st.Walk.Query))
-	r.requests.Add(1)
+	ex, f, err := r.readPage(ctx, st, target, fmt.Sprintf("%s?limit=%d&offset=0%s", st.Path, count, st.Walk.Query))
 	if err != nil {
 		return nil, nil, err
 	}
-	ex.Page = true
 	exs := []Exchange{ex}
-	if ex.Status >= 500 {
-		return r.finding(checkServerError, st, basisServerError, fmt.Sprintf("GET %s answered %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
+	if f != nil {
+		return f, exs, nil
 	}
 	if !is2xx(ex.Status) {
 		return nil, exs, nil // a page over the default: its size is not shown (§8)

@@ -544,7 +544,7 @@ func changedEntries(def, val json.RawMessage) json.RawMessage {
 		return val
 	}
 	for name, e := range vals {
-		if d, ok := defs[name]; ok && sameJSON(d, e) {
+		if d, ok := defs[name]; ok && SameJSON(d, e) {
 			delete(vals, name)
 		}
 	}
@@ -558,8 +558,9 @@ func changedEntries(def, val json.RawMessage) json.RawMessage {
 	return out
 }
 
-// sameJSON compares two JSON values by content.
-func sameJSON(a, b json.RawMessage) bool {
+// SameJSON reports whether two JSON values are equal by content (member
+// order and white space aside), as profile values compare.
+func SameJSON(a, b json.RawMessage) bool {
 	var x, y any
 	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
 		return false
