@@ -130,9 +130,10 @@ func uploadedBy(st Step, linkFile map[string]string) string {
 	return ""
 }
 
-// downloadable draws a file to download: most often one with content (a
-// file gets it from a few uploads, and a download of one without is a
-// refusal), now and then any file.
+// downloadable draws a file to download: one with content where there is
+// one (a download of a file without content is a refusal, and few files
+// get an upload), with the one draw any takes, so the later draws of the
+// sequence mean what they meant.
 func (g *generator) downloadable() string {
 	var rs []string
 	for _, r := range g.alive("file") {
@@ -140,7 +141,7 @@ func (g *generator) downloadable() string {
 			rs = append(rs, r)
 		}
 	}
-	if len(rs) == 0 || g.c.draw(4) == 3 {
+	if len(rs) == 0 {
 		return g.any("file")
 	}
 	return rs[len(rs)-1-g.c.draw(len(rs))]
