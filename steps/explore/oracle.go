@@ -199,7 +199,12 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 					if k == "state" {
 						// A state may move on its own (§3.3: transitions
 						// not shown): its change between two reads is not
-						// the refused request's for certain.
+						// the refused request's for certain; nothing at all
+						// where the profile declares its values otherwise
+						// (an authorization PENDING until fetched).
+						if r.declaredOtherwise(keyFieldNotShown) {
+							continue
+						}
 						basis = judging.Basis{Assumed: keyFieldNotShown, Clauses: []string{"3.3", "7"}}
 					}
 					if f := r.finding(checkChangesNone, st, basis, fmt.Sprintf("a refused request changed %s of the %s: %s before, %s after", k, st.Of, render(b), render(a)),
