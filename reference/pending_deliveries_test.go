@@ -3,7 +3,6 @@ package reference
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -189,15 +189,23 @@ func TestSweepKeepsASettledDeliveryTenMinutes(t *testing.T) {
 		return n
 	}
 	eventually(t, "the card's delivery settled", func() bool { return count("done") > 0 })
-	var last int64 // the newest delivery settled before the sweep (others may settle meanwhile)
-	require.NoError(t, pool.QueryRow(context.Background(), `SELECT max(seq) FROM deliveries WHERE webhook = $1 AND done`, hook).Scan(&last))
-	settled := count(fmt.Sprintf("done AND seq <= %d", last))
-	h.srv.units.Sweep(context.Background(), h.clock.Now(), 0)
-	assert.Equal(t, settled, count(fmt.Sprintf("done AND seq <= %d", last)), "settled deliveries right after a sweep")
-
-	_, err := pool.Exec(context.Background(), `UPDATE deliveries SET done_at = done_at - $1 * interval '1 microsecond' WHERE done`,
-		(settledKept + time.Second).Microseconds())
+	var settled []int64 // the deliveries settled before the sweep (others may settle meanwhile)
+	rows, err := pool.Query(context.Background(), `SELECT seq FROM deliveries WHERE webhook = $1 AND done`, hook)
+	require.NoError(t, err)
+	settled, err = pgx.CollectRows(rows, pgx.RowTo[int64])
 	require.NoError(t, err)
 	h.srv.units.Sweep(context.Background(), h.clock.Now(), 0)
-	assert.Zero(t, count("done"), "settled deliveries older than %s after a sweep", settledKept)
+	var kept int
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE seq = ANY($1)`, settled).Scan(&kept))
+	assert.Equal(t, len(settled), kept, "settled deliveries right after a sweep")
+
+	rows, err = pool.Query(context.Background(), `UPDATE deliveries SET done_at = done_at - $1 * interval '1 microsecond' WHERE done RETURNING seq`,
+		(settledKept + time.Second).Microseconds())
+	require.NoError(t, err)
+	aged, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	require.NoError(t, err)
+	require.NotEmpty(t, aged)
+	h.srv.units.Sweep(context.Background(), h.clock.Now(), 0)
+	require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE seq = ANY($1)`, aged).Scan(&kept))
+	assert.Zero(t, kept, "settled deliveries older than %s after a sweep", settledKept)
 }
