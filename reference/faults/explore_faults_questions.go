@@ -81,6 +81,17 @@ type cachedFetch struct {
 	body   []byte
 }
 
+// kept is the answer rec recorded, as a cache keeps it.
+func kept(rec *faultRecorder) cachedFetch {
+	return cachedFetch{at: time.Now(), status: rec.status, header: rec.header.Clone(), body: bytes.Clone(rec.body.Bytes())}
+}
+
+// replay writes the kept answer again.
+func (c cachedFetch) replay(w http.ResponseWriter) {
+	rec := &faultRecorder{header: c.header.Clone(), status: c.status}
+	rec.flush(w, c.body)
+}
+
 // fetchCache answers a fetch by id from a cache keyed by its path when
 // serve lets the request have the entry (owner: the user it was made
 // for); a request that changes the path (an update, a capture, a delete)
@@ -107,8 +118,7 @@ func fetchCache(serve func(r *http.Request, d faultDeps, owner string) bool) fun
 			c, ok := cache[r.URL.Path]
 			mu.Unlock()
 			if ok && time.Since(c.at) < cacheTTL && serve(r, d, c.user) {
-				rec := &faultRecorder{header: c.header.Clone(), status: c.status}
-				rec.flush(w, c.body)
+				c.replay(w)
 				return
 			}
 			rec := newFaultRecorder()
@@ -116,7 +126,9 @@ func fetchCache(serve func(r *http.Request, d faultDeps, owner string) bool) fun
 			if isSuccess(rec.status) {
 				user, _, _ := r.BasicAuth()
 				mu.Lock()
-				cache[r.URL.Path] = cachedFetch{user: user, at: time.Now(), status: rec.status, header: rec.header.Clone(), body: bytes.Clone(rec.body.Bytes())}
+				c := kept(rec)
+				c.user = user
+				cache[r.URL.Path] = c
 				mu.Unlock()
 			}
 			rec.flush(w, rec.body.Bytes())
@@ -254,15 +266,14 @@ func idempotencyByBody(next http.Handler, _ faultDeps) http.Handler {
 		first, ok := seen[key]
 		mu.Unlock()
 		if ok {
-			rec := &faultRecorder{header: first.header.Clone(), status: first.status}
-			rec.flush(w, first.body)
+			first.replay(w)
 			return
 		}
 		rec := newFaultRecorder()
 		next.ServeHTTP(rec, r)
 		if isSuccess(rec.status) {
 			mu.Lock()
-			seen[key] = cachedFetch{status: rec.status, header: rec.header.Clone(), body: bytes.Clone(rec.body.Bytes())}
+			seen[key] = kept(rec)
 			mu.Unlock()
 		}
 		rec.flush(w, rec.body.Bytes())
