@@ -21,11 +21,27 @@ import (
 // reaches the new url rests on what the spec does not show (the review's
 // time, enabled_events, retries), so only a delivery to the former url is
 // judged; none within the wait judges nothing.
+//
+// A second webhook of the question's own, made at a third url before the
+// file and then disabled (§2.10, §4.9: enabled false disables), must get
+// neither the file's event nor that of a marker file uploaded once the
+// moved webhook, the control, got the first: a silence is proved without
+// an open-ended wait, as the suite's (steps/webhooks_silence.go). The
+// wait stops on the control's delivery of the marker, which a target
+// sending one event's deliveries to a host before the next event's makes
+// after any stray delivery of the first; a target that sends in another
+// order can only be missed, never failed.
 
-// checkDelivered is the check of the webhook question.
-const checkDelivered = "an event goes to the webhook's url"
+// The checks of the webhook question.
+const (
+	checkDelivered = "an event goes to the webhook's url"
+	checkDisabled  = "a disabled webhook gets no event"
+)
 
-var basisDelivery = saying(basisOf("2.10", "6"), "url: receives events by POST (§2.10); when an event is triggered, the service sends an HTTP POST with the payload to the Webhook's url (§6)")
+var (
+	basisDelivery = saying(basisOf("2.10", "6"), "url: receives events by POST (§2.10); when an event is triggered, the service sends an HTTP POST with the payload to the Webhook's url (§6)")
+	basisDisabled = saying(basisOf("2.10", "4.9", "6"), "enabled: false disables (§2.10, §4.9); when an event is triggered, the service sends an HTTP POST with the payload to the Webhook's url (§6): to a webhook that is enabled")
+)
 
 // How long the webhook question waits for the file's review and its event
 // (the receiver looked at every pollEvery): it judges only a delivery that
@@ -40,10 +56,18 @@ const (
 const questionPath = "/explore/q/"
 
 // await is what a question waits for: the event of the file it uploaded,
-// delivered to the webhook's former url (a finding) or its new one.
+// delivered to the webhook's former url (a finding) or its new one, the
+// control; no delivery of it, nor of Earlier's, may reach Disabled.
 type await struct {
 	Webhook, File  string // roles
 	Former, Latest string // the urls' paths below questionPath
+	// Disabled is the path of the disabled webhook's url ("" for none) and
+	// Off its role; Earlier is the file whose event came before File's
+	// ("" for none).
+	Disabled, Off, Earlier string `json:",omitempty"`
+	// Hold goes on with the sequence once the control got the event (the
+	// marker file follows); else the sequence ends there.
+	Hold bool `json:",omitempty"`
 }
 
 // deliveries are the bodies the receiver took at the questions' urls, by
@@ -96,9 +120,10 @@ func (g *generator) queueEventQuestion(st Step) {
 		}
 	}
 	w := g.newRole("webhook")
-	former, latest := fmt.Sprintf("%s-%d-a", g.seq, len(g.roles["webhook"])), fmt.Sprintf("%s-%d-b", g.seq, len(g.roles["webhook"]))
-	urlA, urlB := g.hookBase+questionPath+former, g.hookBase+questionPath+latest
-	if len(urlB) > 120 {
+	n := len(g.roles["webhook"])
+	former, latest, silent := fmt.Sprintf("%s-%d-a", g.seq, n), fmt.Sprintf("%s-%d-b", g.seq, n), fmt.Sprintf("%s-%d-c", g.seq, n)
+	urlA, urlB, urlC := g.hookBase+questionPath+former, g.hookBase+questionPath+latest, g.hookBase+questionPath+silent
+	if len(urlC) > 120 {
 		return
 	}
 	path := "/webhooks/{" + w + "}"
@@ -113,23 +138,44 @@ func (g *generator) queueEventQuestion(st Step) {
 		Body:   `{"enabled":true,"enabled_events":[]}`,
 		Expect: []expectField{{Path: "enabled", Value: true, Check: checkReadBack, Basis: basisWebhook}}}
 	read := Step{Op: "webhooks.get", Method: "GET", Path: path, Of: w, Question: checkDelivered}
-	file := g.newRole("file")
-	makeFile := Step{Op: "files.create", Method: "POST", Path: "/files", Save: file, Question: checkDelivered,
+	// The webhook to disable, at a url of its own.
+	off := g.newRole("webhook")
+	offPath := "/webhooks/{" + off + "}"
+	makeOff := Step{Op: "webhooks.create", Method: "POST", Path: "/webhooks", Save: off, Question: checkDisabled,
+		Body:   fmt.Sprintf(`{"url":%q}`, urlC),
+		Expect: []expectField{{Path: "url", Value: urlC, Check: checkReadBack, Basis: basisWebhook}}}
+	disable := Step{Op: "webhooks.update", Method: "PUT", Path: offPath, Of: off, Question: checkDisabled,
+		Body:   `{"enabled":false}`,
+		Expect: []expectField{{Path: "enabled", Value: false, Check: checkReadBack, Basis: basisWebhook}}}
+	file, marker := g.newRole("file"), g.newRole("file")
+	makeFile, upload := g.eventFile(file)
+	wait := Step{Op: "files.get", Method: "POST", Path: "/files/{" + file + "}", Of: file, Question: checkDelivered,
+		Await: &await{Webhook: w, File: file, Former: former, Latest: latest, Disabled: silent, Off: off, Hold: true}}
+	makeMarker, uploadMarker := g.eventFile(marker)
+	waitMarker := Step{Op: "files.get", Method: "POST", Path: "/files/{" + marker + "}", Of: marker, Question: checkDelivered,
+		Await: &await{Webhook: w, File: marker, Former: former, Latest: latest, Disabled: silent, Off: off, Earlier: file}}
+	g.ask(rare, create, moved, again, read, makeOff, disable, makeFile, upload, wait, makeMarker, uploadMarker, waitMarker)
+}
+
+// eventFile is the create and upload of a file role whose review ends in
+// the event the webhook question waits for.
+func (g *generator) eventFile(file string) (create, upload Step) {
+	create = Step{Op: "files.create", Method: "POST", Path: "/files", Save: file, Question: checkDelivered,
 		Body: `{"display_name":"explore-event.pdf","linked_to":"{fixture:merchant}","type":"BANK_STATEMENT"}`}
 	ctype, body := multipart("event.pdf", "%PDF-1.4 explore event")
-	upload := Step{Op: "files.upload", Method: "POST", Path: "/files/{" + file + "}/upload", ContentType: ctype, Body: body, Of: file, Question: checkDelivered}
-	wait := Step{Op: "files.get", Method: "POST", Path: "/files/{" + file + "}", Of: file, Question: checkDelivered,
-		Await: &await{Webhook: w, File: file, Former: former, Latest: latest}}
-	g.ask(rare, create, moved, again, read, makeFile, upload, wait)
+	upload = Step{Op: "files.upload", Method: "POST", Path: "/files/{" + file + "}/upload", ContentType: ctype, Body: body, Of: file, Question: checkDelivered}
+	return create, upload
 }
 
 // awaitEvent waits, on the target alone, for the event of the file the
 // question uploaded at the webhook's former or latest url (its review
-// ends on the target's own time), then fetches the file once, the
-// scenario's last request: a delivery to the former url is a finding. It
-// sends no requests while it waits, so a seed sends the same requests
-// whatever the target's pace. The sequence ends there: the model's review
-// takes longer than the run.
+// ends on the target's own time), then fetches the file once: a delivery
+// to the former url is a finding, and so is one of this file's or the
+// earlier file's event to the disabled webhook's url. It sends no
+// requests while it waits, so a seed sends the same requests whatever the
+// target's pace. The sequence ends there (the model's review takes longer
+// than the run), but for a held wait whose control got the event: the
+// marker file follows.
 func (r *runner) awaitEvent(ctx context.Context, st Step, target *side) (*Finding, []Exchange, bool, error) {
 	a := st.Await
 	id := target.ids[a.File]
@@ -155,7 +201,10 @@ func (r *runner) awaitEvent(ctx context.Context, st Step, target *side) (*Findin
 		return nil, nil, false, err
 	}
 	if !former {
-		return nil, []Exchange{ex}, false, nil
+		if f := r.silenced(st, a, target); f != nil {
+			return f, []Exchange{ex}, false, nil
+		}
+		return nil, []Exchange{ex}, a.Hold && r.deliveries.holding(a.Latest, id), nil
 	}
 	return r.finding(checkDelivered, st, basisDelivery,
 		fmt.Sprintf("the event of the %s, uploaded after the %s's url was changed, was delivered to its former url (%s)", a.File, a.Webhook, questionPath+a.Former),
@@ -170,4 +219,22 @@ func (r *runner) waitUntil(d time.Duration) time.Time {
 		return r.hardDeadline
 	}
 	return end
+}
+
+// silenced judges the disabled webhook's url: no delivery of the file's
+// event, nor of the earlier file's, reached it.
+func (r *runner) silenced(st Step, a *await, target *side) *Finding {
+	if a.Disabled == "" {
+		return nil
+	}
+	for _, file := range []string{a.File, a.Earlier} {
+		id := target.ids[file]
+		if file == "" || id == "" || !r.deliveries.holding(a.Disabled, id) {
+			continue
+		}
+		return r.finding(checkDisabled, st, basisDisabled,
+			fmt.Sprintf("the event of the %s, uploaded after the %s was disabled (enabled false, read back), was delivered to its url (%s)", file, a.Off, questionPath+a.Disabled),
+			"no delivery to "+questionPath+a.Disabled, "a delivery to "+questionPath+a.Disabled, "the request succeeds")
+	}
+	return nil
 }

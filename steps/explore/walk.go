@@ -132,6 +132,10 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 			}
 			seen[id] = true
 			order = append(order, id)
+			if role := goneRole(w.Gone, target, id); role != "" {
+				return r.finding(checkGone, st, basisGoneList, fmt.Sprintf("the %s %s, deleted, is listed at offset %d of %s (page.count %d)", role, id, offset, st.Path, count),
+					"not listed", "listed", "the list does not contain the "+role), exs, nil
+			}
 			if prev != nil && (!moving || !first) {
 				if k, bad := outOfOrder(keys, prev, m); bad {
 					return r.finding(checkListWalk, st, basisSort, fmt.Sprintf("items of %s are not in %s order: %s (%s %v) after %s (%s %v)", st.Path+"?"+strings.TrimPrefix(w.Query, "&"), orderText(keys),
@@ -204,6 +208,16 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 		}
 	}
 	return nil, exs, nil
+}
+
+// goneRole is the role of gone whose id on the target is id ("" for none).
+func goneRole(gone []string, target *side, id string) string {
+	for _, role := range gone {
+		if id != "" && target.ids[role] == id {
+			return role
+		}
+	}
+	return ""
 }
 
 var (
