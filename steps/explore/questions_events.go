@@ -24,8 +24,8 @@ import (
 //
 // A second webhook of the question's own, made at a third url before the
 // file and then disabled (§2.10, §4.9: enabled false disables), must get
-// neither the file's event nor that of a marker file uploaded once the
-// moved webhook, the control, got the first: a silence is proved without
+// neither the file's event nor that of a marker file uploaded after the
+// wait for the first at the moved webhook, the control: a silence is proved without
 // an open-ended wait, as the suite's (steps/webhooks_silence.go). The
 // wait stops on the control's delivery of the marker, which a target
 // sending one event's deliveries to a host before the next event's makes
@@ -65,8 +65,9 @@ type await struct {
 	// Off its role; Earlier is the file whose event came before File's
 	// ("" for none).
 	Disabled, Off, Earlier string `json:",omitempty"`
-	// Hold goes on with the sequence once the control got the event (the
-	// marker file follows); else the sequence ends there.
+	// Hold goes on with the sequence after the wait (the marker file
+	// follows, whatever the control got: the requests stay the seed's);
+	// else the sequence ends there.
 	Hold bool `json:",omitempty"`
 }
 
@@ -174,8 +175,8 @@ func (g *generator) eventFile(file string) (create, upload Step) {
 // earlier file's event to the disabled webhook's url. It sends no
 // requests while it waits, so a seed sends the same requests whatever the
 // target's pace. The sequence ends there (the model's review takes longer
-// than the run), but for a held wait whose control got the event: the
-// marker file follows.
+// than the run), but for a held wait: the marker file follows, whatever
+// the wait saw, so the requests sent stay the seed's.
 func (r *runner) awaitEvent(ctx context.Context, st Step, target *side) (*Finding, []Exchange, bool, error) {
 	a := st.Await
 	id := target.ids[a.File]
@@ -204,7 +205,7 @@ func (r *runner) awaitEvent(ctx context.Context, st Step, target *side) (*Findin
 		if f := r.silenced(st, a, target); f != nil {
 			return f, []Exchange{ex}, false, nil
 		}
-		return nil, []Exchange{ex}, a.Hold && r.deliveries.holding(a.Latest, id), nil
+		return nil, []Exchange{ex}, a.Hold, nil
 	}
 	return r.finding(checkDelivered, st, basisDelivery,
 		fmt.Sprintf("the event of the %s, uploaded after the %s's url was changed, was delivered to its former url (%s)", a.File, a.Webhook, questionPath+a.Former),
