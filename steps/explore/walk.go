@@ -38,7 +38,14 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 	var order []string      // the ids in the order the walk showed them
 	var prev map[string]any // the item listed last
 	count := int64(-1)
-	const maxPages = 8
+	maxPages := 8
+	if len(w.Gone) > 0 {
+		// A list asked after a delete: what it deleted was made moments
+		// ago, newest first in the default order, so on the first page
+		// unless twenty were made since; two pages at most keep the
+		// question's cost near the fetch's.
+		maxPages = 2
+	}
 	complete := false
 	limit := w.Limit // the page size the target answers with: a target may clamp a limit (page.limit says so)
 	offset := 0
