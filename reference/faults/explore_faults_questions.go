@@ -17,7 +17,9 @@ import (
 // keeps state of its own in front of the store: a response cache in front
 // of the password or the tenancy check, a capture that checks the
 // authorization, calls the processor and then writes (two at once both
-// pass the check), a soft delete an update revives, an idempotency cache
+// pass the check), a soft delete an update revives or a list query
+// forgets, a delivery worker that keeps a webhook's first url or its
+// enabled as created, an idempotency cache
 // keyed without the application. Each request alone is answered right; the
 // questions conform explore asks of a resource find them.
 func exploreQuestionFaults() []Fault {
@@ -60,9 +62,15 @@ func exploreQuestionFaults() []Fault {
 		{Name: "enrollment-soft-delete-revived-by-update", Capability: "subscriptions", Expect: ExpectFail, Tags: "@subscriptions",
 			Breaks: "§4.5/§7 a deleted enrollment does not exist for fetch, update and delete (a delete sets a flag the fetch honours and an update clears)",
 			wrap:   softDeleteRevived},
+		{Name: "enrollment-soft-delete-still-listed", Capability: "subscriptions", Expect: ExpectFail, Tags: "@subscriptions",
+			Breaks: "§4.5 DELETE removes an enrollment; §2.12 page.count is the total number of records (a delete sets a flag the fetch, the update and the delete honour; the list query forgets the deleted filter, so the enrollment is listed and counted)",
+			wrap:   softDeleteListed},
 		{Name: "webhook-worker-keeps-first-url", Capability: "webhooks", Expect: ExpectFail, Tags: "@webhooks",
 			Breaks: "§2.10/§6 events go by POST to the webhook's url (the delivery worker keeps the url each webhook was created with; the API shows the updated one)",
 			wrap:   webhookFirstURL},
+		{Name: "webhook-worker-keeps-create-enabled", Capability: "webhooks", Expect: ExpectFail, Tags: "@webhooks",
+			Breaks: "§2.10/§4.9 enabled false disables a webhook, §6 (the delivery worker reads each webhook's enabled as it was created: an update's enabled is shown in every answer about the webhook but never reaches the store the worker reads)",
+			wrap:   webhookCreateEnabled},
 		{Name: "idempotency-cache-ignores-application", Capability: "idempotency", Expect: ExpectFail, Tags: "@idempotency",
 			Breaks: "invariant tenancy: each application's create is its own (an idempotency cache keyed by the route, the idempotency_id and the body, not the application, replays one application's resource to another)",
 			wrap:   idempotencyByBody},
@@ -246,6 +254,43 @@ func softDeleteRevived(next http.Handler, _ faultDeps) http.Handler {
 	})
 }
 
+// softDeleteListed deletes an enrollment by flagging it: the fetch, the
+// update and a second delete answer as for an id that does not exist, but
+// the lists read the store without the flag, so the enrollment is still
+// listed and counted.
+func softDeleteListed(next http.Handler, _ faultDeps) http.Handler {
+	var mu sync.Mutex
+	deleted := map[string]bool{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		params, ok := match(r, []string{"subscription_enrollments.get", "subscription_enrollments.update", "subscription_enrollments.delete"})
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		id := params["id"]
+		mu.Lock()
+		gone := deleted[id]
+		mu.Unlock()
+		switch {
+		case gone:
+			// As for an id that does not exist: the store's own answer.
+			r.URL.Path = strings.Replace(r.URL.Path, id, id+"0", 1)
+			next.ServeHTTP(w, r)
+		case r.Method == http.MethodDelete:
+			if status, _ := innerCall(next, r, http.MethodGet, r.URL.Path, nil, nil); !isSuccess(status) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			mu.Lock()
+			deleted[id] = true
+			mu.Unlock()
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
 // idempotencyByBody replays the first successful answer to a create with
 // the same route, idempotency_id and body, whoever sends it: the cache key
 // leaves out the application.
@@ -337,6 +382,63 @@ func webhookFirstURL(next http.Handler, _ faultDeps) http.Handler {
 				mu.Lock()
 				first[id] = u
 				mu.Unlock()
+			}
+			eachResource(out, show)
+			writeFaultJSONHeader(w, rec, out)
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// webhookCreateEnabled keeps, where the deliveries read it, the enabled
+// each webhook was created with: an update's enabled is left out of what
+// the store takes and shown in every later answer about the webhook.
+func webhookCreateEnabled(next http.Handler, _ faultDeps) http.Handler {
+	var mu sync.Mutex
+	shown := map[string]bool{}
+	show := func(doc map[string]any) {
+		id, _ := doc["id"].(string)
+		mu.Lock()
+		on, ok := shown[id]
+		mu.Unlock()
+		if ok {
+			doc["enabled"] = on
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		params, isUpdate := faultRoute(r, "webhooks.update")
+		switch {
+		case isUpdate:
+			in := peekJSON(r)
+			on, set := in["enabled"].(bool)
+			v, err := validate.Default()
+			keep := set && err == nil && v.Request("webhooks.update", mustJSON(in)) == nil
+			if keep {
+				delete(in, "enabled")
+				replaceBody(r, in)
+			}
+			rec := newFaultRecorder()
+			next.ServeHTTP(rec, r)
+			out := decodeFaultJSON(rec.body.Bytes())
+			if !isSuccess(rec.status) || out == nil {
+				rec.flush(w, rec.body.Bytes())
+				return
+			}
+			if keep {
+				mu.Lock()
+				shown[params["id"]] = on
+				mu.Unlock()
+			}
+			show(out)
+			writeFaultJSONHeader(w, rec, out)
+		case matchAny(r, "webhooks.get", "webhooks.list"):
+			rec := newFaultRecorder()
+			next.ServeHTTP(rec, r)
+			out := decodeFaultJSON(rec.body.Bytes())
+			if !isSuccess(rec.status) || out == nil {
+				rec.flush(w, rec.body.Bytes())
+				return
 			}
 			eachResource(out, show)
 			writeFaultJSONHeader(w, rec, out)

@@ -21,7 +21,8 @@ import (
 // fetch as the other application's user right after the owner's (a cache
 // in front of the tenancy check), two captures of one authorization at
 // once (a read-check-write race), the fetch and update of an enrollment
-// just deleted (a soft delete an update revives), and the create again as
+// just deleted and the list of all enrollments walked (a soft delete an
+// update revives, or a list query that forgets it), and the create again as
 // the other application with the same idempotency_id (a replay cache
 // keyed without the application). Every request of a question goes to
 // the model too, so the two stay in step. See the README's "The questions
@@ -51,6 +52,7 @@ var (
 	basisAuthentication = saying(basisOf("5", "7"), "§5 item 1: every request carries HTTP Basic credentials; item 4: missing or invalid credentials yield the error Authentication information is missing or invalid (§7)")
 	basisTenancy        = judging.Basis{Clauses: []string{"7"}, Invariants: []string{"tenancy"}}
 	basisGone           = saying(basisOf("4.5", "7"), "DELETE /subscription/subscription_enrollments/:id removes an enrollment; Object does not exist is the error of fetch, update and delete by id (§7)")
+	basisGoneList       = saying(basisOf("4.5", "2.12"), "DELETE /subscription/subscription_enrollments/:id removes an enrollment; GET /subscription/subscription_enrollments lists all enrollments, and page.count is the total number of records (§2.12)")
 	basisCaptureTotal   = judging.Basis{Clauses: []string{"4.1", "7"}, Invariants: []string{"capture_total"},
 		Says: "capture_amount must be <= the Authorization amount (§4.1, §7): the total captured on an authorization never exceeds its amount"}
 )
@@ -104,7 +106,17 @@ func (g *generator) queueQuestions(st Step, ok bool) {
 		get, put := gone, gone
 		get.Op, get.Method, get.Path, get.Rule = "subscription_enrollments.get", "GET", path, "a deleted enrollment is not found"
 		put.Op, put.Method, put.Path, put.Body, put.Rule = "subscription_enrollments.update", "PUT", path, `{"nickname":"after delete"}`, "a deleted enrollment is not updated"
-		g.ask(rare, get, put, get)
+		// The list of all enrollments, walked to page.count: the deleted
+		// one is not listed, and the count, checked against the items
+		// walked, does not include it.
+		list := gone
+		list.Op, list.Method, list.Path, list.Refuse, list.Rule, list.Basis = "subscription_enrollments.list", "GET", "/subscription/subscription_enrollments", false, "a deleted enrollment is not listed", basisGoneList
+		list.Walk = &walk{Kind: "enrollment", Limit: defaultPageSize, Items: "subscription_enrollments", Gone: []string{st.Of}}
+		if g.offers(list.Op) {
+			g.ask(rare, get, put, get, list)
+		} else {
+			g.ask(rare, get, put, get)
+		}
 	}
 	g.queueEventQuestion(st)
 	if st.Op == "subscription_amounts.create" && st.Save != "" && g.offers("subscription_amounts.update") {

@@ -95,6 +95,9 @@ type walk struct {
 	Query string // extra query: the sort values ("" or "&sort=amount,desc&sort=created_at,asc")
 	Items string // the _embedded member
 	Other bool   // the other application walks it: none of Roles may appear
+	// Gone are roles the sequence deleted: none may be listed, and
+	// page.count, checked against the items walked, counts none of them.
+	Gone []string `json:",omitempty"`
 	// Follow follows the first page's self link; Whole reads the whole
 	// list in one page after a walk of several (each a request more, in a
 	// quarter of the walks).

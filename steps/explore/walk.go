@@ -38,7 +38,14 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 	var order []string      // the ids in the order the walk showed them
 	var prev map[string]any // the item listed last
 	count := int64(-1)
-	const maxPages = 8
+	maxPages := 8
+	if len(w.Gone) > 0 {
+		// A list asked after a delete: what it deleted was made moments
+		// ago, newest first in the default order, so on the first page
+		// unless twenty were made since; two pages at most keep the
+		// question's cost near the fetch's.
+		maxPages = 2
+	}
 	complete := false
 	limit := w.Limit // the page size the target answers with: a target may clamp a limit (page.limit says so)
 	offset := 0
@@ -132,6 +139,10 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 			}
 			seen[id] = true
 			order = append(order, id)
+			if role := goneRole(w.Gone, target, id); role != "" {
+				return r.finding(checkGone, st, basisGoneList, fmt.Sprintf("the %s %s, deleted, is listed at offset %d of %s (page.count %d)", role, id, offset, st.Path, count),
+					"not listed", "listed", "the list does not contain the "+role), exs, nil
+			}
 			if prev != nil && (!moving || !first) {
 				if k, bad := outOfOrder(keys, prev, m); bad {
 					return r.finding(checkListWalk, st, basisSort, fmt.Sprintf("items of %s are not in %s order: %s (%s %v) after %s (%s %v)", st.Path+"?"+strings.TrimPrefix(w.Query, "&"), orderText(keys),
@@ -204,6 +215,16 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 		}
 	}
 	return nil, exs, nil
+}
+
+// goneRole is the role of gone whose id on the target is id ("" for none).
+func goneRole(gone []string, target *side, id string) string {
+	for _, role := range gone {
+		if id != "" && target.ids[role] == id {
+			return role
+		}
+	}
+	return ""
 }
 
 var (
