@@ -79,6 +79,9 @@ func renderedText(t *testing.T, page []byte) string {
 		}
 	}
 	if browser == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no headless Chromium installed (Debian: apt-get install chromium); .ci/run installs it")
+		}
 		t.Skip("no headless Chromium installed (Debian: apt-get install chromium)")
 	}
 	dir := t.TempDir()
