@@ -61,25 +61,6 @@ func sampleRun() report.Run {
 	return run
 }
 
-// repoRoot walks up from the test's directory to the module root.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
-
 func writeJUnit(t *testing.T, run report.Run) []byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -90,12 +71,12 @@ func writeJUnit(t *testing.T, run report.Run) []byte {
 }
 
 // TestJUnitAgainstXSD validates the JUnit report with xmllint against the
-// junit-10.xsd that CI servers use. The schema is not part of this repository:
-// it is looked up at ../shared/junit/junit-10.xsd beside the clone.
+// junit-10.xsd that CI servers use (Jenkins' schema, MIT licensed, kept in
+// testdata/junit-10.xsd with its licence).
 func TestJUnitAgainstXSD(t *testing.T) {
-	xsd := filepath.Join(repoRoot(t), "..", "shared", "junit", "junit-10.xsd")
+	xsd := filepath.Join("testdata", "junit-10.xsd")
 	if _, err := os.Stat(xsd); err != nil {
-		t.Skipf("junit-10.xsd not found at %s", xsd)
+		t.Fatalf("junit-10.xsd: %v", err)
 	}
 	xmllint, err := exec.LookPath("xmllint")
 	if err != nil {
