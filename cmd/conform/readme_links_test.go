@@ -150,3 +150,73 @@ func headingAnchors(md string) map[string]bool {
 	}
 	return out
 }
+
+// readmeCitation is a README section a comment or a schema's $comment
+// cites: `features/README.md, "Behaviour"`, `the README's "…"`.
+var readmeCitation = regexp.MustCompile(`([\w/.-]*README\.md)(?:,|'s)? "([^"]+)"|README's "([^"]+)"`)
+
+// TestCodeCitesREADMESectionsThatExist: every README section a Go comment or
+// a schema cites by its title is a heading of that README (a path with a
+// folder is from the repository's root, a bare README.md or "the README's"
+// the cited file's own folder).
+func TestCodeCitesREADMESectionsThatExist(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	comment := regexp.MustCompile(`\n\s*//\s?`)
+	titles := map[string]map[string]bool{}
+	cited := 0
+	require.NoError(t, filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !(strings.HasSuffix(path, ".go") || strings.HasSuffix(path, ".json")) || d.Name() == "readme_links_test.go" {
+			return nil // this file's patterns are no citations
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		text := strings.ReplaceAll(comment.ReplaceAllString(string(b), " "), `\"`, `"`)
+		rel, _ := filepath.Rel(root, path)
+		for _, m := range readmeCitation.FindAllStringSubmatch(text, -1) {
+			readme, section := filepath.Join(filepath.Dir(path), "README.md"), m[3]
+			if m[1] != "" {
+				section = m[2]
+				if strings.Contains(m[1], "/") {
+					readme = filepath.Join(root, filepath.FromSlash(m[1]))
+				}
+			}
+			cited++
+			if titles[readme] == nil {
+				md, err := os.ReadFile(readme)
+				if !assert.NoError(t, err, "%s cites %q of a README that does not exist", rel, section) {
+					continue
+				}
+				titles[readme] = headingTitles(string(md))
+			}
+			assert.True(t, titles[readme][strings.ToLower(section)], "%s cites the section %q, which %s does not have", rel, section, readme)
+		}
+		return nil
+	}))
+	assert.Positive(t, cited, "the code cites README sections")
+}
+
+// headingTitles are the titles of the headings of a Markdown text, in
+// lower case.
+func headingTitles(md string) map[string]bool {
+	out := map[string]bool{}
+	fenced := false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+			continue
+		}
+		if !fenced && strings.HasPrefix(line, "#") {
+			out[strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))] = true
+		}
+	}
+	return out
+}
