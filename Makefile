@@ -19,8 +19,8 @@ run:
 ## its tests are single-threaded, and instrumenting its large test-only
 ## OpenAPI library costs minutes of build on a cold cache; they feed both
 ## exports to the consumers openapi-tools installs (and to oapi-codegen,
-## through go run). Eight tests run (again) without it: the hostile clients at
-## their full 3,000 requests per class, the suite against 28 conformant
+## through go run). Nine tests run (again) without it: the hostile clients at
+## their full 3,000 requests per class, the suite against the conformant
 ## variants served at once, the PostgreSQL file content's allocation bound
 ## (the race detector's sync.Pool drops buffers at random), and the
 ## explorer against the reference, every explore fault, every conformant

@@ -37,9 +37,10 @@ var (
 	ErrMalformed = errors.New("validate: malformed body")
 )
 
-// Validator validates documents against the compiled contract. It is safe
-// for concurrent use; after New it changes only to keep jsonschema's wording
-// of failures that do not depend on the value (see collect.go).
+// Validator validates documents against the compiled contract. New builds it
+// whole, the wording of every failure that does not depend on the value
+// included (fastcompile.go); it never changes after, and is safe for
+// concurrent use.
 type Validator struct {
 	compiled map[string]*jsonschema.Schema
 	raw      map[string][]byte
