@@ -81,12 +81,10 @@ func decodeBody(v *validate.Validator, body []byte, dst any) error {
 	if body == nil {
 		return nil
 	}
-	if in, ok := dst.(fieldReader); ok {
-		if readInput(v, body, in) {
-			return nil
-		}
-		reflect.ValueOf(dst).Elem().SetZero()
+	if readInput(v, body, dst) {
+		return nil
 	}
+	reflect.ValueOf(dst).Elem().SetZero()
 	doc, err := v.Decode(body)
 	if err != nil {
 		return err

@@ -23,11 +23,6 @@ type inputReader struct {
 	stopped bool // a value decodeTree must decide
 }
 
-// fieldReader is an input type read member by member.
-type fieldReader interface {
-	readFields(d *inputReader)
-}
-
 // next is the name of the next member of the object at hand, or false at
 // its end or once stopped.
 func (d *inputReader) next() (string, bool) {
@@ -180,17 +175,47 @@ func structPtr[T any](d *inputReader, read func(*T)) *T {
 
 // readInput fills dst, a pointer to a zero input, from body, a JSON object
 // that passed validation; false leaves the body to decodeTree (dst may then
-// hold part of it).
-func readInput(v *validate.Validator, body []byte, dst fieldReader) bool {
+// hold part of it), as does a type it does not read.
+func readInput(v *validate.Validator, body []byte, dst any) bool {
 	d := inputReader{r: v.NewReader(body)}
 	if !d.object() {
 		return false
 	}
-	dst.readFields(&d)
+	switch in := dst.(type) {
+	case *cardCreate:
+		readCardCreate(&d, in)
+	case *authorizationCreate:
+		readAuthorizationCreate(&d, in)
+	case *captureRequest:
+		readCaptureRequest(&d, in)
+	case *transferCreate:
+		readTransferCreate(&d, in)
+	case *merchantUpdate:
+		readMerchantUpdate(&d, in)
+	case *scheduleCreate:
+		readScheduleCreate(&d, in)
+	case *amountBody:
+		readAmountBody(&d, in)
+	case *enrollmentBody:
+		readEnrollmentBody(&d, in)
+	case *balanceTransferCreate:
+		readBalanceTransferCreate(&d, in)
+	case *fileCreate:
+		readFileCreate(&d, in)
+	case *externalLinkCreate:
+		readExternalLinkCreate(&d, in)
+	case *webhookBody:
+		readWebhookBody(&d, in)
+	default:
+		return false
+	}
 	return !d.stopped && d.r.End()
 }
 
-func (in *cardCreate) readFields(d *inputReader) {
+// The readers of the input types, one a type: functions rather than
+// methods, so the types may live in another package than the HTTP edge.
+
+func readCardCreate(d *inputReader, in *cardCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "type":
@@ -241,7 +266,7 @@ func readAddress(d *inputReader, a *address) {
 	}
 }
 
-func (in *authorizationCreate) readFields(d *inputReader) {
+func readAuthorizationCreate(d *inputReader, in *authorizationCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "source":
@@ -268,7 +293,7 @@ func (in *authorizationCreate) readFields(d *inputReader) {
 	}
 }
 
-func (in *captureRequest) readFields(d *inputReader) {
+func readCaptureRequest(d *inputReader, in *captureRequest) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "capture_amount":
@@ -283,7 +308,7 @@ func (in *captureRequest) readFields(d *inputReader) {
 	}
 }
 
-func (in *transferCreate) readFields(d *inputReader) {
+func readTransferCreate(d *inputReader, in *transferCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "source":
@@ -308,7 +333,7 @@ func (in *transferCreate) readFields(d *inputReader) {
 	}
 }
 
-func (in *merchantUpdate) readFields(d *inputReader) {
+func readMerchantUpdate(d *inputReader, in *merchantUpdate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "level_two_level_three_data_enabled":
@@ -321,7 +346,7 @@ func (in *merchantUpdate) readFields(d *inputReader) {
 	}
 }
 
-func (in *scheduleCreate) readFields(d *inputReader) {
+func readScheduleCreate(d *inputReader, in *scheduleCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "line_item_type":
@@ -342,7 +367,7 @@ func (in *scheduleCreate) readFields(d *inputReader) {
 	}
 }
 
-func (in *amountBody) readFields(d *inputReader) {
+func readAmountBody(d *inputReader, in *amountBody) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "amount_type":
@@ -374,7 +399,7 @@ func (in *amountBody) readFields(d *inputReader) {
 	}
 }
 
-func (in *enrollmentBody) readFields(d *inputReader) {
+func readEnrollmentBody(d *inputReader, in *enrollmentBody) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "merchant":
@@ -393,7 +418,7 @@ func (in *enrollmentBody) readFields(d *inputReader) {
 	}
 }
 
-func (in *balanceTransferCreate) readFields(d *inputReader) {
+func readBalanceTransferCreate(d *inputReader, in *balanceTransferCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "amount":
@@ -418,7 +443,7 @@ func (in *balanceTransferCreate) readFields(d *inputReader) {
 	}
 }
 
-func (in *fileCreate) readFields(d *inputReader) {
+func readFileCreate(d *inputReader, in *fileCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "display_name":
@@ -437,7 +462,7 @@ func (in *fileCreate) readFields(d *inputReader) {
 	}
 }
 
-func (in *externalLinkCreate) readFields(d *inputReader) {
+func readExternalLinkCreate(d *inputReader, in *externalLinkCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "type":
@@ -452,7 +477,7 @@ func (in *externalLinkCreate) readFields(d *inputReader) {
 	}
 }
 
-func (in *webhookBody) readFields(d *inputReader) {
+func readWebhookBody(d *inputReader, in *webhookBody) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "url":
@@ -462,7 +487,7 @@ func (in *webhookBody) readFields(d *inputReader) {
 		case "enabled_events":
 			in.EnabledEvents = d.anyList()
 		case "authentication":
-			in.Authentication = structPtr(d, func(a *webhookAuthBody) { a.readFields(d) })
+			in.Authentication = structPtr(d, func(a *webhookAuthBody) { readWebhookAuthBody(d, a) })
 		case "tags":
 			in.Tags = d.tags()
 		default:
@@ -471,7 +496,7 @@ func (in *webhookBody) readFields(d *inputReader) {
 	}
 }
 
-func (a *webhookAuthBody) readFields(d *inputReader) {
+func readWebhookAuthBody(d *inputReader, a *webhookAuthBody) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "type":

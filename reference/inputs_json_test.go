@@ -16,19 +16,19 @@ import (
 )
 
 // inputTypes makes a zero value of every input type readInput reads.
-var inputTypes = []func() fieldReader{
-	func() fieldReader { return &cardCreate{} },
-	func() fieldReader { return &authorizationCreate{} },
-	func() fieldReader { return &captureRequest{} },
-	func() fieldReader { return &transferCreate{} },
-	func() fieldReader { return &merchantUpdate{} },
-	func() fieldReader { return &scheduleCreate{} },
-	func() fieldReader { return &amountBody{} },
-	func() fieldReader { return &enrollmentBody{} },
-	func() fieldReader { return &balanceTransferCreate{} },
-	func() fieldReader { return &fileCreate{} },
-	func() fieldReader { return &externalLinkCreate{} },
-	func() fieldReader { return &webhookBody{} },
+var inputTypes = []func() any{
+	func() any { return &cardCreate{} },
+	func() any { return &authorizationCreate{} },
+	func() any { return &captureRequest{} },
+	func() any { return &transferCreate{} },
+	func() any { return &merchantUpdate{} },
+	func() any { return &scheduleCreate{} },
+	func() any { return &amountBody{} },
+	func() any { return &enrollmentBody{} },
+	func() any { return &balanceTransferCreate{} },
+	func() any { return &fileCreate{} },
+	func() any { return &externalLinkCreate{} },
+	func() any { return &webhookBody{} },
 }
 
 // treeDecode is the way decodeBody decides a body readInput leaves:
@@ -44,7 +44,7 @@ func treeDecode(v *validate.Validator, body []byte, dst any) error {
 // sameDecoding decodes body into a fresh value of each kind by decodeBody
 // and by treeDecode, requires the same value and the same verdict, and
 // reports whether readInput took the body on its own.
-func sameDecoding(t *testing.T, v *validate.Validator, body []byte, newIn func() fieldReader) bool {
+func sameDecoding(t *testing.T, v *validate.Validator, body []byte, newIn func() any) bool {
 	t.Helper()
 	want, got, read := newIn(), newIn(), newIn()
 	wantErr := treeDecode(v, body, want)
