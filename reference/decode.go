@@ -73,12 +73,18 @@ func (c *memberCount) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// decodeBody fills dst, a pointer to an input struct, from a body that
-// passed validation (nil: no JSON body, dst is left alone).
+// decodeBody fills dst, a pointer to a zero input struct, from a body that
+// passed validation (nil: no JSON body, dst is left alone): read straight
+// from the bytes (readInput) when the body is plain, else, from the start,
+// by decodeTree from the body's tree, which decides what readInput leaves.
 func decodeBody(v *validate.Validator, body []byte, dst any) error {
 	if body == nil {
 		return nil
 	}
+	if readInput(v, body, dst) {
+		return nil
+	}
+	reflect.ValueOf(dst).Elem().SetZero()
 	doc, err := v.Decode(body)
 	if err != nil {
 		return err
