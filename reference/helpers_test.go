@@ -230,16 +230,25 @@ func eventually(t testing.TB, what string, cond func() bool) {
 // waits on the reference's own timers (webhook retries).
 func eventuallyWithin(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
+	if !within(d, cond) {
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// within polls cond every millisecond until it holds (true) or d has
+// passed (false), so a caller can say what it saw when it did not.
+func within(d time.Duration, cond func() bool) bool {
 	deadline := time.After(d)
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for !cond() {
 		select {
 		case <-deadline:
-			t.Fatalf("timed out waiting for %s", what)
+			return false
 		case <-tick.C:
 		}
 	}
+	return true
 }
 
 // loopbackOnly is the tests' default webhook client: it connects to
