@@ -326,3 +326,13 @@ type effects struct {
 	timers []pendingTimer
 	hooks  []webhook
 }
+
+// Namespace is an isolated part of a shared sandbox: its own two
+// applications (platform and merchant users of one, a platform user of the
+// other, all with fresh passwords) and its own seeded fixtures, in the shape
+// Seeded has. Nothing in one namespace is visible from another or from the
+// applications New seeded.
+type Namespace struct {
+	ID string
+	Seeded
+}
