@@ -2,6 +2,7 @@ package reference
 
 import (
 	"encoding/json"
+	"github.com/conform-kit/conform/reference/ledger"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // jsonAppender is a view that appends its own JSON encoding; given nil, it
 // allocates a buffer of about the size it needs.
 type jsonAppender interface {
-	appendJSON(b []byte) []byte
+	AppendJSON(b []byte) []byte
 }
 
 // viewBytes is the buffer a view of a record encodes into, given nil: the
@@ -53,7 +54,7 @@ func (w *objectWriter) key(name string) {
 
 func (w *objectWriter) str(name, v string) {
 	w.key(name)
-	w.b = appendJSONString(w.b, v)
+	w.b = ledger.AppendJSONString(w.b, v)
 }
 
 func (w *objectWriter) strPtr(name string, v *string) {
@@ -84,7 +85,7 @@ func (w *objectWriter) tree(name string, v map[string]any) error {
 		w.b = append(w.b, "null"...)
 		return nil
 	}
-	b, err := appendTree(w.b, v)
+	b, err := ledger.AppendTree(w.b, v)
 	if err != nil {
 		return err
 	}
@@ -102,17 +103,17 @@ func (w *objectWriter) null(name string) {
 	w.b = append(w.b, "null"...)
 }
 
-func (w *objectWriter) time(name string, t jsonTime) {
+func (w *objectWriter) Time(name string, t ledger.JSONTime) {
 	w.key(name)
-	w.b = t.appendJSON(w.b)
+	w.b = t.AppendJSON(w.b)
 }
 
-func (w *objectWriter) timePtr(name string, t *jsonTime) {
+func (w *objectWriter) timePtr(name string, t *ledger.JSONTime) {
 	if t == nil {
 		w.null(name)
 		return
 	}
-	w.time(name, *t)
+	w.Time(name, *t)
 }
 
 func (w *objectWriter) strings(name string, v []string) {
@@ -126,13 +127,13 @@ func (w *objectWriter) strings(name string, v []string) {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = appendJSONString(w.b, s)
+		w.b = ledger.AppendJSONString(w.b, s)
 	}
 	w.b = append(w.b, ']')
 }
 
 // tags writes a string map with its keys sorted.
-func (w *objectWriter) tags(name string, v tags) {
+func (w *objectWriter) tags(name string, v ledger.Tags) {
 	w.key(name)
 	if v == nil {
 		w.b = append(w.b, "null"...)
@@ -149,9 +150,9 @@ func (w *objectWriter) tags(name string, v tags) {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = appendJSONString(w.b, k)
+		w.b = ledger.AppendJSONString(w.b, k)
 		w.b = append(w.b, ':')
-		w.b = appendJSONString(w.b, v[k])
+		w.b = ledger.AppendJSONString(w.b, v[k])
 	}
 	w.b = append(w.b, '}')
 }
@@ -199,22 +200,22 @@ func (w *objectWriter) link(n int, k *namedLink) {
 	if n > 0 {
 		w.b = append(w.b, ',')
 	}
-	w.b = appendJSONString(w.b, k.name)
+	w.b = ledger.AppendJSONString(w.b, k.name)
 	w.b = append(w.b, `:{"href":`...)
-	w.b = appendJSONParts(w.b, &k.href)
+	w.b = ledger.AppendJSONParts(w.b, &k.href)
 	w.b = append(w.b, '}')
 }
 
-func (w *objectWriter) meta(m *meta) {
+func (w *objectWriter) meta(m *ledger.Meta) {
 	w.str("id", m.ID)
-	w.time("created_at", m.CreatedAt)
-	w.time("updated_at", m.UpdatedAt)
+	w.Time("created_at", m.CreatedAt)
+	w.Time("updated_at", m.UpdatedAt)
 }
 
-func (v transferView) appendJSON(b []byte) []byte {
-	t := &v.transfer
+func (v transferView) AppendJSON(b []byte) []byte {
+	t := &v.Transfer
 	w := openObject(viewBytes(b, len(t.AdditionalPurchaseData)))
-	w.meta(&t.meta)
+	w.meta(&t.Meta)
 	w.int("amount", t.Amount)
 	w.tags("tags", t.Tags)
 	w.str("state", t.State)
@@ -234,7 +235,7 @@ func (v transferView) appendJSON(b []byte) []byte {
 	w.strPtr("idempotency_id", t.IdempotencyID)
 	w.str("merchant_identity", t.MerchantIdentity)
 	w.rawOmitEmpty("additional_purchase_data", t.AdditionalPurchaseData)
-	if a := t.adjustment; a != nil {
+	if a := t.Adjustment; a != nil {
 		w.int("amount_requested", a.AmountRequested)
 		w.null("additional_buyer_charges")
 		w.null("additional_healthcare_data")
@@ -249,12 +250,12 @@ func (v transferView) appendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes the view with appendJSON (webhook events embed it).
-func (v transferView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+func (v transferView) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
 
-func (v paymentInstrumentView) appendJSON(b []byte) []byte {
-	p := &v.paymentInstrument
+func (v paymentInstrumentView) AppendJSON(b []byte) []byte {
+	p := &v.PaymentInstrument
 	w := openObject(viewBytes(b, 0))
-	w.meta(&p.meta)
+	w.meta(&p.Meta)
 	w.str("application", p.Application)
 	w.str("fingerprint", p.Fingerprint)
 	w.tags("tags", p.Tags)
@@ -286,12 +287,12 @@ func (v paymentInstrumentView) appendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes the view with appendJSON (webhook events embed it).
-func (v paymentInstrumentView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+func (v paymentInstrumentView) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
 
-func (v authorizationView) appendJSON(b []byte) []byte {
-	a := &v.authorization
+func (v authorizationView) AppendJSON(b []byte) []byte {
+	a := &v.Authorization
 	w := openObject(viewBytes(b, len(a.AdditionalPurchaseData)))
-	w.meta(&a.meta)
+	w.meta(&a.Meta)
 	w.str("application", a.Application)
 	w.int("amount", a.Amount)
 	w.tags("tags", a.Tags)
@@ -306,7 +307,7 @@ func (v authorizationView) appendJSON(b []byte) []byte {
 	w.strPtr("3ds_redirect_url", a.ThreeDSRedirectURL)
 	w.bool("is_void", a.IsVoid)
 	w.str("void_state", a.VoidState)
-	w.time("expires_at", a.ExpiresAt)
+	w.Time("expires_at", a.ExpiresAt)
 	w.strPtr("idempotency_id", a.IdempotencyID)
 	w.rawOmitEmpty("additional_purchase_data", a.AdditionalPurchaseData)
 	var buf [12]namedLink
@@ -315,12 +316,12 @@ func (v authorizationView) appendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes the view with appendJSON (webhook events embed it).
-func (v authorizationView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+func (v authorizationView) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
 
-func (v disputeView) appendJSON(b []byte) []byte {
-	d := &v.dispute
+func (v disputeView) AppendJSON(b []byte) []byte {
+	d := &v.Dispute
 	w := openObject(viewBytes(b, 0))
-	w.meta(&d.meta)
+	w.meta(&d.Meta)
 	w.str("application", d.Application)
 	w.tags("tags", d.Tags)
 	w.int("amount", d.Amount)
@@ -330,8 +331,8 @@ func (v disputeView) appendJSON(b []byte) []byte {
 	w.strPtr("message", d.Message)
 	w.strPtr("action", d.Action)
 	w.str("identity", d.Identity)
-	w.time("occurred_at", d.OccurredAt)
-	w.time("respond_by", d.RespondBy)
+	w.Time("occurred_at", d.OccurredAt)
+	w.Time("respond_by", d.RespondBy)
 	w.key("dispute_details")
 	details := openObject(w.b)
 	details.str("arn", d.DisputeDetails.ARN)
@@ -343,15 +344,15 @@ func (v disputeView) appendJSON(b []byte) []byte {
 
 // MarshalJSON encodes the view with appendJSON (lists and webhook events
 // embed it).
-func (v disputeView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+func (v disputeView) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
 
-func (v balanceTransferView) appendJSON(b []byte) []byte {
-	t := &v.balanceTransfer
+func (v balanceTransferView) AppendJSON(b []byte) []byte {
+	t := &v.BalanceTransfer
 	if b == nil {
 		b = make([]byte, 0, 640)
 	}
 	w := openObject(b)
-	w.meta(&t.meta)
+	w.meta(&t.Meta)
 	w.int("amount", t.Amount)
 	w.str("currency", t.Currency)
 	w.str("description", t.Description)
@@ -368,24 +369,24 @@ func (v balanceTransferView) appendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes the view with appendJSON (webhook events embed it).
-func (v balanceTransferView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+func (v balanceTransferView) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
 
 // appendJSON writes the list envelope as json.Marshal does (_embedded,
 // _links, page), the items through their own appendJSON and the links from
 // the list's URL and the query without building their strings; ok is false
 // when the items have no encoder, and the caller encodes by reflection
 // instead.
-func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
+func (l listEnvelope) AppendJSON(b []byte) ([]byte, bool) {
 	if l.items == nil {
 		return nil, false
 	}
 	w := openObject(b)
 	w.key("_embedded")
 	w.b = append(w.b, '{')
-	w.b = appendJSONString(w.b, l.plural)
+	w.b = ledger.AppendJSONString(w.b, l.plural)
 	w.b = append(w.b, ':')
 	var ok bool
-	if w.b, ok = l.items.appendJSON(w.b); !ok {
+	if w.b, ok = l.items.AppendJSON(w.b); !ok {
 		return nil, false
 	}
 	w.b = append(w.b, '}')
@@ -399,7 +400,7 @@ func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
 		w.b = l.appendLink(append(w.b, `"prev":`...), prev)
 		w.b = append(w.b, ',')
 	}
-	w.b = l.appendLink(append(w.b, `"self":`...), l.q.offset)
+	w.b = l.appendLink(append(w.b, `"self":`...), l.q.Offset)
 	w.b = append(w.b, '}')
 	w.key("page")
 	p := openObject(w.b)
@@ -414,8 +415,8 @@ func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
 // listQuery.encode's query, its & escaped as json.Marshal escapes it.
 func (l listEnvelope) appendLink(b []byte, offset int) []byte {
 	b = append(b, `{"href":`...)
-	if !plainJSON(l.self) {
-		b = appendJSONString(b, l.self+l.q.encode(offset))
+	if !ledger.PlainJSON(l.self) {
+		b = ledger.AppendJSONString(b, l.self+l.q.Encode(offset))
 		return append(b, '}')
 	}
 	b = append(b, '"')
@@ -423,11 +424,11 @@ func (l listEnvelope) appendLink(b []byte, offset int) []byte {
 	b = append(b, "?offset="...)
 	b = strconv.AppendInt(b, int64(offset), 10)
 	b = append(b, `\u0026limit=`...)
-	b = strconv.AppendInt(b, int64(l.q.limit), 10)
-	for _, k := range l.q.sort {
+	b = strconv.AppendInt(b, int64(l.q.Limit), 10)
+	for _, k := range l.q.Sort {
 		b = append(b, `\u0026sort=`...)
-		b = append(b, k.field...) // one of sortableFields
-		if k.desc {
+		b = append(b, k.Field...) // one of sortableFields
+		if k.Desc {
 			b = append(b, ",desc"...)
 		} else {
 			b = append(b, ",asc"...)
@@ -443,7 +444,7 @@ func (l viewList[V]) slice() any { return []V(l) }
 
 // appendJSON writes the views as a JSON array through their own
 // appendJSON; ok is false when V has none.
-func (l viewList[V]) appendJSON(b []byte) ([]byte, bool) {
+func (l viewList[V]) AppendJSON(b []byte) ([]byte, bool) {
 	if _, ok := any((*V)(nil)).(jsonAppender); !ok {
 		return nil, false
 	}
@@ -455,7 +456,7 @@ func (l viewList[V]) appendJSON(b []byte) ([]byte, bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = any(&l[i]).(jsonAppender).appendJSON(b)
+		b = any(&l[i]).(jsonAppender).AppendJSON(b)
 	}
 	return append(b, ']'), true
 }

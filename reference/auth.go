@@ -2,6 +2,7 @@ package reference
 
 import (
 	"crypto/subtle"
+	"github.com/conform-kit/conform/reference/ledger"
 	"net/http"
 	"slices"
 )
@@ -9,18 +10,18 @@ import (
 // authenticate checks HTTP Basic credentials in constant time (an unknown
 // user costs the same comparison as a wrong password) and the operation's
 // roles: 401 UNKNOWN "Unauthorized", then 403 FORBIDDEN "Access is denied".
-func (s *Server) authenticate(r *http.Request, roles []string) (user, error) {
+func (s *Server) authenticate(r *http.Request, roles []string) (ledger.User, error) {
 	username, password, ok := r.BasicAuth()
 	if !ok {
-		return user{}, errUnauthorized
+		return ledger.User{}, ledger.ErrUnauthorized
 	}
 	u, found := s.units.User(r.Context(), username, s.now())
-	want, got := u.wantDigest(), u.passwordDigest(password)
+	want, got := u.WantDigest(), u.PasswordDigest(password)
 	if subtle.ConstantTimeCompare(want[:], got[:]) != 1 || !found {
-		return user{}, errUnauthorized
+		return ledger.User{}, ledger.ErrUnauthorized
 	}
-	if !slices.Contains(roles, u.role) {
-		return user{}, errForbidden
+	if !slices.Contains(roles, u.Role) {
+		return ledger.User{}, ledger.ErrForbidden
 	}
 	return u, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 
 	"github.com/jackc/pgx/v5"
@@ -97,4 +98,4 @@ func (t *pgTx) putContentPieces(app, fileID string, content []byte) string {
 }
 
 // pgUnits streams file content.
-var _ contentStore = (*pgUnits)(nil)
+var _ ledger.ContentStore = (*pgUnits)(nil)

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -44,7 +45,7 @@ type attackClass struct {
 
 // attackEnv is what the generators draw on.
 type attackEnv struct {
-	fx                     Seeded
+	fx                     ledger.Seeded
 	platform, merchant     string // Authorization header values
 	other                  string
 	card, transfer, file   string
@@ -61,7 +62,7 @@ type validBody struct {
 	json         []byte
 }
 
-func basic(c Credential) string {
+func basic(c ledger.Credential) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(c.Username+":"+c.Password))
 }
 

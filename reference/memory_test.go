@@ -2,6 +2,7 @@ package reference
 
 import (
 	"encoding/json"
+	"github.com/conform-kit/conform/reference/ledger"
 	"runtime"
 	"testing"
 )
@@ -14,7 +15,9 @@ func TestMemoryPerLevel3Transfer(t *testing.T) {
 		t.Skip("measures 2,000 sales")
 	}
 	const n = 2000
-	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: -1, MaxRetained: -1, MaxBytes: -1, CreatesPerMinute: -1} })
+	h := newHarness(t, func(c *Config) {
+		c.Limits = ledger.Limits{MaxAge: -1, MaxRetained: -1, MaxBytes: -1, CreatesPerMinute: -1}
+	})
 	card := h.card()
 	data := purchaseDataBody() // with five items
 	item := data["item_data"].([]any)[0]

@@ -3,6 +3,7 @@ package reference
 import (
 	"crypto/rand"
 	"fmt"
+	"github.com/conform-kit/conform/reference/ledger"
 	mrand "math/rand/v2"
 	"time"
 )
@@ -28,26 +29,26 @@ type namespace struct {
 
 // errNamespaceNotFound is the 404 of an unknown namespace.
 func errNamespaceNotFound(id string) error {
-	return &domainError{kind: kindNotFound, message: fmt.Sprintf("namespace %s was not found", id)}
+	return &ledger.DomainError{Kind: ledger.KindNotFound, Message: fmt.Sprintf("namespace %s was not found", id)}
 }
 
 // ErrNamespaceNotFound reports whether err is DropNamespace's answer for an
 // unknown namespace.
 func ErrNamespaceNotFound(err error) bool {
-	de, ok := err.(*domainError)
-	return ok && de.kind == kindNotFound
+	de, ok := err.(*ledger.DomainError)
+	return ok && de.Kind == ledger.KindNotFound
 }
 
 // CreateNamespace mints a namespace with its own applications, users and
 // fixtures. Beyond Config.MaxNamespaces live namespaces it is refused with a
 // QUOTA_EXCEEDED error, which WriteError answers 429 in the envelope.
-func (s *Server) CreateNamespace() (Namespace, error) {
+func (s *Server) CreateNamespace() (ledger.Namespace, error) {
 	now := s.now()
 	var key [32]byte
 	if _, err := rand.Read(key[:]); err != nil {
-		return Namespace{}, fmt.Errorf("reference: namespace secret: %w", err)
+		return ledger.Namespace{}, fmt.Errorf("reference: namespace secret: %w", err)
 	}
-	src := &seededSource{rng: mrand.New(mrand.NewChaCha8(key))}
+	src := &ledger.SeededSource{Rng: mrand.New(mrand.NewChaCha8(key))}
 	return s.units.MintNamespace(s.ctx, src, s.cfg.MaxNamespaces, s.cfg.NamespaceIdleTTL, now)
 }
 

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"bytes"
+	"github.com/conform-kit/conform/reference/ledger"
 	"mime/multipart"
 	"net/http"
 	"testing"
@@ -42,7 +43,7 @@ func TestEveryOperation(t *testing.T) {
 		seen[opID] = true
 		cred := p
 		if len(op.Roles) == 0 {
-			cred = Credential{}
+			cred = ledger.Credential{}
 		}
 		r := h.call(cred, op.Method, path, body, headers...)
 		return h.expect(r, op.Status, op.Response)

@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"encoding/json"
+	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -129,7 +130,7 @@ func TestPendingDeliveriesAreBounded(t *testing.T) {
 func TestExpiredWebhookDropsItsPendingDeliveries(t *testing.T) {
 	cluster := pgtest.Start(t)
 	h := sandboxReplica(t, cluster.NewDatabase(t, "expired_hooks"), func(c *Config) {
-		c.Limits = Limits{MaxAge: time.Hour, PendingDeliveries: 100}
+		c.Limits = ledger.Limits{MaxAge: time.Hour, PendingDeliveries: 100}
 		c.RetryScale = 100 // the first retry hours after the first attempt
 	})
 	gone := newCardTarget(t, http.StatusServiceUnavailable)

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+	"github.com/conform-kit/conform/reference/ledger"
 	"log/slog"
 	"time"
 )
@@ -14,7 +15,7 @@ type Store interface {
 	// open binds the store to one Server: its clock, ids, limits, seed and
 	// the Server's side of delivery (env). It returns the seam the Server
 	// runs on and the seeded fixtures.
-	open(ctx context.Context, env storeEnv) (sandboxStore, Seeded, error)
+	open(ctx context.Context, env storeEnv) (ledger.SandboxStore, ledger.Seeded, error)
 }
 
 // storeEnv is what a store takes from the Server it serves.
@@ -22,10 +23,10 @@ type storeEnv struct {
 	clock  func() time.Time
 	newID  func(prefix string) string
 	seed   int64
-	limits Limits // with the defaults filled in
+	limits ledger.Limits // with the defaults filled in
 	// dispatch publishes a committed unit's events and starts its timers
 	// in this process (the memory store's delivery).
-	dispatch func(effects)
+	dispatch func(ledger.Effects)
 	// work is the Server's side of the work a shared store queues for any
 	// replica (PostgreSQL).
 	work worker
@@ -42,10 +43,10 @@ type worker struct {
 	// (fn not run) once the Server is closed.
 	spawn func(fn func()) bool
 	// runTimer runs a due timer.
-	runTimer func(kind timerKind, app, id, base string)
+	runTimer func(kind ledger.TimerKind, app, id, base string)
 	// newEvent builds an event of a resource's view (JSON) for the enabled
 	// webhooks whose filters admit it: the targets, its id and its body.
-	newEvent func(enabled []webhook, entity, typ string, view any) (targets []webhook, id string, body []byte)
+	newEvent func(enabled []ledger.Webhook, entity, typ string, view any) (targets []ledger.Webhook, id string, body []byte)
 	// post posts one claimed delivery to its webhook as it is now and
 	// says what the store does with it.
 	post func(ctx context.Context, d deliveryPost) deliveryVerdict
@@ -76,13 +77,13 @@ func MemoryStore() Store { return memoryStore{} }
 // memoryStore is the Store of MemoryStore.
 type memoryStore struct{}
 
-func (memoryStore) open(_ context.Context, env storeEnv) (sandboxStore, Seeded, error) {
+func (memoryStore) open(_ context.Context, env storeEnv) (ledger.SandboxStore, ledger.Seeded, error) {
 	st, fx := openMemory(env)
 	return st, fx, nil
 }
 
 // openMemory builds and seeds the in-memory store of one Server.
-func openMemory(env storeEnv) (*store, Seeded) {
+func openMemory(env storeEnv) (*store, ledger.Seeded) {
 	st := newStore(env.newID, env.clock)
 	st.dispatch = env.dispatch
 	fx := seed(st, env.seed, stamp(env.clock))
@@ -99,7 +100,7 @@ func PostgresLedger(p *PostgresStore) Store { return pgLedgerStore{p} }
 // pgLedgerStore is the Store of PostgresLedger.
 type pgLedgerStore struct{ p *PostgresStore }
 
-func (l pgLedgerStore) open(_ context.Context, env storeEnv) (sandboxStore, Seeded, error) {
+func (l pgLedgerStore) open(_ context.Context, env storeEnv) (ledger.SandboxStore, ledger.Seeded, error) {
 	st, fx := openMemory(env)
 	return &memoryWithLedger{store: st, pg: l.p.ledger(env.limits, env.work.log)}, fx, nil
 }
@@ -111,12 +112,12 @@ type memoryWithLedger struct {
 	pg pgLedger
 }
 
-func (m *memoryWithLedger) claim(ctx context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
-	return m.pg.claim(ctx, key, hash, now)
+func (m *memoryWithLedger) Claim(ctx context.Context, key ledger.IdemKey, hash [32]byte, now time.Time) (*ledger.IdemEntry, bool, error) {
+	return m.pg.Claim(ctx, key, hash, now)
 }
 
-func (m *memoryWithLedger) settle(ctx context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error {
-	return m.pg.settle(ctx, key, e, ok, out)
+func (m *memoryWithLedger) Settle(ctx context.Context, key ledger.IdemKey, e *ledger.IdemEntry, ok bool, out ledger.IdemOutcome) error {
+	return m.pg.Settle(ctx, key, e, ok, out)
 }
 
 // Sweep sweeps the memory and expires the database's idempotency keys.
@@ -127,7 +128,7 @@ func (m *memoryWithLedger) Sweep(ctx context.Context, now time.Time, idle time.D
 
 // Every store keeps everything a Server reaches through the seam.
 var (
-	_ sandboxStore = (*store)(nil)
-	_ sandboxStore = (*memoryWithLedger)(nil)
-	_ sandboxStore = (*pgUnits)(nil)
+	_ ledger.SandboxStore = (*store)(nil)
+	_ ledger.SandboxStore = (*memoryWithLedger)(nil)
+	_ ledger.SandboxStore = (*pgUnits)(nil)
 )

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/conform-kit/conform/reference/ledger"
 	"maps"
 	"slices"
 	"strings"
@@ -35,17 +36,17 @@ const claimLease = 30 * time.Second
 // open puts a Server's whole sandbox in the database: it seeds it once
 // (every replica with the same seed has the same fixtures) and starts
 // claiming due timers, events and deliveries for the Server's worker.
-func (ps *PostgresStore) open(ctx context.Context, env storeEnv) (sandboxStore, Seeded, error) {
+func (ps *PostgresStore) open(ctx context.Context, env storeEnv) (ledger.SandboxStore, ledger.Seeded, error) {
 	p := newPgUnits(ps.pool, env.clock, env.newID)
 	lim := env.limits
 	p.limits = &lim
 	p.keys = ps.ledger(lim, env.work.log)
 	fx, err := p.seedOnce(ctx, env.seed)
 	if err != nil {
-		return nil, Seeded{}, fmt.Errorf("reference: seed the database: %w", err)
+		return nil, ledger.Seeded{}, fmt.Errorf("reference: seed the database: %w", err)
 	}
 	if !env.work.spawn(func() { p.claimDue(env.work) }) {
-		return nil, Seeded{}, errors.New("reference: the server closed while its store opened")
+		return nil, ledger.Seeded{}, errors.New("reference: the server closed while its store opened")
 	}
 	return p, fx, nil
 }
@@ -54,7 +55,7 @@ func (ps *PostgresStore) open(ctx context.Context, env storeEnv) (sandboxStore, 
 // them already (seeded by an earlier start or another replica), writes
 // them, under the migration lock; a database seeded with another seed is
 // refused.
-func (p *pgUnits) seedOnce(ctx context.Context, seedValue int64) (Seeded, error) {
+func (p *pgUnits) seedOnce(ctx context.Context, seedValue int64) (ledger.Seeded, error) {
 	mem := newStore(p.newID, p.clock)
 	fx := seed(mem, seedValue, stamp(p.clock))
 	err := p.inTx(ctx, func(dbtx pgx.Tx) error {
@@ -131,7 +132,7 @@ func (p *pgUnits) runDueTimers(w worker) error {
 		return err
 	}
 	for _, d := range ds {
-		w.runTimer(timerKind(d.kind), d.app, d.id, d.base)
+		w.runTimer(ledger.TimerKind(d.kind), d.app, d.id, d.base)
 		if _, err := p.pool.Exec(w.ctx, `UPDATE timers SET done = true WHERE seq = $1`, d.seq); err != nil {
 			return err
 		}
@@ -174,7 +175,7 @@ func (p *pgUnits) publishOutbox(w worker) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	hooks := map[string][]webhook{}
+	hooks := map[string][]ledger.Webhook{}
 	touched := map[[2]string]bool{} // app, webhook
 	seqs := make([]int64, 0, len(evs))
 	for _, e := range evs {

@@ -1,4 +1,4 @@
-package reference
+package ledger
 
 // Seeded is what New seeded: the users of two applications and the ids of
 // application A's resources that the spec has no operation to create. The

@@ -1,4 +1,4 @@
-package reference
+package ledger
 
 import (
 	"encoding/json"
@@ -14,14 +14,14 @@ import (
 // sorted, numbers as written). The rules write a sale's purchase data with
 // it once; the views write every answer with it.
 
-// appendJSONString appends s as json.Marshal writes it (HTML escaping on):
+// AppendJSONString appends s as json.Marshal writes it (HTML escaping on):
 // printable ASCII other than the quote, the backslash and the HTML
 // characters as it is; the quote, the backslash, \b, \f, \n, \r and \t
 // escaped by name, other control and HTML characters as \u00XX; valid
 // UTF-8 as it is but U+2028 and U+2029 (\u2028, \u2029), and each invalid
 // byte as \ufffd. TestAppendJSONStringMatchesMarshal holds it to
 // encoding/json.
-func appendJSONString(b []byte, s string) []byte {
+func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -73,11 +73,11 @@ func appendJSONString(b []byte, s string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONParts appends the concatenation of parts as one JSON string.
-func appendJSONParts(b []byte, parts *[4]string) []byte {
+// AppendJSONParts appends the concatenation of parts as one JSON string.
+func AppendJSONParts(b []byte, parts *[4]string) []byte {
 	for _, p := range parts {
-		if !plainJSON(p) {
-			return appendJSONString(b, parts[0]+parts[1]+parts[2]+parts[3])
+		if !PlainJSON(p) {
+			return AppendJSONString(b, parts[0]+parts[1]+parts[2]+parts[3])
 		}
 	}
 	b = append(b, '"')
@@ -87,8 +87,8 @@ func appendJSONParts(b []byte, parts *[4]string) []byte {
 	return append(b, '"')
 }
 
-// plainJSON reports whether s is written in JSON as it is, between quotes.
-func plainJSON(s string) bool {
+// PlainJSON reports whether s is written in JSON as it is, between quotes.
+func PlainJSON(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if !plainByte[s[i]] {
 			return false
@@ -106,19 +106,19 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
-// appendTree appends a decoded JSON document (maps, slices, json.Number,
+// AppendTree appends a decoded JSON document (maps, slices, json.Number,
 // strings, bools, nil) as json.Marshal writes it: object keys sorted,
 // numbers as written. Any other value goes through json.Marshal.
-func appendTree(b []byte, v any) ([]byte, error) {
+func AppendTree(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case string:
-		return appendJSONString(b, x), nil
+		return AppendJSONString(b, x), nil
 	case json.Number:
-		if jsonNumber(string(x)) {
+		if JsonNumber(string(x)) {
 			return append(b, x...), nil
 		}
 	case []any:
@@ -128,13 +128,13 @@ func appendTree(b []byte, v any) ([]byte, error) {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = appendTree(b, c); err != nil {
+			if b, err = AppendTree(b, c); err != nil {
 				return nil, err
 			}
 		}
 		return append(b, ']'), nil
 	case map[string]any:
-		return appendTreeObject(b, x, nil)
+		return AppendTreeObject(b, x, nil)
 	}
 	q, err := json.Marshal(v)
 	if err != nil {
@@ -143,10 +143,10 @@ func appendTree(b []byte, v any) ([]byte, error) {
 	return append(b, q...), nil
 }
 
-// jsonNumber reports whether s is a JSON number as encoding/json writes a
+// JsonNumber reports whether s is a JSON number as encoding/json writes a
 // json.Number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, nothing
 // around it.
-func jsonNumber(s string) bool {
+func JsonNumber(s string) bool {
 	if s != "" && s[0] == '-' {
 		s = s[1:]
 	}
@@ -184,38 +184,37 @@ func jsonNumber(s string) bool {
 	return s == ""
 }
 
-// treeMember is a member appendTreeObject writes besides a map's.
-type treeMember struct {
-	name  string
-	value any
+// TreeMember is a member appendTreeObject writes besides a map's.
+type TreeMember struct {
+	Name  string
+	Value any
 }
 
-// appendTreeObject appends the object m as appendTree does, with the member
+// AppendTreeObject appends the object m as appendTree does, with the member
 // extra (if not nil) written as if m held it.
-func appendTreeObject(b []byte, m map[string]any, extra *treeMember) ([]byte, error) {
-	var buf [16]treeMember // the members, read in one walk of the map
+func AppendTreeObject(b []byte, m map[string]any, extra *TreeMember) ([]byte, error) {
+	var buf [16]TreeMember // the members, read in one walk of the map
 	members := buf[:0]
 	for k, v := range m {
-		if extra == nil || k != extra.name {
-			members = append(members, treeMember{k, v})
+		if extra == nil || k != extra.Name {
+			members = append(members, TreeMember{k, v})
 		}
 	}
 	if extra != nil {
 		members = append(members, *extra)
 	}
-	slices.SortFunc(members, func(a, b treeMember) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(members, func(a, b TreeMember) int { return strings.Compare(a.Name, b.Name) })
 	b = append(b, '{')
 	for i := range members {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, members[i].name)
+		b = AppendJSONString(b, members[i].Name)
 		b = append(b, ':')
 		var err error
-		if b, err = appendTree(b, members[i].value); err != nil {
+		if b, err = AppendTree(b, members[i].Value); err != nil {
 			return nil, err
 		}
 	}
 	return append(b, '}'), nil
 }
-
