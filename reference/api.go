@@ -29,3 +29,6 @@ const (
 	DefaultTags              = ledger.DefaultTags
 	DefaultPendingDeliveries = ledger.DefaultPendingDeliveries
 )
+
+// Store is where a Server keeps its state (Config.Store; ledger.Store).
+type Store = ledger.Store

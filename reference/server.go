@@ -65,7 +65,7 @@ type Config struct {
 	// this process; OpenPostgres gives a PostgreSQL database that Servers
 	// (replicas) on it share as one sandbox, and PostgresLedger one that
 	// keeps only the idempotency keys. The Server does not close it.
-	Store Store
+	Store ledger.Store
 	// BodyBudget bounds the bytes of request bodies read and held at once
 	// (a JSON body counts four times); requests beyond it wait their turn.
 	// Default 16 MiB (DefaultBodyBudget); <0 no bound.
@@ -158,7 +158,7 @@ func New(cfg Config) (*Server, error) {
 		timers: map[*time.Timer]struct{}{},
 		bodies: newBodyBudget(cfg.BodyBudget),
 	}
-	if s.units, s.fixtures, err = cfg.Store.open(ctx, s.storeEnv()); err != nil {
+	if s.units, s.fixtures, err = cfg.Store.Open(ctx, s.storeEnv()); err != nil {
 		cancel()
 		s.wg.Wait()
 		return nil, err
@@ -174,13 +174,13 @@ func New(cfg Config) (*Server, error) {
 // storeEnv is what the Server's store takes from it: the clock, ids,
 // limits and seed, and the Server's side of delivering what units set in
 // motion (in this process, or claimed from a shared store).
-func (s *Server) storeEnv() storeEnv {
-	return storeEnv{
-		clock: s.cfg.Now, newID: s.cfg.NewID, seed: s.cfg.Seed, limits: s.limits,
-		dispatch: s.dispatch,
-		work: worker{
-			ctx: s.ctx, log: s.log, spawn: s.spawn,
-			runTimer: s.runTimer, newEvent: s.newEvent, post: s.postClaimed,
+func (s *Server) storeEnv() ledger.StoreEnv {
+	return ledger.StoreEnv{
+		Clock: s.cfg.Now, NewID: s.cfg.NewID, Seed: s.cfg.Seed, Limits: s.limits,
+		Dispatch: s.dispatch,
+		Work: ledger.Worker{
+			Ctx: s.ctx, Log: s.log, Spawn: s.spawn,
+			RunTimer: s.runTimer, NewEvent: s.newEvent, Post: s.postClaimed,
 		},
 	}
 }

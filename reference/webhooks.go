@@ -70,29 +70,29 @@ func (s *Server) runTimer(kind ledger.TimerKind, app, id, base string) {
 // refused target, a webhook disabled or gone, or the last retry spent;
 // released when the Server is closing; otherwise due again after the
 // backoff of its attempt.
-func (s *Server) postClaimed(ctx context.Context, d deliveryPost) deliveryVerdict {
-	w, ok := s.enabledWebhook(d.app, d.hook)
+func (s *Server) postClaimed(ctx context.Context, d ledger.DeliveryPost) ledger.DeliveryVerdict {
+	w, ok := s.enabledWebhook(d.App, d.Hook)
 	if !ok {
-		s.log.Info("webhook delivery stopped: webhook disabled", "webhook", d.hook, "event", d.event)
-		return deliveryVerdict{done: true}
+		s.log.Info("webhook delivery stopped: webhook disabled", "webhook", d.Hook, "event", d.Event)
+		return ledger.DeliveryVerdict{Done: true}
 	}
-	err := s.postCtx(ctx, w, d.body)
+	err := s.postCtx(ctx, w, d.Body)
 	switch {
 	case err == nil:
-		return deliveryVerdict{done: true}
+		return ledger.DeliveryVerdict{Done: true}
 	case errors.Is(err, errWebhookTarget):
-		s.log.Warn("webhook delivery refused: target not allowed", "webhook", d.hook, "event", d.event, "error", err)
-		return deliveryVerdict{done: true}
+		s.log.Warn("webhook delivery refused: target not allowed", "webhook", d.Hook, "event", d.Event, "error", err)
+		return ledger.DeliveryVerdict{Done: true}
 	case s.ctx.Err() != nil:
-		return deliveryVerdict{release: true}
+		return ledger.DeliveryVerdict{Release: true}
 	}
-	wait, again := s.retryWait(d.attempt - 1)
+	wait, again := s.retryWait(d.Attempt - 1)
 	if !again {
-		s.log.Warn("webhook delivery abandoned", "webhook", d.hook, "event", d.event, "error", err)
-		return deliveryVerdict{done: true}
+		s.log.Warn("webhook delivery abandoned", "webhook", d.Hook, "event", d.Event, "error", err)
+		return ledger.DeliveryVerdict{Done: true}
 	}
-	s.log.Info("webhook delivery failed; retrying", "webhook", d.hook, "event", d.event, "in", wait, "error", err)
-	return deliveryVerdict{retryIn: wait}
+	s.log.Info("webhook delivery failed; retrying", "webhook", d.Hook, "event", d.Event, "in", wait, "error", err)
+	return ledger.DeliveryVerdict{RetryIn: wait}
 }
 
 // publish sends a created/updated event for a resource view to every one of

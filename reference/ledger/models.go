@@ -67,7 +67,7 @@ type User struct {
 	Password string // in memory; "" when only its salted hash is kept
 	Role     string
 	App      string
-	// salt and hash (SHA-256 of salt and password) are what a store that
+	// Salt and hash (SHA-256 of salt and password) are what a store that
 	// outlives the process keeps instead of the password (unit_postgres.go).
 	Salt, Hash []byte
 }
@@ -370,7 +370,7 @@ type File struct {
 	Tags          Tags    `json:"tags"`
 	Content       []byte  `json:"-"`
 	ContentType   string  `json:"-"`
-	// contentRef names content a store keeps apart from the record and
+	// ContentRef names content a store keeps apart from the record and
 	// streams (contentStore), contentSize its length; content is nil then.
 	ContentRef  string `json:"-"`
 	ContentSize int64  `json:"-"`

@@ -22,7 +22,7 @@ type Upload struct {
 	ContentType string
 	Extension   string
 	Data        []byte
-	// ref and size: content staged in a contentStore instead of data.
+	// Ref and size: content staged in a contentStore instead of data.
 	Ref  string
 	Size int64
 }

@@ -39,7 +39,7 @@ type UnitStore interface {
 // of a list). runUnit calls the function itself, so it stays on the
 // handler's stack whatever store the Server runs on.
 type unitRunner interface {
-	// begin starts a unit of work of app at now. claim is the idempotency
+	// Begin starts a unit of work of app at now. claim is the idempotency
 	// claim of the request the unit runs for (nil for none): a store whose
 	// ledger shares the unit's transaction commits the unit only while the
 	// claim is still held and names in it what the unit created.
@@ -49,12 +49,12 @@ type unitRunner interface {
 // OpenUnit is a unit of work begun and not ended yet.
 type OpenUnit interface {
 	Tx
-	// end commits what the unit wrote when err is nil, or drops it, and
+	// End commits what the unit wrote when err is nil, or drops it, and
 	// releases the unit; then it hands what a committed unit set in motion
 	// to the store's dispatcher. again: the unit lost a race with another
 	// (the attempt-th time) and runs again on a fresh unit.
 	End(err error, attempt int) (again bool, _ error)
-	// abort ends a unit whose function panicked with p: when p is the
+	// Abort ends a unit whose function panicked with p: when p is the
 	// store's own way of carrying an error out of the rules, it returns
 	// that error and the unit is still to be ended; any other panic drops
 	// what the unit wrote, releases it and panics with p again.
@@ -245,11 +245,11 @@ type Outbox interface {
 // in-memory store is the default ledger; PostgresStore decides it in the
 // database, so duplicates landing on different replicas run once.
 type ledger interface {
-	// claim returns the key's entry and whether the caller owns it (must run
+	// Claim returns the key's entry and whether the caller owns it (must run
 	// the request and call settle). A non-owner's entry may still be
 	// running: wait on its done channel.
 	Claim(ctx context.Context, key IdemKey, hash [32]byte, now time.Time) (*IdemEntry, bool, error)
-	// settle records the owner's outcome; ok false abandons the key so a
+	// Settle records the owner's outcome; ok false abandons the key so a
 	// retry runs afresh.
 	Settle(ctx context.Context, key IdemKey, e *IdemEntry, ok bool, out IdemOutcome) error
 }
@@ -266,11 +266,11 @@ type IdemEntry struct {
 	Done chan struct{}
 	Ok   bool
 	Out  IdemOutcome
-	// resumed is set on a claim taken over from a replica that died
+	// Resumed is set on a claim taken over from a replica that died
 	// (PostgreSQL): the id of the resource its unit of work committed
 	// before it could record the answer, "" when it committed none.
 	Resumed string
-	// holder is the token of the claim the owner holds (PostgreSQL): its
+	// Holder is the token of the claim the owner holds (PostgreSQL): its
 	// unit of work and its answer count only while the key still names it.
 	Holder string
 }
