@@ -219,7 +219,7 @@ func TestListAndBalanceTransferAppendMatchMarshal(t *testing.T) {
 		}
 		transfers := []transferView{viewTransfer(base, "FP1", ledger.Transfer{Meta: ledger.Meta{ID: odd}, Tags: ledger.Tags{"k": odd}}), viewTransfer(base, "FP1", ledger.Transfer{})}
 		sorted := ledger.ListQuery{Offset: 3, Limit: 20, Sort: []ledger.SortKey{{Field: "amount", Desc: false}, {Field: "id", Desc: true}}}
-		first := ledger.ListQuery{Limit: 5, Sort: ledger.DefaultSort}
+		first := ledger.ListQuery{Limit: 5, Sort: ledger.DefaultOrder()}
 		for name, l := range map[string]listEnvelope{
 			"balance transfers": listOf("balance_transfers", views, base+"/x<"+odd, sorted, 99),
 			"transfers":         listOf("transfers", transfers, base, sorted, 4),

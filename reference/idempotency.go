@@ -38,7 +38,7 @@ func (s *Server) idempotent(rq *request, id *string, in canonical, h handler) (a
 		case <-rq.r.Context().Done():
 			return nil, fmt.Errorf("wait for idempotent request %s: %w", *id, rq.r.Context().Err())
 		}
-		if !e.Ok {
+		if !e.OK {
 			continue // the first request was abandoned; run afresh
 		}
 		if e.Hash != hash {

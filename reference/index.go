@@ -71,17 +71,17 @@ type indexNode[P ledger.Record] struct {
 
 // load copies p's sort values. Callers hold the store's lock.
 func (e *sortValues) load(p ledger.Record) {
-	e.id = p.SortValue("id").S
-	e.vals[byCreated] = p.SortValue("created_at").N
-	e.vals[byUpdated] = p.SortValue("updated_at").N
-	e.vals[byAmount] = p.SortValue("amount").N
+	e.id = p.SortValue("id").Str
+	e.vals[byCreated] = p.SortValue("created_at").Int
+	e.vals[byUpdated] = p.SortValue("updated_at").Int
+	e.vals[byAmount] = p.SortValue("amount").Int
 }
 
 func (e *sortValues) value(f indexField) ledger.SortVal {
 	if f == byID {
-		return ledger.SortVal{S: e.id}
+		return ledger.SortVal{Str: e.id}
 	}
-	return ledger.SortVal{N: e.vals[f]}
+	return ledger.SortVal{Int: e.vals[f]}
 }
 
 // compareCreation orders records as the series does: created_at, then id.
@@ -233,7 +233,7 @@ type index[P ledger.Record] struct {
 
 // find returns p's entry, or nil. Callers hold x.mu.
 func (x *index[P]) find(p P) *indexEntry[P] {
-	id := p.SortValue("id").S
+	id := p.SortValue("id").Str
 	for t := x.roots[byID]; t != nil; {
 		switch c := strings.Compare(id, t.e.id); {
 		case c < 0:

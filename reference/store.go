@@ -236,7 +236,7 @@ func (st *store) expireIdempotency(cutoff time.Time) {
 func (st *store) idempotencyEnd(key ledger.IdemKey, e *ledger.IdemEntry, ok bool, out ledger.IdemOutcome) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	e.Ok, e.Out = ok, out
+	e.OK, e.Out = ok, out
 	if !ok {
 		st.forgetIdempotency(key, e)
 	}

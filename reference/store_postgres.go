@@ -251,7 +251,7 @@ func (p *PostgresStore) await(ctx context.Context, key ledger.IdemKey, want [32]
 		case done || !bytes.Equal(hash, want[:]):
 			// Finished, or running with another body (a 422 to the caller
 			// whatever its outcome): nothing to wait for.
-			e := &ledger.IdemEntry{Done: make(chan struct{}), Ok: true}
+			e := &ledger.IdemEntry{Done: make(chan struct{}), OK: true}
 			copy(e.Hash[:], hash)
 			e.Out = ledger.IdemOutcome{Status: int(deref32(status)), ContentType: derefStr(contentType), RequestID: derefStr(requestID), Body: bytes.Clone(body)}
 			close(e.Done)
@@ -294,7 +294,7 @@ func (p *PostgresStore) await(ctx context.Context, key ledger.IdemKey, want [32]
 // creates a second one.
 func (p *PostgresStore) Settle(ctx context.Context, key ledger.IdemKey, e *ledger.IdemEntry, ok bool, out ledger.IdemOutcome) error {
 	defer close(e.Done)
-	e.Ok, e.Out = ok, out
+	e.OK, e.Out = ok, out
 	ctx = context.WithoutCancel(ctx)
 	var err error
 	if ok {

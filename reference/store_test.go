@@ -159,11 +159,11 @@ func TestSeriesPaging(t *testing.T) {
 		require.Equal(t, len(s.items), total, "total of page %+v", q)
 		return items
 	}
-	assert.Equal(t, []string{"BT_29", "BT_28", "BT_27"}, ids(ledger.ListQuery{Offset: 0, Limit: 3, Sort: ledger.DefaultSort}), "default first page")
-	assert.Equal(t, []string{"BT_01", "BT_00"}, ids(ledger.ListQuery{Offset: 28, Limit: 5, Sort: ledger.DefaultSort}), "default last page")
+	assert.Equal(t, []string{"BT_29", "BT_28", "BT_27"}, ids(ledger.ListQuery{Offset: 0, Limit: 3, Sort: ledger.DefaultOrder()}), "default first page")
+	assert.Equal(t, []string{"BT_01", "BT_00"}, ids(ledger.ListQuery{Offset: 28, Limit: 5, Sort: ledger.DefaultOrder()}), "default last page")
 	assert.Equal(t, []string{"BT_29", "BT_28"}, ids(ledger.ListQuery{Offset: 0, Limit: 2, Sort: []ledger.SortKey{{Field: "amount", Desc: false}}}), "amount asc")
 	s.remove(all[29])
-	assert.Equal(t, []string{"BT_28"}, ids(ledger.ListQuery{Limit: 1, Sort: ledger.DefaultSort}), "first page after removing BT_29")
+	assert.Equal(t, []string{"BT_28"}, ids(ledger.ListQuery{Limit: 1, Sort: ledger.DefaultOrder()}), "first page after removing BT_29")
 }
 
 func TestParseListQuery(t *testing.T) {

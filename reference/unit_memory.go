@@ -368,7 +368,7 @@ func (t *memTx) Emit(entity, typ string, view any) {
 }
 
 func (t *memTx) After(d time.Duration, kind ledger.TimerKind, id, base string) {
-	t.eff.Timers = append(t.eff.Timers, ledger.PendingTimer{Kind: kind, D: d, ID: id, Base: base})
+	t.eff.Timers = append(t.eff.Timers, ledger.PendingTimer{Kind: kind, Delay: d, ID: id, Base: base})
 }
 
 // memTable is a table of the in-memory store: its unit, and its kind of

@@ -252,7 +252,7 @@ func (t *pgTx) commit() (err error) {
 	}
 	for _, tm := range t.eff.Timers {
 		_, err := t.tx.Exec(t.ctx, `INSERT INTO timers (app, kind, resource_id, base, due_ns) VALUES ($1, $2, $3, $4, $5)`,
-			t.app, int(tm.Kind), tm.ID, tm.Base, t.now.Add(tm.D).UnixNano())
+			t.app, int(tm.Kind), tm.ID, tm.Base, t.now.Add(tm.Delay).UnixNano())
 		t.must(err)
 	}
 	if len(t.eff.Events) > 0 && t.p.dispatch != nil {
@@ -474,7 +474,7 @@ func (t *pgTx) Emit(entity, typ string, view any) {
 }
 
 func (t *pgTx) After(d time.Duration, kind ledger.TimerKind, id, base string) {
-	t.eff.Timers = append(t.eff.Timers, ledger.PendingTimer{Kind: kind, D: d, ID: id, Base: base})
+	t.eff.Timers = append(t.eff.Timers, ledger.PendingTimer{Kind: kind, Delay: d, ID: id, Base: base})
 }
 
 // pgTable is one kind of record in the records table.
@@ -533,7 +533,7 @@ func (tb *pgTable[T, P]) Put(v *T) {
 			amount = EXCLUDED.amount, doc = EXCLUDED.doc, hidden = EXCLUDED.hidden, content = EXCLUDED.content
 		RETURNING (xmax = 0)`,
 		app, tb.kind, m.ID, parent, time.Time(m.CreatedAt).UnixNano(), time.Time(m.UpdatedAt).UnixNano(),
-		p.SortValue("amount").N, doc, hidden, content).Scan(&inserted)
+		p.SortValue("amount").Int, doc, hidden, content).Scan(&inserted)
 	t.must(err)
 	if inserted {
 		t.created = append(t.created, m.ID)

@@ -101,7 +101,7 @@ func TestSeamTablesAreTheApplications(t *testing.T) {
 		var items []ledger.Dispute
 		var total int
 		require.NoError(t, st.View(ctx, appB, func(u ledger.Tx) error {
-			items, total = u.Disputes().Page("", ledger.ListQuery{Limit: 10, Sort: ledger.DefaultSort})
+			items, total = u.Disputes().Page("", ledger.ListQuery{Limit: 10, Sort: ledger.DefaultOrder()})
 			return nil
 		}))
 		assert.Empty(t, items, "another application's disputes")
@@ -151,7 +151,7 @@ func TestSeamPutUpdatesLists(t *testing.T) {
 			return out
 		}
 		assert.Equal(t, []string{created[0].ID, created[2].ID, created[1].ID}, ids(byAmount), "by amount, descending")
-		assert.Equal(t, []string{created[2].ID, created[1].ID, created[0].ID}, ids(ledger.ListQuery{Limit: 100, Sort: ledger.DefaultSort}), "newest first")
+		assert.Equal(t, []string{created[2].ID, created[1].ID, created[0].ID}, ids(ledger.ListQuery{Limit: 100, Sort: ledger.DefaultOrder()}), "newest first")
 
 		// A new version of a record moves in the lists it is indexed in.
 		require.NoError(t, st.Update(ctx, appA, func(u ledger.Tx) error {
@@ -182,7 +182,7 @@ func TestSeamChildListsAndDelete(t *testing.T) {
 		count := func(app, parent string) int {
 			var n int
 			require.NoError(t, st.View(ctx, app, func(t ledger.Tx) error {
-				_, n = t.Enrollments().Page(parent, ledger.ListQuery{Limit: 10, Sort: ledger.DefaultSort})
+				_, n = t.Enrollments().Page(parent, ledger.ListQuery{Limit: 10, Sort: ledger.DefaultOrder()})
 				return nil
 			}))
 			return n
@@ -320,7 +320,7 @@ func TestSeamRecordsKeepWhatTheyHide(t *testing.T) {
 			gotT, err := u.Transfers().Get(tr.ID)
 			require.NoError(t, err)
 			assert.Equal(t, tr, gotT, "an adjustment transfer")
-			adjs, n := u.Transfers().Page(s.fx.Fixtures.Dispute, ledger.ListQuery{Limit: 100, Sort: ledger.DefaultSort})
+			adjs, n := u.Transfers().Page(s.fx.Fixtures.Dispute, ledger.ListQuery{Limit: 100, Sort: ledger.DefaultOrder()})
 			assert.Contains(t, adjs, tr, "listed under its dispute (%d)", n)
 			gotA, err := u.Authorizations().Get(au.ID)
 			require.NoError(t, err)

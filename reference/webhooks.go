@@ -51,7 +51,7 @@ func (s *Server) dispatch(e ledger.Effects) {
 		s.publish(e.Hooks, ev.Entity, ev.Typ, ev.View)
 	}
 	for _, tm := range e.Timers {
-		s.after(tm.D, func() { s.runTimer(tm.Kind, e.App, tm.ID, tm.Base) })
+		s.after(tm.Delay, func() { s.runTimer(tm.Kind, e.App, tm.ID, tm.Base) })
 	}
 }
 

@@ -26,16 +26,16 @@ type Record interface {
 // SortVal is the value of a sortable field: an integer (an amount, a time
 // in Unix nanoseconds) or a string (an id).
 type SortVal struct {
-	N int64
-	S string
+	Int int64
+	Str string
 }
 
 // Compare orders two values: integers first, then strings.
 func (a SortVal) Compare(b SortVal) int {
-	if c := cmp.Compare(a.N, b.N); c != 0 {
+	if c := cmp.Compare(a.Int, b.Int); c != 0 {
 		return c
 	}
-	return strings.Compare(a.S, b.S)
+	return strings.Compare(a.Str, b.Str)
 }
 
 // sortableFields are the fields a list may be sorted by.
@@ -47,8 +47,12 @@ type SortKey struct {
 	Desc  bool
 }
 
-// DefaultSort is created_at,desc then id,desc: creation order reversed.
-var DefaultSort = []SortKey{{"created_at", true}, {"id", true}}
+// defaultSort is created_at,desc then id,desc: creation order reversed.
+var defaultSort = []SortKey{{"created_at", true}, {"id", true}}
+
+// DefaultOrder is the order of a list query that names none (a copy of
+// defaultSort).
+func DefaultOrder() []SortKey { return slices.Clone(defaultSort) }
 
 // ListQuery is a page of a list: offset, limit and order.
 type ListQuery struct {
@@ -87,14 +91,14 @@ func ParseListQuery(q url.Values) (ListQuery, error) {
 		}
 	}
 	if len(lq.Sort) == 0 {
-		lq.Sort = DefaultSort
+		lq.Sort = defaultSort
 	}
 	return lq, nil
 }
 
 // IsDefaultOrder reports whether the query asks for the default order.
 func (q ListQuery) IsDefaultOrder() bool {
-	return slices.Equal(q.Sort, DefaultSort)
+	return slices.Equal(q.Sort, defaultSort)
 }
 
 // Encode renders the query with another offset, as carried by list links.

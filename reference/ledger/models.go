@@ -35,11 +35,11 @@ func (m *Meta) RecordKey() (time.Time, string) { return time.Time(m.CreatedAt), 
 func (m *Meta) SortValue(field string) SortVal {
 	switch field {
 	case "id":
-		return SortVal{S: m.ID}
+		return SortVal{Str: m.ID}
 	case "created_at":
-		return SortVal{N: time.Time(m.CreatedAt).UnixNano()}
+		return SortVal{Int: time.Time(m.CreatedAt).UnixNano()}
 	case "updated_at":
-		return SortVal{N: time.Time(m.UpdatedAt).UnixNano()}
+		return SortVal{Int: time.Time(m.UpdatedAt).UnixNano()}
 	}
 	return SortVal{}
 }
@@ -167,7 +167,7 @@ type Authorization struct {
 // SortValue is the value of a sortable field (amount included).
 func (a *Authorization) SortValue(field string) SortVal {
 	if field == "amount" {
-		return SortVal{N: a.Amount}
+		return SortVal{Int: a.Amount}
 	}
 	return a.Meta.SortValue(field)
 }
@@ -213,7 +213,7 @@ type Transfer struct {
 // SortValue is the value of a sortable field (amount included).
 func (t *Transfer) SortValue(field string) SortVal {
 	if field == "amount" {
-		return SortVal{N: t.Amount}
+		return SortVal{Int: t.Amount}
 	}
 	return t.Meta.SortValue(field)
 }
@@ -321,7 +321,7 @@ type Dispute struct {
 // SortValue is the value of a sortable field (amount included).
 func (d *Dispute) SortValue(field string) SortVal {
 	if field == "amount" {
-		return SortVal{N: d.Amount}
+		return SortVal{Int: d.Amount}
 	}
 	return d.Meta.SortValue(field)
 }
@@ -352,7 +352,7 @@ type BalanceTransfer struct {
 // SortValue is the value of a sortable field (amount included).
 func (b *BalanceTransfer) SortValue(field string) SortVal {
 	if field == "amount" {
-		return SortVal{N: b.Amount}
+		return SortVal{Int: b.Amount}
 	}
 	return b.Meta.SortValue(field)
 }

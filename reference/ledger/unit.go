@@ -264,7 +264,7 @@ type IdemKey struct {
 type IdemEntry struct {
 	Hash [sha256.Size]byte
 	Done chan struct{}
-	Ok   bool
+	OK   bool
 	Out  IdemOutcome
 	// Resumed is set on a claim taken over from a replica that died
 	// (PostgreSQL): the id of the resource its unit of work committed
@@ -314,7 +314,7 @@ type PendingEvent struct {
 // PendingTimer is a timer a unit set, started once it commits.
 type PendingTimer struct {
 	Kind     TimerKind
-	D        time.Duration
+	Delay    time.Duration
 	ID, Base string
 }
 
