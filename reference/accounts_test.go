@@ -2,11 +2,11 @@ package reference
 
 import (
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"net/url"
 	"slices"
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

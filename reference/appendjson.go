@@ -2,10 +2,11 @@ package reference
 
 import (
 	"encoding/json"
-	"github.com/conform-kit/conform/reference/ledger"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // Encoding the hot resources (transfers, payment instruments,

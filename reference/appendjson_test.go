@@ -2,12 +2,12 @@ package reference
 
 import (
 	"encoding/json"
-	"github.com/conform-kit/conform/reference/ledger"
 	"maps"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

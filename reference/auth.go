@@ -2,9 +2,10 @@ package reference
 
 import (
 	"crypto/subtle"
-	"github.com/conform-kit/conform/reference/ledger"
 	"net/http"
 	"slices"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // authenticate checks HTTP Basic credentials in constant time (an unknown

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // The benchmarks compare a request through the whole reference handler with

@@ -2,12 +2,12 @@ package reference
 
 import (
 	"context"
-	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/jackc/pgx/v5"
 )
 

@@ -3,13 +3,13 @@ package reference
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"math"
 	"math/big"
 	"reflect"
 	"strconv"
 	"strings"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 

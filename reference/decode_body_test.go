@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/conform-kit/conform/reference/ledger"
 	"reflect"
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 	"github.com/stretchr/testify/require"
 )

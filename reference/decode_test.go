@@ -5,12 +5,12 @@ import (
 	"encoding"
 	"encoding/json"
 	"errors"
-	"github.com/conform-kit/conform/reference/ledger"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 

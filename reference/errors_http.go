@@ -3,11 +3,11 @@ package reference
 import (
 	"errors"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"net/http"
 	"net/url"
 	"unicode/utf8"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 

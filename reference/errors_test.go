@@ -1,11 +1,11 @@
 package reference
 
 import (
-	"github.com/conform-kit/conform/reference/ledger"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 )
 

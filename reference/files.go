@@ -3,7 +3,6 @@ package reference
 import (
 	"bytes"
 	"errors"
-	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -11,6 +10,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // evidenceTypes are the content types accepted as dispute evidence.

@@ -2,10 +2,11 @@ package reference
 
 import (
 	"bytes"
-	"github.com/conform-kit/conform/reference/ledger"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 func (h *harness) newFile(name string) string {

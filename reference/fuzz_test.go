@@ -3,11 +3,12 @@ package reference
 import (
 	"bufio"
 	"bytes"
-	"github.com/conform-kit/conform/reference/ledger"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // FuzzServer sends arbitrary methods, paths, headers and bodies (with and

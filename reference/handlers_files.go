@@ -2,10 +2,11 @@ package reference
 
 import (
 	"context"
-	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // Handlers of files and external links.

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+
 	"github.com/conform-kit/conform/reference/ledger"
 )
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 )
 

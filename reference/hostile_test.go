@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -20,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // The hostile-client test: a bounded attack on a loopback test server, a

@@ -3,10 +3,11 @@ package reference
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/conform-kit/conform/reference/ledger"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 func (h *harness) transferCount() int {

@@ -2,11 +2,12 @@ package reference
 
 import (
 	"cmp"
-	"github.com/conform-kit/conform/reference/ledger"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // A series' index orders its records by each sortable field, so that a

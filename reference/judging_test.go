@@ -1,9 +1,9 @@
 package reference
 
 import (
-	"github.com/conform-kit/conform/reference/ledger"
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate/judging"
 )
 

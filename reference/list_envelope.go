@@ -2,6 +2,7 @@ package reference
 
 import (
 	"encoding/json"
+
 	"github.com/conform-kit/conform/reference/ledger"
 )
 

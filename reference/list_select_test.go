@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"math/rand/v2"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // stableSorted is the reference order: a stable sort of the series (in

@@ -2,9 +2,10 @@ package reference
 
 import (
 	"encoding/json"
-	"github.com/conform-kit/conform/reference/ledger"
 	"runtime"
 	"testing"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // TestMemoryPerLevel3Transfer measures the heap a stored Level 3 sale with

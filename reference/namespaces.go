@@ -3,9 +3,10 @@ package reference
 import (
 	"crypto/rand"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	mrand "math/rand/v2"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // namespacePrefix starts a namespace id; a namespace is the sandbox's, not

@@ -2,10 +2,11 @@ package reference
 
 import (
 	"context"
-	"github.com/conform-kit/conform/reference/ledger"
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // The in-memory store's namespaces: minted, used, dropped and swept.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -2,10 +2,11 @@ package reference
 
 import (
 	"bytes"
-	"github.com/conform-kit/conform/reference/ledger"
 	"mime/multipart"
 	"net/http"
 	"testing"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // multipartBody builds a multipart body with a part named file.

@@ -3,7 +3,6 @@ package reference
 import (
 	"context"
 	"encoding/json"
-	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/reference/pgtest"
 )
 

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 	"mime"
 	"net/http"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 

@@ -1,8 +1,9 @@
 package reference
 
 import (
-	"github.com/conform-kit/conform/reference/ledger"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // The in-memory store's side of the quotas (retention.go has the bounds

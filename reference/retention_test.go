@@ -3,11 +3,11 @@ package reference
 import (
 	"context"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -3,10 +3,10 @@ package reference
 import (
 	"errors"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"net/http"
 	"strings"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 

@@ -2,9 +2,10 @@ package reference
 
 import (
 	"encoding/json"
-	"github.com/conform-kit/conform/reference/ledger"
 	"strings"
 	"testing"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // TestNoSecretsInResponses creates every kind of resource, fetches every

@@ -3,8 +3,9 @@ package reference
 import (
 	"context"
 	"encoding/hex"
-	"github.com/conform-kit/conform/reference/ledger"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // seed fills st with the deterministic fixtures: ids and secrets come from

@@ -1,10 +1,11 @@
 package reference
 
 import (
-	"github.com/conform-kit/conform/reference/ledger"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // The in-memory store's lists: each a series of records in creation order

@@ -12,7 +12,6 @@ package reference
 import (
 	"context"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -22,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
 )

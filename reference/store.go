@@ -3,9 +3,10 @@ package reference
 import (
 	"context"
 	"crypto/sha256"
-	"github.com/conform-kit/conform/reference/ledger"
 	"sync"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // store is the in-memory state of every application. One mutex guards all of

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"io/fs"
 	"log/slog"
 	"math"
@@ -17,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/reference/pgtest"
 )
 

@@ -3,13 +3,13 @@ package reference
 import (
 	"context"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 

@@ -2,8 +2,9 @@ package reference
 
 import (
 	"context"
-	"github.com/conform-kit/conform/reference/ledger"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // MemoryStore keeps a Server's whole state in memory, in the process: the

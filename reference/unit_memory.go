@@ -3,10 +3,11 @@ package reference
 import (
 	"context"
 	"errors"
-	"github.com/conform-kit/conform/reference/ledger"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // The in-memory implementation of the store seam (unit.go): a unit of work

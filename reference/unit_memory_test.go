@@ -2,9 +2,9 @@ package reference
 
 import (
 	"context"
-	"github.com/conform-kit/conform/reference/ledger"
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

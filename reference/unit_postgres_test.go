@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"github.com/conform-kit/conform/reference/ledger"
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

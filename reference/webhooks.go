@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 	"net/http"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate/judging"
 )
 

@@ -3,7 +3,6 @@ package reference
 import (
 	"encoding/base64"
 	"encoding/json"
-	"github.com/conform-kit/conform/reference/ledger"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // delivery is one request the test receiver got.

@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/conform-kit/conform/reference/ledger"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/jackc/pgx/v5"
 )
 
