@@ -25,7 +25,7 @@ const contentPiece = 256 << 10
 func (p *pgUnits) StageContent(ctx context.Context, app, fileID string, r io.Reader) (string, int64, error) {
 	ref := p.newID("FC")
 	buf := make([]byte, contentPiece)
-	at := stamp(p.clock).UnixNano()
+	at := ledger.Stamp(p.clock).UnixNano()
 	var total int64
 	seq, done := 0, false
 	var readErr error

@@ -291,7 +291,7 @@ func (s *Server) memory() *store {
 	case *store:
 		return st
 	case *memoryWithLedger:
-		return st.store
+		return st.SandboxStore.(*store)
 	}
 	return nil
 }

@@ -9,24 +9,11 @@ import (
 	"github.com/conform-kit/conform/reference/ledger"
 )
 
-// namespacePrefix starts a namespace id; a namespace is the sandbox's, not
-// a resource of the API.
-const namespacePrefix = "NS"
-
 // Namespace defaults; see Config.
 const (
 	DefaultNamespaceIdleTTL = time.Hour
 	DefaultMaxNamespaces    = 64
 )
-
-// namespace is what the store knows of one: its applications and users and
-// when a request last authenticated as one of them.
-type namespace struct {
-	id    string
-	apps  []string
-	users []string
-	used  time.Time
-}
 
 // errNamespaceNotFound is the 404 of an unknown namespace.
 func errNamespaceNotFound(id string) error {

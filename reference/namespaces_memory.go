@@ -9,6 +9,19 @@ import (
 	"github.com/conform-kit/conform/reference/ledger"
 )
 
+// namespacePrefix starts a namespace id; a namespace is the sandbox's, not
+// a resource of the API.
+const namespacePrefix = "NS"
+
+// namespace is what the store knows of one: its applications and users and
+// when a request last authenticated as one of them.
+type namespace struct {
+	id    string
+	apps  []string
+	users []string
+	used  time.Time
+}
+
 // The in-memory store's namespaces: minted, used, dropped and swept.
 
 // MintNamespace makes a namespace seeded from src in the in-memory store.

@@ -181,3 +181,19 @@ func seedDispute(st *store, app, buyer, merchantID string, at time.Time) string 
 	})
 	return id
 }
+
+// seededStore is a store in memory seeded with seedValue, for a store that
+// keeps its sandbox elsewhere to copy (seededApps, seededUsers, putRecords).
+func seededStore(newID func(string) string, clock func() time.Time, seedValue int64) (*store, ledger.Seeded) {
+	st := newStore(newID, clock)
+	return st, seed(st, seedValue, ledger.Stamp(clock))
+}
+
+// seededNamespace is a store in memory holding a namespace seeded from src
+// at now, for a store that keeps its sandbox elsewhere to copy.
+func seededNamespace(newID func(string) string, clock func() time.Time, src *ledger.SeededSource, now time.Time) (*store, ledger.Namespace) {
+	ns := &namespace{id: src.ID(namespacePrefix), used: now}
+	st := newStore(newID, clock)
+	fx := seedInto(st, src, now, ns)
+	return st, ledger.Namespace{ID: ns.id, Seeded: fx}
+}

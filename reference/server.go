@@ -395,4 +395,4 @@ func (s *Server) baseURL(r *http.Request) string {
 }
 
 // now is the time of one operation.
-func (s *Server) now() time.Time { return stamp(s.cfg.Now) }
+func (s *Server) now() time.Time { return ledger.Stamp(s.cfg.Now) }

@@ -244,10 +244,6 @@ func (st *store) idempotencyEnd(key ledger.IdemKey, e *ledger.IdemEntry, ok bool
 	close(e.Done)
 }
 
-// stamp is the time of one operation, captured once so created_at equals
-// updated_at on create.
-func stamp(now func() time.Time) time.Time { return now().UTC() }
-
 // dropDisputeChildren removes a dropped dispute's adjustment transfers and
 // evidence with their lists. Callers hold the lock.
 func (st *store) dropDisputeChildren(id string) {
@@ -263,4 +259,81 @@ func (st *store) dropDisputeChildren(id string) {
 	}
 	delete(st.adjustmentsByDispute, id)
 	delete(st.evidenceByDispute, id)
+}
+
+// seededApp is an application of the store as another store keeps it
+// (the PostgreSQL store seeds through a store in memory): everything of it
+// but its users and records.
+type seededApp struct {
+	ID, FeeProfile string
+	FingerprintKey []byte
+	UploadBytes    int64
+}
+
+// seededApps are the store's applications.
+func (st *store) seededApps() []seededApp {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make([]seededApp, 0, len(st.apps))
+	for _, a := range st.apps {
+		out = append(out, seededApp{ID: a.id, FeeProfile: a.feeProfile, FingerprintKey: a.fingerprintKey, UploadBytes: a.uploadBytes})
+	}
+	return out
+}
+
+// seededUsers are the store's users, passwords in the clear.
+func (st *store) seededUsers() []ledger.User {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make([]ledger.User, 0, len(st.users))
+	for _, u := range st.users {
+		out = append(out, *u)
+	}
+	return out
+}
+
+// putRecords puts a copy of every record the store holds, of every
+// application, into t's tables.
+func (st *store) putRecords(t ledger.Tx) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	putAll(t.Identities(), st.identities)
+	putAll(t.Cards(), st.cards)
+	putAll(t.Authorizations(), st.auths)
+	putAll(t.Transfers(), st.transfers)
+	putAll(t.Merchants(), st.merchants)
+	putAll(t.Disputes(), st.disputes)
+	putAll(t.Schedules(), st.schedules)
+	putAll(t.Amounts(), st.amounts)
+	putAll(t.Enrollments(), st.enrollments)
+	putAll(t.BalanceTransfers(), st.balances)
+	putAll(t.Evidence(), st.evidence)
+	putAll(t.Files(), st.files)
+	putAll(t.Links(), st.links)
+	putAll(t.Webhooks(), st.webhooks)
+}
+
+// putAll puts a copy of each record of m into tb.
+func putAll[T any](tb ledger.Table[T], m map[string]*T) {
+	for _, p := range m {
+		v := *p
+		tb.Put(&v)
+	}
+}
+
+// memoryStore is the Store of MemoryStore.
+type memoryStore struct{}
+
+func (memoryStore) Open(_ context.Context, env ledger.StoreEnv) (ledger.SandboxStore, ledger.Seeded, error) {
+	st, fx := openMemory(env)
+	return st, fx, nil
+}
+
+// openMemory builds and seeds the in-memory store of one Server.
+func openMemory(env ledger.StoreEnv) (*store, ledger.Seeded) {
+	st := newStore(env.NewID, env.Clock)
+	st.dispatch = env.Dispatch
+	fx := seed(st, env.Seed, ledger.Stamp(env.Clock))
+	st.retention = &retention{lim: env.Limits, apps: map[string]*appRetention{}} // env.limits has its defaults
+	return st, fx
 }

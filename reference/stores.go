@@ -12,23 +12,6 @@ import (
 // Server given it has a store of its own.
 func MemoryStore() ledger.Store { return memoryStore{} }
 
-// memoryStore is the Store of MemoryStore.
-type memoryStore struct{}
-
-func (memoryStore) Open(_ context.Context, env ledger.StoreEnv) (ledger.SandboxStore, ledger.Seeded, error) {
-	st, fx := openMemory(env)
-	return st, fx, nil
-}
-
-// openMemory builds and seeds the in-memory store of one Server.
-func openMemory(env ledger.StoreEnv) (*store, ledger.Seeded) {
-	st := newStore(env.NewID, env.Clock)
-	st.dispatch = env.Dispatch
-	fx := seed(st, env.Seed, stamp(env.Clock))
-	st.retention = &retention{lim: env.Limits, apps: map[string]*appRetention{}} // env.limits has its defaults
-	return st, fx
-}
-
 // PostgresLedger keeps a Server's sandbox in memory and its idempotency
 // keys in p, so Servers (replicas) on one database run a request with one
 // idempotency key once whichever of them it reaches. The Server does not
@@ -38,15 +21,18 @@ func PostgresLedger(p *PostgresStore) ledger.Store { return pgLedgerStore{p} }
 // pgLedgerStore is the Store of PostgresLedger.
 type pgLedgerStore struct{ p *PostgresStore }
 
-func (l pgLedgerStore) Open(_ context.Context, env ledger.StoreEnv) (ledger.SandboxStore, ledger.Seeded, error) {
-	st, fx := openMemory(env)
-	return &memoryWithLedger{store: st, pg: l.p.ledger(env.Limits, env.Work.Log)}, fx, nil
+func (l pgLedgerStore) Open(ctx context.Context, env ledger.StoreEnv) (ledger.SandboxStore, ledger.Seeded, error) {
+	st, fx, err := MemoryStore().Open(ctx, env)
+	if err != nil {
+		return nil, ledger.Seeded{}, err
+	}
+	return &memoryWithLedger{SandboxStore: st, pg: l.p.ledger(env.Limits, env.Work.Log)}, fx, nil
 }
 
 // memoryWithLedger is the in-memory store whose idempotency ledger is in
-// PostgreSQL.
+// PostgreSQL: the memory store's seam but for the ledger.
 type memoryWithLedger struct {
-	*store
+	ledger.SandboxStore
 	pg pgLedger
 }
 
@@ -60,7 +46,7 @@ func (m *memoryWithLedger) Settle(ctx context.Context, key ledger.IdemKey, e *le
 
 // Sweep sweeps the memory and expires the database's idempotency keys.
 func (m *memoryWithLedger) Sweep(ctx context.Context, now time.Time, idle time.Duration) {
-	m.store.Sweep(ctx, now, idle)
+	m.SandboxStore.Sweep(ctx, now, idle)
 	m.pg.expire(ctx, now)
 }
 

@@ -19,12 +19,12 @@ import (
 
 // Update runs fn as one unit of work at the store's clock.
 func (st *store) Update(ctx context.Context, app string, fn func(ledger.Tx) error) error {
-	return ledger.RunUnit(st, ctx, app, stamp(st.clock), false, nil, fn)
+	return ledger.RunUnit(st, ctx, app, ledger.Stamp(st.clock), false, nil, fn)
 }
 
 // View runs fn as one read-only unit of work at the store's clock.
 func (st *store) View(ctx context.Context, app string, fn func(ledger.Tx) error) error {
-	return ledger.RunUnit(st, ctx, app, stamp(st.clock), true, nil, fn)
+	return ledger.RunUnit(st, ctx, app, ledger.Stamp(st.clock), true, nil, fn)
 }
 
 // begin takes a pooled unit and the store's lock, held until the unit

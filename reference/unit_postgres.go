@@ -56,12 +56,12 @@ const maxAttempts = 50
 
 // Update runs fn as one read-write unit of work.
 func (p *pgUnits) Update(ctx context.Context, app string, fn func(ledger.Tx) error) error {
-	return ledger.RunUnit(p, ctx, app, stamp(p.clock), false, nil, fn)
+	return ledger.RunUnit(p, ctx, app, ledger.Stamp(p.clock), false, nil, fn)
 }
 
 // View runs fn as one read-only unit of work.
 func (p *pgUnits) View(ctx context.Context, app string, fn func(ledger.Tx) error) error {
-	return ledger.RunUnit(p, ctx, app, stamp(p.clock), true, nil, fn)
+	return ledger.RunUnit(p, ctx, app, ledger.Stamp(p.clock), true, nil, fn)
 }
 
 // LinkOwner finds the application of an external link by its id alone.
@@ -735,19 +735,17 @@ func (p *pgUnits) importStore(ctx context.Context, st *store) error {
 // importInto writes st's applications (of namespace ns, "" for none), its
 // users with salted hashes of their passwords, and its records.
 func (p *pgUnits) importInto(ctx context.Context, dbtx pgx.Tx, st *store, ns string) error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
 	var nsArg *string
 	if ns != "" {
 		nsArg = &ns
 	}
-	for _, a := range st.apps {
+	for _, a := range st.seededApps() {
 		if _, err := dbtx.Exec(ctx, `INSERT INTO apps (app, fee_profile, fingerprint_key, upload_bytes, namespace) VALUES ($1, $2, $3, $4, $5)`,
-			a.id, a.feeProfile, a.fingerprintKey, a.uploadBytes, nsArg); err != nil {
+			a.ID, a.FeeProfile, a.FingerprintKey, a.UploadBytes, nsArg); err != nil {
 			return err
 		}
 	}
-	for _, u := range st.users {
+	for _, u := range st.seededUsers() {
 		salt := make([]byte, 16)
 		if _, err := rand.Read(salt); err != nil {
 			return err
@@ -759,30 +757,10 @@ func (p *pgUnits) importInto(ctx context.Context, dbtx pgx.Tx, st *store, ns str
 		}
 	}
 	t := newPgTx(p, ctx, dbtx, "", p.clock(), false)
-	return t.run(func(ledger.Tx) error {
-		putAll(&t.identities, st.identities)
-		putAll(&t.cards, st.cards)
-		putAll(&t.authorizations, st.auths)
-		putAll(&t.transfers, st.transfers)
-		putAll(&t.merchants, st.merchants)
-		putAll(&t.disputes, st.disputes)
-		putAll(&t.schedules, st.schedules)
-		putAll(&t.amounts, st.amounts)
-		putAll(&t.enrollments, st.enrollments)
-		putAll(&t.balances, st.balances)
-		putAll(&t.evidence, st.evidence)
-		putAll(&t.files, st.files)
-		putAll(&t.links, st.links)
-		putAll(&t.webhooks, st.webhooks)
+	return t.run(func(u ledger.Tx) error {
+		st.putRecords(u)
 		return nil
 	})
-}
-
-func putAll[T any, P pgRecord[T]](tb *pgTable[T, P], m map[string]P) {
-	for _, p := range m {
-		v := *p
-		tb.Put(&v)
-	}
 }
 
 // User reads a user and marks its namespace used at now.
@@ -805,9 +783,7 @@ func (p *pgUnits) User(ctx context.Context, username string, now time.Time) (led
 // writes it to the database in one transaction, which also counts the
 // namespaces held against max.
 func (p *pgUnits) MintNamespace(ctx context.Context, src *ledger.SeededSource, max int, idle time.Duration, now time.Time) (ledger.Namespace, error) {
-	ns := &namespace{id: src.ID(namespacePrefix), used: now}
-	mem := newStore(p.newID, p.clock)
-	fx := seedInto(mem, src, now, ns)
+	mem, ns := seededNamespace(p.newID, p.clock, src, now)
 	err := p.inTx(ctx, func(dbtx pgx.Tx) error {
 		if max > 0 {
 			var n int
@@ -818,10 +794,10 @@ func (p *pgUnits) MintNamespace(ctx context.Context, src *ledger.SeededSource, m
 				return ledger.ErrQuota("this sandbox holds %d namespaces, the most it may; drop one, or wait for an idle one to be dropped (%s idle)", max, idle)
 			}
 		}
-		if _, err := dbtx.Exec(ctx, `INSERT INTO namespaces (id, used_ns) VALUES ($1, $2)`, ns.id, now.UnixNano()); err != nil {
+		if _, err := dbtx.Exec(ctx, `INSERT INTO namespaces (id, used_ns) VALUES ($1, $2)`, ns.ID, now.UnixNano()); err != nil {
 			return err
 		}
-		return p.importInto(ctx, dbtx, mem, ns.id)
+		return p.importInto(ctx, dbtx, mem, ns.ID)
 	})
 	var de *ledger.DomainError
 	if err != nil && !errors.As(err, &de) {
@@ -830,7 +806,7 @@ func (p *pgUnits) MintNamespace(ctx context.Context, src *ledger.SeededSource, m
 	if err != nil {
 		return ledger.Namespace{}, err
 	}
-	return ledger.Namespace{ID: ns.id, Seeded: fx}, nil
+	return ns, nil
 }
 
 // DropNamespace removes a namespace with its applications, users and records.

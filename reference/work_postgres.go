@@ -56,8 +56,7 @@ func (ps *PostgresStore) Open(ctx context.Context, env ledger.StoreEnv) (ledger.
 // them, under the migration lock; a database seeded with another seed is
 // refused.
 func (p *pgUnits) seedOnce(ctx context.Context, seedValue int64) (ledger.Seeded, error) {
-	mem := newStore(p.newID, p.clock)
-	fx := seed(mem, seedValue, stamp(p.clock))
+	mem, fx := seededStore(p.newID, p.clock, seedValue)
 	err := p.inTx(ctx, func(dbtx pgx.Tx) error {
 		if _, err := dbtx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
 			return err
@@ -106,7 +105,7 @@ func (p *pgUnits) claimDue(w ledger.Worker) {
 
 // runDueTimers claims the due timers, runs each and marks it done.
 func (p *pgUnits) runDueTimers(w ledger.Worker) error {
-	now := stamp(p.clock)
+	now := ledger.Stamp(p.clock)
 	rows, err := p.pool.Query(w.Ctx, `UPDATE timers SET claimed_ns = $1 WHERE seq IN (
 			SELECT seq FROM timers WHERE NOT done AND due_ns <= $1 AND (claimed_ns IS NULL OR claimed_ns < $2)
 			ORDER BY due_ns LIMIT 64 FOR UPDATE SKIP LOCKED)

@@ -336,3 +336,7 @@ type Namespace struct {
 	ID string
 	Seeded
 }
+
+// Stamp is the time of one operation, captured once so created_at equals
+// updated_at on create.
+func Stamp(now func() time.Time) time.Time { return now().UTC() }
