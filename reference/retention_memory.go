@@ -6,7 +6,7 @@ import (
 	"github.com/conform-kit/conform/reference/ledger"
 )
 
-// The in-memory store's side of the quotas (retention.go has the bounds
+// The in-memory store's side of the quotas (ledger/retention.go has the bounds
 // and the rules that refuse): what each application created, oldest first,
 // dropped once older than its age limit.
 

@@ -15,7 +15,7 @@ import (
 type store struct {
 	mu    sync.Mutex
 	newID func(prefix string) string
-	// clock is read once at the start of each unit of work (unit.go).
+	// clock is read once at the start of each unit of work (ledger/unit.go).
 	clock func() time.Time
 	// dispatch publishes the events and starts the timers of a committed
 	// unit of work; nil drops them.

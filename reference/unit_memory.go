@@ -10,7 +10,7 @@ import (
 	"github.com/conform-kit/conform/reference/ledger"
 )
 
-// The in-memory implementation of the store seam (unit.go): a unit of work
+// The in-memory implementation of the store seam (ledger/unit.go): a unit of work
 // holds the store's one lock from start to commit, so units are serial and
 // see each other's writes whole. Records are copied in and out (Get, Put),
 // never shared with the rules. A unit that fails drops what it created;

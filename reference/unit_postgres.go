@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// The PostgreSQL implementation of the store seam (unit.go): a unit of work
+// The PostgreSQL implementation of the store seam (ledger/unit.go): a unit of work
 // is one SERIALIZABLE transaction, run again from the start (at the same
 // captured time) when PostgreSQL reports a serialization failure (SQLSTATE
 // 40001) or a deadlock (40P01). Every resource is one row of records

@@ -16,7 +16,7 @@ import (
 	"github.com/conform-kit/conform/reference/pgtest"
 )
 
-// The contract of the store seam (unit.go), run against the in-memory store:
+// The contract of the store seam (ledger/unit.go), run against the in-memory store:
 // what any implementation of unitStore must do for the rules written against
 // tx to hold.
 
