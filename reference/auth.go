@@ -14,15 +14,21 @@ import (
 func (s *Server) authenticate(r *http.Request, roles []string) (ledger.User, error) {
 	username, password, ok := r.BasicAuth()
 	if !ok {
-		return ledger.User{}, ledger.ErrUnauthorized
+		return ledger.User{}, errUnauthorized
 	}
 	u, found := s.units.User(r.Context(), username, s.now())
 	want, got := u.WantDigest(), u.PasswordDigest(password)
 	if subtle.ConstantTimeCompare(want[:], got[:]) != 1 || !found {
-		return ledger.User{}, ledger.ErrUnauthorized
+		return ledger.User{}, errUnauthorized
 	}
 	if !slices.Contains(roles, u.Role) {
-		return ledger.User{}, ledger.ErrForbidden
+		return ledger.User{}, errForbidden
 	}
 	return u, nil
 }
+
+// The refusals of authentication (401) and of a role (403).
+var (
+	errUnauthorized = &ledger.DomainError{Kind: ledger.KindUnauthorized, Message: "Unauthorized"}
+	errForbidden    = &ledger.DomainError{Kind: ledger.KindForbidden, Message: "Access is denied"}
+)

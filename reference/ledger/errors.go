@@ -60,15 +60,8 @@ func ErrUnprocessable(format string, args ...any) error {
 	return &DomainError{Kind: KindUnprocessable, Message: fmt.Sprintf(format, args...)}
 }
 
-// ErrDeclined is 402: the processor declined resource, which was
-// recorded as failed.
+// ErrDeclined is 402: the processor declined; resource names the failed
+// resource.
 func ErrDeclined(resource string) error {
 	return &DomainError{Kind: KindDeclined, Resource: resource, Message: "The transaction was declined by the processor"}
 }
-
-// ErrUnauthorized (401) and ErrForbidden (403) are the refusals of
-// authentication and of a role.
-var (
-	ErrUnauthorized = &DomainError{Kind: KindUnauthorized, Message: "Unauthorized"}
-	ErrForbidden    = &DomainError{Kind: KindForbidden, Message: "Access is denied"}
-)
