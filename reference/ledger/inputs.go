@@ -134,12 +134,12 @@ type WebhookBody struct {
 	URL            *string          `json:"url"`
 	Enabled        *bool            `json:"enabled"`
 	EnabledEvents  []any            `json:"enabled_events"`
-	Authentication *webhookAuthBody `json:"authentication"`
+	Authentication *WebhookAuthBody `json:"authentication"`
 	Tags           Tags             `json:"tags"`
 }
 
-// webhookAuthBody is the request form of a webhook's authentication.
-type webhookAuthBody struct {
+// WebhookAuthBody is the request form of a webhook's authentication.
+type WebhookAuthBody struct {
 	Type  string `json:"type"`
 	Basic *struct {
 		Username string `json:"username"`
@@ -152,7 +152,7 @@ type webhookAuthBody struct {
 
 // stored is the authentication a webhook keeps: the whole object replaces
 // the previous one, credentials included.
-func (b webhookAuthBody) stored() WebhookAuthentication {
+func (b WebhookAuthBody) stored() WebhookAuthentication {
 	a := WebhookAuthentication{Type: b.Type}
 	if b.Basic != nil {
 		a.Username, a.Password = b.Basic.Username, b.Basic.Password
