@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -15,7 +16,7 @@ func TestMerchants(t *testing.T) {
 	fx := h.fx.Fixtures
 	m := h.expect(h.call(h.merchant(), "GET", "/merchants/"+fx.Merchant, nil), 200, "merchant").json(t)
 	details, _ := m["processor_details"].(map[string]any)
-	assert.Equal(t, maskedAPIKey, details["api_key"], "processor_details.api_key of the merchant")
+	assert.Equal(t, ledger.MaskedAPIKey, details["api_key"], "processor_details.api_key of the merchant")
 	assert.Equal(t, true, m["level_two_level_three_data_enabled"], "level_two_level_three_data_enabled of the Level 3 merchant")
 	r := h.expect(h.call(h.platform(), "PUT", "/merchants/"+fx.PlainMerchant, map[string]any{"level_two_level_three_data_enabled": true}), 200, "merchant")
 	assert.Equal(t, true, r.json(t)["level_two_level_three_data_enabled"], "level_two_level_three_data_enabled after the platform's update")

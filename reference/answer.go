@@ -17,13 +17,13 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) error {
 	switch x := v.(type) {
 	case jsonAppender:
 		b := s.answerBuffer()
-		*b = x.appendJSON((*b)[:0])
+		*b = x.AppendJSON((*b)[:0])
 		writeRaw(w, status, halJSON, *b)
 		s.releaseAnswer(b)
 		return nil
 	case listEnvelope:
 		b := s.answerBuffer()
-		if out, ok := x.appendJSON((*b)[:0]); ok {
+		if out, ok := x.AppendJSON((*b)[:0]); ok {
 			*b = out
 			writeRaw(w, status, halJSON, out)
 			s.releaseAnswer(b)

@@ -2,11 +2,11 @@ package reference
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // Encoding the hot resources (transfers, payment instruments,
@@ -19,7 +19,7 @@ import (
 // jsonAppender is a view that appends its own JSON encoding; given nil, it
 // allocates a buffer of about the size it needs.
 type jsonAppender interface {
-	appendJSON(b []byte) []byte
+	AppendJSON(b []byte) []byte
 }
 
 // viewBytes is the buffer a view of a record encodes into, given nil: the
@@ -55,7 +55,7 @@ func (w *objectWriter) key(name string) {
 
 func (w *objectWriter) str(name, v string) {
 	w.key(name)
-	w.b = appendJSONString(w.b, v)
+	w.b = ledger.AppendJSONString(w.b, v)
 }
 
 func (w *objectWriter) strPtr(name string, v *string) {
@@ -86,7 +86,7 @@ func (w *objectWriter) tree(name string, v map[string]any) error {
 		w.b = append(w.b, "null"...)
 		return nil
 	}
-	b, err := appendTree(w.b, v)
+	b, err := ledger.AppendTree(w.b, v)
 	if err != nil {
 		return err
 	}
@@ -104,17 +104,17 @@ func (w *objectWriter) null(name string) {
 	w.b = append(w.b, "null"...)
 }
 
-func (w *objectWriter) time(name string, t jsonTime) {
+func (w *objectWriter) Time(name string, t ledger.JSONTime) {
 	w.key(name)
-	w.b = t.appendJSON(w.b)
+	w.b = t.AppendJSON(w.b)
 }
 
-func (w *objectWriter) timePtr(name string, t *jsonTime) {
+func (w *objectWriter) timePtr(name string, t *ledger.JSONTime) {
 	if t == nil {
 		w.null(name)
 		return
 	}
-	w.time(name, *t)
+	w.Time(name, *t)
 }
 
 func (w *objectWriter) strings(name string, v []string) {
@@ -128,13 +128,13 @@ func (w *objectWriter) strings(name string, v []string) {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = appendJSONString(w.b, s)
+		w.b = ledger.AppendJSONString(w.b, s)
 	}
 	w.b = append(w.b, ']')
 }
 
 // tags writes a string map with its keys sorted.
-func (w *objectWriter) tags(name string, v tags) {
+func (w *objectWriter) tags(name string, v ledger.Tags) {
 	w.key(name)
 	if v == nil {
 		w.b = append(w.b, "null"...)
@@ -151,9 +151,9 @@ func (w *objectWriter) tags(name string, v tags) {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = appendJSONString(w.b, k)
+		w.b = ledger.AppendJSONString(w.b, k)
 		w.b = append(w.b, ':')
-		w.b = appendJSONString(w.b, v[k])
+		w.b = ledger.AppendJSONString(w.b, v[k])
 	}
 	w.b = append(w.b, '}')
 }
@@ -201,114 +201,22 @@ func (w *objectWriter) link(n int, k *namedLink) {
 	if n > 0 {
 		w.b = append(w.b, ',')
 	}
-	w.b = appendJSONString(w.b, k.name)
+	w.b = ledger.AppendJSONString(w.b, k.name)
 	w.b = append(w.b, `:{"href":`...)
-	w.b = appendJSONParts(w.b, &k.href)
+	w.b = ledger.AppendJSONParts(w.b, &k.href)
 	w.b = append(w.b, '}')
 }
 
-func (w *objectWriter) meta(m *meta) {
+func (w *objectWriter) meta(m *ledger.Meta) {
 	w.str("id", m.ID)
-	w.time("created_at", m.CreatedAt)
-	w.time("updated_at", m.UpdatedAt)
+	w.Time("created_at", m.CreatedAt)
+	w.Time("updated_at", m.UpdatedAt)
 }
 
-// appendJSONString appends s as json.Marshal writes it (HTML escaping on):
-// printable ASCII other than the quote, the backslash and the HTML
-// characters as it is; the quote, the backslash, \b, \f, \n, \r and \t
-// escaped by name, other control and HTML characters as \u00XX; valid
-// UTF-8 as it is but U+2028 and U+2029 (\u2028, \u2029), and each invalid
-// byte as \ufffd. TestAppendJSONStringMatchesMarshal holds it to
-// encoding/json.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if plainByte[c] || c == 0x7f {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default: // another control character, or <, > or &
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONParts appends the concatenation of parts as one JSON string.
-func appendJSONParts(b []byte, parts *[4]string) []byte {
-	for _, p := range parts {
-		if !plainJSON(p) {
-			return appendJSONString(b, parts[0]+parts[1]+parts[2]+parts[3])
-		}
-	}
-	b = append(b, '"')
-	for _, p := range parts {
-		b = append(b, p...)
-	}
-	return append(b, '"')
-}
-
-// plainJSON reports whether s is written in JSON as it is, between quotes.
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !plainByte[s[i]] {
-			return false
-		}
-	}
-	return true
-}
-
-// plainByte tells the bytes encoding/json writes as they are: printable
-// ASCII other than the quote, the backslash and the HTML characters.
-var plainByte = func() (t [256]bool) {
-	for c := 0x20; c < 0x7f; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
-func (v transferView) appendJSON(b []byte) []byte {
-	t := &v.transfer
+func (v transferView) AppendJSON(b []byte) []byte {
+	t := &v.Transfer
 	w := openObject(viewBytes(b, len(t.AdditionalPurchaseData)))
-	w.meta(&t.meta)
+	w.meta(&t.Meta)
 	w.int("amount", t.Amount)
 	w.tags("tags", t.Tags)
 	w.str("state", t.State)
@@ -328,7 +236,7 @@ func (v transferView) appendJSON(b []byte) []byte {
 	w.strPtr("idempotency_id", t.IdempotencyID)
 	w.str("merchant_identity", t.MerchantIdentity)
 	w.rawOmitEmpty("additional_purchase_data", t.AdditionalPurchaseData)
-	if a := t.adjustment; a != nil {
+	if a := t.Adjustment; a != nil {
 		w.int("amount_requested", a.AmountRequested)
 		w.null("additional_buyer_charges")
 		w.null("additional_healthcare_data")
@@ -343,12 +251,12 @@ func (v transferView) appendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes the view with appendJSON (webhook events embed it).
-func (v transferView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+func (v transferView) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
 
-func (v paymentInstrumentView) appendJSON(b []byte) []byte {
-	p := &v.paymentInstrument
+func (v paymentInstrumentView) AppendJSON(b []byte) []byte {
+	p := &v.PaymentInstrument
 	w := openObject(viewBytes(b, 0))
-	w.meta(&p.meta)
+	w.meta(&p.Meta)
 	w.str("application", p.Application)
 	w.str("fingerprint", p.Fingerprint)
 	w.tags("tags", p.Tags)
@@ -380,12 +288,12 @@ func (v paymentInstrumentView) appendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes the view with appendJSON (webhook events embed it).
-func (v paymentInstrumentView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+func (v paymentInstrumentView) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
 
-func (v authorizationView) appendJSON(b []byte) []byte {
-	a := &v.authorization
+func (v authorizationView) AppendJSON(b []byte) []byte {
+	a := &v.Authorization
 	w := openObject(viewBytes(b, len(a.AdditionalPurchaseData)))
-	w.meta(&a.meta)
+	w.meta(&a.Meta)
 	w.str("application", a.Application)
 	w.int("amount", a.Amount)
 	w.tags("tags", a.Tags)
@@ -400,7 +308,7 @@ func (v authorizationView) appendJSON(b []byte) []byte {
 	w.strPtr("3ds_redirect_url", a.ThreeDSRedirectURL)
 	w.bool("is_void", a.IsVoid)
 	w.str("void_state", a.VoidState)
-	w.time("expires_at", a.ExpiresAt)
+	w.Time("expires_at", a.ExpiresAt)
 	w.strPtr("idempotency_id", a.IdempotencyID)
 	w.rawOmitEmpty("additional_purchase_data", a.AdditionalPurchaseData)
 	var buf [12]namedLink
@@ -409,125 +317,12 @@ func (v authorizationView) appendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes the view with appendJSON (webhook events embed it).
-func (v authorizationView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+func (v authorizationView) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
 
-// appendTree appends a decoded JSON document (maps, slices, json.Number,
-// strings, bools, nil) as json.Marshal writes it: object keys sorted,
-// numbers as written. Any other value goes through json.Marshal.
-func appendTree(b []byte, v any) ([]byte, error) {
-	switch x := v.(type) {
-	case nil:
-		return append(b, "null"...), nil
-	case bool:
-		return strconv.AppendBool(b, x), nil
-	case string:
-		return appendJSONString(b, x), nil
-	case json.Number:
-		if jsonNumber(string(x)) {
-			return append(b, x...), nil
-		}
-	case []any:
-		b = append(b, '[')
-		for i, c := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = appendTree(b, c); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
-	case map[string]any:
-		return appendTreeObject(b, x, nil)
-	}
-	q, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encode %T: %w", v, err)
-	}
-	return append(b, q...), nil
-}
-
-// jsonNumber reports whether s is a JSON number as encoding/json writes a
-// json.Number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, nothing
-// around it.
-func jsonNumber(s string) bool {
-	if s != "" && s[0] == '-' {
-		s = s[1:]
-	}
-	digits := func() int {
-		n := 0
-		for n < len(s) && '0' <= s[n] && s[n] <= '9' {
-			n++
-		}
-		s = s[n:]
-		return n
-	}
-	switch {
-	case s == "":
-		return false
-	case s[0] == '0':
-		s = s[1:]
-	case digits() == 0:
-		return false
-	}
-	if s != "" && s[0] == '.' {
-		s = s[1:]
-		if digits() == 0 {
-			return false
-		}
-	}
-	if s != "" && (s[0] == 'e' || s[0] == 'E') {
-		s = s[1:]
-		if s != "" && (s[0] == '+' || s[0] == '-') {
-			s = s[1:]
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return s == ""
-}
-
-// treeMember is a member appendTreeObject writes besides a map's.
-type treeMember struct {
-	name  string
-	value any
-}
-
-// appendTreeObject appends the object m as appendTree does, with the member
-// extra (if not nil) written as if m held it.
-func appendTreeObject(b []byte, m map[string]any, extra *treeMember) ([]byte, error) {
-	var buf [16]treeMember // the members, read in one walk of the map
-	members := buf[:0]
-	for k, v := range m {
-		if extra == nil || k != extra.name {
-			members = append(members, treeMember{k, v})
-		}
-	}
-	if extra != nil {
-		members = append(members, *extra)
-	}
-	slices.SortFunc(members, func(a, b treeMember) int { return strings.Compare(a.name, b.name) })
-	b = append(b, '{')
-	for i := range members {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, members[i].name)
-		b = append(b, ':')
-		var err error
-		if b, err = appendTree(b, members[i].value); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, '}'), nil
-}
-
-func (v disputeView) appendJSON(b []byte) []byte {
-	d := &v.dispute
+func (v disputeView) AppendJSON(b []byte) []byte {
+	d := &v.Dispute
 	w := openObject(viewBytes(b, 0))
-	w.meta(&d.meta)
+	w.meta(&d.Meta)
 	w.str("application", d.Application)
 	w.tags("tags", d.Tags)
 	w.int("amount", d.Amount)
@@ -537,8 +332,8 @@ func (v disputeView) appendJSON(b []byte) []byte {
 	w.strPtr("message", d.Message)
 	w.strPtr("action", d.Action)
 	w.str("identity", d.Identity)
-	w.time("occurred_at", d.OccurredAt)
-	w.time("respond_by", d.RespondBy)
+	w.Time("occurred_at", d.OccurredAt)
+	w.Time("respond_by", d.RespondBy)
 	w.key("dispute_details")
 	details := openObject(w.b)
 	details.str("arn", d.DisputeDetails.ARN)
@@ -550,15 +345,15 @@ func (v disputeView) appendJSON(b []byte) []byte {
 
 // MarshalJSON encodes the view with appendJSON (lists and webhook events
 // embed it).
-func (v disputeView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+func (v disputeView) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
 
-func (v balanceTransferView) appendJSON(b []byte) []byte {
-	t := &v.balanceTransfer
+func (v balanceTransferView) AppendJSON(b []byte) []byte {
+	t := &v.BalanceTransfer
 	if b == nil {
 		b = make([]byte, 0, 640)
 	}
 	w := openObject(b)
-	w.meta(&t.meta)
+	w.meta(&t.Meta)
 	w.int("amount", t.Amount)
 	w.str("currency", t.Currency)
 	w.str("description", t.Description)
@@ -575,24 +370,24 @@ func (v balanceTransferView) appendJSON(b []byte) []byte {
 }
 
 // MarshalJSON encodes the view with appendJSON (webhook events embed it).
-func (v balanceTransferView) MarshalJSON() ([]byte, error) { return v.appendJSON(nil), nil }
+func (v balanceTransferView) MarshalJSON() ([]byte, error) { return v.AppendJSON(nil), nil }
 
 // appendJSON writes the list envelope as json.Marshal does (_embedded,
 // _links, page), the items through their own appendJSON and the links from
 // the list's URL and the query without building their strings; ok is false
 // when the items have no encoder, and the caller encodes by reflection
 // instead.
-func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
+func (l listEnvelope) AppendJSON(b []byte) ([]byte, bool) {
 	if l.items == nil {
 		return nil, false
 	}
 	w := openObject(b)
 	w.key("_embedded")
 	w.b = append(w.b, '{')
-	w.b = appendJSONString(w.b, l.plural)
+	w.b = ledger.AppendJSONString(w.b, l.plural)
 	w.b = append(w.b, ':')
 	var ok bool
-	if w.b, ok = l.items.appendJSON(w.b); !ok {
+	if w.b, ok = l.items.AppendJSON(w.b); !ok {
 		return nil, false
 	}
 	w.b = append(w.b, '}')
@@ -606,7 +401,7 @@ func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
 		w.b = l.appendLink(append(w.b, `"prev":`...), prev)
 		w.b = append(w.b, ',')
 	}
-	w.b = l.appendLink(append(w.b, `"self":`...), l.q.offset)
+	w.b = l.appendLink(append(w.b, `"self":`...), l.q.Offset)
 	w.b = append(w.b, '}')
 	w.key("page")
 	p := openObject(w.b)
@@ -621,8 +416,8 @@ func (l listEnvelope) appendJSON(b []byte) ([]byte, bool) {
 // listQuery.encode's query, its & escaped as json.Marshal escapes it.
 func (l listEnvelope) appendLink(b []byte, offset int) []byte {
 	b = append(b, `{"href":`...)
-	if !plainJSON(l.self) {
-		b = appendJSONString(b, l.self+l.q.encode(offset))
+	if !ledger.PlainJSON(l.self) {
+		b = ledger.AppendJSONString(b, l.self+l.q.Encode(offset))
 		return append(b, '}')
 	}
 	b = append(b, '"')
@@ -630,11 +425,11 @@ func (l listEnvelope) appendLink(b []byte, offset int) []byte {
 	b = append(b, "?offset="...)
 	b = strconv.AppendInt(b, int64(offset), 10)
 	b = append(b, `\u0026limit=`...)
-	b = strconv.AppendInt(b, int64(l.q.limit), 10)
-	for _, k := range l.q.sort {
+	b = strconv.AppendInt(b, int64(l.q.Limit), 10)
+	for _, k := range l.q.Sort {
 		b = append(b, `\u0026sort=`...)
-		b = append(b, k.field...) // one of sortableFields
-		if k.desc {
+		b = append(b, k.Field...) // one of sortableFields
+		if k.Desc {
 			b = append(b, ",desc"...)
 		} else {
 			b = append(b, ",asc"...)
@@ -650,7 +445,7 @@ func (l viewList[V]) slice() any { return []V(l) }
 
 // appendJSON writes the views as a JSON array through their own
 // appendJSON; ok is false when V has none.
-func (l viewList[V]) appendJSON(b []byte) ([]byte, bool) {
+func (l viewList[V]) AppendJSON(b []byte) ([]byte, bool) {
 	if _, ok := any((*V)(nil)).(jsonAppender); !ok {
 		return nil, false
 	}
@@ -662,7 +457,7 @@ func (l viewList[V]) appendJSON(b []byte) ([]byte, bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = any(&l[i]).(jsonAppender).appendJSON(b)
+		b = any(&l[i]).(jsonAppender).AppendJSON(b)
 	}
 	return append(b, ']'), true
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -66,11 +67,11 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 	h.expect(h.call(h.platform(), "PUT", "/authorizations/"+a, map[string]any{"capture_amount": 400}), 200, "authorization")
 
 	odd := "a\"b\\c\n\t\x01<>&\u2028\u2029é\xff\x7f"
-	now := jsonTime(time.Date(2026, 1, 2, 3, 4, 5, 6000, time.FixedZone("x", 3600)))
-	var transfers []transfer
-	var cards []paymentInstrument
-	var auths []authorization
-	var disputes []dispute
+	now := ledger.JSONTime(time.Date(2026, 1, 2, 3, 4, 5, 6000, time.FixedZone("x", 3600)))
+	var transfers []ledger.Transfer
+	var cards []ledger.PaymentInstrument
+	var auths []ledger.Authorization
+	var disputes []ledger.Dispute
 	h.srv.memory().mu.Lock()
 	for _, d := range h.srv.memory().disputes {
 		disputes = append(disputes, *d)
@@ -86,22 +87,22 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 	}
 	h.srv.memory().mu.Unlock()
 	transfers = append(transfers,
-		transfer{meta: meta{ID: odd, CreatedAt: now}, Tags: tags{odd: odd, "": ""}, Source: &odd, Destination: &odd, ReadyToSettleAt: &now,
+		ledger.Transfer{Meta: ledger.Meta{ID: odd, CreatedAt: now}, Tags: ledger.Tags{odd: odd, "": ""}, Source: &odd, Destination: &odd, ReadyToSettleAt: &now,
 			StatementDescriptor: &odd, Messages: []string{odd, ""}, IdempotencyID: &odd, AdditionalPurchaseData: json.RawMessage(`{"a":"\u003c"}`),
-			adjustment: &adjustment{AmountRequested: -1}},
-		transfer{Amount: -9223372036854775808, Fee: 9223372036854775807},
+			Adjustment: &ledger.Adjustment{AmountRequested: -1}},
+		ledger.Transfer{Amount: -9223372036854775808, Fee: 9223372036854775807},
 	)
 	cards = append(cards,
-		paymentInstrument{meta: meta{ID: odd}, Name: odd, Tags: tags{}, Address: address{Line1: &odd, Line2: &odd, City: &odd, Region: &odd, PostalCode: odd, Country: &odd}},
-		paymentInstrument{},
+		ledger.PaymentInstrument{Meta: ledger.Meta{ID: odd}, Name: odd, Tags: ledger.Tags{}, Address: ledger.Address{Line1: &odd, Line2: &odd, City: &odd, Region: &odd, PostalCode: odd, Country: &odd}},
+		ledger.PaymentInstrument{},
 	)
 	auths = append(auths,
-		authorization{meta: meta{ID: odd}, Transfer: &odd, ThreeDSRedirectURL: &odd, IsVoid: true, ExpiresAt: now, IdempotencyID: &odd, Messages: []string{}, Tags: tags{"k": odd}},
-		authorization{},
+		ledger.Authorization{Meta: ledger.Meta{ID: odd}, Transfer: &odd, ThreeDSRedirectURL: &odd, IsVoid: true, ExpiresAt: now, IdempotencyID: &odd, Messages: []string{}, Tags: ledger.Tags{"k": odd}},
+		ledger.Authorization{},
 	)
 	disputes = append(disputes,
-		dispute{meta: meta{ID: odd}, Tags: tags{odd: ""}, Message: &odd, Action: &odd, Reason: odd, DisputeDetails: disputeDetails{ARN: odd}},
-		dispute{},
+		ledger.Dispute{Meta: ledger.Meta{ID: odd}, Tags: ledger.Tags{odd: ""}, Message: &odd, Action: &odd, Reason: odd, DisputeDetails: ledger.DisputeDetails{ARN: odd}},
+		ledger.Dispute{},
 	)
 	same := func(name string, got []byte, v any) {
 		t.Helper()
@@ -120,19 +121,19 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 	for _, base := range []string{testBase, "http://h<&>:1", "http://x\xe2\x80"} {
 		for _, tr := range transfers {
 			v := viewTransfer(base, "FP1", tr)
-			same("transfer "+tr.ID, v.appendJSON(nil), reflected[transfer]{tr, linkMap(v.linkList(nil))})
+			same("transfer "+tr.ID, v.AppendJSON(nil), reflected[ledger.Transfer]{tr, linkMap(v.linkList(nil))})
 		}
 		for _, p := range cards {
 			v := viewPaymentInstrument(base, p)
-			same("card "+p.ID, v.appendJSON(nil), reflected[paymentInstrument]{p, linkMap(v.linkList(nil))})
+			same("card "+p.ID, v.AppendJSON(nil), reflected[ledger.PaymentInstrument]{p, linkMap(v.linkList(nil))})
 		}
 		for _, d := range disputes {
 			v := viewDispute(base, d)
-			same("dispute "+d.ID, v.appendJSON(nil), reflected[dispute]{d, linkMap(v.linkList(nil))})
+			same("dispute "+d.ID, v.AppendJSON(nil), reflected[ledger.Dispute]{d, linkMap(v.linkList(nil))})
 		}
 		for _, a := range auths {
 			v := viewAuthorization(base, a)
-			same("authorization "+a.ID, v.appendJSON(nil), reflected[authorization]{a, linkMap(v.linkList(nil))})
+			same("authorization "+a.ID, v.AppendJSON(nil), reflected[ledger.Authorization]{a, linkMap(v.linkList(nil))})
 		}
 	}
 	if len(transfers) < 6 || len(cards) < 3 || len(auths) < 3 || len(disputes) < 4 {
@@ -140,7 +141,7 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 	}
 	var adjusted bool
 	for _, tr := range transfers {
-		adjusted = adjusted || (tr.adjustment != nil && tr.ID != odd)
+		adjusted = adjusted || (tr.Adjustment != nil && tr.ID != odd)
 	}
 	if !adjusted {
 		t.Error("no dispute adjustment among the stored transfers")
@@ -161,7 +162,7 @@ func TestAppendTreeMatchesMarshal(t *testing.T) {
 		"plain",
 	}
 	for _, doc := range docs {
-		got, err := appendTree(nil, doc)
+		got, err := ledger.AppendTree(nil, doc)
 		if err != nil {
 			t.Fatalf("appendTree(%v) = %v", doc, err)
 		}
@@ -175,7 +176,7 @@ func TestAppendTreeMatchesMarshal(t *testing.T) {
 	}
 	for _, extra := range []string{"sales_tax", "a", "zz", "item_data", ""} {
 		m := purchaseDataBody()
-		got, err := appendTreeObject(nil, m, &treeMember{extra, json.Number("7")})
+		got, err := ledger.AppendTreeObject(nil, m, &ledger.TreeMember{Name: extra, Value: json.Number("7")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +190,7 @@ func TestAppendTreeMatchesMarshal(t *testing.T) {
 			t.Errorf("appendTreeObject added %s to the map", extra)
 		}
 	}
-	if _, err := appendTree(nil, json.Number("1x")); err == nil {
+	if _, err := ledger.AppendTree(nil, json.Number("1x")); err == nil {
 		t.Error("appendTree of an invalid json.Number: no error, want json.Marshal's")
 	}
 }
@@ -200,25 +201,25 @@ func TestAppendTreeMatchesMarshal(t *testing.T) {
 // their own encoder still goes through json.Marshal.
 func TestListAndBalanceTransferAppendMatchMarshal(t *testing.T) {
 	odd := "a\"b\\c\n\t\x01<>&\u2028\u2029é\xff\x7f"
-	now := jsonTime(time.Date(2026, 1, 2, 3, 4, 5, 6000, time.FixedZone("x", 3600)))
-	bts := []balanceTransfer{
-		{meta: meta{ID: odd, CreatedAt: now, UpdatedAt: now}, Amount: -5, Currency: odd, Description: odd, Source: odd, Destination: odd,
-			ExternalReferenceID: odd, ReferenceID: odd, ProcessorType: odd, State: odd, Tags: tags{odd: odd, "": "", "a": "b"}},
+	now := ledger.JSONTime(time.Date(2026, 1, 2, 3, 4, 5, 6000, time.FixedZone("x", 3600)))
+	bts := []ledger.BalanceTransfer{
+		{Meta: ledger.Meta{ID: odd, CreatedAt: now, UpdatedAt: now}, Amount: -5, Currency: odd, Description: odd, Source: odd, Destination: odd,
+			ExternalReferenceID: odd, ReferenceID: odd, ProcessorType: odd, State: odd, Tags: ledger.Tags{odd: odd, "": "", "a": "b"}},
 		{},
-		{Tags: tags{}},
+		{Tags: ledger.Tags{}},
 	}
 	for _, base := range []string{testBase, "http://h<&>:1"} {
 		var views []balanceTransferView
 		for _, b := range bts {
 			v := viewBalanceTransfer(base, b)
 			views = append(views, v)
-			want, err := json.Marshal(reflected[balanceTransfer]{b, linkMap(v.linkList(nil))})
+			want, err := json.Marshal(reflected[ledger.BalanceTransfer]{b, linkMap(v.linkList(nil))})
 			require.NoError(t, err)
-			assert.Equal(t, string(want), string(v.appendJSON(nil)), "balance transfer %q at %s", b.ID, base)
+			assert.Equal(t, string(want), string(v.AppendJSON(nil)), "balance transfer %q at %s", b.ID, base)
 		}
-		transfers := []transferView{viewTransfer(base, "FP1", transfer{meta: meta{ID: odd}, Tags: tags{"k": odd}}), viewTransfer(base, "FP1", transfer{})}
-		sorted := listQuery{offset: 3, limit: 20, sort: []sortKey{{"amount", false}, {"id", true}}}
-		first := listQuery{limit: 5, sort: defaultSort}
+		transfers := []transferView{viewTransfer(base, "FP1", ledger.Transfer{Meta: ledger.Meta{ID: odd}, Tags: ledger.Tags{"k": odd}}), viewTransfer(base, "FP1", ledger.Transfer{})}
+		sorted := ledger.ListQuery{Offset: 3, Limit: 20, Sort: []ledger.SortKey{{Field: "amount", Desc: false}, {Field: "id", Desc: true}}}
+		first := ledger.ListQuery{Limit: 5, Sort: ledger.DefaultOrder()}
 		for name, l := range map[string]listEnvelope{
 			"balance transfers": listOf("balance_transfers", views, base+"/x<"+odd, sorted, 99),
 			"transfers":         listOf("transfers", transfers, base, sorted, 4),
@@ -227,7 +228,7 @@ func TestListAndBalanceTransferAppendMatchMarshal(t *testing.T) {
 			"empty":             listOf("disputes", []disputeView{}, base, first, 0),
 			"nil":               listOf[disputeView]("disputes", nil, base, first, 0),
 		} {
-			got, ok := l.appendJSON(nil)
+			got, ok := l.AppendJSON(nil)
 			require.True(t, ok, "%s: every item writes its own JSON", name)
 			want, err := json.Marshal(listWire(l))
 			require.NoError(t, err)
@@ -236,27 +237,27 @@ func TestListAndBalanceTransferAppendMatchMarshal(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, string(want), string(marshaled), name)
 		}
-		_, ok := listOf("files", []fileView{viewFile(base, file{})}, base, first, 1).appendJSON(nil)
+		_, ok := listOf("files", []fileView{viewFile(base, ledger.File{})}, base, first, 1).AppendJSON(nil)
 		assert.False(t, ok, "files have no encoder of their own")
 	}
 }
 
 // listOf is the envelope newList builds for items of a list at self.
-func listOf[V any](plural string, items []V, self string, q listQuery, total int) listEnvelope {
-	return listEnvelope{plural: plural, items: viewList[V](items), self: self, q: q, Page: page{Offset: q.offset, Limit: q.limit, Count: total}}
+func listOf[V any](plural string, items []V, self string, q ledger.ListQuery, total int) listEnvelope {
+	return listEnvelope{plural: plural, items: viewList[V](items), self: self, q: q, Page: page{Offset: q.Offset, Limit: q.Limit, Count: total}}
 }
 
 // listWire is l as the list envelope was before it wrote its own links: a
 // struct of maps json.Marshal encodes by reflection, its links built as
 // strings.
 func listWire(l listEnvelope) any {
-	self := l.self + l.q.encode(l.q.offset)
+	self := l.self + l.q.Encode(l.q.Offset)
 	ls := links{"self": {self}}
-	if l.q.offset+l.q.limit < l.Page.Count {
-		ls["next"] = link{l.self + l.q.encode(l.q.offset+l.q.limit)}
+	if l.q.Offset+l.q.Limit < l.Page.Count {
+		ls["next"] = link{l.self + l.q.Encode(l.q.Offset+l.q.Limit)}
 	}
-	if l.q.offset > 0 {
-		ls["prev"] = link{l.self + l.q.encode(max(l.q.offset-l.q.limit, 0))}
+	if l.q.Offset > 0 {
+		ls["prev"] = link{l.self + l.q.Encode(max(l.q.Offset-l.q.Limit, 0))}
 	}
 	return struct {
 		Embedded map[string]any `json:"_embedded"`
@@ -288,9 +289,9 @@ func TestAppendTimeMatchesAppendFormat(t *testing.T) {
 		cases = append(cases, time.Unix(0, int64(i)*7_919_813_377_771+int64(i*i)))
 	}
 	for _, c := range cases {
-		want := c.UTC().AppendFormat([]byte("x"), timeLayout)
-		assert.Equal(t, string(want), string(appendTime([]byte("x"), c)), "%v", c)
-		j, err := json.Marshal(jsonTime(c))
+		want := c.UTC().AppendFormat([]byte("x"), ledger.TimeLayout)
+		assert.Equal(t, string(want), string(ledger.AppendTime([]byte("x"), c)), "%v", c)
+		j, err := json.Marshal(ledger.JSONTime(c))
 		require.NoError(t, err)
 		assert.Equal(t, `"`+string(want[1:])+`"`, string(j))
 	}
@@ -307,13 +308,13 @@ func TestPlainJSONMatchesMarshal(t *testing.T) {
 		q, err := json.Marshal(s)
 		require.NoError(t, err)
 		plain := c >= 0x20 && c < 0x7f && !strings.ContainsRune(`"\<>&`, rune(c))
-		assert.Equal(t, plain, plainJSON(s), "byte %#x", c)
+		assert.Equal(t, plain, ledger.PlainJSON(s), "byte %#x", c)
 		if plain {
 			assert.Equal(t, `"`+s+`"`, string(q), "byte %#x", c)
 		}
-		assert.Equal(t, string(q), string(appendJSONString(nil, s)), "byte %#x", c)
+		assert.Equal(t, string(q), string(ledger.AppendJSONString(nil, s)), "byte %#x", c)
 	}
-	assert.True(t, plainJSON(""))
+	assert.True(t, ledger.PlainJSON(""))
 }
 
 // TestAppendJSONStringMatchesMarshal compares appendJSONString with
@@ -336,7 +337,7 @@ func TestAppendJSONStringMatchesMarshal(t *testing.T) {
 	for _, s := range cases {
 		want, err := json.Marshal(s)
 		require.NoError(t, err)
-		if got := appendJSONString([]byte("x"), s); !assert.Equal(t, "x"+string(want), string(got), "%q", s) {
+		if got := ledger.AppendJSONString([]byte("x"), s); !assert.Equal(t, "x"+string(want), string(got), "%q", s) {
 			return
 		}
 	}
@@ -348,6 +349,6 @@ func TestJSONNumberMatchesMarshal(t *testing.T) {
 	for _, s := range []string{"0", "-0", "1", "-1", "10", "01", "-01", "1.5", "1.", ".5", "-.5", "1e3", "1E+3", "1e-03", "1e", "1e+",
 		"1.5e3", "0.0", "00", "-", "", " 1", "1 ", "+1", "1x", "0x1", "NaN", "Infinity", "123456789012345678901234567890", "1.2.3", "1e3e3", "--1"} {
 		_, err := json.Marshal(json.Number(s))
-		assert.Equal(t, err == nil && s != "", jsonNumber(s), "%q", s)
+		assert.Equal(t, err == nil && s != "", ledger.JsonNumber(s), "%q", s)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // The benchmarks compare a request through the whole reference handler with
@@ -58,7 +60,7 @@ func BenchmarkFetch(b *testing.B) {
 }
 
 func BenchmarkLevel3Sale(b *testing.B) {
-	h := newHarness(b, func(c *Config) { c.Limits = Limits{CreatesPerMinute: -1, MaxRetained: -1, MaxBytes: -1} })
+	h := newHarness(b, func(c *Config) { c.Limits = ledger.Limits{CreatesPerMinute: -1, MaxRetained: -1, MaxBytes: -1} })
 	sale, err := json.Marshal(map[string]any{
 		"source": h.card(), "merchant": h.fx.Fixtures.Merchant, "amount": 1000, "currency": "USD",
 		"additional_purchase_data": purchaseDataBody(),
@@ -84,7 +86,7 @@ type httpCase struct {
 // transfers.
 func benchCases(b *testing.B) (*harness, []httpCase) {
 	b.Helper()
-	h := newHarness(b, func(c *Config) { c.Limits = Limits{CreatesPerMinute: -1, MaxRetained: -1, MaxBytes: -1} })
+	h := newHarness(b, func(c *Config) { c.Limits = ledger.Limits{CreatesPerMinute: -1, MaxRetained: -1, MaxBytes: -1} })
 	card := h.card()
 	sale, err := json.Marshal(map[string]any{
 		"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": 1000, "currency": "USD",
@@ -93,7 +95,7 @@ func benchCases(b *testing.B) (*harness, []httpCase) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for i := range 2 * defaultLimit {
+	for i := range 2 * ledger.DefaultLimit {
 		h.expect(h.call(h.platform(), "POST", "/balance_transfers", map[string]any{
 			"amount": 100 + i, "currency": "USD", "description": fmt.Sprint("bench ", i), "source": "OPERATING_ACCOUNT",
 			"destination": "FOR_BENEFIT_OF_ACCOUNT", "processor_type": "LITLE_V1", "tags": map[string]any{"run": "bench"},

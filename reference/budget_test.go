@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -73,7 +74,7 @@ func (c *readCounter) Read(p []byte) (int, error) {
 // would pass the upload quota is 429 before a byte of it is read, for a
 // file's upload and for an external link's upload URL.
 func TestUploadOverQuotaIsRefusedBeforeItIsRead(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: -1, UploadBytes: 1000} })
+	h := newHarness(t, func(c *Config) { c.Limits = ledger.Limits{MaxAge: -1, UploadBytes: 1000} })
 	file := h.newFile("Quota")
 	link := h.expect(h.call(h.platform(), "POST", "/files/"+file+"/external_links", map[string]any{"type": "UPLOAD"}), 200, "").str(t, "id")
 	for _, c := range []struct {

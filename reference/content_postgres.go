@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -24,7 +25,7 @@ const contentPiece = 256 << 10
 func (p *pgUnits) StageContent(ctx context.Context, app, fileID string, r io.Reader) (string, int64, error) {
 	ref := p.newID("FC")
 	buf := make([]byte, contentPiece)
-	at := stamp(p.clock).UnixNano()
+	at := ledger.Stamp(p.clock).UnixNano()
 	var total int64
 	seq, done := 0, false
 	var readErr error
@@ -97,4 +98,4 @@ func (t *pgTx) putContentPieces(app, fileID string, content []byte) string {
 }
 
 // pgUnits streams file content.
-var _ contentStore = (*pgUnits)(nil)
+var _ ledger.ContentStore = (*pgUnits)(nil)

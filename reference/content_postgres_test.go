@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/reference/pgtest"
 )
 
@@ -83,7 +84,7 @@ func allocated(fn func()) uint64 {
 // its age the file goes with its pieces and gives its bytes back.
 func TestPostgresFileContentStreams(t *testing.T) {
 	cluster := pgtest.Start(t)
-	h := sandboxReplica(t, cluster.NewDatabase(t, "content"), func(c *Config) { c.Limits = Limits{MaxAge: time.Hour} })
+	h := sandboxReplica(t, cluster.NewDatabase(t, "content"), func(c *Config) { c.Limits = ledger.Limits{MaxAge: time.Hour} })
 	const size = 9_000_000
 	id := h.expect(h.call(h.platform(), "POST", "/files", map[string]any{
 		"display_name": "big", "linked_to": h.fx.Fixtures.Merchant, "type": "PASSPORT"}), 200, "file").str(t, "id")
@@ -160,7 +161,7 @@ func TestPostgresFileContentStreams(t *testing.T) {
 
 	// Past its age the file goes with its pieces, and its bytes are given back.
 	h.clock.Advance(2 * time.Hour)
-	h.srv.units.(sandboxStore).Sweep(t.Context(), h.srv.now(), 0)
+	h.srv.units.(ledger.SandboxStore).Sweep(t.Context(), h.srv.now(), 0)
 	pieces, _, counted = held()
 	assert.Zero(t, pieces, "an expired file's pieces are deleted")
 	assert.Zero(t, counted, "its bytes are given back to the upload quota")

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 
@@ -119,7 +120,7 @@ func decodeTree(doc any, dst any) error {
 	case d.mismatch:
 		return fmt.Errorf("%w: the body does not match the operation's fields", validate.ErrMalformed)
 	case d.outOfRange != "":
-		return errInvalidField(d.outOfRange, "must be an integer from %d to %d", int64(math.MinInt64), int64(math.MaxInt64))
+		return ledger.ErrInvalidField(d.outOfRange, "must be an integer from %d to %d", int64(math.MinInt64), int64(math.MaxInt64))
 	}
 	return nil
 }

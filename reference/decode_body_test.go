@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 	"github.com/stretchr/testify/require"
 )
@@ -31,7 +32,7 @@ func TestDecodeBodyMatchesDecodeTree(t *testing.T) {
 			require.Equal(t, wantErr == nil, gotErr == nil, "decodeBody %v, decodeTree %v", gotErr, wantErr)
 			if wantErr != nil {
 				require.Equal(t, wantErr.Error(), gotErr.Error())
-				var we, ge *domainError
+				var we, ge *ledger.DomainError
 				require.Equal(t, errors.As(wantErr, &we), errors.As(gotErr, &ge))
 				return
 			}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"unicode/utf8"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 
@@ -33,19 +34,19 @@ func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 // detail.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	er := s.errorRequest(r)
-	var de *domainError
+	var de *ledger.DomainError
 	if errors.As(err, &de) {
-		ref, ok := s.judged.Refusals[string(de.kind)]
+		ref, ok := s.judged.Refusals[string(de.Kind)]
 		if !ok { // every kind above is a row of the table (TestErrorKindsAreRefusals)
-			s.log.Error("refusal kind not in the refusals table", "kind", de.kind)
+			s.log.Error("refusal kind not in the refusals table", "kind", de.Kind)
 			validate.WriteError(w, r, err)
 			return
 		}
-		if de.kind == kindUnauthorized {
+		if de.Kind == ledger.KindUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Basic realm="payments"`)
 		}
 		validate.WriteEnvelope(w, er, ref.Status, validate.ErrorItem{
-			Code: ref.Codes[0], Message: clip(de.message), Field: clip(de.field), Resource: de.resource,
+			Code: ref.Codes[0], Message: clip(de.Message), Field: clip(de.Field), Resource: de.Resource,
 		})
 		return
 	}

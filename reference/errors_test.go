@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -14,7 +15,7 @@ func TestErrorResponses(t *testing.T) {
 	big := `{"url":"http://x.test/` + strings.Repeat("a", maxJSONBytes) + `"}`
 	tests := []struct {
 		name    string
-		cred    Credential
+		cred    ledger.Credential
 		method  string
 		path    string
 		body    any
@@ -26,9 +27,9 @@ func TestErrorResponses(t *testing.T) {
 		{"unknown nested route", p, "GET", "/disputes/x/y/z", nil, nil, 404, "NOT_FOUND"},
 		{"wrong method", p, "DELETE", "/authorizations/AU1", nil, nil, 405, "METHOD_NOT_ALLOWED"},
 		{"wrong method on list", p, "PATCH", "/webhooks", nil, nil, 405, "METHOD_NOT_ALLOWED"},
-		{"no credentials", Credential{}, "GET", "/disputes", nil, nil, 401, "UNKNOWN"},
-		{"wrong password", Credential{p.Username, "wrong"}, "GET", "/disputes", nil, nil, 401, "UNKNOWN"},
-		{"unknown user", Credential{"USnobody", p.Password}, "GET", "/disputes", nil, nil, 401, "UNKNOWN"},
+		{"no credentials", ledger.Credential{}, "GET", "/disputes", nil, nil, 401, "UNKNOWN"},
+		{"wrong password", ledger.Credential{Username: p.Username, Password: "wrong"}, "GET", "/disputes", nil, nil, 401, "UNKNOWN"},
+		{"unknown user", ledger.Credential{Username: "USnobody", Password: p.Password}, "GET", "/disputes", nil, nil, 401, "UNKNOWN"},
 		{"merchant may not update merchants", h.merchant(), "PUT", "/merchants/" + fx.PlainMerchant,
 			map[string]any{"level_two_level_three_data_enabled": true}, nil, 403, "FORBIDDEN"},
 		{"accept names no JSON type", p, "GET", "/disputes", nil, []string{"Accept", "text/html"}, 406, "NOT_ACCEPTABLE"},
@@ -57,7 +58,7 @@ func TestErrorResponses(t *testing.T) {
 
 func TestUnauthorizedAndForbiddenMessages(t *testing.T) {
 	h := newHarness(t)
-	r := h.expect(h.call(Credential{}, "GET", "/webhooks", nil), 401, "error")
+	r := h.expect(h.call(ledger.Credential{}, "GET", "/webhooks", nil), 401, "error")
 	assert.Contains(t, string(r.body), `"message":"Unauthorized"`, "401 body")
 	assert.NotEmpty(t, r.header.Get("WWW-Authenticate"), "WWW-Authenticate of the 401")
 	r = h.expect(h.call(h.merchant(), "PUT", "/merchants/"+h.fx.Fixtures.PlainMerchant,

@@ -10,6 +10,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // evidenceTypes are the content types accepted as dispute evidence.
@@ -29,10 +31,10 @@ var typeExtensions = map[string]string{
 
 // readMultipartFile reads the part named file of a multipart request (at most
 // 10 MiB). allowed, when not nil, restricts its content type.
-func readMultipartFile(r *http.Request, allowed []string) (upload, error) {
+func readMultipartFile(r *http.Request, allowed []string) (ledger.Upload, error) {
 	part, err := filePart(r)
 	if err != nil {
-		return upload{}, err
+		return ledger.Upload{}, err
 	}
 	// The declared length bounds the part: it sizes the buffer.
 	size := int64(0)
@@ -41,10 +43,10 @@ func readMultipartFile(r *http.Request, allowed []string) (upload, error) {
 	}
 	data, err := readSized(io.LimitReader(part, maxUploadBytes+1), size)
 	if err != nil {
-		return upload{}, multipartError(err)
+		return ledger.Upload{}, multipartError(err)
 	}
 	if len(data) > maxUploadBytes {
-		return upload{}, &domainError{kind: kindTooLarge, message: "the file exceeds 10 MiB"}
+		return ledger.Upload{}, &ledger.DomainError{Kind: ledger.KindTooLarge, Message: "the file exceeds 10 MiB"}
 	}
 	return describeUpload(part.FileName(), part.Header.Get("Content-Type"), data, allowed)
 }
@@ -53,12 +55,12 @@ func readMultipartFile(r *http.Request, allowed []string) (upload, error) {
 func filePart(r *http.Request) (*multipart.Part, error) {
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, &domainError{kind: kindBadRequest, message: "the body is not a valid multipart/form-data body"}
+		return nil, &ledger.DomainError{Kind: ledger.KindBadRequest, Message: "the body is not a valid multipart/form-data body"}
 	}
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
-			return nil, errInvalidField("file", "a form part named file is required")
+			return nil, ledger.ErrInvalidField("file", "a form part named file is required")
 		}
 		if err != nil {
 			return nil, multipartError(err)
@@ -73,38 +75,38 @@ func filePart(r *http.Request) (*multipart.Part, error) {
 // first bytes (which settle its content type) are read, then the whole part
 // is staged through stage as it arrives, never held in one buffer. Over
 // maxUploadBytes it is refused and dropped.
-func stageMultipartFile(r *http.Request, allowed []string, stage func(io.Reader) (string, int64, error), drop func(ref string)) (upload, error) {
+func stageMultipartFile(r *http.Request, allowed []string, stage func(io.Reader) (string, int64, error), drop func(ref string)) (ledger.Upload, error) {
 	part, err := filePart(r)
 	if err != nil {
-		return upload{}, err
+		return ledger.Upload{}, err
 	}
 	body := io.LimitReader(part, maxUploadBytes+1)
 	head := make([]byte, sniffLen)
 	n, err := io.ReadFull(body, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return upload{}, multipartError(err)
+		return ledger.Upload{}, multipartError(err)
 	}
 	head = head[:n]
 	up, err := describeUpload(part.FileName(), part.Header.Get("Content-Type"), head, allowed)
 	if err != nil {
-		return upload{}, err
+		return ledger.Upload{}, err
 	}
 	ref, size, err := stage(io.MultiReader(bytes.NewReader(head), body))
 	if err != nil {
 		if ref != "" {
 			drop(ref)
 		}
-		var de *domainError
+		var de *ledger.DomainError
 		if errors.As(err, &de) {
-			return upload{}, err
+			return ledger.Upload{}, err
 		}
-		return upload{}, multipartError(err)
+		return ledger.Upload{}, multipartError(err)
 	}
 	if size > maxUploadBytes {
 		drop(ref)
-		return upload{}, &domainError{kind: kindTooLarge, message: "the file exceeds 10 MiB"}
+		return ledger.Upload{}, &ledger.DomainError{Kind: ledger.KindTooLarge, Message: "the file exceeds 10 MiB"}
 	}
-	up.data, up.ref, up.size = nil, ref, size
+	up.Data, up.Ref, up.Size = nil, ref, size
 	return up, nil
 }
 
@@ -114,15 +116,15 @@ const sniffLen = 512
 func multipartError(err error) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return &domainError{kind: kindTooLarge, message: "the upload exceeds 10 MiB"}
+		return &ledger.DomainError{Kind: ledger.KindTooLarge, Message: "the upload exceeds 10 MiB"}
 	}
-	return &domainError{kind: kindBadRequest, message: "the multipart body could not be read"}
+	return &ledger.DomainError{Kind: ledger.KindBadRequest, Message: "the multipart body could not be read"}
 }
 
 // describeUpload settles name, content type and extension of uploaded bytes.
-func describeUpload(name, contentType string, data []byte, allowed []string) (upload, error) {
+func describeUpload(name, contentType string, data []byte, allowed []string) (ledger.Upload, error) {
 	if len(data) == 0 {
-		return upload{}, errInvalidField("file", "the file is empty")
+		return ledger.Upload{}, ledger.ErrInvalidField("file", "the file is empty")
 	}
 	name = path.Base(strings.ReplaceAll(name, "\\", "/"))
 	if name == "." || name == "/" {
@@ -137,7 +139,7 @@ func describeUpload(name, contentType string, data []byte, allowed []string) (up
 		ct, _, _ = mime.ParseMediaType(http.DetectContentType(data))
 	}
 	if allowed != nil && !slices.Contains(allowed, ct) {
-		return upload{}, errInvalidField("file", "content type %s is not accepted; use one of %s", ct, strings.Join(allowed, ", "))
+		return ledger.Upload{}, ledger.ErrInvalidField("file", "content type %s is not accepted; use one of %s", ct, strings.Join(allowed, ", "))
 	}
 	if ext == "" {
 		ext = typeExtensions[ct]
@@ -148,15 +150,15 @@ func describeUpload(name, contentType string, data []byte, allowed []string) (up
 			name += "." + ext
 		}
 	}
-	return upload{name: name, contentType: ct, extension: ext, data: data}, nil
+	return ledger.Upload{Name: name, ContentType: ct, Extension: ext, Data: data}, nil
 }
 
 // fileReview is the timer of an uploaded file's simulated review: it ends
 // the review and sends the updated event when the file reaches UPLOADED (or
 // INVALID), in one unit of work.
 func (s *Server) fileReview(base, app, id string) {
-	_ = s.update(s.ctx, app, func(t tx) error {
-		if f, ok := reviewFile(t, id); ok {
+	_ = s.update(s.ctx, app, func(t ledger.Tx) error {
+		if f, ok := ledger.ReviewFile(t, id); ok {
 			t.Outbox().Emit("file", "updated", viewFile(base, f))
 		}
 		return nil

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 func (h *harness) newFile(name string) string {
@@ -22,19 +24,19 @@ func (h *harness) fileStatus(id string) string {
 func TestFileReview(t *testing.T) {
 	h := newHarness(t)
 	tests := []struct{ name, final string }{
-		{"Passport scan", fileUploaded},
-		{"please reject me", fileInvalid},
+		{"Passport scan", ledger.FileUploaded},
+		{"please reject me", ledger.FileInvalid},
 	}
 	for _, tc := range tests {
 		t.Run(tc.final, func(t *testing.T) {
 			id := h.newFile(tc.name)
-			if got := h.fileStatus(id); got != fileRequiresUpload {
+			if got := h.fileStatus(id); got != ledger.FileRequiresUpload {
 				t.Fatalf("new file status %s", got)
 			}
 			h.expect(h.call(h.platform(), "GET", "/files/"+id+"/download", nil), 422, "")
 			ct, body := multipartBody(t, "scan.png", "image/png", []byte("png bytes"))
 			r := h.expect(h.call(h.platform(), "POST", "/files/"+id+"/upload", body, "Content-Type", ct), 200, "file").json(t)
-			if r["status"] != filePending || r["extension"] != "png" {
+			if r["status"] != ledger.FilePending || r["extension"] != "png" {
 				t.Errorf("after upload: status %v extension %v", r["status"], r["extension"])
 			}
 			eventually(t, "review to end", func() bool { return h.fileStatus(id) == tc.final })
@@ -53,7 +55,7 @@ func TestExternalLinks(t *testing.T) {
 	put := func(url string, status int) response {
 		t.Helper()
 		path := strings.TrimPrefix(url, testBase)
-		return h.expect(h.call(Credential{}, "PUT", path, []byte("statement bytes"), "Content-Type", "application/pdf"), status, "file")
+		return h.expect(h.call(ledger.Credential{}, "PUT", path, []byte("statement bytes"), "Content-Type", "application/pdf"), status, "file")
 	}
 	expiring := link("UPLOAD", 1)
 	download := link("DOWNLOAD", 10)
@@ -69,7 +71,7 @@ func TestExternalLinks(t *testing.T) {
 		t.Error("expired link not reported expired")
 	}
 	put(testBase+"/external_links/EL_0000000000000000000000/upload", 404)
-	if r := put(good["url"].(string), 200).json(t); r["status"] != filePending || r["extension"] != "pdf" {
+	if r := put(good["url"].(string), 200).json(t); r["status"] != ledger.FilePending || r["extension"] != "pdf" {
 		t.Errorf("after external upload: %v", r)
 	}
 	if data := h.call(h.platform(), "POST", "/files/"+id+"/download", nil).body; !bytes.Equal(data, []byte("statement bytes")) {

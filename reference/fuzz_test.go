@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // FuzzServer sends arbitrary methods, paths, headers and bodies (with and
@@ -115,7 +117,7 @@ func checkFuzzAnswer(t *testing.T, h *harness, req *http.Request, rec *httptest.
 			t.Fatalf("%s %.100s: status %d outside the envelope (%v): %s", req.Method, req.RequestURI, rec.Code, err, truncate(body))
 		}
 	}
-	for _, c := range []Credential{h.platform(), h.merchant(), h.other()} {
+	for _, c := range []ledger.Credential{h.platform(), h.merchant(), h.other()} {
 		if bytes.Contains(body, []byte(c.Password)) {
 			t.Fatalf("%s %.100s: the answer holds a password", req.Method, req.RequestURI)
 		}

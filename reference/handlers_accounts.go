@@ -1,9 +1,11 @@
 package reference
 
+import "github.com/conform-kit/conform/reference/ledger"
+
 // Handlers of merchants, subscriptions and balance transfers.
 
 func (s *Server) getMerchant(rq *request) (any, error) {
-	m, err := getOne(s, rq, tx.Merchants, rq.r.PathValue("id"))
+	m, err := getOne(s, rq, ledger.Tx.Merchants, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -11,12 +13,12 @@ func (s *Server) getMerchant(rq *request) (any, error) {
 }
 
 func (s *Server) updateMerchant(rq *request) (any, error) {
-	var in merchantUpdate
+	var in ledger.MerchantUpdate
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	return s.change(rq, "merchant", "updated", func(t tx) (any, error) {
-		m, err := updateMerchant(t, rq.r.PathValue("id"), in)
+	return s.change(rq, "merchant", "updated", func(t ledger.Tx) (any, error) {
+		m, err := ledger.UpdateMerchant(t, rq.r.PathValue("id"), in)
 		if err != nil {
 			return nil, err
 		}
@@ -25,12 +27,12 @@ func (s *Server) updateMerchant(rq *request) (any, error) {
 }
 
 func (s *Server) createSchedule(rq *request) (any, error) {
-	var in scheduleCreate
+	var in ledger.ScheduleCreate
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	return s.change(rq, "subscription_schedule", "created", func(t tx) (any, error) {
-		sched, err := createSchedule(t, rq.user.id, in)
+	return s.change(rq, "subscription_schedule", "created", func(t ledger.Tx) (any, error) {
+		sched, err := ledger.CreateSchedule(t, rq.user.ID, in)
 		if err != nil {
 			return nil, err
 		}
@@ -39,7 +41,7 @@ func (s *Server) createSchedule(rq *request) (any, error) {
 }
 
 func (s *Server) getSchedule(rq *request) (any, error) {
-	sc, err := getOne(s, rq, tx.Schedules, rq.r.PathValue("id"))
+	sc, err := getOne(s, rq, ledger.Tx.Schedules, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -47,12 +49,12 @@ func (s *Server) getSchedule(rq *request) (any, error) {
 }
 
 func (s *Server) createAmount(rq *request) (any, error) {
-	var in amountBody
+	var in ledger.AmountBody
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	return s.change(rq, "subscription_amount", "created", func(t tx) (any, error) {
-		a, err := createAmount(t, rq.user.id, rq.r.PathValue("schedule_id"), in)
+	return s.change(rq, "subscription_amount", "created", func(t ledger.Tx) (any, error) {
+		a, err := ledger.CreateAmount(t, rq.user.ID, rq.r.PathValue("schedule_id"), in)
 		if err != nil {
 			return nil, err
 		}
@@ -61,8 +63,8 @@ func (s *Server) createAmount(rq *request) (any, error) {
 }
 
 func (s *Server) getAmount(rq *request) (any, error) {
-	return s.read(rq, func(t tx) (any, error) {
-		a, err := getAmount(t, rq.r.PathValue("schedule_id"), rq.r.PathValue("id"))
+	return s.read(rq, func(t ledger.Tx) (any, error) {
+		a, err := ledger.GetAmount(t, rq.r.PathValue("schedule_id"), rq.r.PathValue("id"))
 		if err != nil {
 			return nil, err
 		}
@@ -71,12 +73,12 @@ func (s *Server) getAmount(rq *request) (any, error) {
 }
 
 func (s *Server) updateAmount(rq *request) (any, error) {
-	var in amountBody
+	var in ledger.AmountBody
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	return s.change(rq, "subscription_amount", "created", func(t tx) (any, error) {
-		a, err := updateAmount(t, rq.user.id, rq.r.PathValue("schedule_id"), rq.r.PathValue("id"), in)
+	return s.change(rq, "subscription_amount", "created", func(t ledger.Tx) (any, error) {
+		a, err := ledger.UpdateAmount(t, rq.user.ID, rq.r.PathValue("schedule_id"), rq.r.PathValue("id"), in)
 		if err != nil {
 			return nil, err
 		}
@@ -85,12 +87,12 @@ func (s *Server) updateAmount(rq *request) (any, error) {
 }
 
 func (s *Server) createEnrollment(rq *request) (any, error) {
-	var in enrollmentBody
+	var in ledger.EnrollmentBody
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	return s.change(rq, "subscription_enrollment", "created", func(t tx) (any, error) {
-		e, err := createEnrollment(t, rq.user.id, rq.r.PathValue("schedule_id"), in)
+	return s.change(rq, "subscription_enrollment", "created", func(t ledger.Tx) (any, error) {
+		e, err := ledger.CreateEnrollment(t, rq.user.ID, rq.r.PathValue("schedule_id"), in)
 		if err != nil {
 			return nil, err
 		}
@@ -99,12 +101,12 @@ func (s *Server) createEnrollment(rq *request) (any, error) {
 }
 
 func (s *Server) listEnrollmentsBySchedule(rq *request) (any, error) {
-	q, err := parseListQuery(rq.r.URL.Query())
+	q, err := ledger.ParseListQuery(rq.r.URL.Query())
 	if err != nil {
 		return nil, err
 	}
 	id := rq.r.PathValue("schedule_id")
-	items, total, err := listPage(s, rq, tx.Enrollments, id, func(t tx) error {
+	items, total, err := listPage(s, rq, ledger.Tx.Enrollments, id, func(t ledger.Tx) error {
 		_, err := t.Schedules().Get(id)
 		return err
 	}, q)
@@ -115,11 +117,11 @@ func (s *Server) listEnrollmentsBySchedule(rq *request) (any, error) {
 }
 
 func (s *Server) listEnrollments(rq *request) (any, error) {
-	q, err := parseListQuery(rq.r.URL.Query())
+	q, err := ledger.ParseListQuery(rq.r.URL.Query())
 	if err != nil {
 		return nil, err
 	}
-	items, total, err := listPage(s, rq, tx.Enrollments, "", nil, q)
+	items, total, err := listPage(s, rq, ledger.Tx.Enrollments, "", nil, q)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +129,7 @@ func (s *Server) listEnrollments(rq *request) (any, error) {
 }
 
 func (s *Server) getEnrollment(rq *request) (any, error) {
-	e, err := getOne(s, rq, tx.Enrollments, rq.r.PathValue("id"))
+	e, err := getOne(s, rq, ledger.Tx.Enrollments, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -135,12 +137,12 @@ func (s *Server) getEnrollment(rq *request) (any, error) {
 }
 
 func (s *Server) updateEnrollment(rq *request) (any, error) {
-	var in enrollmentBody
+	var in ledger.EnrollmentBody
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	return s.change(rq, "subscription_enrollment", "updated", func(t tx) (any, error) {
-		e, err := updateEnrollment(t, rq.r.PathValue("id"), in)
+	return s.change(rq, "subscription_enrollment", "updated", func(t ledger.Tx) (any, error) {
+		e, err := ledger.UpdateEnrollment(t, rq.r.PathValue("id"), in)
 		if err != nil {
 			return nil, err
 		}
@@ -149,18 +151,18 @@ func (s *Server) updateEnrollment(rq *request) (any, error) {
 }
 
 func (s *Server) deleteEnrollment(rq *request) (any, error) {
-	return s.change(rq, "", "", func(t tx) (any, error) {
+	return s.change(rq, "", "", func(t ledger.Tx) (any, error) {
 		return nil, t.Enrollments().Delete(rq.r.PathValue("id"))
 	})
 }
 
 func (s *Server) createBalanceTransfer(rq *request) (any, error) {
-	var in balanceTransferCreate
+	var in ledger.BalanceTransferCreate
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	return s.change(rq, "balance_transfer", "created", func(t tx) (any, error) {
-		b, err := createBalanceTransfer(t, in)
+	return s.change(rq, "balance_transfer", "created", func(t ledger.Tx) (any, error) {
+		b, err := ledger.CreateBalanceTransfer(t, in)
 		if err != nil {
 			return nil, err
 		}
@@ -169,11 +171,11 @@ func (s *Server) createBalanceTransfer(rq *request) (any, error) {
 }
 
 func (s *Server) listBalanceTransfers(rq *request) (any, error) {
-	q, err := parseListQuery(rq.r.URL.Query())
+	q, err := ledger.ParseListQuery(rq.r.URL.Query())
 	if err != nil {
 		return nil, err
 	}
-	items, total, err := listPage(s, rq, tx.BalanceTransfers, "", nil, q)
+	items, total, err := listPage(s, rq, ledger.Tx.BalanceTransfers, "", nil, q)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +183,7 @@ func (s *Server) listBalanceTransfers(rq *request) (any, error) {
 }
 
 func (s *Server) getBalanceTransfer(rq *request) (any, error) {
-	b, err := getOne(s, rq, tx.BalanceTransfers, rq.r.PathValue("id"))
+	b, err := getOne(s, rq, ledger.Tx.BalanceTransfers, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}

@@ -1,13 +1,15 @@
 package reference
 
+import "github.com/conform-kit/conform/reference/ledger"
+
 // Handlers of disputes, their evidence and adjustment transfers.
 
 func (s *Server) listDisputes(rq *request) (any, error) {
-	q, err := parseListQuery(rq.r.URL.Query())
+	q, err := ledger.ParseListQuery(rq.r.URL.Query())
 	if err != nil {
 		return nil, err
 	}
-	items, total, err := listPage(s, rq, tx.Disputes, "", nil, q)
+	items, total, err := listPage(s, rq, ledger.Tx.Disputes, "", nil, q)
 	if err != nil {
 		return nil, err
 	}
@@ -15,7 +17,7 @@ func (s *Server) listDisputes(rq *request) (any, error) {
 }
 
 func (s *Server) getDispute(rq *request) (any, error) {
-	d, err := getOne(s, rq, tx.Disputes, rq.r.PathValue("id"))
+	d, err := getOne(s, rq, ledger.Tx.Disputes, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -24,15 +26,15 @@ func (s *Server) getDispute(rq *request) (any, error) {
 
 func (s *Server) createEvidence(rq *request) (any, error) {
 	id := rq.r.PathValue("id")
-	if _, err := getOne(s, rq, tx.Disputes, id); err != nil {
+	if _, err := getOne(s, rq, ledger.Tx.Disputes, id); err != nil {
 		return nil, err // another application's dispute: refused before the body is read
 	}
 	up, err := readMultipartFile(rq.r, evidenceTypes)
 	if err != nil {
 		return nil, err
 	}
-	return s.change(rq, "evidence", "created", func(t tx) (any, error) {
-		e, err := createEvidence(t, id, up)
+	return s.change(rq, "evidence", "created", func(t ledger.Tx) (any, error) {
+		e, err := ledger.CreateEvidence(t, id, up)
 		if err != nil {
 			return nil, err
 		}
@@ -41,12 +43,12 @@ func (s *Server) createEvidence(rq *request) (any, error) {
 }
 
 func (s *Server) listEvidence(rq *request) (any, error) {
-	q, err := parseListQuery(rq.r.URL.Query())
+	q, err := ledger.ParseListQuery(rq.r.URL.Query())
 	if err != nil {
 		return nil, err
 	}
 	id := rq.r.PathValue("id")
-	items, total, err := listPage(s, rq, tx.Evidence, id, func(t tx) error {
+	items, total, err := listPage(s, rq, ledger.Tx.Evidence, id, func(t ledger.Tx) error {
 		_, err := t.Disputes().Get(id)
 		return err
 	}, q)
@@ -57,8 +59,8 @@ func (s *Server) listEvidence(rq *request) (any, error) {
 }
 
 func (s *Server) getEvidence(rq *request) (any, error) {
-	return s.read(rq, func(t tx) (any, error) {
-		e, err := getEvidence(t, rq.r.PathValue("dispute_id"), rq.r.PathValue("id"))
+	return s.read(rq, func(t ledger.Tx) (any, error) {
+		e, err := ledger.GetEvidence(t, rq.r.PathValue("dispute_id"), rq.r.PathValue("id"))
 		if err != nil {
 			return nil, err
 		}
@@ -67,11 +69,11 @@ func (s *Server) getEvidence(rq *request) (any, error) {
 }
 
 func (s *Server) listAdjustmentTransfers(rq *request) (any, error) {
-	q, err := parseListQuery(rq.r.URL.Query())
+	q, err := ledger.ParseListQuery(rq.r.URL.Query())
 	if err != nil {
 		return nil, err
 	}
-	return s.read(rq, func(t tx) (any, error) {
+	return s.read(rq, func(t ledger.Tx) (any, error) {
 		id := rq.r.PathValue("dispute_id")
 		if _, err := t.Disputes().Get(id); err != nil {
 			return nil, err
@@ -80,7 +82,7 @@ func (s *Server) listAdjustmentTransfers(rq *request) (any, error) {
 		info, _ := t.AppInfo()
 		views := make([]transferView, len(items))
 		for i, tr := range items {
-			views[i] = viewTransfer(rq.base, info.feeProfile, tr)
+			views[i] = viewTransfer(rq.base, info.FeeProfile, tr)
 		}
 		return newList(rq, "transfers", q, views, total), nil
 	})

@@ -5,17 +5,19 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // Handlers of files and external links.
 
 func (s *Server) createFile(rq *request) (any, error) {
-	var in fileCreate
+	var in ledger.FileCreate
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	return s.change(rq, "file", "created", func(t tx) (any, error) {
-		f, err := createFile(t, in)
+	return s.change(rq, "file", "created", func(t ledger.Tx) (any, error) {
+		f, err := ledger.CreateFile(t, in)
 		if err != nil {
 			return nil, err
 		}
@@ -24,11 +26,11 @@ func (s *Server) createFile(rq *request) (any, error) {
 }
 
 func (s *Server) listFiles(rq *request) (any, error) {
-	q, err := parseListQuery(rq.r.URL.Query())
+	q, err := ledger.ParseListQuery(rq.r.URL.Query())
 	if err != nil {
 		return nil, err
 	}
-	items, total, err := listPage(s, rq, tx.Files, "", nil, q)
+	items, total, err := listPage(s, rq, ledger.Tx.Files, "", nil, q)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +38,7 @@ func (s *Server) listFiles(rq *request) (any, error) {
 }
 
 func (s *Server) getFile(rq *request) (any, error) {
-	f, err := getOne(s, rq, tx.Files, rq.r.PathValue("id"))
+	f, err := getOne(s, rq, ledger.Tx.Files, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -45,19 +47,19 @@ func (s *Server) getFile(rq *request) (any, error) {
 
 func (s *Server) uploadFile(rq *request) (any, error) {
 	id := rq.r.PathValue("id")
-	if _, err := getOne(s, rq, tx.Files, id); err != nil {
+	if _, err := getOne(s, rq, ledger.Tx.Files, id); err != nil {
 		return nil, err // another application's file: refused before the body is read
 	}
-	cs, streams := s.units.(contentStore)
+	cs, streams := s.units.(ledger.ContentStore)
 	if !streams {
 		up, err := readMultipartFile(rq.r, nil)
 		if err != nil {
 			return nil, err
 		}
-		return s.uploadInto(rq, rq.user.app, func(t tx) (file, error) { return putContent(t, id, up) })
+		return s.uploadInto(rq, rq.user.App, func(t ledger.Tx) (ledger.File, error) { return ledger.PutContent(t, id, up) })
 	}
 	// Staged as it is read; the unit attaches it, or it is dropped.
-	ctx, app := rq.r.Context(), rq.user.app
+	ctx, app := rq.r.Context(), rq.user.App
 	drop := func(ref string) { cs.DropContent(context.WithoutCancel(ctx), app, ref) }
 	up, err := stageMultipartFile(rq.r, nil, func(r io.Reader) (string, int64, error) {
 		return cs.StageContent(ctx, app, id, r)
@@ -65,25 +67,25 @@ func (s *Server) uploadFile(rq *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.uploadInto(rq, app, func(t tx) (file, error) { return putContent(t, id, up) })
+	v, err := s.uploadInto(rq, app, func(t ledger.Tx) (ledger.File, error) { return ledger.PutContent(t, id, up) })
 	if err != nil {
-		drop(up.ref)
+		drop(up.Ref)
 	}
 	return v, err
 }
 
 // uploadInto runs an upload of application app as one unit of work: the
 // content stored, the file's updated event and the start of its review.
-func (s *Server) uploadInto(rq *request, app string, put func(t tx) (file, error)) (any, error) {
+func (s *Server) uploadInto(rq *request, app string, put func(t ledger.Tx) (ledger.File, error)) (any, error) {
 	var v fileView
-	err := s.update(rq.r.Context(), app, func(t tx) error {
+	err := s.update(rq.r.Context(), app, func(t ledger.Tx) error {
 		f, err := put(t)
 		if err != nil {
 			return err
 		}
 		v = viewFile(rq.base, f)
 		t.Outbox().Emit("file", "updated", v)
-		t.Outbox().After(s.cfg.ReviewDelay, timerFileReview, f.ID, rq.base)
+		t.Outbox().After(s.cfg.ReviewDelay, ledger.TimerFileReview, f.ID, rq.base)
 		return nil
 	})
 	if err != nil {
@@ -93,20 +95,20 @@ func (s *Server) uploadInto(rq *request, app string, put func(t tx) (file, error
 }
 
 func (s *Server) downloadFile(rq *request) (any, error) {
-	f, err := getOne(s, rq, tx.Files, rq.r.PathValue("id"))
+	f, err := getOne(s, rq, ledger.Tx.Files, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
-	if !f.hasContent() {
-		return nil, errUnprocessable("file %s has no uploaded content", f.ID)
+	if !f.HasContent() {
+		return nil, ledger.ErrUnprocessable("file %s has no uploaded content", f.ID)
 	}
-	if cs, ok := s.units.(contentStore); ok && f.content == nil {
-		ctx, app, ref := rq.r.Context(), rq.user.app, f.contentRef
-		return streamBody{contentType: f.contentType, size: f.contentSize, write: func(w io.Writer) error {
+	if cs, ok := s.units.(ledger.ContentStore); ok && f.Content == nil {
+		ctx, app, ref := rq.r.Context(), rq.user.App, f.ContentRef
+		return streamBody{contentType: f.ContentType, size: f.ContentSize, write: func(w io.Writer) error {
 			return cs.WriteContent(ctx, app, ref, w)
 		}}, nil
 	}
-	return rawBody{contentType: f.contentType, data: f.content}, nil
+	return rawBody{contentType: f.ContentType, data: f.Content}, nil
 }
 
 // streamBody is a file download a contentStore writes piece by piece.
@@ -129,13 +131,13 @@ func (b streamBody) writeTo(s *Server, w http.ResponseWriter, status int) {
 }
 
 func (s *Server) createExternalLink(rq *request) (any, error) {
-	var in externalLinkCreate
+	var in ledger.ExternalLinkCreate
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
 	url := func(id string) string { return rq.base + "/external_links/" + id + "/upload" }
-	return s.change(rq, "external_link", "created", func(t tx) (any, error) {
-		l, err := createLink(t, rq.user.id, rq.r.PathValue("id"), in, url)
+	return s.change(rq, "external_link", "created", func(t ledger.Tx) (any, error) {
+		l, err := ledger.CreateLink(t, rq.user.ID, rq.r.PathValue("id"), in, url)
 		if err != nil {
 			return nil, err
 		}
@@ -144,12 +146,12 @@ func (s *Server) createExternalLink(rq *request) (any, error) {
 }
 
 func (s *Server) listExternalLinks(rq *request) (any, error) {
-	q, err := parseListQuery(rq.r.URL.Query())
+	q, err := ledger.ParseListQuery(rq.r.URL.Query())
 	if err != nil {
 		return nil, err
 	}
 	id := rq.r.PathValue("id")
-	items, total, err := listPage(s, rq, tx.Links, id, func(t tx) error {
+	items, total, err := listPage(s, rq, ledger.Tx.Links, id, func(t ledger.Tx) error {
 		_, err := t.Files().Get(id)
 		return err
 	}, q)
@@ -157,14 +159,14 @@ func (s *Server) listExternalLinks(rq *request) (any, error) {
 		return nil, err
 	}
 	for i := range items {
-		items[i].Expired = !rq.now.Before(items[i].ExpiresAt.time())
+		items[i].Expired = !rq.now.Before(items[i].ExpiresAt.Time())
 	}
 	return newList(rq, "external_links", q, mapViews(rq.base, items, viewExternalLink), total), nil
 }
 
 func (s *Server) getExternalLink(rq *request) (any, error) {
-	return s.read(rq, func(t tx) (any, error) {
-		l, err := getLink(t, rq.r.PathValue("file_id"), rq.r.PathValue("id"), rq.now)
+	return s.read(rq, func(t ledger.Tx) (any, error) {
+		l, err := ledger.GetLink(t, rq.r.PathValue("file_id"), rq.r.PathValue("id"), rq.now)
 		if err != nil {
 			return nil, err
 		}
@@ -187,13 +189,13 @@ func (s *Server) externalUpload(rq *request) (any, error) {
 	id := rq.r.PathValue("id")
 	app, ok := s.units.LinkOwner(rq.r.Context(), id)
 	if !ok {
-		return nil, errNotFound(id)
+		return nil, ledger.ErrNotFound(id)
 	}
-	return s.uploadInto(rq, app, func(t tx) (file, error) {
-		l, err := uploadLink(t, id, t.Now())
+	return s.uploadInto(rq, app, func(t ledger.Tx) (ledger.File, error) {
+		l, err := ledger.UploadLink(t, id, t.Now())
 		if err != nil {
-			return file{}, err
+			return ledger.File{}, err
 		}
-		return putContent(t, l.FileID, up)
+		return ledger.PutContent(t, l.FileID, up)
 	})
 }

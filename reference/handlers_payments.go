@@ -1,17 +1,19 @@
 package reference
 
+import "github.com/conform-kit/conform/reference/ledger"
+
 // Handlers of payment instruments, authorizations and transfers (sales):
 // each request is one unit of work, whose events are emitted in it.
 
 func (s *Server) createPaymentInstrument(rq *request) (any, error) {
-	var in cardCreate
+	var in ledger.CardCreate
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	var p paymentInstrument
-	err := s.update(rq.r.Context(), rq.user.app, func(t tx) error {
+	var p ledger.PaymentInstrument
+	err := s.update(rq.r.Context(), rq.user.App, func(t ledger.Tx) error {
 		var err error
-		if p, err = createCard(t, in); err != nil {
+		if p, err = ledger.CreateCard(t, in); err != nil {
 			return err
 		}
 		if ob := t.Outbox(); ob.Listening() {
@@ -26,7 +28,7 @@ func (s *Server) createPaymentInstrument(rq *request) (any, error) {
 }
 
 func (s *Server) getPaymentInstrument(rq *request) (any, error) {
-	p, err := getOne(s, rq, tx.Cards, rq.r.PathValue("id"))
+	p, err := getOne(s, rq, ledger.Tx.Cards, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -34,14 +36,14 @@ func (s *Server) getPaymentInstrument(rq *request) (any, error) {
 }
 
 func (s *Server) createAuthorization(rq *request) (any, error) {
-	var in authorizationCreate
+	var in ledger.AuthorizationCreate
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	return s.idempotent(rq, in.IdempotencyID, &in, func(rq *request) (any, error) {
-		var a authorization
+	return s.idempotent(rq, in.IdempotencyID, (*authorizationBody)(&in), func(rq *request) (any, error) {
+		var a ledger.Authorization
 		var declined bool
-		err := s.updateClaimed(rq, func(t tx) error {
+		err := s.updateClaimed(rq, func(t ledger.Tx) error {
 			if id := rq.resumed(); id != "" {
 				var err error
 				a, err = t.Authorizations().Get(id)
@@ -49,7 +51,7 @@ func (s *Server) createAuthorization(rq *request) (any, error) {
 				return err
 			}
 			var err error
-			if a, declined, err = authorize(t, in); err != nil {
+			if a, declined, err = ledger.Authorize(t, in); err != nil {
 				return err
 			}
 			if ob := t.Outbox(); ob.Listening() {
@@ -61,14 +63,14 @@ func (s *Server) createAuthorization(rq *request) (any, error) {
 		case err != nil:
 			return nil, err
 		case declined:
-			return nil, errDeclined(a.ID)
+			return nil, ledger.ErrDeclined(a.ID)
 		}
 		return viewAuthorization(rq.base, a), nil
 	})
 }
 
 func (s *Server) getAuthorization(rq *request) (any, error) {
-	a, err := getOne(s, rq, tx.Authorizations, rq.r.PathValue("id"))
+	a, err := getOne(s, rq, ledger.Tx.Authorizations, rq.r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -76,20 +78,20 @@ func (s *Server) getAuthorization(rq *request) (any, error) {
 }
 
 func (s *Server) captureAuthorization(rq *request) (any, error) {
-	var in captureRequest
+	var in ledger.CaptureRequest
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	var a authorization
-	err := s.update(rq.r.Context(), rq.user.app, func(t tx) error {
-		var tr transfer
+	var a ledger.Authorization
+	err := s.update(rq.r.Context(), rq.user.App, func(t ledger.Tx) error {
+		var tr ledger.Transfer
 		var err error
-		if a, tr, err = capture(t, rq.r.PathValue("id"), in); err != nil {
+		if a, tr, err = ledger.Capture(t, rq.r.PathValue("id"), in); err != nil {
 			return err
 		}
 		if ob := t.Outbox(); ob.Listening() {
 			info, _ := t.AppInfo()
-			ob.Emit("transfer", "created", viewTransfer(rq.base, info.feeProfile, tr))
+			ob.Emit("transfer", "created", viewTransfer(rq.base, info.FeeProfile, tr))
 			ob.Emit("authorization", "updated", viewAuthorization(rq.base, a))
 		}
 		return nil
@@ -101,56 +103,56 @@ func (s *Server) captureAuthorization(rq *request) (any, error) {
 }
 
 func (s *Server) createTransfer(rq *request) (any, error) {
-	var in transferCreate
+	var in ledger.TransferCreate
 	if err := rq.decode(&in); err != nil {
 		return nil, err
 	}
-	return s.idempotent(rq, in.IdempotencyID, &in, func(rq *request) (any, error) {
-		var res saleResult
+	return s.idempotent(rq, in.IdempotencyID, (*saleBody)(&in), func(rq *request) (any, error) {
+		var res ledger.SaleResult
 		var fp string
-		err := s.updateClaimed(rq, func(t tx) error {
+		err := s.updateClaimed(rq, func(t ledger.Tx) error {
 			info, _ := t.AppInfo()
-			fp = info.feeProfile
+			fp = info.FeeProfile
 			if id := rq.resumed(); id != "" {
 				tr, err := t.Transfers().Get(id)
-				res = saleResult{transfer: tr, declined: tr.State == "FAILED"}
+				res = ledger.SaleResult{Transfer: tr, Declined: tr.State == "FAILED"}
 				return err
 			}
 			var err error
-			if res, err = sale(t, in); err != nil {
+			if res, err = ledger.Sale(t, in); err != nil {
 				return err
 			}
 			if ob := t.Outbox(); ob.Listening() {
-				ob.Emit("transfer", "created", viewTransfer(rq.base, fp, res.transfer))
-				if res.dispute != nil {
-					ob.Emit("dispute", "created", viewDispute(rq.base, *res.dispute))
-					ob.Emit("transfer", "created", viewTransfer(rq.base, fp, *res.adjustment))
+				ob.Emit("transfer", "created", viewTransfer(rq.base, fp, res.Transfer))
+				if res.Dispute != nil {
+					ob.Emit("dispute", "created", viewDispute(rq.base, *res.Dispute))
+					ob.Emit("transfer", "created", viewTransfer(rq.base, fp, *res.Adjustment))
 				}
 			}
-			if res.dispute != nil {
-				t.Outbox().After(s.cfg.ReviewDelay, timerDisputeStep, res.dispute.ID, rq.base)
+			if res.Dispute != nil {
+				t.Outbox().After(s.cfg.ReviewDelay, ledger.TimerDisputeStep, res.Dispute.ID, rq.base)
 			}
 			return nil
 		})
 		switch {
 		case err != nil:
 			return nil, err
-		case res.declined:
-			return nil, errDeclined(res.transfer.ID)
+		case res.Declined:
+			return nil, ledger.ErrDeclined(res.Transfer.ID)
 		}
-		return viewTransfer(rq.base, fp, res.transfer), nil
+		return viewTransfer(rq.base, fp, res.Transfer), nil
 	})
 }
 
 func (s *Server) getTransfer(rq *request) (any, error) {
 	var v transferView
-	err := s.view(rq.r.Context(), rq.user.app, func(t tx) error {
+	err := s.view(rq.r.Context(), rq.user.App, func(t ledger.Tx) error {
 		tr, err := t.Transfers().Get(rq.r.PathValue("id"))
 		if err != nil {
 			return err
 		}
 		info, _ := t.AppInfo()
-		v = viewTransfer(rq.base, info.feeProfile, tr)
+		v = viewTransfer(rq.base, info.FeeProfile, tr)
 		return nil
 	})
 	if err != nil {
@@ -163,14 +165,14 @@ func (s *Server) getTransfer(rq *request) (any, error) {
 // moves the dispute from INQUIRY to PENDING, in one unit of work with its
 // events.
 func (s *Server) disputeStep(base, app, id string) {
-	err := s.update(s.ctx, app, func(t tx) error {
-		d, adj, ok, err := advanceDispute(t, id)
+	err := s.update(s.ctx, app, func(t ledger.Tx) error {
+		d, adj, ok, err := ledger.AdvanceDispute(t, id)
 		if err != nil || !ok {
 			return err
 		}
 		info, _ := t.AppInfo()
 		t.Outbox().Emit("dispute", "updated", viewDispute(base, d))
-		t.Outbox().Emit("transfer", "created", viewTransfer(base, info.feeProfile, adj))
+		t.Outbox().Emit("transfer", "created", viewTransfer(base, info.FeeProfile, adj))
 		return nil
 	})
 	if err != nil {
@@ -181,9 +183,9 @@ func (s *Server) disputeStep(base, app, id string) {
 // feeProfile is the application's fee profile id (for transfer links).
 func (s *Server) feeProfile(app string) string {
 	var fp string
-	_ = s.view(s.ctx, app, func(t tx) error {
+	_ = s.view(s.ctx, app, func(t ledger.Tx) error {
 		info, _ := t.AppInfo()
-		fp = info.feeProfile
+		fp = info.FeeProfile
 		return nil
 	})
 	return fp

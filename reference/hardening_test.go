@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -148,14 +149,14 @@ func TestRequestLogHasNoSecrets(t *testing.T) {
 	card := h.expect(h.call(h.platform(), "POST", "/payment_instruments", body), 201, "").str(t, "id")
 	body["number"] = "x" + number
 	h.expect(h.call(h.platform(), "POST", "/payment_instruments", body), 422, "")
-	h.call(Credential{h.platform().Username, "wrong-" + h.platform().Password}, "GET", "/disputes", nil)
+	h.call(ledger.Credential{Username: h.platform().Username, Password: "wrong-" + h.platform().Password}, "GET", "/disputes", nil)
 	auth := h.call(h.platform(), "POST", "/authorizations", map[string]any{"source": card, "merchant": fx.Merchant, "amount": 500, "currency": "USD"}).str(t, "id")
 	h.call(h.platform(), "PUT", "/authorizations/"+auth, map[string]any{"capture_amount": 500})
 	h.call(h.platform(), "GET", "/merchants/"+fx.Merchant, nil)
 	h.call(h.platform(), "GET", "/webhooks/"+wh["id"].(string), nil)
 	file := h.newFile("Passport")
 	link := h.expect(h.call(h.platform(), "POST", "/files/"+file+"/external_links", map[string]any{"type": "UPLOAD"}), 200, "").str(t, "id")
-	h.expect(h.call(Credential{}, "PUT", "/external_links/"+link+"/upload", "%PDF", "Content-Type", "application/pdf"), 200, "")
+	h.expect(h.call(ledger.Credential{}, "PUT", "/external_links/"+link+"/upload", "%PDF", "Content-Type", "application/pdf"), 200, "")
 	h.expect(h.call(h.platform(), "GET", "/files/"+file+"/external_links/"+link, nil), 200, "")
 	eventually(t, "a failed delivery logged", func() bool {
 		mu.Lock()
@@ -297,7 +298,7 @@ func TestIdempotentErrorsCarryRequestID(t *testing.T) {
 		body   map[string]any
 		status int
 	}{
-		{"decline", map[string]any{"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": amountDeclined, "currency": "USD", "idempotency_id": "rid-402"}, 402},
+		{"decline", map[string]any{"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": ledger.AmountDeclined, "currency": "USD", "idempotency_id": "rid-402"}, 402},
 		{"unknown source", map[string]any{"source": "PI0000000000000000000000", "merchant": h.fx.Fixtures.Merchant, "amount": 100, "currency": "USD", "idempotency_id": "rid-422"}, 422},
 	}
 	for _, tc := range tests {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 
@@ -58,7 +59,7 @@ type harness struct {
 	t     testing.TB
 	srv   *Server
 	clock *clock
-	fx    Seeded
+	fx    ledger.Seeded
 	v     *validate.Validator
 
 	mu     sync.Mutex
@@ -71,7 +72,7 @@ func newHarness(t testing.TB, mutate ...func(*Config)) *harness {
 	// Tests move the clock by days: resources do not expire by age unless a
 	// test asks for it.
 	cfg := Config{BaseURL: testBase, Now: c.Now, NewID: counterIDs(), Seed: 7, ReviewDelay: time.Millisecond, RetryScale: 0.0001,
-		Limits: Limits{MaxAge: -1}, WebhookClient: loopbackOnly()}
+		Limits: ledger.Limits{MaxAge: -1}, WebhookClient: loopbackOnly()}
 	for _, m := range mutate {
 		m(&cfg)
 	}
@@ -122,7 +123,7 @@ func truncate(b []byte) string {
 }
 
 // call sends a request as cred; body may be nil, a string or a value to encode as JSON.
-func (h *harness) call(cred Credential, method, path string, body any, headers ...string) response {
+func (h *harness) call(cred ledger.Credential, method, path string, body any, headers ...string) response {
 	h.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -185,9 +186,9 @@ func errorCode(t testing.TB, r response) string {
 	return code
 }
 
-func (h *harness) platform() Credential { return h.fx.Credentials.Platform }
-func (h *harness) merchant() Credential { return h.fx.Credentials.Merchant }
-func (h *harness) other() Credential    { return h.fx.Credentials.OtherApplication }
+func (h *harness) platform() ledger.Credential { return h.fx.Credentials.Platform }
+func (h *harness) merchant() ledger.Credential { return h.fx.Credentials.Merchant }
+func (h *harness) other() ledger.Credential    { return h.fx.Credentials.OtherApplication }
 
 // card creates a Visa card for the buyer identity and returns its id.
 func (h *harness) card() string {
@@ -299,7 +300,7 @@ func (s *Server) memory() *store {
 	case *store:
 		return st
 	case *memoryWithLedger:
-		return st.store
+		return st.SandboxStore.(*store)
 	}
 	return nil
 }

@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // The hostile-client test: a bounded attack on a loopback test server, a
@@ -44,7 +46,7 @@ type attackClass struct {
 
 // attackEnv is what the generators draw on.
 type attackEnv struct {
-	fx                     Seeded
+	fx                     ledger.Seeded
 	platform, merchant     string // Authorization header values
 	other                  string
 	card, transfer, file   string
@@ -61,7 +63,7 @@ type validBody struct {
 	json         []byte
 }
 
-func basic(c Credential) string {
+func basic(c ledger.Credential) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(c.Username+":"+c.Password))
 }
 

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // idempotent runs h at most once per idempotency id, application and
@@ -15,35 +17,35 @@ func (s *Server) idempotent(rq *request, id *string, in canonical, h handler) (a
 	if id == nil || *id == "" {
 		return h(rq)
 	}
-	key := idemKey{app: rq.user.app, op: rq.op.ID, id: *id}
+	key := ledger.IdemKey{App: rq.user.App, Op: rq.op.ID, ID: *id}
 	hash, err := canonicalHash(in)
 	if err != nil {
 		return nil, err
 	}
 	for {
-		e, owner, err := s.units.claim(rq.r.Context(), key, hash, rq.now)
+		e, owner, err := s.units.Claim(rq.r.Context(), key, hash, rq.now)
 		if err != nil {
 			return nil, err
 		}
 		if owner {
-			rq.claim = &idemRun{key: key, resumed: e.resumed, holder: e.holder}
+			rq.claim = &ledger.IdemRun{Key: key, Resumed: e.Resumed, Holder: e.Holder}
 			if r, lost := s.runIdempotent(rq, key, e, h); !lost {
 				return r, nil
 			}
 			continue // taken over while it ran: its unit committed nothing; wait for the new holder's answer
 		}
 		select {
-		case <-e.done:
+		case <-e.Done:
 		case <-rq.r.Context().Done():
 			return nil, fmt.Errorf("wait for idempotent request %s: %w", *id, rq.r.Context().Err())
 		}
-		if !e.ok {
+		if !e.OK {
 			continue // the first request was abandoned; run afresh
 		}
-		if e.hash != hash {
-			return nil, errUnprocessable("idempotency_id %s was already used with a different request body", *id)
+		if e.Hash != hash {
+			return nil, ledger.ErrUnprocessable("idempotency_id %s was already used with a different request body", *id)
 		}
-		return replay(e.out), nil
+		return replay{status: e.Out.Status, contentType: e.Out.ContentType, requestID: e.Out.RequestID, body: e.Out.Body}, nil
 	}
 }
 
@@ -57,11 +59,11 @@ var errClaimLost = errors.New("reference: the idempotency claim was taken over w
 // replay. Server errors (and panics) are not recorded, so a retry runs again.
 // lost: the claim was taken over while h ran (errClaimLost), nothing is
 // answered.
-func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler) (_ replay, lost bool) {
+func (s *Server) runIdempotent(rq *request, key ledger.IdemKey, e *ledger.IdemEntry, h handler) (_ replay, lost bool) {
 	done := false
 	defer func() {
 		if !done {
-			_ = s.units.settle(rq.r.Context(), key, e, false, idemOutcome{})
+			_ = s.units.Settle(rq.r.Context(), key, e, false, ledger.IdemOutcome{})
 		}
 	}()
 	rec := newRecorder()
@@ -77,7 +79,7 @@ func (s *Server) runIdempotent(rq *request, key idemKey, e *idemEntry, h handler
 		requestID: rec.header.Get("X-Request-Id"), body: rec.body.Bytes(),
 	}
 	done = true
-	if err := s.units.settle(rq.r.Context(), key, e, r.status < 500, idemOutcome(r)); err != nil {
+	if err := s.units.Settle(rq.r.Context(), key, e, r.status < 500, ledger.IdemOutcome{Status: r.status, ContentType: r.contentType, RequestID: r.requestID, Body: r.body}); err != nil {
 		s.log.Error("record an idempotent outcome", "error", err)
 	}
 	return r, false
@@ -91,6 +93,13 @@ type canonical interface {
 	appendCanonical(b []byte) ([]byte, error)
 }
 
+// saleBody and authorizationBody are the decoded bodies of the idempotent
+// creates, as canonical.
+type (
+	saleBody          ledger.TransferCreate
+	authorizationBody ledger.AuthorizationCreate
+)
+
 // canonicalHash hashes a decoded request body by its canonical encoding, so
 // an idempotent retry matches even when a client re-serialises it, and the
 // body is not decoded a second time for it.
@@ -102,7 +111,7 @@ func canonicalHash(in canonical) ([sha256.Size]byte, error) {
 	return sha256.Sum256(b), nil
 }
 
-func (in *transferCreate) appendCanonical(b []byte) ([]byte, error) {
+func (in *saleBody) appendCanonical(b []byte) ([]byte, error) {
 	w := openObject(b)
 	w.str("source", in.Source)
 	w.str("merchant", in.Merchant)
@@ -117,7 +126,7 @@ func (in *transferCreate) appendCanonical(b []byte) ([]byte, error) {
 	return w.close(), nil
 }
 
-func (in *authorizationCreate) appendCanonical(b []byte) ([]byte, error) {
+func (in *authorizationBody) appendCanonical(b []byte) ([]byte, error) {
 	w := openObject(b)
 	w.str("source", in.Source)
 	w.str("merchant_identity", in.MerchantIdentity)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 func (h *harness) transferCount() int {
@@ -49,7 +51,7 @@ func TestIdempotentSale(t *testing.T) {
 
 func TestIdempotentDeclineReplays(t *testing.T) {
 	h := newHarness(t)
-	body := map[string]any{"source": h.card(), "merchant": h.fx.Fixtures.Merchant, "amount": amountDeclined, "currency": "USD", "idempotency_id": "d-1"}
+	body := map[string]any{"source": h.card(), "merchant": h.fx.Fixtures.Merchant, "amount": ledger.AmountDeclined, "currency": "USD", "idempotency_id": "d-1"}
 	first := h.expect(h.call(h.platform(), "POST", "/transfers", body), 402, "")
 	again := h.expect(h.call(h.platform(), "POST", "/transfers", body), 402, "")
 	if !bytes.Equal(first.body, again.body) {
@@ -122,7 +124,7 @@ func TestCanonicalIsMarshal(t *testing.T) {
 		`{"tags":{},"fee":null,"idempotency_id":null,"additional_purchase_data":null}`,
 	}
 	for _, body := range bodies {
-		for _, in := range []canonical{&transferCreate{}, &authorizationCreate{}} {
+		for _, in := range []canonical{(*saleBody)(&ledger.TransferCreate{}), (*authorizationBody)(&ledger.AuthorizationCreate{})} {
 			dec := json.NewDecoder(strings.NewReader(body))
 			dec.UseNumber()
 			var doc any

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // A series' index orders its records by each sortable field, so that a
@@ -48,7 +50,7 @@ func indexFieldOf(name string) indexField {
 
 // indexEntry is one record in an index: its sort values and its node in
 // each field's tree, in one allocation.
-type indexEntry[P record] struct {
+type indexEntry[P ledger.Record] struct {
 	p P
 	sortValues
 	prio  uint64 // the treap priority, shared by the trees
@@ -62,25 +64,25 @@ type sortValues struct {
 }
 
 // indexNode is an entry's place in one tree.
-type indexNode[P record] struct {
+type indexNode[P ledger.Record] struct {
 	left, right *indexNode[P]
 	e           *indexEntry[P]
 	size        int // nodes in this subtree
 }
 
 // load copies p's sort values. Callers hold the store's lock.
-func (e *sortValues) load(p record) {
-	e.id = p.sortValue("id").s
-	e.vals[byCreated] = p.sortValue("created_at").n
-	e.vals[byUpdated] = p.sortValue("updated_at").n
-	e.vals[byAmount] = p.sortValue("amount").n
+func (e *sortValues) load(p ledger.Record) {
+	e.id = p.SortValue("id").Str
+	e.vals[byCreated] = p.SortValue("created_at").Int
+	e.vals[byUpdated] = p.SortValue("updated_at").Int
+	e.vals[byAmount] = p.SortValue("amount").Int
 }
 
-func (e *sortValues) value(f indexField) sortVal {
+func (e *sortValues) value(f indexField) ledger.SortVal {
 	if f == byID {
-		return sortVal{s: e.id}
+		return ledger.SortVal{Str: e.id}
 	}
-	return sortVal{n: e.vals[f]}
+	return ledger.SortVal{Int: e.vals[f]}
 }
 
 // compareCreation orders records as the series does: created_at, then id.
@@ -92,14 +94,14 @@ func compareCreation(a, b *sortValues) int {
 }
 
 // compareAt is the order of field f's tree: the value, then creation order.
-func compareAt[P record](f indexField, a, b *indexEntry[P]) int {
-	if c := a.value(f).compare(b.value(f)); c != 0 {
+func compareAt[P ledger.Record](f indexField, a, b *indexEntry[P]) int {
+	if c := a.value(f).Compare(b.value(f)); c != 0 {
 		return c
 	}
 	return compareCreation(&a.sortValues, &b.sortValues)
 }
 
-func sizeOf[P record](n *indexNode[P]) int {
+func sizeOf[P ledger.Record](n *indexNode[P]) int {
 	if n == nil {
 		return 0
 	}
@@ -109,7 +111,7 @@ func sizeOf[P record](n *indexNode[P]) int {
 func (n *indexNode[P]) fix() { n.size = 1 + sizeOf(n.left) + sizeOf(n.right) }
 
 // insertNode adds n (not in t) to the tree t ordered by f; it returns the new root.
-func insertNode[P record](t, n *indexNode[P], f indexField) *indexNode[P] {
+func insertNode[P ledger.Record](t, n *indexNode[P], f indexField) *indexNode[P] {
 	if t == nil {
 		n.left, n.right, n.size = nil, nil, 1
 		return n
@@ -129,7 +131,7 @@ func insertNode[P record](t, n *indexNode[P], f indexField) *indexNode[P] {
 }
 
 // splitNode splits t into the nodes before e and those after it.
-func splitNode[P record](t *indexNode[P], e *indexEntry[P], f indexField) (before, after *indexNode[P]) {
+func splitNode[P ledger.Record](t *indexNode[P], e *indexEntry[P], f indexField) (before, after *indexNode[P]) {
 	if t == nil {
 		return nil, nil
 	}
@@ -144,7 +146,7 @@ func splitNode[P record](t *indexNode[P], e *indexEntry[P], f indexField) (befor
 }
 
 // mergeNodes joins two trees, every node of a before every node of b.
-func mergeNodes[P record](a, b *indexNode[P]) *indexNode[P] {
+func mergeNodes[P ledger.Record](a, b *indexNode[P]) *indexNode[P] {
 	switch {
 	case a == nil:
 		return b
@@ -161,7 +163,7 @@ func mergeNodes[P record](a, b *indexNode[P]) *indexNode[P] {
 }
 
 // deleteNode removes e's node from t; it returns the new root.
-func deleteNode[P record](t *indexNode[P], e *indexEntry[P], f indexField) *indexNode[P] {
+func deleteNode[P ledger.Record](t *indexNode[P], e *indexEntry[P], f indexField) *indexNode[P] {
 	if t == nil {
 		return nil
 	}
@@ -178,7 +180,7 @@ func deleteNode[P record](t *indexNode[P], e *indexEntry[P], f indexField) *inde
 }
 
 // entryAt returns the entry of rank k (from 0) in t; k < sizeOf(t).
-func entryAt[P record](t *indexNode[P], k int) *indexEntry[P] {
+func entryAt[P ledger.Record](t *indexNode[P], k int) *indexEntry[P] {
 	for {
 		l := sizeOf(t.left)
 		switch {
@@ -195,10 +197,10 @@ func entryAt[P record](t *indexNode[P], k int) *indexEntry[P] {
 
 // countBelow counts the entries of t whose value of f is below v (or equal
 // to it, with orEqual).
-func countBelow[P record](t *indexNode[P], f indexField, v sortVal, orEqual bool) int {
+func countBelow[P ledger.Record](t *indexNode[P], f indexField, v ledger.SortVal, orEqual bool) int {
 	n := 0
 	for t != nil {
-		if c := t.e.value(f).compare(v); c < 0 || (orEqual && c == 0) {
+		if c := t.e.value(f).Compare(v); c < 0 || (orEqual && c == 0) {
 			n += sizeOf(t.left) + 1
 			t = t.right
 		} else {
@@ -210,7 +212,7 @@ func countBelow[P record](t *indexNode[P], f indexField, v sortVal, orEqual bool
 
 // ascend calls fn on the entries of t from rank from on, in order, until
 // fn returns false; it costs O(log n) plus the entries visited.
-func ascend[P record](t *indexNode[P], from int, fn func(*indexEntry[P]) bool) bool {
+func ascend[P ledger.Record](t *indexNode[P], from int, fn func(*indexEntry[P]) bool) bool {
 	if t == nil {
 		return true
 	}
@@ -225,14 +227,14 @@ func ascend[P record](t *indexNode[P], from int, fn func(*indexEntry[P]) bool) b
 }
 
 // index is the ordered trees of one series, under their own lock.
-type index[P record] struct {
+type index[P ledger.Record] struct {
 	mu    sync.RWMutex
 	roots [indexFields]*indexNode[P]
 }
 
 // find returns p's entry, or nil. Callers hold x.mu.
 func (x *index[P]) find(p P) *indexEntry[P] {
-	id := p.sortValue("id").s
+	id := p.SortValue("id").Str
 	for t := x.roots[byID]; t != nil; {
 		switch c := strings.Compare(id, t.e.id); {
 		case c < 0:
@@ -314,8 +316,8 @@ func (x *index[P]) len() int {
 // is released, with a bounded heap: O(g·log(offset in group + limit)),
 // which is all of n when every record shares the first key's value (a list
 // sorted by amount, then updated_at, of equal amounts).
-func (x *index[P]) page(keys []sortKey, offset, limit int) ([]P, int) {
-	f, desc, rest := indexFieldOf(keys[0].field), keys[0].desc, keys[1:]
+func (x *index[P]) page(keys []ledger.SortKey, offset, limit int) ([]P, int) {
+	f, desc, rest := indexFieldOf(keys[0].Field), keys[0].Desc, keys[1:]
 	inCreationOrder := creationOrdered(rest)
 	type pending struct {
 		at       int // where the group's part goes in out
@@ -374,9 +376,9 @@ func (x *index[P]) page(keys []sortKey, offset, limit int) ([]P, int) {
 	x.mu.RUnlock()
 	byRest := func(a, b groupRow[P]) int {
 		for _, k := range rest {
-			g := indexFieldOf(k.field)
-			c := a.value(g).compare(b.value(g))
-			if k.desc {
+			g := indexFieldOf(k.Field)
+			c := a.value(g).Compare(b.value(g))
+			if k.Desc {
 				c = -c
 			}
 			if c != 0 {
@@ -395,21 +397,21 @@ func (x *index[P]) page(keys []sortKey, offset, limit int) ([]P, int) {
 
 // groupRow is a copy of an entry's values, read after the index's lock is
 // released.
-type groupRow[P record] struct {
+type groupRow[P ledger.Record] struct {
 	p P
 	sortValues
 }
 
 // creationOrdered reports whether keys order records of equal first key
 // as creation order does.
-func creationOrdered(keys []sortKey) bool {
+func creationOrdered(keys []ledger.SortKey) bool {
 	switch len(keys) {
 	case 0:
 		return true
 	case 1:
-		return keys[0] == sortKey{"created_at", false}
+		return keys[0] == ledger.SortKey{Field: "created_at", Desc: false}
 	case 2:
-		return keys[0] == sortKey{"created_at", false} && keys[1] == sortKey{"id", false}
+		return keys[0] == ledger.SortKey{Field: "created_at", Desc: false} && keys[1] == ledger.SortKey{Field: "id", Desc: false}
 	}
 	return false
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/require"
 )
 
@@ -82,7 +83,7 @@ func BenchmarkInFlightMemory(b *testing.B) {
 	const clients = 64
 	for b.Loop() {
 		h := newHarness(b, func(c *Config) {
-			c.Limits = Limits{MaxAge: -1, CreatesPerMinute: -1, Webhooks: -1, UploadBytes: -1, Tags: -1}
+			c.Limits = ledger.Limits{MaxAge: -1, CreatesPerMinute: -1, Webhooks: -1, UploadBytes: -1, Tags: -1}
 			if s := os.Getenv("CONFORM_LOAD_BUDGET_MIB"); s != "" {
 				n, _ := strconv.Atoi(s)
 				c.BodyBudget = int64(n) << 20
@@ -175,7 +176,7 @@ func mib(n int64) float64 { return float64(n) / (1 << 20) }
 // process under 128 MiB (BenchmarkInFlightMemory measures it).
 func TestInFlightBodiesKeepTheHeapSmall(t *testing.T) {
 	h := newHarness(t, func(c *Config) {
-		c.Limits = Limits{MaxAge: -1, CreatesPerMinute: -1, Webhooks: -1, UploadBytes: -1, Tags: -1}
+		c.Limits = ledger.Limits{MaxAge: -1, CreatesPerMinute: -1, Webhooks: -1, UploadBytes: -1, Tags: -1}
 	})
 	cred := h.platform()
 	bodies := inFlightBodies(h.fx.Fixtures.Merchant)

@@ -3,6 +3,7 @@ package reference
 import (
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate/judging"
 )
 
@@ -10,8 +11,8 @@ import (
 // refusals table, and the reference renders the row's status and first code.
 func TestErrorKindsAreRefusals(t *testing.T) {
 	h := newHarness(t)
-	kinds := []errorKind{kindBadRequest, kindUnauthorized, kindDeclined, kindForbidden, kindNotFound,
-		kindMethodNotAllowed, kindNotAcceptable, kindTooLarge, kindInvalidField, kindUnprocessable, kindURITooLong, kindQuotaExceeded}
+	kinds := []ledger.ErrorKind{ledger.KindBadRequest, ledger.KindUnauthorized, ledger.KindDeclined, ledger.KindForbidden, ledger.KindNotFound,
+		ledger.KindMethodNotAllowed, ledger.KindNotAcceptable, ledger.KindTooLarge, ledger.KindInvalidField, ledger.KindUnprocessable, ledger.KindURITooLong, ledger.KindQuotaExceeded}
 	if got := len(h.srv.judged.Refusals); got != len(kinds) {
 		t.Errorf("the refusals table has %d kinds, the reference %d", got, len(kinds))
 	}
@@ -36,13 +37,13 @@ func TestIDPrefixesAreTheTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	mine := map[string]string{
-		"application": prefixApplication, "authorization": prefixAuthz, "transfer": prefixTransfer,
-		"payment_instrument": prefixCard, "merchant": prefixMerchant, "identity": prefixIdentity,
-		"dispute": prefixDispute, "evidence": prefixEvidence, "webhook": prefixWebhook, "user": prefixUser,
-		"merchant_profile": prefixProfile, "verification": prefixVerification, "fee_profile": prefixFeeProfile,
-		"subscription_schedule": prefixSchedule, "subscription_amount": prefixAmount,
-		"subscription_enrollment": prefixEnrollment, "balance_transfer": prefixBalance, "file": prefixFile,
-		"external_link": prefixLink, "event": prefixEvent,
+		"application": ledger.PrefixApplication, "authorization": ledger.PrefixAuthz, "transfer": ledger.PrefixTransfer,
+		"payment_instrument": ledger.PrefixCard, "merchant": ledger.PrefixMerchant, "identity": ledger.PrefixIdentity,
+		"dispute": ledger.PrefixDispute, "evidence": ledger.PrefixEvidence, "webhook": ledger.PrefixWebhook, "user": ledger.PrefixUser,
+		"merchant_profile": ledger.PrefixProfile, "verification": ledger.PrefixVerification, "fee_profile": ledger.PrefixFeeProfile,
+		"subscription_schedule": ledger.PrefixSchedule, "subscription_amount": ledger.PrefixAmount,
+		"subscription_enrollment": ledger.PrefixEnrollment, "balance_transfer": ledger.PrefixBalance, "file": ledger.PrefixFile,
+		"external_link": ledger.PrefixLink, "event": ledger.PrefixEvent,
 	}
 	if got := len(v.Table().IDPrefixes); got != len(mine) {
 		t.Errorf("judging.json has %d id prefixes, the reference %d", got, len(mine))
@@ -58,7 +59,7 @@ func TestIDPrefixesAreTheTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if id := randomID(prefix); !re.MatchString(id) {
+		if id := ledger.RandomID(prefix); !re.MatchString(id) {
 			t.Errorf("randomID(%s) = %q, not of the default id_form", kind, id)
 		}
 	}

@@ -1,5 +1,7 @@
 package reference
 
+import "github.com/conform-kit/conform/reference/ledger"
+
 // link is one _links entry; href is always absolute.
 type link struct {
 	Href string `json:"href"`
@@ -21,16 +23,16 @@ type namedLink struct {
 // (appendjson.go), without building a map per response.
 
 type authorizationView struct {
-	authorization
+	ledger.Authorization
 	base string
 }
 
-func viewAuthorization(base string, a authorization) authorizationView {
+func viewAuthorization(base string, a ledger.Authorization) authorizationView {
 	return authorizationView{a, base}
 }
 
 func (v *authorizationView) linkList(l []namedLink) []namedLink {
-	a, base := &v.authorization, v.base
+	a, base := &v.Authorization, v.base
 	l = append(l,
 		namedLink{"self", [4]string{base, "/authorizations/", a.ID}},
 		namedLink{"application", [4]string{base, "/applications/", a.Application}},
@@ -43,16 +45,16 @@ func (v *authorizationView) linkList(l []namedLink) []namedLink {
 }
 
 type transferView struct {
-	transfer
+	ledger.Transfer
 	base, feeProfile string
 }
 
-func viewTransfer(base, feeProfile string, t transfer) transferView {
+func viewTransfer(base, feeProfile string, t ledger.Transfer) transferView {
 	return transferView{t, base, feeProfile}
 }
 
 func (v *transferView) linkList(l []namedLink) []namedLink {
-	t, base := &v.transfer, v.base
+	t, base := &v.Transfer, v.base
 	l = append(l,
 		namedLink{"application", [4]string{base, "/applications/", t.Application}},
 		namedLink{"merchant_identity", [4]string{base, "/identities/", t.MerchantIdentity}},
@@ -62,8 +64,8 @@ func (v *transferView) linkList(l []namedLink) []namedLink {
 	if t.Source != nil {
 		l = append(l, namedLink{"source", [4]string{base, "/payment_instruments/", *t.Source}})
 	}
-	if t.adjustment != nil {
-		return append(l, namedLink{"disputed_transfer", [4]string{base, "/transfers/", t.adjustment.disputedTransfer}})
+	if t.Adjustment != nil {
+		return append(l, namedLink{"disputed_transfer", [4]string{base, "/transfers/", t.Adjustment.DisputedTransfer}})
 	}
 	return append(l,
 		namedLink{"self", [4]string{base, "/transfers/", t.ID}},
@@ -74,16 +76,16 @@ func (v *transferView) linkList(l []namedLink) []namedLink {
 }
 
 type paymentInstrumentView struct {
-	paymentInstrument
+	ledger.PaymentInstrument
 	base string
 }
 
-func viewPaymentInstrument(base string, p paymentInstrument) paymentInstrumentView {
+func viewPaymentInstrument(base string, p ledger.PaymentInstrument) paymentInstrumentView {
 	return paymentInstrumentView{p, base}
 }
 
 func (v *paymentInstrumentView) linkList(l []namedLink) []namedLink {
-	p, base := &v.paymentInstrument, v.base
+	p, base := &v.PaymentInstrument, v.base
 	const self = "/payment_instruments/"
 	return append(l,
 		namedLink{"self", [4]string{base, self, p.ID}},
@@ -97,11 +99,11 @@ func (v *paymentInstrumentView) linkList(l []namedLink) []namedLink {
 }
 
 type merchantView struct {
-	merchant
+	ledger.Merchant
 	Links links `json:"_links"`
 }
 
-func viewMerchant(base string, m merchant) merchantView {
+func viewMerchant(base string, m ledger.Merchant) merchantView {
 	self := base + "/merchants/" + m.ID
 	return merchantView{m, links{
 		"self":             {self},
@@ -116,11 +118,11 @@ func viewMerchant(base string, m merchant) merchantView {
 const subscriptionBase = "/subscription/subscription_schedules/"
 
 type scheduleView struct {
-	subscriptionSchedule
+	ledger.SubscriptionSchedule
 	Links links `json:"_links"`
 }
 
-func viewSchedule(base string, s subscriptionSchedule) scheduleView {
+func viewSchedule(base string, s ledger.SubscriptionSchedule) scheduleView {
 	self := base + subscriptionBase + s.ID
 	return scheduleView{s, links{
 		"self":                     {self},
@@ -130,11 +132,11 @@ func viewSchedule(base string, s subscriptionSchedule) scheduleView {
 }
 
 type amountView struct {
-	subscriptionAmount
+	ledger.SubscriptionAmount
 	Links links `json:"_links"`
 }
 
-func viewAmount(base string, a subscriptionAmount) amountView {
+func viewAmount(base string, a ledger.SubscriptionAmount) amountView {
 	schedule := base + subscriptionBase + a.SubscriptionSchedule
 	return amountView{a, links{
 		"self":     {schedule + "/subscription_amounts/" + a.ID},
@@ -143,11 +145,11 @@ func viewAmount(base string, a subscriptionAmount) amountView {
 }
 
 type enrollmentView struct {
-	subscriptionEnrollment
+	ledger.SubscriptionEnrollment
 	Links links `json:"_links"`
 }
 
-func viewEnrollment(base string, e subscriptionEnrollment) enrollmentView {
+func viewEnrollment(base string, e ledger.SubscriptionEnrollment) enrollmentView {
 	schedule := base + subscriptionBase + e.SubscriptionSchedule
 	return enrollmentView{e, links{
 		"self":     {base + "/subscription/subscription_enrollments/" + e.ID},
@@ -158,16 +160,16 @@ func viewEnrollment(base string, e subscriptionEnrollment) enrollmentView {
 }
 
 type disputeView struct {
-	dispute
+	ledger.Dispute
 	base string
 }
 
-func viewDispute(base string, d dispute) disputeView {
+func viewDispute(base string, d ledger.Dispute) disputeView {
 	return disputeView{d, base}
 }
 
 func (v *disputeView) linkList(l []namedLink) []namedLink {
-	d, base := &v.dispute, v.base
+	d, base := &v.Dispute, v.base
 	return append(l,
 		namedLink{"self", [4]string{base, "/disputes/", d.ID}},
 		namedLink{"application", [4]string{base, "/applications/", d.Application}},
@@ -178,11 +180,11 @@ func (v *disputeView) linkList(l []namedLink) []namedLink {
 }
 
 type evidenceView struct {
-	evidence
+	ledger.Evidence
 	Links links `json:"_links"`
 }
 
-func viewEvidence(base string, e evidence) evidenceView {
+func viewEvidence(base string, e ledger.Evidence) evidenceView {
 	dispute := base + "/disputes/" + e.Dispute
 	return evidenceView{e, links{
 		"self":    {dispute + "/evidence/" + e.ID},
@@ -193,11 +195,11 @@ func viewEvidence(base string, e evidence) evidenceView {
 // balanceTransferView writes its one link (self) itself: a list page of
 // them builds no map per item.
 type balanceTransferView struct {
-	balanceTransfer
+	ledger.BalanceTransfer
 	base string
 }
 
-func viewBalanceTransfer(base string, b balanceTransfer) balanceTransferView {
+func viewBalanceTransfer(base string, b ledger.BalanceTransfer) balanceTransferView {
 	return balanceTransferView{b, base}
 }
 
@@ -207,11 +209,11 @@ func (v balanceTransferView) linkList(buf []namedLink) []namedLink {
 }
 
 type fileView struct {
-	file
+	ledger.File
 	Links links `json:"_links"`
 }
 
-func viewFile(base string, f file) fileView {
+func viewFile(base string, f ledger.File) fileView {
 	self := base + "/files/" + f.ID
 	return fileView{f, links{
 		"self":           {self},
@@ -221,11 +223,11 @@ func viewFile(base string, f file) fileView {
 }
 
 type externalLinkView struct {
-	externalLink
+	ledger.ExternalLink
 	Links links `json:"_links"`
 }
 
-func viewExternalLink(base string, e externalLink) externalLinkView {
+func viewExternalLink(base string, e ledger.ExternalLink) externalLinkView {
 	file := base + "/files/" + e.FileID
 	return externalLinkView{e, links{
 		"self": {file + "/external_links/" + e.ID},
@@ -234,17 +236,17 @@ func viewExternalLink(base string, e externalLink) externalLinkView {
 }
 
 type webhookView struct {
-	webhook
+	ledger.Webhook
 	Links links `json:"_links"`
 }
 
 // viewWebhook renders a single webhook, secret included.
-func viewWebhook(base string, w webhook) webhookView {
+func viewWebhook(base string, w ledger.Webhook) webhookView {
 	return webhookView{w, links{"application": {base + "/applications/" + w.Application}}}
 }
 
 // viewWebhookItem renders a list item: self link, no secret.
-func viewWebhookItem(base string, w webhook) webhookView {
+func viewWebhookItem(base string, w ledger.Webhook) webhookView {
 	w.SecretSigningKey = ""
 	return webhookView{w, links{
 		"self":        {base + "/webhooks/" + w.ID},

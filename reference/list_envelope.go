@@ -2,6 +2,8 @@ package reference
 
 import (
 	"encoding/json"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // The answer of a list operation: one page, its items and its links.
@@ -20,7 +22,7 @@ type listEnvelope struct {
 	plural string
 	items  listItems
 	self   string // the list's URL without a query
-	q      listQuery
+	q      ledger.ListQuery
 	Page   page
 }
 
@@ -28,43 +30,43 @@ type listEnvelope struct {
 type listItems interface {
 	// appendJSON writes them as a JSON array; ok is false when they have
 	// no encoder of their own.
-	appendJSON(b []byte) (out []byte, ok bool)
+	AppendJSON(b []byte) (out []byte, ok bool)
 	// slice is the []V, for encoding by reflection.
 	slice() any
 }
 
 // newList builds the list envelope for items under _embedded.<plural>, with
 // self, next and prev links carrying the query.
-func newList[V any](rq *request, plural string, q listQuery, items []V, total int) listEnvelope {
+func newList[V any](rq *request, plural string, q ledger.ListQuery, items []V, total int) listEnvelope {
 	return listEnvelope{
 		plural: plural,
 		items:  viewList[V](items),
 		self:   rq.base + rq.r.URL.Path,
 		q:      q,
-		Page:   page{Offset: q.offset, Limit: q.limit, Count: total},
+		Page:   page{Offset: q.Offset, Limit: q.Limit, Count: total},
 	}
 }
 
 // links are the page's links as a map, as json.Marshal encodes them.
 func (l listEnvelope) links() links {
-	ls := links{"self": {l.self + l.q.encode(l.q.offset)}}
+	ls := links{"self": {l.self + l.q.Encode(l.q.Offset)}}
 	if next, ok := l.next(); ok {
-		ls["next"] = link{l.self + l.q.encode(next)}
+		ls["next"] = link{l.self + l.q.Encode(next)}
 	}
 	if prev, ok := l.prev(); ok {
-		ls["prev"] = link{l.self + l.q.encode(prev)}
+		ls["prev"] = link{l.self + l.q.Encode(prev)}
 	}
 	return ls
 }
 
 // next is the offset of the next page, when there is one.
 func (l listEnvelope) next() (int, bool) {
-	return l.q.offset + l.q.limit, l.q.offset+l.q.limit < l.Page.Count
+	return l.q.Offset + l.q.Limit, l.q.Offset+l.q.Limit < l.Page.Count
 }
 
 // prev is the offset of the previous page, when there is one.
 func (l listEnvelope) prev() (int, bool) {
-	return max(l.q.offset-l.q.limit, 0), l.q.offset > 0
+	return max(l.q.Offset-l.q.Limit, 0), l.q.Offset > 0
 }
 
 // MarshalJSON encodes the page by reflection (for items without an encoder

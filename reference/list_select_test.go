@@ -9,16 +9,18 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // stableSorted is the reference order: a stable sort of the series (in
 // creation order) by keys.
-func stableSorted(items []*transfer, keys []sortKey) []*transfer {
+func stableSorted(items []*ledger.Transfer, keys []ledger.SortKey) []*ledger.Transfer {
 	want := slices.Clone(items)
-	slices.SortStableFunc(want, func(a, b *transfer) int {
+	slices.SortStableFunc(want, func(a, b *ledger.Transfer) int {
 		for _, k := range keys {
-			c := a.sortValue(k.field).compare(b.sortValue(k.field))
-			if k.desc {
+			c := a.SortValue(k.Field).Compare(b.SortValue(k.Field))
+			if k.Desc {
 				c = -c
 			}
 			if c != 0 {
@@ -33,11 +35,11 @@ func stableSorted(items []*transfer, keys []sortKey) []*transfer {
 // allSortOrders lists every order parseListQuery can produce from up to
 // two keys (each sequence of distinct fields, each direction) and some of
 // three.
-func allSortOrders() [][]sortKey {
+func allSortOrders() [][]ledger.SortKey {
 	fields := []string{"id", "created_at", "updated_at", "amount"}
-	var out [][]sortKey
-	var grow func(prefix []sortKey)
-	grow = func(prefix []sortKey) {
+	var out [][]ledger.SortKey
+	var grow func(prefix []ledger.SortKey)
+	grow = func(prefix []ledger.SortKey) {
 		if len(prefix) > 0 {
 			out = append(out, slices.Clone(prefix))
 		}
@@ -45,47 +47,47 @@ func allSortOrders() [][]sortKey {
 			return
 		}
 		for _, f := range fields {
-			if slices.ContainsFunc(prefix, func(k sortKey) bool { return k.field == f }) {
+			if slices.ContainsFunc(prefix, func(k ledger.SortKey) bool { return k.Field == f }) {
 				continue
 			}
 			for _, desc := range []bool{false, true} {
-				grow(append(prefix, sortKey{f, desc}))
+				grow(append(prefix, ledger.SortKey{Field: f, Desc: desc}))
 			}
 		}
 	}
 	grow(nil)
 	return append(out,
-		[]sortKey{{"amount", false}, {"updated_at", true}, {"id", false}},
-		[]sortKey{{"amount", true}, {"created_at", false}, {"id", true}},
-		[]sortKey{{"updated_at", false}, {"amount", true}, {"id", true}},
-		[]sortKey{{"updated_at", true}, {"created_at", false}, {"id", false}},
-		[]sortKey{{"created_at", true}, {"amount", false}, {"updated_at", true}},
-		[]sortKey{{"amount", false}, {"created_at", false}, {"updated_at", false}},
+		[]ledger.SortKey{{Field: "amount", Desc: false}, {Field: "updated_at", Desc: true}, {Field: "id", Desc: false}},
+		[]ledger.SortKey{{Field: "amount", Desc: true}, {Field: "created_at", Desc: false}, {Field: "id", Desc: true}},
+		[]ledger.SortKey{{Field: "updated_at", Desc: false}, {Field: "amount", Desc: true}, {Field: "id", Desc: true}},
+		[]ledger.SortKey{{Field: "updated_at", Desc: true}, {Field: "created_at", Desc: false}, {Field: "id", Desc: false}},
+		[]ledger.SortKey{{Field: "created_at", Desc: true}, {Field: "amount", Desc: false}, {Field: "updated_at", Desc: true}},
+		[]ledger.SortKey{{Field: "amount", Desc: false}, {Field: "created_at", Desc: false}, {Field: "updated_at", Desc: false}},
 	)
 }
 
 // randomSeries fills a series with n transfers whose created_at, updated_at
 // and amount repeat often, so that every order has ties.
-func randomSeries(rnd *rand.Rand, n, values int) *series[*transfer] {
+func randomSeries(rnd *rand.Rand, n, values int) *series[*ledger.Transfer] {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ser := &series[*transfer]{}
+	ser := &series[*ledger.Transfer]{}
 	for i := range n {
-		tr := &transfer{meta: newMeta(fmt.Sprintf("TR%03d-%d", rnd.IntN(1000), i), "app", base.Add(time.Duration(rnd.IntN(values))*time.Second)), Amount: int64(rnd.IntN(values))}
-		tr.UpdatedAt = jsonTime(base.Add(time.Duration(rnd.IntN(values)) * time.Second))
+		tr := &ledger.Transfer{Meta: ledger.NewMeta(fmt.Sprintf("TR%03d-%d", rnd.IntN(1000), i), "app", base.Add(time.Duration(rnd.IntN(values))*time.Second)), Amount: int64(rnd.IntN(values))}
+		tr.UpdatedAt = ledger.JSONTime(base.Add(time.Duration(rnd.IntN(values)) * time.Second))
 		ser.add(tr)
 	}
 	return ser
 }
 
 // checkPages compares pages of the index with a stable sort of the series.
-func checkPages(t *testing.T, ser *series[*transfer], orders [][]sortKey, pages [][2]int) {
+func checkPages(t *testing.T, ser *series[*ledger.Transfer], orders [][]ledger.SortKey, pages [][2]int) {
 	t.Helper()
 	for _, keys := range orders {
 		want := stableSorted(ser.items, keys)
 		for _, pg := range pages {
 			offset, limit := pg[0], pg[1]
 			got, total := ser.idx.page(keys, offset, limit)
-			var exp []*transfer
+			var exp []*ledger.Transfer
 			if offset < len(want) {
 				exp = want[offset:min(offset+limit, len(want))]
 			}
@@ -97,7 +99,7 @@ func checkPages(t *testing.T, ser *series[*transfer], orders [][]sortKey, pages 
 	}
 }
 
-func transferIDs(ts []*transfer) []string {
+func transferIDs(ts []*ledger.Transfer) []string {
 	out := make([]string, len(ts))
 	for i, t := range ts {
 		out[i] = t.ID
@@ -131,7 +133,7 @@ func TestIndexPageMatchesStableSort(t *testing.T) {
 			base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 			for range tc.n / 2 {
 				tr := ser.items[rnd.IntN(len(ser.items))]
-				tr.UpdatedAt = jsonTime(base.Add(time.Duration(rnd.IntN(tc.values)) * time.Second))
+				tr.UpdatedAt = ledger.JSONTime(base.Add(time.Duration(rnd.IntN(tc.values)) * time.Second))
 				tr.Amount = int64(rnd.IntN(tc.values))
 				ser.touch(tr)
 			}
@@ -150,19 +152,19 @@ func TestIndexPageMatchesStableSort(t *testing.T) {
 // goroutine holds the store's lock, so a selection never waits for (or
 // stalls) the rest of the store.
 func TestIndexPageNeedsNoStoreLock(t *testing.T) {
-	st := newStore(randomID, time.Now)
+	st := newStore(ledger.RandomID, time.Now)
 	app := &appData{id: "app"}
 	st.apps["app"] = app
 	rnd := rand.New(rand.NewPCG(3, 4))
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 50 {
-		app.balanceTransfers.add(&balanceTransfer{meta: newMeta(fmt.Sprintf("BT_%02d", i), "app", base), Amount: int64(rnd.IntN(10))})
+		app.balanceTransfers.add(&ledger.BalanceTransfer{Meta: ledger.NewMeta(fmt.Sprintf("BT_%02d", i), "app", base), Amount: int64(rnd.IntN(10))})
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	done := make(chan []*balanceTransfer)
+	done := make(chan []*ledger.BalanceTransfer)
 	go func() {
-		page, _ := app.balanceTransfers.idx.page([]sortKey{{"amount", true}}, 10, 20)
+		page, _ := app.balanceTransfers.idx.page([]ledger.SortKey{{Field: "amount", Desc: true}}, 10, 20)
 		done <- page
 	}()
 	select {
@@ -181,12 +183,12 @@ func TestRepeatedSortKeysCountOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lq, err := parseListQuery(q)
+	lq, err := ledger.ParseListQuery(q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []sortKey{{"amount", false}, {"id", true}}; !slices.Equal(lq.sort, want) {
-		t.Errorf("sort keys %v, want %v", lq.sort, want)
+	if want := []ledger.SortKey{{Field: "amount", Desc: false}, {Field: "id", Desc: true}}; !slices.Equal(lq.Sort, want) {
+		t.Errorf("sort keys %v, want %v", lq.Sort, want)
 	}
 }
 
@@ -201,7 +203,9 @@ func BenchmarkSortedPage(b *testing.B) {
 		sizes = sizes[:2]
 	}
 	for _, n := range sizes {
-		h := newHarness(b, func(c *Config) { c.Limits = Limits{MaxAge: -1, MaxRetained: -1, MaxBytes: -1, CreatesPerMinute: -1} })
+		h := newHarness(b, func(c *Config) {
+			c.Limits = ledger.Limits{MaxAge: -1, MaxRetained: -1, MaxBytes: -1, CreatesPerMinute: -1}
+		})
 		for i := range n {
 			r := h.call(h.platform(), "POST", "/balance_transfers", map[string]any{
 				"amount": 1 + (i*7919)%100000, "currency": "USD", "description": "d", "source": "OPERATING_ACCOUNT",
@@ -238,20 +242,20 @@ func BenchmarkIndexPage(b *testing.B) {
 	}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, n := range sizes {
-		ser := &series[*balanceTransfer]{}
+		ser := &series[*ledger.BalanceTransfer]{}
 		for i := range n {
-			bt := &balanceTransfer{meta: newMeta(fmt.Sprintf("BT_%07d", i), "app", base.Add(time.Duration(i)*time.Microsecond)), Amount: int64(1 + (i*7919)%100000)}
-			bt.UpdatedAt = jsonTime(base.Add(time.Duration(i/100) * time.Millisecond))
+			bt := &ledger.BalanceTransfer{Meta: ledger.NewMeta(fmt.Sprintf("BT_%07d", i), "app", base.Add(time.Duration(i)*time.Microsecond)), Amount: int64(1 + (i*7919)%100000)}
+			bt.UpdatedAt = ledger.JSONTime(base.Add(time.Duration(i/100) * time.Millisecond))
 			ser.add(bt)
 		}
 		for _, tc := range []struct {
 			name   string
-			keys   []sortKey
+			keys   []ledger.SortKey
 			offset int
 		}{
-			{"amount_asc", []sortKey{{"amount", false}}, 0},
-			{"amount_desc_deep", []sortKey{{"amount", true}}, n / 2},
-			{"updated_desc_id", []sortKey{{"updated_at", true}, {"id", false}}, 0},
+			{"amount_asc", []ledger.SortKey{{Field: "amount", Desc: false}}, 0},
+			{"amount_desc_deep", []ledger.SortKey{{Field: "amount", Desc: true}}, n / 2},
+			{"updated_desc_id", []ledger.SortKey{{Field: "updated_at", Desc: true}, {Field: "id", Desc: false}}, 0},
 		} {
 			b.Run(fmt.Sprintf("%d/%s", n, tc.name), func(b *testing.B) {
 				for b.Loop() {
@@ -266,7 +270,7 @@ func BenchmarkIndexPage(b *testing.B) {
 
 // checkSeries reports a series whose index does not hold exactly its
 // records with their current sort values. Callers hold the store's lock.
-func checkSeries[P record](name string, s *series[P]) error {
+func checkSeries[P ledger.Record](name string, s *series[P]) error {
 	s.idx.mu.RLock()
 	defer s.idx.mu.RUnlock()
 	if n := sizeOf(s.idx.roots[byCreated]); n != len(s.items) {
@@ -351,9 +355,9 @@ func TestSortedListsFollowUpdates(t *testing.T) {
 		later()
 		h.expect(h.call(h.platform(), "POST", "/files/"+b+"/upload", body, "Content-Type", ct), 200, "file")
 		later()
-		h.srv.fileReview(testBase, h.srv.memory().users[h.platform().Username].app, a)
-		if got := h.fileStatus(a); got != fileUploaded {
-			t.Fatalf("the reviewed file is %s, not %s", got, fileUploaded)
+		h.srv.fileReview(testBase, h.srv.memory().users[h.platform().Username].App, a)
+		if got := h.fileStatus(a); got != ledger.FileUploaded {
+			t.Fatalf("the reviewed file is %s, not %s", got, ledger.FileUploaded)
 		}
 		if got := first(t, "files", "files"); got != a {
 			t.Errorf("after the review: latest updated file %s, want %s", got, a)
@@ -361,13 +365,13 @@ func TestSortedListsFollowUpdates(t *testing.T) {
 	})
 	t.Run("dispute step", func(t *testing.T) {
 		card := h.card()
-		h.expect(h.call(h.platform(), "POST", "/transfers", map[string]any{"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": amountDisputed, "currency": "USD"}), 201, "transfer")
+		h.expect(h.call(h.platform(), "POST", "/transfers", map[string]any{"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": ledger.AmountDisputed, "currency": "USD"}), 201, "transfer")
 		m := h.expect(h.call(h.platform(), "GET", "/disputes?limit=1", nil), 200, "").json(t)
 		d := m["_embedded"].(map[string]any)["disputes"].([]any)[0].(map[string]any)["id"].(string)
 		later()
-		h.expect(h.call(h.platform(), "POST", "/transfers", map[string]any{"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": amountDisputed, "currency": "USD"}), 201, "transfer")
+		h.expect(h.call(h.platform(), "POST", "/transfers", map[string]any{"source": card, "merchant": h.fx.Fixtures.Merchant, "amount": ledger.AmountDisputed, "currency": "USD"}), 201, "transfer")
 		later()
-		h.srv.disputeStep(testBase, h.srv.memory().users[h.platform().Username].app, d)
+		h.srv.disputeStep(testBase, h.srv.memory().users[h.platform().Username].App, d)
 		if state := h.expect(h.call(h.platform(), "GET", "/disputes/"+d, nil), 200, "").str(t, "state"); state != "PENDING" {
 			t.Fatalf("the dispute is %s, not PENDING", state)
 		}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"runtime"
 	"testing"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // TestMemoryPerLevel3Transfer measures the heap a stored Level 3 sale with
@@ -14,7 +16,9 @@ func TestMemoryPerLevel3Transfer(t *testing.T) {
 		t.Skip("measures 2,000 sales")
 	}
 	const n = 2000
-	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: -1, MaxRetained: -1, MaxBytes: -1, CreatesPerMinute: -1} })
+	h := newHarness(t, func(c *Config) {
+		c.Limits = ledger.Limits{MaxAge: -1, MaxRetained: -1, MaxBytes: -1, CreatesPerMinute: -1}
+	})
 	card := h.card()
 	data := purchaseDataBody() // with five items
 	item := data["item_data"].([]any)[0]

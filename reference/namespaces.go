@@ -5,21 +5,9 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
-
-// namespacePrefix starts a namespace id; a namespace is the sandbox's, not
-// a resource of the API.
-const namespacePrefix = "NS"
-
-// Namespace is an isolated part of a shared sandbox: its own two
-// applications (platform and merchant users of one, a platform user of the
-// other, all with fresh passwords) and its own seeded fixtures, in the shape
-// Seeded has. Nothing in one namespace is visible from another or from the
-// applications New seeded.
-type Namespace struct {
-	ID string
-	Seeded
-}
 
 // Namespace defaults; see Config.
 const (
@@ -27,37 +15,28 @@ const (
 	DefaultMaxNamespaces    = 64
 )
 
-// namespace is what the store knows of one: its applications and users and
-// when a request last authenticated as one of them.
-type namespace struct {
-	id    string
-	apps  []string
-	users []string
-	used  time.Time
-}
-
 // errNamespaceNotFound is the 404 of an unknown namespace.
 func errNamespaceNotFound(id string) error {
-	return &domainError{kind: kindNotFound, message: fmt.Sprintf("namespace %s was not found", id)}
+	return &ledger.DomainError{Kind: ledger.KindNotFound, Message: fmt.Sprintf("namespace %s was not found", id)}
 }
 
 // ErrNamespaceNotFound reports whether err is DropNamespace's answer for an
 // unknown namespace.
 func ErrNamespaceNotFound(err error) bool {
-	de, ok := err.(*domainError)
-	return ok && de.kind == kindNotFound
+	de, ok := err.(*ledger.DomainError)
+	return ok && de.Kind == ledger.KindNotFound
 }
 
 // CreateNamespace mints a namespace with its own applications, users and
 // fixtures. Beyond Config.MaxNamespaces live namespaces it is refused with a
 // QUOTA_EXCEEDED error, which WriteError answers 429 in the envelope.
-func (s *Server) CreateNamespace() (Namespace, error) {
+func (s *Server) CreateNamespace() (ledger.Namespace, error) {
 	now := s.now()
 	var key [32]byte
 	if _, err := rand.Read(key[:]); err != nil {
-		return Namespace{}, fmt.Errorf("reference: namespace secret: %w", err)
+		return ledger.Namespace{}, fmt.Errorf("reference: namespace secret: %w", err)
 	}
-	src := &seededSource{rng: mrand.New(mrand.NewChaCha8(key))}
+	src := &ledger.SeededSource{Rng: mrand.New(mrand.NewChaCha8(key))}
 	return s.units.MintNamespace(s.ctx, src, s.cfg.MaxNamespaces, s.cfg.NamespaceIdleTTL, now)
 }
 

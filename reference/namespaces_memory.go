@@ -5,18 +5,33 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
+
+// namespacePrefix starts a namespace id; a namespace is the sandbox's, not
+// a resource of the API.
+const namespacePrefix = "NS"
+
+// namespace is what the store knows of one: its applications and users and
+// when a request last authenticated as one of them.
+type namespace struct {
+	id    string
+	apps  []string
+	users []string
+	used  time.Time
+}
 
 // The in-memory store's namespaces: minted, used, dropped and swept.
 
 // MintNamespace makes a namespace seeded from src in the in-memory store.
-func (st *store) MintNamespace(_ context.Context, src *seededSource, max int, idle time.Duration, now time.Time) (Namespace, error) {
+func (st *store) MintNamespace(_ context.Context, src *ledger.SeededSource, max int, idle time.Duration, now time.Time) (ledger.Namespace, error) {
 	st.mu.Lock()
 	if max > 0 && len(st.namespaces) >= max {
 		st.mu.Unlock()
-		return Namespace{}, errQuota("this sandbox holds %d namespaces, the most it may; drop one, or wait for an idle one to be dropped (%s idle)", max, idle)
+		return ledger.Namespace{}, ledger.ErrQuota("this sandbox holds %d namespaces, the most it may; drop one, or wait for an idle one to be dropped (%s idle)", max, idle)
 	}
-	ns := &namespace{id: src.id(namespacePrefix), used: now}
+	ns := &namespace{id: src.ID(namespacePrefix), used: now}
 	st.namespaces[ns.id] = ns
 	st.mu.Unlock()
 
@@ -27,7 +42,7 @@ func (st *store) MintNamespace(_ context.Context, src *seededSource, max int, id
 		delete(st.seeding, app)
 	}
 	st.mu.Unlock()
-	return Namespace{ID: ns.id, Seeded: fx}, nil
+	return ledger.Namespace{ID: ns.id, Seeded: fx}, nil
 }
 
 // NamespaceCount is how many namespaces the store holds.
@@ -121,15 +136,15 @@ func (st *store) dropNamespaces(nss []*namespace) {
 	orphans(st.adjustmentsByDispute, st.disputes)
 	orphans(st.enrollmentsBySchedule, st.schedules)
 	orphans(st.linksByFile, st.files)
-	maps.DeleteFunc(st.idem, func(k idemKey, _ *idemEntry) bool { return apps[k.app] })
-	st.idemOrder = slices.DeleteFunc(st.idemOrder[st.idemHead:], func(k idemAt) bool { return apps[k.key.app] })
+	maps.DeleteFunc(st.idem, func(k ledger.IdemKey, _ *ledger.IdemEntry) bool { return apps[k.App] })
+	st.idemOrder = slices.DeleteFunc(st.idemOrder[st.idemHead:], func(k idemAt) bool { return apps[k.key.App] })
 	st.idemOrder = slices.Clip(st.idemOrder)
 	st.idemHead = 0
 }
 
 // dropOf deletes the records of the given applications from m.
-func dropOf[P record](m map[string]P, apps map[string]bool) {
-	maps.DeleteFunc(m, func(_ string, p P) bool { return apps[p.appID()] })
+func dropOf[P ledger.Record](m map[string]P, apps map[string]bool) {
+	maps.DeleteFunc(m, func(_ string, p P) bool { return apps[p.AppID()] })
 }
 
 // orphans deletes the series whose parent is no longer in parents.

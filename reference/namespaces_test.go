@@ -13,13 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // in returns a harness on the same server whose fixtures and credentials
 // are namespace ns's.
-func (h *harness) in(ns Namespace) *harness {
+func (h *harness) in(ns ledger.Namespace) *harness {
 	return &harness{t: h.t, srv: h.srv, clock: h.clock, fx: ns.Seeded, v: h.v}
 }
 
@@ -47,7 +48,7 @@ func (h *harness) work(tag string) []string {
 	fx := h.fx.Fixtures
 	card := h.card()
 	sale := h.expect(h.call(h.platform(), "POST", "/transfers", map[string]any{"source": card, "merchant": fx.Merchant, "amount": 500, "currency": "USD", "idempotency_id": "once-" + tag}), 201, "transfer").str(h.t, "id")
-	disputed := h.expect(h.call(h.platform(), "POST", "/transfers", map[string]any{"source": card, "merchant": fx.Merchant, "amount": amountDisputed, "currency": "USD"}), 201, "transfer").str(h.t, "id")
+	disputed := h.expect(h.call(h.platform(), "POST", "/transfers", map[string]any{"source": card, "merchant": fx.Merchant, "amount": ledger.AmountDisputed, "currency": "USD"}), 201, "transfer").str(h.t, "id")
 	auth := h.expect(h.call(h.platform(), "POST", "/authorizations", map[string]any{"source": card, "merchant": fx.Merchant, "amount": 900, "currency": "USD"}), 201, "").str(h.t, "id")
 	h.expect(h.call(h.platform(), "PUT", "/authorizations/"+auth, map[string]any{"capture_amount": 900}), 200, "")
 	file := h.newFile("Passport " + tag)
@@ -67,7 +68,7 @@ func (h *harness) work(tag string) []string {
 func TestConcurrentNamespacesSeeNothingOfEachOther(t *testing.T) {
 	h := newHarness(t)
 	var wg sync.WaitGroup
-	nss := make([]Namespace, 2)
+	nss := make([]ledger.Namespace, 2)
 	paths := make([][]string, 2)
 	for i := range nss {
 		wg.Add(1)
@@ -122,7 +123,7 @@ func TestConcurrentNamespacesSeeNothingOfEachOther(t *testing.T) {
 // TestDropNamespaceRemovesEverything: after a drop the store holds exactly
 // what it held before the namespace was minted, and its users are 401.
 func TestDropNamespaceRemovesEverything(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: 24 * time.Hour} })
+	h := newHarness(t, func(c *Config) { c.Limits = ledger.Limits{MaxAge: 24 * time.Hour} })
 	h.work("seeded") // the seeded application's own resources stay
 	settled(t, h)    // its disputed sale's second adjustment is made by a timer
 	before := recordCounts(h.srv.memory())
@@ -184,15 +185,15 @@ func TestIdleNamespacesAreDropped(t *testing.T) {
 // TestNamespaceQuota: beyond MaxNamespaces a mint is QUOTA_EXCEEDED; a drop
 // frees room. Namespace fixtures never count against the resource quota.
 func TestNamespaceQuota(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.MaxNamespaces = 2; c.Limits = Limits{MaxAge: -1, MaxRetained: 1} })
+	h := newHarness(t, func(c *Config) { c.MaxNamespaces = 2; c.Limits = ledger.Limits{MaxAge: -1, MaxRetained: 1} })
 	first, err := h.srv.CreateNamespace()
 	require.NoError(t, err)
 	_, err = h.srv.CreateNamespace()
 	require.NoError(t, err)
 	_, err = h.srv.CreateNamespace()
-	var de *domainError
+	var de *ledger.DomainError
 	require.ErrorAs(t, err, &de)
-	assert.Equal(t, kindQuotaExceeded, de.kind)
+	assert.Equal(t, ledger.KindQuotaExceeded, de.Kind)
 	require.NoError(t, h.srv.DropNamespace(first.ID))
 	third, err := h.srv.CreateNamespace()
 	require.NoError(t, err)
@@ -202,7 +203,7 @@ func TestNamespaceQuota(t *testing.T) {
 // TestDropNamespaceFreesMemory: the live heap after a namespace holding
 // thousands of resources is dropped is back near where it was before.
 func TestDropNamespaceFreesMemory(t *testing.T) {
-	srv, err := New(Config{BaseURL: testBase, Seed: 7, Limits: Limits{CreatesPerMinute: -1}})
+	srv, err := New(Config{BaseURL: testBase, Seed: 7, Limits: ledger.Limits{CreatesPerMinute: -1}})
 	require.NoError(t, err)
 	defer srv.Close()
 	heap := func() uint64 {
@@ -212,7 +213,7 @@ func TestDropNamespaceFreesMemory(t *testing.T) {
 		runtime.ReadMemStats(&m)
 		return m.HeapAlloc
 	}
-	post := func(c Credential, path string, body any) int {
+	post := func(c ledger.Credential, path string, body any) int {
 		b, _ := json.Marshal(body)
 		req := httptest.NewRequest("POST", testBase+path, bytes.NewReader(b))
 		req.Header.Set("Content-Type", "application/vnd.json+api")
@@ -251,13 +252,13 @@ func TestRequestsInFlightWhenTheirNamespaceIsDropped(t *testing.T) {
 	require.True(t, ok)
 	require.NoError(t, h.srv.DropNamespace(ns.ID))
 
-	err = h.srv.units.Update(context.Background(), u.app, func(t tx) error {
-		_, err := createCard(t, cardCreate{Type: "PAYMENT_CARD", Number: "4111111111111111", Identity: ns.Fixtures.BuyerIdentity})
+	err = h.srv.units.Update(context.Background(), u.App, func(t ledger.Tx) error {
+		_, err := ledger.CreateCard(t, ledger.CardCreate{Type: "PAYMENT_CARD", Number: "4111111111111111", Identity: ns.Fixtures.BuyerIdentity})
 		return err
 	})
-	var de *domainError
+	var de *ledger.DomainError
 	if assert.ErrorAs(t, err, &de, "a create") {
-		assert.Equal(t, kindNotFound, de.kind, "a create")
+		assert.Equal(t, ledger.KindNotFound, de.Kind, "a create")
 	}
 	for _, op := range []string{"disputes.list", "files.list", "webhooks.list", "balance_transfers.list", "subscription_enrollments.list"} {
 		found := false

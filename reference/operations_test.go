@@ -5,6 +5,8 @@ import (
 	"mime/multipart"
 	"net/http"
 	"testing"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // multipartBody builds a multipart body with a part named file.
@@ -42,7 +44,7 @@ func TestEveryOperation(t *testing.T) {
 		seen[opID] = true
 		cred := p
 		if len(op.Roles) == 0 {
-			cred = Credential{}
+			cred = ledger.Credential{}
 		}
 		r := h.call(cred, op.Method, path, body, headers...)
 		return h.expect(r, op.Status, op.Response)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -150,7 +151,7 @@ func TestSales(t *testing.T) {
 		}
 	})
 	t.Run("fee above amount", func(t *testing.T) { sale(100, map[string]any{"fee": 101}, 422) })
-	t.Run("declined", func(t *testing.T) { sale(amountDeclined, nil, 402) })
+	t.Run("declined", func(t *testing.T) { sale(ledger.AmountDeclined, nil, 402) })
 	t.Run("level 3 on a plain merchant", func(t *testing.T) {
 		sale(1000, map[string]any{"merchant": fx.PlainMerchant, "additional_purchase_data": purchaseDataBody()}, 422)
 	})
@@ -160,7 +161,7 @@ func TestSales(t *testing.T) {
 		sale(1000, map[string]any{"additional_purchase_data": data}, 422)
 	})
 	t.Run("888888 opens a dispute, INQUIRY then PENDING", func(t *testing.T) {
-		tr := sale(amountDisputed, nil, 201).str(t, "id")
+		tr := sale(ledger.AmountDisputed, nil, 201).str(t, "id")
 		var dispute map[string]any
 		for _, d := range h.call(h.platform(), "GET", "/disputes?limit=100", nil).json(t)["_embedded"].(map[string]any)["disputes"].([]any) {
 			if d.(map[string]any)["transfer"] == tr {

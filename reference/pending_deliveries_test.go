@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/reference/pgtest"
 )
 
@@ -162,7 +163,7 @@ func TestPendingDeliveriesAreBounded(t *testing.T) {
 func TestExpiredWebhookDropsItsPendingDeliveries(t *testing.T) {
 	cluster := pgtest.Start(t)
 	h := sandboxReplica(t, cluster.NewDatabase(t, "expired_hooks"), func(c *Config) {
-		c.Limits = Limits{MaxAge: time.Hour, PendingDeliveries: 100}
+		c.Limits = ledger.Limits{MaxAge: time.Hour, PendingDeliveries: 100}
 		c.RetryScale = 100 // the first retry hours after the first attempt
 	})
 	gone := newCardTarget(t, http.StatusServiceUnavailable)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 
@@ -29,7 +30,7 @@ const (
 type request struct {
 	r        *http.Request
 	op       validate.Operation
-	user     user
+	user     ledger.User
 	base     string
 	body     []byte
 	jsonBody bool
@@ -42,7 +43,7 @@ type request struct {
 	held int64
 	// claim is the idempotency claim the request runs under (idempotent),
 	// nil for none; its unit of work runs with it (Server.updateClaimed).
-	claim *idemRun
+	claim *ledger.IdemRun
 }
 
 // resumed is the resource an idempotent create committed before its
@@ -53,7 +54,7 @@ func (rq *request) resumed() string {
 	if rq.claim == nil {
 		return ""
 	}
-	return rq.claim.resumed
+	return rq.claim.Resumed
 }
 
 // handler is one operation: it returns a value to encode with the
@@ -109,7 +110,7 @@ func (s *Server) admit(rq *request, g gate) error {
 		rq.user = u
 	}
 	if op.Response != "" && !validate.AcceptsJSON(r.Header.Get("Accept")) {
-		return &domainError{kind: kindNotAcceptable, message: "Accept must admit application/hal+json"}
+		return &ledger.DomainError{Kind: ledger.KindNotAcceptable, Message: "Accept must admit application/hal+json"}
 	}
 	if g != nil {
 		if err := g(rq); err != nil {
@@ -126,7 +127,7 @@ func (s *Server) admit(rq *request, g gate) error {
 	case "multipart":
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != "multipart/form-data" {
-			return &domainError{kind: kindNotAcceptable, message: "Content-Type must be multipart/form-data"}
+			return &ledger.DomainError{Kind: ledger.KindNotAcceptable, Message: "Content-Type must be multipart/form-data"}
 		}
 		r.Body = http.MaxBytesReader(nil, r.Body, maxUploadBytes+multipartSlack)
 		return nil
@@ -137,7 +138,7 @@ func (s *Server) admit(rq *request, g gate) error {
 	}
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || !validate.JSONMediaType(mt) {
-		return &domainError{kind: kindNotAcceptable, message: "Content-Type must be a JSON media type such as application/vnd.json+api"}
+		return &ledger.DomainError{Kind: ledger.KindNotAcceptable, Message: "Content-Type must be a JSON media type such as application/vnd.json+api"}
 	}
 	body, err := readBody(r, maxJSONBytes)
 	if err != nil {
@@ -186,9 +187,9 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return nil, &domainError{kind: kindTooLarge, message: fmt.Sprintf("request body exceeds %d bytes", limit)}
+		return nil, &ledger.DomainError{Kind: ledger.KindTooLarge, Message: fmt.Sprintf("request body exceeds %d bytes", limit)}
 	case err != nil:
-		return nil, &domainError{kind: kindBadRequest, message: "request body could not be read"}
+		return nil, &ledger.DomainError{Kind: ledger.KindBadRequest, Message: "request body could not be read"}
 	}
 	return body, nil
 }
@@ -253,21 +254,21 @@ func (rq *request) decode(dst any) error {
 	if rq.jsonBody {
 		body = rq.body
 	}
-	if _, ok := dst.(tagged); ok && rq.maxTags > 0 && len(body) > tagProbeBytes {
+	if _, ok := dst.(ledger.Tagged); ok && rq.maxTags > 0 && len(body) > tagProbeBytes {
 		// A large body counts its tags first: 25,000 of them are refused
 		// without building them.
 		if n := countTags(body); n > rq.maxTags {
-			return errQuota("a resource may carry at most %d tags, got %d", rq.maxTags, n)
+			return ledger.ErrQuota("a resource may carry at most %d tags, got %d", rq.maxTags, n)
 		}
 	}
 	if err := decodeBody(rq.v, body, dst); err != nil {
 		return fmt.Errorf("%s: %w", rq.op.ID, err)
 	}
-	if sz, ok := dst.(sized); ok {
-		sz.setSize(len(rq.body))
+	if sz, ok := dst.(ledger.Sized); ok {
+		sz.SetSize(len(rq.body))
 	}
-	if t, ok := dst.(tagged); ok && rq.maxTags > 0 && len(t.tagList()) > rq.maxTags {
-		return errQuota("a resource may carry at most %d tags, got %d", rq.maxTags, len(t.tagList()))
+	if t, ok := dst.(ledger.Tagged); ok && rq.maxTags > 0 && len(t.TagList()) > rq.maxTags {
+		return ledger.ErrQuota("a resource may carry at most %d tags, got %d", rq.maxTags, len(t.TagList()))
 	}
 	return nil
 }

@@ -1,8 +1,12 @@
 package reference
 
-import "time"
+import (
+	"time"
 
-// The in-memory store's side of the quotas (retention.go has the bounds
+	"github.com/conform-kit/conform/reference/ledger"
+)
+
+// The in-memory store's side of the quotas (ledger/retention.go has the bounds
 // and the rules that refuse): what each application created, oldest first,
 // dropped once older than its age limit.
 
@@ -39,12 +43,12 @@ func (a *appRetention) live() int { return len(a.queue) - a.head }
 // retention is the store's record of client-created resources. The store's
 // lock guards it.
 type retention struct {
-	lim  Limits
+	lim  ledger.Limits
 	apps map[string]*appRetention
 }
 
-func newRetention(lim Limits) *retention {
-	return &retention{lim: lim.withDefaults(), apps: map[string]*appRetention{}}
+func newRetention(lim ledger.Limits) *retention {
+	return &retention{lim: lim.WithDefaults(), apps: map[string]*appRetention{}}
 }
 
 func (rt *retention) app(id string) *appRetention {
@@ -64,7 +68,7 @@ func (st *store) keep(app string, now time.Time, bodyBytes int, k kept) {
 		return
 	}
 	a := rt.app(app)
-	c := cost(bodyBytes)
+	c := ledger.Cost(bodyBytes)
 	k.at, k.cost = now, c
 	a.queue = append(a.queue, k)
 	a.bytes += c

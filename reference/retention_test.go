@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -15,10 +16,10 @@ import (
 // passed (with what depends on it: a dispute's adjustments, a file's links,
 // a schedule's enrollment list); seeded fixtures stay.
 func TestResourcesExpireByAge(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: time.Hour} })
+	h := newHarness(t, func(c *Config) { c.Limits = ledger.Limits{MaxAge: time.Hour} })
 	fx := h.fx.Fixtures
 	card := h.card()
-	disputed := h.expect(h.call(h.platform(), "POST", "/transfers", map[string]any{"source": card, "merchant": fx.Merchant, "amount": amountDisputed, "currency": "USD"}), 201, "transfer").str(t, "id")
+	disputed := h.expect(h.call(h.platform(), "POST", "/transfers", map[string]any{"source": card, "merchant": fx.Merchant, "amount": ledger.AmountDisputed, "currency": "USD"}), 201, "transfer").str(t, "id")
 	file := h.newFile("Passport")
 	link := h.expect(h.call(h.platform(), "POST", "/files/"+file+"/external_links", map[string]any{"type": "UPLOAD"}), 200, "").str(t, "id")
 	wh := h.webhook("http://127.0.0.1:9/hook", map[string]any{"enabled": false})["id"].(string)
@@ -39,7 +40,7 @@ func TestResourcesExpireByAge(t *testing.T) {
 	} {
 		h.expect(h.call(h.platform(), "GET", path, nil), 404, "error")
 	}
-	h.expect(h.call(Credential{}, "PUT", "/external_links/"+link+"/upload", "%PDF", "Content-Type", "application/pdf"), 404, "error")
+	h.expect(h.call(ledger.Credential{}, "PUT", "/external_links/"+link+"/upload", "%PDF", "Content-Type", "application/pdf"), 404, "error")
 	if got := h.call(h.platform(), "GET", "/disputes?limit=100", nil).json(t)["page"].(map[string]any)["count"]; got != disputes.(float64)-1 {
 		t.Errorf("disputes count %v after expiry, want %v", got, disputes.(float64)-1)
 	}
@@ -62,7 +63,7 @@ func TestResourcesExpireByAge(t *testing.T) {
 // resource it made before is still there; nothing is evicted. Another
 // application is not affected, and a resource reaching its age frees room.
 func TestFullQuotaIs429AndKeepsEverything(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: time.Hour, MaxRetained: 5} })
+	h := newHarness(t, func(c *Config) { c.Limits = ledger.Limits{MaxAge: time.Hour, MaxRetained: 5} })
 	var cards []string
 	for range 5 {
 		h.clock.Advance(time.Millisecond)
@@ -91,7 +92,7 @@ func TestFullQuotaIs429AndKeepsEverything(t *testing.T) {
 // TestExpiryOnlyRemovesWhatIsOlderThanItsAge: a sweep drops exactly the
 // resources created before now − MaxAge, whatever else is held.
 func TestExpiryOnlyRemovesWhatIsOlderThanItsAge(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: time.Hour} })
+	h := newHarness(t, func(c *Config) { c.Limits = ledger.Limits{MaxAge: time.Hour} })
 	ages := []time.Duration{90 * time.Minute, 61 * time.Minute, 59 * time.Minute, 30 * time.Minute, time.Second}
 	ids := make([]string, len(ages))
 	start := h.clock.Now()
@@ -114,7 +115,7 @@ func TestExpiryOnlyRemovesWhatIsOlderThanItsAge(t *testing.T) {
 // a quota too: a create that would pass it is refused and the earlier
 // resources stay.
 func TestByteQuotaIs429(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: -1, MaxBytes: 3 * cost(1200)} })
+	h := newHarness(t, func(c *Config) { c.Limits = ledger.Limits{MaxAge: -1, MaxBytes: 3 * ledger.Cost(1200)} })
 	create := func(i int) response {
 		return h.call(h.platform(), "POST", "/files", map[string]any{
 			"display_name": fmt.Sprint(i, strings.Repeat("n", 1100)), "linked_to": h.fx.Fixtures.Merchant, "type": "PASSPORT",
@@ -137,7 +138,7 @@ func TestByteQuotaIs429(t *testing.T) {
 // 429 rather than forgetting an older key (which would let its retry run
 // twice); a retry of a held key still replays.
 func TestIdempotencyKeysAreAQuota(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: -1, MaxRetained: 2} })
+	h := newHarness(t, func(c *Config) { c.Limits = ledger.Limits{MaxAge: -1, MaxRetained: 2} })
 	body := func(key string) map[string]any {
 		return map[string]any{"source": "PIunknown", "merchant": h.fx.Fixtures.Merchant, "amount": 100, "currency": "USD", "idempotency_id": key}
 	}
@@ -155,7 +156,7 @@ func TestIdempotencyKeysAreAQuota(t *testing.T) {
 // envelope; another application is not affected.
 func TestQuotasAre429(t *testing.T) {
 	h := newHarness(t, func(c *Config) {
-		c.Limits = Limits{MaxAge: -1, CreatesPerMinute: 5, Webhooks: 2, UploadBytes: 10, Tags: 2}
+		c.Limits = ledger.Limits{MaxAge: -1, CreatesPerMinute: 5, Webhooks: 2, UploadBytes: 10, Tags: 2}
 	})
 	fx := h.fx.Fixtures
 	quota := func(r response, what string) {
@@ -191,7 +192,7 @@ func TestQuotasAre429(t *testing.T) {
 // TestRetentionBoundsMemory: the retention queue and the idempotency order
 // shed what ages out, so a steady creator keeps them bounded.
 func TestRetentionBoundsMemory(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.Limits = Limits{MaxAge: time.Minute} })
+	h := newHarness(t, func(c *Config) { c.Limits = ledger.Limits{MaxAge: time.Minute} })
 	st := h.srv.memory()
 	for i := range 400 {
 		h.clock.Advance(time.Second)
@@ -200,7 +201,7 @@ func TestRetentionBoundsMemory(t *testing.T) {
 		}), 422, "")
 		h.card()
 	}
-	platform := h.fx.Credentials.Platform.app(t, h)
+	platform := appOf(t, h, h.fx.Credentials.Platform)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	app := st.retention.apps[platform]
@@ -211,12 +212,12 @@ func TestRetentionBoundsMemory(t *testing.T) {
 	assert.Equal(t, len(st.idem), app.idemKeys, "keys counted")
 }
 
-// app returns the application id of a seeded user.
-func (c Credential) app(t *testing.T, h *harness) string {
+// appOf returns the application id of a seeded user.
+func appOf(t *testing.T, h *harness, c ledger.Credential) string {
 	t.Helper()
 	u, ok := h.srv.memory().User(context.Background(), c.Username, h.srv.now())
 	if !ok {
 		t.Fatalf("no user %s", c.Username)
 	}
-	return u.app
+	return u.App
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 
@@ -79,21 +80,21 @@ func (s *Server) gates() map[string]gate {
 			id := rq.r.PathValue("id")
 			app, ok := s.units.LinkOwner(rq.r.Context(), id)
 			if !ok {
-				return errNotFound(id)
+				return ledger.ErrNotFound(id)
 			}
-			return s.view(rq.r.Context(), app, func(t tx) error {
-				if _, err := uploadLink(t, id, rq.now); err != nil {
+			return s.view(rq.r.Context(), app, func(t ledger.Tx) error {
+				if _, err := ledger.UploadLink(t, id, rq.now); err != nil {
 					return err
 				}
-				return uploadFits(t, rq.r.ContentLength)
+				return ledger.UploadFits(t, rq.r.ContentLength)
 			})
 		},
 		"files.upload": func(rq *request) error {
-			return s.view(rq.r.Context(), rq.user.app, func(t tx) error {
+			return s.view(rq.r.Context(), rq.user.App, func(t ledger.Tx) error {
 				if _, err := t.Files().Get(rq.r.PathValue("id")); err != nil {
 					return err
 				}
-				return uploadFits(t, rq.r.ContentLength-multipartSlack)
+				return ledger.UploadFits(t, rq.r.ContentLength-multipartSlack)
 			})
 		},
 	}
@@ -131,10 +132,10 @@ func (s *Server) notRouted(w http.ResponseWriter, r *http.Request) {
 		if allow := s.allowed(r.URL.Path); allow != "" {
 			w.Header().Set("Allow", allow)
 		}
-		s.writeError(w, r, &domainError{kind: kindMethodNotAllowed, message: r.Method + " is not allowed on " + r.URL.Path})
+		s.writeError(w, r, &ledger.DomainError{Kind: ledger.KindMethodNotAllowed, Message: r.Method + " is not allowed on " + r.URL.Path})
 		return
 	}
-	s.writeError(w, r, &domainError{kind: kindNotFound, message: r.URL.Path + " was not found"})
+	s.writeError(w, r, &ledger.DomainError{Kind: ledger.KindNotFound, Message: r.URL.Path + " was not found"})
 }
 
 // allowed lists the methods the operations table serves on path.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // TestNoSecretsInResponses creates every kind of resource, fetches every
@@ -39,7 +41,7 @@ func TestNoSecretsInResponses(t *testing.T) {
 		h.call(h.platform(), "GET", "/payment_instruments/"+c, nil)
 		a := h.call(h.platform(), "POST", "/authorizations", map[string]any{"source": c, "merchant": fx.Merchant, "amount": 500, "currency": "USD"}).str(t, "id")
 		h.call(h.platform(), "PUT", "/authorizations/"+a, map[string]any{"capture_amount": 500})
-		h.call(h.platform(), "POST", "/transfers", map[string]any{"source": c, "merchant": fx.Merchant, "amount": amountDisputed, "currency": "USD"})
+		h.call(h.platform(), "POST", "/transfers", map[string]any{"source": c, "merchant": fx.Merchant, "amount": ledger.AmountDisputed, "currency": "USD"})
 	}
 	for _, m := range []string{fx.Merchant, fx.PlainMerchant} {
 		h.call(h.platform(), "GET", "/merchants/"+m, nil)
@@ -100,7 +102,7 @@ func walkKeys(t *testing.T, where string, doc any) {
 			case "number", "security_code", "password":
 				t.Errorf("%s carries key %q", where, k)
 			case "api_key":
-				if child != maskedAPIKey {
+				if child != ledger.MaskedAPIKey {
 					t.Errorf("%s carries api_key %v", where, child)
 				}
 			}

@@ -4,49 +4,16 @@ import (
 	"context"
 	"encoding/hex"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
-
-// Seeded is what New seeded: the users of two applications and the ids of
-// application A's resources that the spec has no operation to create. The
-// kit's config shape is not the reference's business: cmd/conform maps this
-// onto it.
-type Seeded struct {
-	Credentials Credentials
-	Fixtures    FixtureIDs
-}
-
-// Credentials are the seeded users.
-type Credentials struct {
-	Platform         Credential // ROLE_PLATFORM, application A
-	Merchant         Credential // ROLE_MERCHANT, application A
-	OtherApplication Credential // ROLE_PLATFORM, application B
-}
-
-// Credential is one HTTP Basic user.
-type Credential struct {
-	Username string
-	Password string
-}
-
-// FixtureIDs names the seeded resources of application A.
-type FixtureIDs struct {
-	BuyerIdentity         string
-	Merchant              string
-	MerchantIdentity      string
-	PlainMerchant         string
-	PlainMerchantIdentity string
-	SubscriptionSchedule  string
-	SubscriptionAmount    string
-	Dispute               string
-	BalanceTransfer       string
-}
 
 // seed fills st with the deterministic fixtures: ids and secrets come from
 // seedValue, so the same seed always yields the same credentials and ids.
-func seed(st *store, seedValue int64, now time.Time) Seeded {
-	src := newSeededSource(seedValue)
+func seed(st *store, seedValue int64, now time.Time) ledger.Seeded {
+	src := ledger.NewSeededSource(seedValue)
 	runtimeID := st.newID
-	st.newID = src.id
+	st.newID = src.ID
 	defer func() { st.newID = runtimeID }()
 	return seedInto(st, src, now, nil)
 }
@@ -56,21 +23,21 @@ func seed(st *store, seedValue int64, now time.Time) Seeded {
 // minted on a live store) the applications and users are recorded in ns
 // and marked as seeding, so their fixtures neither count against a quota
 // nor expire; the caller clears the mark.
-func seedInto(st *store, src *seededSource, now time.Time, ns *namespace) Seeded {
+func seedInto(st *store, src *ledger.SeededSource, now time.Time, ns *namespace) ledger.Seeded {
 	at := now.Add(-time.Hour) // seeded records predate everything created later
 
-	var fx Seeded
+	var fx ledger.Seeded
 	ids := &fx.Fixtures
 	var appA, appB string
-	var m merchant
+	var m ledger.Merchant
 	func() {
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		appA = seedApp(st, src)
 		appB = seedApp(st, src)
-		fx.Credentials.Platform = seedUser(st, src, appA, rolePlatform)
-		fx.Credentials.Merchant = seedUser(st, src, appA, roleMerchant)
-		fx.Credentials.OtherApplication = seedUser(st, src, appB, rolePlatform)
+		fx.Credentials.Platform = seedUser(st, src, appA, ledger.RolePlatform)
+		fx.Credentials.Merchant = seedUser(st, src, appA, ledger.RoleMerchant)
+		fx.Credentials.OtherApplication = seedUser(st, src, appB, ledger.RolePlatform)
 		if ns != nil {
 			ns.apps = []string{appA, appB}
 			ns.users = []string{fx.Credentials.Platform.Username, fx.Credentials.Merchant.Username, fx.Credentials.OtherApplication.Username}
@@ -88,9 +55,9 @@ func seedInto(st *store, src *seededSource, now time.Time, ns *namespace) Seeded
 
 	// Seeding runs before retention (or marked as seeding): nothing is
 	// refused. The order of the creates fixes the seeded ids.
-	_ = runUnit(st, context.Background(), appA, at, false, nil, func(t tx) error {
+	_ = ledger.RunUnit(st, context.Background(), appA, at, false, nil, func(t ledger.Tx) error {
 		platform := fx.Credentials.Platform.Username
-		sched, err := createSchedule(t, platform, scheduleCreate{
+		sched, err := ledger.CreateSchedule(t, platform, ledger.ScheduleCreate{
 			LineItemType: "FEE", Nickname: "Monthly platform fee", SubscriptionType: "PERIODIC_MONTHLY",
 			PeriodOffset: map[string]any{"day": 1, "month": nil},
 		})
@@ -99,13 +66,13 @@ func seedInto(st *store, src *seededSource, now time.Time, ns *namespace) Seeded
 		}
 		ids.SubscriptionSchedule = sched.ID
 		nickname, label, currency, amount := "Platform fee", "Platform fee", "USD", int64(2500)
-		body := amountBody{AmountType: "FEE", Nickname: &nickname}
+		body := ledger.AmountBody{AmountType: "FEE", Nickname: &nickname}
 		body.FeeAmountData = &struct {
 			Amount   *int64  `json:"amount"`
 			Currency *string `json:"currency"`
 			Label    *string `json:"label"`
 		}{&amount, &currency, &label}
-		amt, err := createAmount(t, platform, sched.ID, body)
+		amt, err := ledger.CreateAmount(t, platform, sched.ID, body)
 		if err != nil {
 			return err
 		}
@@ -113,8 +80,8 @@ func seedInto(st *store, src *seededSource, now time.Time, ns *namespace) Seeded
 		return nil
 	})
 	ids.Dispute = seedDispute(st, appA, ids.BuyerIdentity, m.ID, at)
-	_ = runUnit(st, context.Background(), appA, at, false, nil, func(t tx) error {
-		balance, err := createBalanceTransfer(t, balanceTransferCreate{
+	_ = ledger.RunUnit(st, context.Background(), appA, at, false, nil, func(t ledger.Tx) error {
+		balance, err := ledger.CreateBalanceTransfer(t, ledger.BalanceTransferCreate{
 			Amount: 100000, Currency: "USD", Description: "Seeded balance transfer",
 		})
 		ids.BalanceTransfer = balance.ID
@@ -130,42 +97,42 @@ func seedInto(st *store, src *seededSource, now time.Time, ns *namespace) Seeded
 	return fx
 }
 
-func seedApp(st *store, src *seededSource) string {
-	key, _ := hex.DecodeString(src.hex(32))
+func seedApp(st *store, src *ledger.SeededSource) string {
+	key, _ := hex.DecodeString(src.Hex(32))
 	a := &appData{
-		id:                 src.id(prefixApplication),
-		feeProfile:         src.id(prefixFeeProfile),
+		id:                 src.ID(ledger.PrefixApplication),
+		feeProfile:         src.ID(ledger.PrefixFeeProfile),
 		fingerprintKey:     key,
-		merchantByIdentity: map[string]*merchant{},
+		merchantByIdentity: map[string]*ledger.Merchant{},
 	}
 	st.apps[a.id] = a
 	return a.id
 }
 
-func seedUser(st *store, src *seededSource, app, role string) Credential {
-	u := &user{id: src.id(prefixUser), password: src.token(32), role: role, app: app}
-	st.users[u.id] = u
-	return Credential{Username: u.id, Password: u.password}
+func seedUser(st *store, src *ledger.SeededSource, app, role string) ledger.Credential {
+	u := &ledger.User{ID: src.ID(ledger.PrefixUser), Password: src.Token(32), Role: role, App: app}
+	st.users[u.ID] = u
+	return ledger.Credential{Username: u.ID, Password: u.Password}
 }
 
-func seedIdentity(st *store, src *seededSource, app string, at time.Time) string {
-	id := &identity{meta: newMeta(src.id(prefixIdentity), app, at)}
+func seedIdentity(st *store, src *ledger.SeededSource, app string, at time.Time) string {
+	id := &ledger.Identity{Meta: ledger.NewMeta(src.ID(ledger.PrefixIdentity), app, at)}
 	st.identities[id.ID] = id
 	return id.ID
 }
 
-func seedMerchant(st *store, src *seededSource, app, name string, level23 bool, at time.Time) merchant {
-	mid := src.token(12)
-	m := &merchant{
-		meta:                        newMeta(src.id(prefixMerchant), app, at),
+func seedMerchant(st *store, src *ledger.SeededSource, app, name string, level23 bool, at time.Time) ledger.Merchant {
+	mid := src.Token(12)
+	m := &ledger.Merchant{
+		Meta:                        ledger.NewMeta(src.ID(ledger.PrefixMerchant), app, at),
 		Application:                 app,
 		Identity:                    seedIdentity(st, src, app, at),
-		Verification:                src.id(prefixVerification),
-		MerchantProfile:             src.id(prefixProfile),
+		Verification:                src.ID(ledger.PrefixVerification),
+		MerchantProfile:             src.ID(ledger.PrefixProfile),
 		Processor:                   "DUMMY_V1",
 		ProcessingEnabled:           true,
 		SettlementEnabled:           true,
-		Tags:                        tags{},
+		Tags:                        ledger.Tags{},
 		MCC:                         "5999",
 		MID:                         mid,
 		MerchantName:                name,
@@ -173,7 +140,7 @@ func seedMerchant(st *store, src *seededSource, app, name string, level23 bool, 
 		ReadyToSettleUpon:           "RECONCILIATION",
 		FeeReadyToSettleUpon:        "RECONCILIATION",
 		OnboardingState:             "APPROVED",
-		ProcessorDetails:            processorDetails{MID: mid, APIKey: maskedAPIKey},
+		ProcessorDetails:            ledger.ProcessorDetails{MID: mid, APIKey: ledger.MaskedAPIKey},
 
 		LevelTwoLevelThreeDataEnabled: level23,
 	}
@@ -186,31 +153,47 @@ func seedMerchant(st *store, src *seededSource, app, name string, level23 bool, 
 // evidence and both adjustment transfers.
 func seedDispute(st *store, app, buyer, merchantID string, at time.Time) string {
 	var id string
-	_ = runUnit(st, context.Background(), app, at, false, nil, func(t tx) error {
-		card, err := createCard(t, cardCreate{
+	_ = ledger.RunUnit(st, context.Background(), app, at, false, nil, func(t ledger.Tx) error {
+		card, err := ledger.CreateCard(t, ledger.CardCreate{
 			Type: "PAYMENT_CARD", Name: "Seeded Buyer", Number: "4111111111111111",
 			ExpirationMonth: 12, ExpirationYear: at.Year() + 5, SecurityCode: "123",
-			Identity: buyer, Address: address{PostalCode: "94110"},
+			Identity: buyer, Address: ledger.Address{PostalCode: "94110"},
 		})
 		if err != nil {
 			return err
 		}
-		res, err := sale(t, transferCreate{Source: card.ID, Merchant: merchantID, Amount: 15000, Currency: "USD"})
+		res, err := ledger.Sale(t, ledger.TransferCreate{Source: card.ID, Merchant: merchantID, Amount: 15000, Currency: "USD"})
 		if err != nil {
 			return err
 		}
-		d, _ := openDispute(t, res.transfer, "FRAUD")
-		if _, _, _, err := advanceDispute(t, d.ID); err != nil {
+		d, _ := ledger.OpenDispute(t, res.Transfer, "FRAUD")
+		if _, _, _, err := ledger.AdvanceDispute(t, d.ID); err != nil {
 			return err
 		}
 		id = d.ID
 		return nil
 	})
-	_ = runUnit(st, context.Background(), app, at, false, nil, func(t tx) error {
-		_, err := createEvidence(t, id, upload{
-			name: "receipt.txt", contentType: "text/plain", extension: "txt", data: []byte("signed receipt"),
+	_ = ledger.RunUnit(st, context.Background(), app, at, false, nil, func(t ledger.Tx) error {
+		_, err := ledger.CreateEvidence(t, id, ledger.Upload{
+			Name: "receipt.txt", ContentType: "text/plain", Extension: "txt", Data: []byte("signed receipt"),
 		})
 		return err
 	})
 	return id
+}
+
+// seededStore is a store in memory seeded with seedValue, for a store that
+// keeps its sandbox elsewhere to copy (seededApps, seededUsers, putRecords).
+func seededStore(newID func(string) string, clock func() time.Time, seedValue int64) (*store, ledger.Seeded) {
+	st := newStore(newID, clock)
+	return st, seed(st, seedValue, ledger.Stamp(clock))
+}
+
+// seededNamespace is a store in memory holding a namespace seeded from src
+// at now, for a store that keeps its sandbox elsewhere to copy.
+func seededNamespace(newID func(string) string, clock func() time.Time, src *ledger.SeededSource, now time.Time) (*store, ledger.Namespace) {
+	ns := &namespace{id: src.ID(namespacePrefix), used: now}
+	st := newStore(newID, clock)
+	fx := seedInto(st, src, now, ns)
+	return st, ledger.Namespace{ID: ns.id, Seeded: fx}
 }

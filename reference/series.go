@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // The in-memory store's lists: each a series of records in creation order
@@ -12,7 +14,7 @@ import (
 // series keeps records in ascending (created_at, id) order, so the default
 // list order is a walk from the end and a page costs O(limit), and an index
 // of them by every sortable field for the other orders (index.go).
-type series[P record] struct {
+type series[P ledger.Record] struct {
 	items []P
 	idx   index[P]
 }
@@ -25,9 +27,9 @@ func keyLess(at time.Time, aid string, bt time.Time, bid string) int {
 }
 
 func (s *series[P]) position(p P) (int, bool) {
-	t, id := p.recordKey()
+	t, id := p.RecordKey()
 	return slices.BinarySearchFunc(s.items, p, func(e P, _ P) int {
-		et, eid := e.recordKey()
+		et, eid := e.RecordKey()
 		return keyLess(et, eid, t, id)
 	})
 }
@@ -62,10 +64,10 @@ func (s *series[P]) touch(p P) {
 // pageOf returns one page of s in the default order, each record copied
 // through view, and the total count. Callers hold the store lock; a page
 // costs O(offset+limit).
-func pageOf[P record, V any](s *series[P], q listQuery, view func(P) V) ([]V, int) {
+func pageOf[P ledger.Record, V any](s *series[P], q ledger.ListQuery, view func(P) V) ([]V, int) {
 	total := len(s.items)
-	out := make([]V, 0, min(q.limit, max(total-q.offset, 0)))
-	for i := total - 1 - q.offset; i >= 0 && len(out) < q.limit; i-- {
+	out := make([]V, 0, min(q.Limit, max(total-q.Offset, 0)))
+	for i := total - 1 - q.Offset; i >= 0 && len(out) < q.Limit; i-- {
 		out = append(out, view(s.items[i]))
 	}
 	return out, total

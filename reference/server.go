@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
 )
@@ -53,7 +54,7 @@ type Config struct {
 	WebhookAllow []netip.Prefix
 	// Limits bounds what clients may store; the zero value takes the
 	// defaults (see Limits).
-	Limits Limits
+	Limits ledger.Limits
 	// NamespaceIdleTTL is how long a namespace (see CreateNamespace) is
 	// kept after the last request authenticated into it; default 1h, <0 keeps
 	// namespaces until dropped.
@@ -64,7 +65,7 @@ type Config struct {
 	// this process; OpenPostgres gives a PostgreSQL database that Servers
 	// (replicas) on it share as one sandbox, and PostgresLedger one that
 	// keeps only the idempotency keys. The Server does not close it.
-	Store Store
+	Store ledger.Store
 	// BodyBudget bounds the bytes of request bodies read and held at once
 	// (a JSON body counts four times); requests beyond it wait their turn.
 	// Default 16 MiB (DefaultBodyBudget); <0 no bound.
@@ -79,12 +80,12 @@ type Server struct {
 	cfg      Config
 	log      *slog.Logger
 	v        *validate.Validator
-	judged   judging.Table // judging.json: the status and codes of each kind of refusal
-	units    sandboxStore  // the store seam: every request is one unit of work
+	judged   judging.Table       // judging.json: the status and codes of each kind of refusal
+	units    ledger.SandboxStore // the store seam: every request is one unit of work
 	mux      *http.ServeMux
-	fixtures Seeded
+	fixtures ledger.Seeded
 	policy   webhookPolicy
-	limits   Limits // cfg.Limits with defaults
+	limits   ledger.Limits // cfg.Limits with defaults
 	bodies   *bodyBudget
 	answers  sync.Pool // of *[]byte: buffers answers are encoded into (writeJSON)
 
@@ -110,7 +111,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Now = time.Now
 	}
 	if cfg.NewID == nil {
-		cfg.NewID = randomID
+		cfg.NewID = ledger.RandomID
 	}
 	if cfg.ReviewDelay <= 0 {
 		cfg.ReviewDelay = time.Second
@@ -118,9 +119,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RetryScale <= 0 {
 		cfg.RetryScale = 1
 	}
-	cfg.NamespaceIdleTTL = pick(cfg.NamespaceIdleTTL, DefaultNamespaceIdleTTL)
-	cfg.MaxNamespaces = pick(cfg.MaxNamespaces, DefaultMaxNamespaces)
-	cfg.BodyBudget = pick(cfg.BodyBudget, DefaultBodyBudget)
+	cfg.NamespaceIdleTTL = ledger.Pick(cfg.NamespaceIdleTTL, DefaultNamespaceIdleTTL)
+	cfg.MaxNamespaces = ledger.Pick(cfg.MaxNamespaces, DefaultMaxNamespaces)
+	cfg.BodyBudget = ledger.Pick(cfg.BodyBudget, DefaultBodyBudget)
 	policy := newWebhookPolicy(cfg.WebhookAllow)
 	if cfg.WebhookClient == nil {
 		cfg.WebhookClient = policy.webhookClient()
@@ -151,13 +152,13 @@ func New(cfg Config) (*Server, error) {
 		policy: policy,
 		log:    cfg.Logger,
 		v:      v,
-		limits: cfg.Limits.withDefaults(),
+		limits: cfg.Limits.WithDefaults(),
 		ctx:    ctx,
 		cancel: cancel,
 		timers: map[*time.Timer]struct{}{},
 		bodies: newBodyBudget(cfg.BodyBudget),
 	}
-	if s.units, s.fixtures, err = cfg.Store.open(ctx, s.storeEnv()); err != nil {
+	if s.units, s.fixtures, err = cfg.Store.Open(ctx, s.storeEnv()); err != nil {
 		cancel()
 		s.wg.Wait()
 		return nil, err
@@ -173,13 +174,13 @@ func New(cfg Config) (*Server, error) {
 // storeEnv is what the Server's store takes from it: the clock, ids,
 // limits and seed, and the Server's side of delivering what units set in
 // motion (in this process, or claimed from a shared store).
-func (s *Server) storeEnv() storeEnv {
-	return storeEnv{
-		clock: s.cfg.Now, newID: s.cfg.NewID, seed: s.cfg.Seed, limits: s.limits,
-		dispatch: s.dispatch,
-		work: worker{
-			ctx: s.ctx, log: s.log, spawn: s.spawn,
-			runTimer: s.runTimer, newEvent: s.newEvent, post: s.postClaimed,
+func (s *Server) storeEnv() ledger.StoreEnv {
+	return ledger.StoreEnv{
+		Clock: s.cfg.Now, NewID: s.cfg.NewID, Seed: s.cfg.Seed, Limits: s.limits,
+		Dispatch: s.dispatch,
+		Work: ledger.Worker{
+			Ctx: s.ctx, Log: s.log, Spawn: s.spawn,
+			RunTimer: s.runTimer, NewEvent: s.newEvent, Post: s.postClaimed,
 		},
 	}
 }
@@ -238,15 +239,15 @@ func checkTarget(r *http.Request) error {
 	p := r.URL.Path
 	switch {
 	case r.RequestURI == "*" || p == "" || p[0] != '/':
-		return &domainError{kind: kindBadRequest, message: "the request target must be an absolute path"}
+		return &ledger.DomainError{Kind: ledger.KindBadRequest, Message: "the request target must be an absolute path"}
 	case len(r.RequestURI) > maxTargetBytes || len(p)+len(r.URL.RawQuery) > maxTargetBytes:
-		return &domainError{kind: kindURITooLong, message: fmt.Sprintf("the request target exceeds %d bytes", maxTargetBytes)}
+		return &ledger.DomainError{Kind: ledger.KindURITooLong, Message: fmt.Sprintf("the request target exceeds %d bytes", maxTargetBytes)}
 	case !canonicalPath(p):
-		return &domainError{kind: kindNotFound, message: "the path was not found (not in canonical form)"}
+		return &ledger.DomainError{Kind: ledger.KindNotFound, Message: "the path was not found (not in canonical form)"}
 	}
 	if r.URL.RawQuery != "" {
 		if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
-			return &domainError{kind: kindBadRequest, message: "the query string could not be read: " + queryProblem(err)}
+			return &ledger.DomainError{Kind: ledger.KindBadRequest, Message: "the query string could not be read: " + queryProblem(err)}
 		}
 	}
 	return nil
@@ -336,7 +337,7 @@ func (s *Server) Close() error {
 }
 
 // Seeded returns the seeded credentials and resource ids.
-func (s *Server) Seeded() Seeded { return s.fixtures }
+func (s *Server) Seeded() ledger.Seeded { return s.fixtures }
 
 // after runs fn once d has passed, unless the server is closed first.
 func (s *Server) after(d time.Duration, fn func()) {
@@ -394,4 +395,4 @@ func (s *Server) baseURL(r *http.Request) string {
 }
 
 // now is the time of one operation.
-func (s *Server) now() time.Time { return stamp(s.cfg.Now) }
+func (s *Server) now() time.Time { return ledger.Stamp(s.cfg.Now) }

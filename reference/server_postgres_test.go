@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/reference/pgtest"
 )
 
@@ -25,7 +26,7 @@ func sandboxReplica(t *testing.T, dsn string, mutate ...func(*Config)) *harness 
 	pg := openPostgres(t, dsn)
 	return newHarness(t, append([]func(*Config){func(c *Config) {
 		c.Store = pg
-		c.NewID = randomID
+		c.NewID = ledger.RandomID
 	}}, mutate...)...)
 }
 
@@ -437,11 +438,11 @@ func TestPostgresCommittedClaimIsNotGivenUp(t *testing.T) {
 			}
 			_, err := pool.Exec(ctx, q+` WHERE id = $1`, key)
 			require.NoError(t, err)
-			var k idemKey
-			e := &idemEntry{done: make(chan struct{})}
-			require.NoError(t, pool.QueryRow(ctx, `SELECT app, op, id, holder FROM idempotency_keys WHERE id = $1`, key).Scan(&k.app, &k.op, &k.id, &e.holder))
+			var k ledger.IdemKey
+			e := &ledger.IdemEntry{Done: make(chan struct{})}
+			require.NoError(t, pool.QueryRow(ctx, `SELECT app, op, id, holder FROM idempotency_keys WHERE id = $1`, key).Scan(&k.App, &k.Op, &k.ID, &e.Holder))
 			// The request fails after its commit: it gives the claim up.
-			require.NoError(t, h.srv.units.settle(ctx, k, e, false, idemOutcome{}))
+			require.NoError(t, h.srv.units.Settle(ctx, k, e, false, ledger.IdemOutcome{}))
 
 			again := h.expect(h.call(h.platform(), "POST", "/transfers", body), 201, "transfer").str(t, "id")
 			assert.Equal(t, 1, count(key), "transfers of the key")

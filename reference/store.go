@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"sync"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // store is the in-memory state of every application. One mutex guards all of
@@ -13,38 +15,38 @@ import (
 type store struct {
 	mu    sync.Mutex
 	newID func(prefix string) string
-	// clock is read once at the start of each unit of work (unit.go).
+	// clock is read once at the start of each unit of work (ledger/unit.go).
 	clock func() time.Time
 	// dispatch publishes the events and starts the timers of a committed
 	// unit of work; nil drops them.
-	dispatch func(effects)
+	dispatch func(ledger.Effects)
 	txs      *sync.Pool // of *memTx
 	kinds    *memKinds  // what the units' tables reach
 
-	users       map[string]*user
+	users       map[string]*ledger.User
 	apps        map[string]*appData
-	identities  map[string]*identity
-	cards       map[string]*paymentInstrument
-	auths       map[string]*authorization
-	transfers   map[string]*transfer
-	merchants   map[string]*merchant
-	schedules   map[string]*subscriptionSchedule
-	amounts     map[string]*subscriptionAmount
-	enrollments map[string]*subscriptionEnrollment
-	disputes    map[string]*dispute
-	evidence    map[string]*evidence
-	balances    map[string]*balanceTransfer
-	files       map[string]*file
-	links       map[string]*externalLink
-	webhooks    map[string]*webhook
+	identities  map[string]*ledger.Identity
+	cards       map[string]*ledger.PaymentInstrument
+	auths       map[string]*ledger.Authorization
+	transfers   map[string]*ledger.Transfer
+	merchants   map[string]*ledger.Merchant
+	schedules   map[string]*ledger.SubscriptionSchedule
+	amounts     map[string]*ledger.SubscriptionAmount
+	enrollments map[string]*ledger.SubscriptionEnrollment
+	disputes    map[string]*ledger.Dispute
+	evidence    map[string]*ledger.Evidence
+	balances    map[string]*ledger.BalanceTransfer
+	files       map[string]*ledger.File
+	links       map[string]*ledger.ExternalLink
+	webhooks    map[string]*ledger.Webhook
 
 	// Ordered series for the lists, per parent.
-	evidenceByDispute     map[string]*series[*evidence]
-	adjustmentsByDispute  map[string]*series[*transfer]
-	enrollmentsBySchedule map[string]*series[*subscriptionEnrollment]
-	linksByFile           map[string]*series[*externalLink]
+	evidenceByDispute     map[string]*series[*ledger.Evidence]
+	adjustmentsByDispute  map[string]*series[*ledger.Transfer]
+	enrollmentsBySchedule map[string]*series[*ledger.SubscriptionEnrollment]
+	linksByFile           map[string]*series[*ledger.ExternalLink]
 
-	idem      map[idemKey]*idemEntry
+	idem      map[ledger.IdemKey]*ledger.IdemEntry
 	idemOrder []idemAt // idem keys in creation order, for expiry
 	idemHead  int      // idemOrder[:idemHead] are gone
 
@@ -73,8 +75,8 @@ func (st *store) appOf(app string) *appData {
 
 // idemAt is an idempotency key with its entry and creation time.
 type idemAt struct {
-	key idemKey
-	e   *idemEntry
+	key ledger.IdemKey
+	e   *ledger.IdemEntry
 	at  time.Time
 }
 
@@ -83,12 +85,12 @@ type appData struct {
 	id                 string
 	feeProfile         string
 	fingerprintKey     []byte
-	merchantByIdentity map[string]*merchant
-	disputes           series[*dispute]
-	enrollments        series[*subscriptionEnrollment]
-	balanceTransfers   series[*balanceTransfer]
-	files              series[*file]
-	webhooks           series[*webhook]
+	merchantByIdentity map[string]*ledger.Merchant
+	disputes           series[*ledger.Dispute]
+	enrollments        series[*ledger.SubscriptionEnrollment]
+	balanceTransfers   series[*ledger.BalanceTransfer]
+	files              series[*ledger.File]
+	webhooks           series[*ledger.Webhook]
 	uploadBytes        int64 // file content held, against Limits.UploadBytes
 }
 
@@ -96,31 +98,31 @@ func newStore(newID func(string) string, clock func() time.Time) *store {
 	st := &store{
 		newID:                 newID,
 		clock:                 clock,
-		users:                 map[string]*user{},
+		users:                 map[string]*ledger.User{},
 		apps:                  map[string]*appData{},
-		identities:            map[string]*identity{},
-		cards:                 map[string]*paymentInstrument{},
-		auths:                 map[string]*authorization{},
-		transfers:             map[string]*transfer{},
-		merchants:             map[string]*merchant{},
-		schedules:             map[string]*subscriptionSchedule{},
-		amounts:               map[string]*subscriptionAmount{},
-		enrollments:           map[string]*subscriptionEnrollment{},
-		disputes:              map[string]*dispute{},
-		evidence:              map[string]*evidence{},
-		balances:              map[string]*balanceTransfer{},
-		files:                 map[string]*file{},
-		links:                 map[string]*externalLink{},
-		webhooks:              map[string]*webhook{},
-		evidenceByDispute:     map[string]*series[*evidence]{},
-		adjustmentsByDispute:  map[string]*series[*transfer]{},
-		enrollmentsBySchedule: map[string]*series[*subscriptionEnrollment]{},
-		linksByFile:           map[string]*series[*externalLink]{},
-		idem:                  map[idemKey]*idemEntry{},
+		identities:            map[string]*ledger.Identity{},
+		cards:                 map[string]*ledger.PaymentInstrument{},
+		auths:                 map[string]*ledger.Authorization{},
+		transfers:             map[string]*ledger.Transfer{},
+		merchants:             map[string]*ledger.Merchant{},
+		schedules:             map[string]*ledger.SubscriptionSchedule{},
+		amounts:               map[string]*ledger.SubscriptionAmount{},
+		enrollments:           map[string]*ledger.SubscriptionEnrollment{},
+		disputes:              map[string]*ledger.Dispute{},
+		evidence:              map[string]*ledger.Evidence{},
+		balances:              map[string]*ledger.BalanceTransfer{},
+		files:                 map[string]*ledger.File{},
+		links:                 map[string]*ledger.ExternalLink{},
+		webhooks:              map[string]*ledger.Webhook{},
+		evidenceByDispute:     map[string]*series[*ledger.Evidence]{},
+		adjustmentsByDispute:  map[string]*series[*ledger.Transfer]{},
+		enrollmentsBySchedule: map[string]*series[*ledger.SubscriptionEnrollment]{},
+		linksByFile:           map[string]*series[*ledger.ExternalLink]{},
+		idem:                  map[ledger.IdemKey]*ledger.IdemEntry{},
 		namespaces:            map[string]*namespace{},
 		nsOfApp:               map[string]*namespace{},
 		seeding:               map[string]bool{},
-		gone:                  &appData{merchantByIdentity: map[string]*merchant{}},
+		gone:                  &appData{merchantByIdentity: map[string]*ledger.Merchant{}},
 	}
 	st.kinds = newMemKinds(st)
 	st.txs = memTxPool(st)
@@ -128,11 +130,11 @@ func newStore(newID func(string) string, clock func() time.Time) *store {
 }
 
 // lookup finds a record of app by id; another application's id is not found.
-func lookup[P record](m map[string]P, app, id string) (P, error) {
+func lookup[P ledger.Record](m map[string]P, app, id string) (P, error) {
 	p, ok := m[id]
-	if !ok || p.appID() != app {
+	if !ok || p.AppID() != app {
 		var zero P
-		return zero, errNotFound(id)
+		return zero, ledger.ErrNotFound(id)
 	}
 	return p, nil
 }
@@ -140,24 +142,24 @@ func lookup[P record](m map[string]P, app, id string) (P, error) {
 // User returns the user with this username; the caller compares the password
 // in constant time. A user of a namespace marks it used at now (its idle
 // time counts from the last request).
-func (st *store) User(_ context.Context, username string, now time.Time) (user, bool) {
+func (st *store) User(_ context.Context, username string, now time.Time) (ledger.User, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	u, ok := st.users[username]
 	if !ok {
-		return user{}, false
+		return ledger.User{}, false
 	}
 	if len(st.nsOfApp) > 0 {
-		st.touchApp(u.app, now)
+		st.touchApp(u.App, now)
 	}
 	return *u, true
 }
 
-func (st *store) claim(_ context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
+func (st *store) Claim(_ context.Context, key ledger.IdemKey, hash [32]byte, now time.Time) (*ledger.IdemEntry, bool, error) {
 	return st.idempotencyBegin(key, hash, now)
 }
 
-func (st *store) settle(_ context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error {
+func (st *store) Settle(_ context.Context, key ledger.IdemKey, e *ledger.IdemEntry, ok bool, out ledger.IdemOutcome) error {
 	st.idempotencyEnd(key, e, ok, out)
 	return nil
 }
@@ -166,7 +168,7 @@ func (st *store) settle(_ context.Context, key idemKey, e *idemEntry, ok bool, o
 // (must run the request and call idempotencyEnd). Non-owners wait on done.
 // A new key beyond the application's MaxRetained keys is 429 QUOTA_EXCEEDED:
 // a key is never forgotten before its age, or a retry would run twice.
-func (st *store) idempotencyBegin(key idemKey, hash [sha256.Size]byte, now time.Time) (*idemEntry, bool, error) {
+func (st *store) idempotencyBegin(key ledger.IdemKey, hash [sha256.Size]byte, now time.Time) (*ledger.IdemEntry, bool, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if rt := st.retention; rt != nil && rt.lim.MaxAge > 0 {
@@ -179,13 +181,13 @@ func (st *store) idempotencyBegin(key idemKey, hash [sha256.Size]byte, now time.
 	}
 	if rt := st.retention; rt != nil {
 		st.expire(now)
-		a := rt.app(key.app)
+		a := rt.app(key.App)
 		if rt.lim.MaxRetained > 0 && a.idemKeys >= rt.lim.MaxRetained {
-			return nil, false, errQuota("this application holds %d idempotency keys, the most it may; they free up as they reach the age limit (%s)", rt.lim.MaxRetained, ageText(rt.lim.MaxAge))
+			return nil, false, ledger.ErrQuota("this application holds %d idempotency keys, the most it may; they free up as they reach the age limit (%s)", rt.lim.MaxRetained, ledger.AgeText(rt.lim.MaxAge))
 		}
 		a.idemKeys++
 	}
-	e := &idemEntry{hash: hash, done: make(chan struct{})}
+	e := &ledger.IdemEntry{Hash: hash, Done: make(chan struct{})}
 	st.idem[key] = e
 	if st.retention != nil {
 		st.idemOrder = append(st.idemOrder, idemAt{key: key, e: e, at: now})
@@ -194,13 +196,13 @@ func (st *store) idempotencyBegin(key idemKey, hash [sha256.Size]byte, now time.
 }
 
 // forgetIdempotency removes key's entry e and its count. Callers hold the lock.
-func (st *store) forgetIdempotency(key idemKey, e *idemEntry) {
+func (st *store) forgetIdempotency(key ledger.IdemKey, e *ledger.IdemEntry) {
 	if st.idem[key] != e {
 		return
 	}
 	delete(st.idem, key)
 	if rt := st.retention; rt != nil {
-		if a := rt.apps[key.app]; a != nil && a.idemKeys > 0 {
+		if a := rt.apps[key.App]; a != nil && a.idemKeys > 0 {
 			a.idemKeys--
 		}
 	}
@@ -216,7 +218,7 @@ func (st *store) expireIdempotency(cutoff time.Time) {
 			break
 		}
 		select {
-		case <-k.e.done:
+		case <-k.e.Done:
 		default:
 			return // still running: look again on the next sweep
 		}
@@ -232,19 +234,15 @@ func (st *store) expireIdempotency(cutoff time.Time) {
 
 // idempotencyEnd records the outcome; ok false abandons the key (the request
 // failed in a way that must not be replayed) so a retry runs afresh.
-func (st *store) idempotencyEnd(key idemKey, e *idemEntry, ok bool, out idemOutcome) {
+func (st *store) idempotencyEnd(key ledger.IdemKey, e *ledger.IdemEntry, ok bool, out ledger.IdemOutcome) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	e.ok, e.out = ok, out
+	e.OK, e.Out = ok, out
 	if !ok {
 		st.forgetIdempotency(key, e)
 	}
-	close(e.done)
+	close(e.Done)
 }
-
-// stamp is the time of one operation, captured once so created_at equals
-// updated_at on create.
-func stamp(now func() time.Time) time.Time { return now().UTC() }
 
 // dropDisputeChildren removes a dropped dispute's adjustment transfers and
 // evidence with their lists. Callers hold the lock.
@@ -261,4 +259,81 @@ func (st *store) dropDisputeChildren(id string) {
 	}
 	delete(st.adjustmentsByDispute, id)
 	delete(st.evidenceByDispute, id)
+}
+
+// seededApp is an application of the store as another store keeps it
+// (the PostgreSQL store seeds through a store in memory): everything of it
+// but its users and records.
+type seededApp struct {
+	ID, FeeProfile string
+	FingerprintKey []byte
+	UploadBytes    int64
+}
+
+// seededApps are the store's applications.
+func (st *store) seededApps() []seededApp {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make([]seededApp, 0, len(st.apps))
+	for _, a := range st.apps {
+		out = append(out, seededApp{ID: a.id, FeeProfile: a.feeProfile, FingerprintKey: a.fingerprintKey, UploadBytes: a.uploadBytes})
+	}
+	return out
+}
+
+// seededUsers are the store's users, passwords in the clear.
+func (st *store) seededUsers() []ledger.User {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make([]ledger.User, 0, len(st.users))
+	for _, u := range st.users {
+		out = append(out, *u)
+	}
+	return out
+}
+
+// putRecords puts a copy of every record the store holds, of every
+// application, into t's tables.
+func (st *store) putRecords(t ledger.Tx) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	putAll(t.Identities(), st.identities)
+	putAll(t.Cards(), st.cards)
+	putAll(t.Authorizations(), st.auths)
+	putAll(t.Transfers(), st.transfers)
+	putAll(t.Merchants(), st.merchants)
+	putAll(t.Disputes(), st.disputes)
+	putAll(t.Schedules(), st.schedules)
+	putAll(t.Amounts(), st.amounts)
+	putAll(t.Enrollments(), st.enrollments)
+	putAll(t.BalanceTransfers(), st.balances)
+	putAll(t.Evidence(), st.evidence)
+	putAll(t.Files(), st.files)
+	putAll(t.Links(), st.links)
+	putAll(t.Webhooks(), st.webhooks)
+}
+
+// putAll puts a copy of each record of m into tb.
+func putAll[T any](tb ledger.Table[T], m map[string]*T) {
+	for _, p := range m {
+		v := *p
+		tb.Put(&v)
+	}
+}
+
+// memoryStore is the Store of MemoryStore.
+type memoryStore struct{}
+
+func (memoryStore) Open(_ context.Context, env ledger.StoreEnv) (ledger.SandboxStore, ledger.Seeded, error) {
+	st, fx := openMemory(env)
+	return st, fx, nil
+}
+
+// openMemory builds and seeds the in-memory store of one Server.
+func openMemory(env ledger.StoreEnv) (*store, ledger.Seeded) {
+	st := newStore(env.NewID, env.Clock)
+	st.dispatch = env.Dispatch
+	fx := seed(st, env.Seed, ledger.Stamp(env.Clock))
+	st.retention = &retention{lim: env.Limits, apps: map[string]*appRetention{}} // env.limits has its defaults
+	return st, fx
 }

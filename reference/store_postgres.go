@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -118,11 +119,11 @@ type pgLedger struct {
 }
 
 // ledger is p's ledger for a Server with these limits.
-func (p *PostgresStore) ledger(lim Limits, log *slog.Logger) pgLedger {
+func (p *PostgresStore) ledger(lim ledger.Limits, log *slog.Logger) pgLedger {
 	return pgLedger{PostgresStore: p, maxKeys: lim.MaxRetained, maxAge: lim.MaxAge, log: log}
 }
 
-func (l pgLedger) claim(ctx context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
+func (l pgLedger) Claim(ctx context.Context, key ledger.IdemKey, hash [32]byte, now time.Time) (*ledger.IdemEntry, bool, error) {
 	return l.claimBounded(ctx, key, hash, now, l.maxKeys, l.maxAge)
 }
 
@@ -138,7 +139,7 @@ func (l pgLedger) expire(ctx context.Context, now time.Time) {
 }
 
 // claim inserts the key, with no bound on the application's keys.
-func (p *PostgresStore) claim(ctx context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
+func (p *PostgresStore) Claim(ctx context.Context, key ledger.IdemKey, hash [32]byte, now time.Time) (*ledger.IdemEntry, bool, error) {
 	return p.claimBounded(ctx, key, hash, now, 0, 0)
 }
 
@@ -148,7 +149,7 @@ func (p *PostgresStore) claim(ctx context.Context, key idemKey, hash [32]byte, n
 // key beyond the application's maxKeys (when positive) is 429
 // QUOTA_EXCEEDED: a key is never forgotten before its age, or a retry would
 // run twice.
-func (p *PostgresStore) claimBounded(ctx context.Context, key idemKey, hash [32]byte, now time.Time, maxKeys int, maxAge time.Duration) (*idemEntry, bool, error) {
+func (p *PostgresStore) claimBounded(ctx context.Context, key ledger.IdemKey, hash [32]byte, now time.Time, maxKeys int, maxAge time.Duration) (*ledger.IdemEntry, bool, error) {
 	// A finished key created before cutoff is past the age limit: absent
 	// when read, as in memory, whether or not the sweep has deleted it.
 	var cutoff time.Time
@@ -162,7 +163,7 @@ func (p *PostgresStore) claimBounded(ctx context.Context, key idemKey, hash [32]
 			return nil, false, err
 		}
 		if won {
-			return &idemEntry{hash: hash, done: make(chan struct{}), holder: holder}, true, nil
+			return &ledger.IdemEntry{Hash: hash, Done: make(chan struct{}), Holder: holder}, true, nil
 		}
 		e, owner, err := p.await(ctx, key, hash, holder, cutoff)
 		if err != nil || e != nil {
@@ -183,23 +184,23 @@ func newHolder() string {
 // application's keys, in one transaction: won is false when the key exists. A finished key
 // created before cutoff (when not zero) is deleted first, giving its count
 // back.
-func (p *PostgresStore) insertKey(ctx context.Context, key idemKey, hash [32]byte, holder string, now time.Time, maxKeys int, maxAge time.Duration, cutoff time.Time) (won bool, err error) {
+func (p *PostgresStore) insertKey(ctx context.Context, key ledger.IdemKey, hash [32]byte, holder string, now time.Time, maxKeys int, maxAge time.Duration, cutoff time.Time) (won bool, err error) {
 	tx, err := p.pool.Begin(ctx)
 	if err != nil {
-		return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+		return false, fmt.Errorf("idempotency key %s: %w", key.ID, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
 	if !cutoff.IsZero() {
 		if _, err := tx.Exec(ctx, `WITH gone AS (
 				DELETE FROM idempotency_keys WHERE app = $1 AND op = $2 AND id = $3 AND done AND created_at < $4 RETURNING app)
-			UPDATE idempotency_counts c SET keys = c.keys - 1 FROM gone WHERE c.app = gone.app`, key.app, key.op, key.id, cutoff); err != nil {
-			return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+			UPDATE idempotency_counts c SET keys = c.keys - 1 FROM gone WHERE c.app = gone.app`, key.App, key.Op, key.ID, cutoff); err != nil {
+			return false, fmt.Errorf("idempotency key %s: %w", key.ID, err)
 		}
 	}
 	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (app, op, id, hash, created_at, claimed_at, holder)
-		VALUES ($1, $2, $3, $4, $5, clock_timestamp(), $6) ON CONFLICT DO NOTHING`, key.app, key.op, key.id, hash[:], now, holder)
+		VALUES ($1, $2, $3, $4, $5, clock_timestamp(), $6) ON CONFLICT DO NOTHING`, key.App, key.Op, key.ID, hash[:], now, holder)
 	if err != nil {
-		return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+		return false, fmt.Errorf("idempotency key %s: %w", key.ID, err)
 	}
 	if tag.RowsAffected() == 0 {
 		return false, nil
@@ -209,15 +210,15 @@ func (p *PostgresStore) insertKey(ctx context.Context, key idemKey, hash [32]byt
 		bound = math.MaxInt32
 	}
 	tag, err = tx.Exec(ctx, `INSERT INTO idempotency_counts AS c (app, keys) VALUES ($1, 1)
-		ON CONFLICT (app) DO UPDATE SET keys = c.keys + 1 WHERE c.keys < $2`, key.app, bound)
+		ON CONFLICT (app) DO UPDATE SET keys = c.keys + 1 WHERE c.keys < $2`, key.App, bound)
 	if err != nil {
-		return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+		return false, fmt.Errorf("idempotency key %s: %w", key.ID, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return false, errQuota("this application holds %d idempotency keys, the most it may; they free up as they reach the age limit (%s)", maxKeys, ageText(maxAge))
+		return false, ledger.ErrQuota("this application holds %d idempotency keys, the most it may; they free up as they reach the age limit (%s)", maxKeys, ledger.AgeText(maxAge))
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+		return false, fmt.Errorf("idempotency key %s: %w", key.ID, err)
 	}
 	return true, nil
 }
@@ -225,7 +226,7 @@ func (p *PostgresStore) insertKey(ctx context.Context, key idemKey, hash [32]byt
 // await polls key until it is done (the outcome in a settled entry, not
 // owned), its lease has run out (taken over by holder: an owned entry) or it
 // is gone or done before cutoff (a nil entry: claim afresh).
-func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte, holder string, cutoff time.Time) (*idemEntry, bool, error) {
+func (p *PostgresStore) await(ctx context.Context, key ledger.IdemKey, want [32]byte, holder string, cutoff time.Time) (*ledger.IdemEntry, bool, error) {
 	t := time.NewTicker(p.poll)
 	defer t.Stop()
 	for {
@@ -239,21 +240,21 @@ func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte, h
 			createdAt   time.Time
 		)
 		err := p.pool.QueryRow(ctx, `SELECT hash, done, status, content_type, request_id, body, created_at FROM idempotency_keys
-			WHERE app = $1 AND op = $2 AND id = $3`, key.app, key.op, key.id).Scan(&hash, &done, &status, &contentType, &requestID, &body, &createdAt)
+			WHERE app = $1 AND op = $2 AND id = $3`, key.App, key.Op, key.ID).Scan(&hash, &done, &status, &contentType, &requestID, &body, &createdAt)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows):
 			return nil, false, nil
 		case err == nil && done && createdAt.Before(cutoff):
 			return nil, false, nil // aged out: insertKey deletes it
 		case err != nil:
-			return nil, false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+			return nil, false, fmt.Errorf("idempotency key %s: %w", key.ID, err)
 		case done || !bytes.Equal(hash, want[:]):
 			// Finished, or running with another body (a 422 to the caller
 			// whatever its outcome): nothing to wait for.
-			e := &idemEntry{done: make(chan struct{}), ok: true}
-			copy(e.hash[:], hash)
-			e.out = idemOutcome{status: int(deref32(status)), contentType: derefStr(contentType), requestID: derefStr(requestID), body: bytes.Clone(body)}
-			close(e.done)
+			e := &ledger.IdemEntry{Done: make(chan struct{}), OK: true}
+			copy(e.Hash[:], hash)
+			e.Out = ledger.IdemOutcome{Status: int(deref32(status)), ContentType: derefStr(contentType), RequestID: derefStr(requestID), Body: bytes.Clone(body)}
+			close(e.Done)
 			return e, false, nil
 		}
 		var resumed *string
@@ -264,21 +265,21 @@ func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte, h
 		err = p.pool.QueryRow(ctx, `UPDATE idempotency_keys SET claimed_at = clock_timestamp(), holder = $5
 			WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND claimed_at < clock_timestamp() - $4::interval
 			RETURNING resource`,
-			key.app, key.op, key.id, p.lease.String(), holder).Scan(&resumed)
+			key.App, key.Op, key.ID, p.lease.String(), holder).Scan(&resumed)
 		switch {
 		case err == nil:
 			// Taken over: the first claim's replica died, or gave up a claim
 			// whose unit committed (settle). Its unit of work may have
 			// committed (resource) before it recorded the answer.
-			e := &idemEntry{done: make(chan struct{}), resumed: derefStr(resumed), holder: holder}
-			copy(e.hash[:], hash)
+			e := &ledger.IdemEntry{Done: make(chan struct{}), Resumed: derefStr(resumed), Holder: holder}
+			copy(e.Hash[:], hash)
 			return e, true, nil
 		case !errors.Is(err, pgx.ErrNoRows):
-			return nil, false, fmt.Errorf("idempotency key %s: %w", key.id, err)
+			return nil, false, fmt.Errorf("idempotency key %s: %w", key.ID, err)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, false, fmt.Errorf("wait for idempotent request %s: %w", key.id, ctx.Err())
+			return nil, false, fmt.Errorf("wait for idempotent request %s: %w", key.ID, ctx.Err())
 		case <-t.C:
 		}
 	}
@@ -291,15 +292,15 @@ func (p *PostgresStore) await(ctx context.Context, key idemKey, want [32]byte, h
 // e.g. the commit's answer was lost) stays, its lease ended, so the next
 // request takes it over at once and answers that resource: a retry never
 // creates a second one.
-func (p *PostgresStore) settle(ctx context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error {
-	defer close(e.done)
-	e.ok, e.out = ok, out
+func (p *PostgresStore) Settle(ctx context.Context, key ledger.IdemKey, e *ledger.IdemEntry, ok bool, out ledger.IdemOutcome) error {
+	defer close(e.Done)
+	e.OK, e.Out = ok, out
 	ctx = context.WithoutCancel(ctx)
 	var err error
 	if ok {
 		_, err = p.pool.Exec(ctx, `UPDATE idempotency_keys SET done = true, status = $4, content_type = $5, request_id = $6, body = $7
 			WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND holder = $8`,
-			key.app, key.op, key.id, out.status, out.contentType, out.requestID, out.body, e.holder)
+			key.App, key.Op, key.ID, out.Status, out.ContentType, out.RequestID, out.Body, e.Holder)
 	} else {
 		// The DELETE waits for a unit of work still committing on the row
 		// (the unit updated it) and then sees its resource; the UPDATE, a
@@ -307,14 +308,14 @@ func (p *PostgresStore) settle(ctx context.Context, key idemKey, e *idemEntry, o
 		var tag pgconn.CommandTag
 		tag, err = p.pool.Exec(ctx, `WITH gone AS (
 				DELETE FROM idempotency_keys WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND holder = $4 AND resource IS NULL RETURNING app)
-			UPDATE idempotency_counts c SET keys = c.keys - 1 FROM gone WHERE c.app = gone.app`, key.app, key.op, key.id, e.holder)
+			UPDATE idempotency_counts c SET keys = c.keys - 1 FROM gone WHERE c.app = gone.app`, key.App, key.Op, key.ID, e.Holder)
 		if err == nil && tag.RowsAffected() == 0 {
 			_, err = p.pool.Exec(ctx, `UPDATE idempotency_keys SET claimed_at = '-infinity'
-				WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND holder = $4 AND resource IS NOT NULL`, key.app, key.op, key.id, e.holder)
+				WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND holder = $4 AND resource IS NOT NULL`, key.App, key.Op, key.ID, e.Holder)
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("idempotency key %s: %w", key.id, err)
+		return fmt.Errorf("idempotency key %s: %w", key.ID, err)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/reference/pgtest"
 )
 
@@ -21,7 +22,7 @@ func replica(t *testing.T, pg *PostgresStore) *harness {
 	t.Helper()
 	return newHarness(t, func(c *Config) {
 		c.Store = PostgresLedger(pg)
-		c.NewID = randomID // replicas draw ids independently, as separate processes do
+		c.NewID = ledger.RandomID // replicas draw ids independently, as separate processes do
 	})
 }
 
@@ -29,11 +30,11 @@ func replica(t *testing.T, pg *PostgresStore) *harness {
 // on every replica with the same seed.
 func seededCard(t *testing.T, h *harness) string {
 	t.Helper()
-	app := h.fx.Credentials.Platform.app(t, h)
+	app := appOf(t, h, h.fx.Credentials.Platform)
 	h.srv.memory().mu.Lock()
 	defer h.srv.memory().mu.Unlock()
 	for id, c := range h.srv.memory().cards {
-		if c.app == app {
+		if c.App == app {
 			return id
 		}
 	}
@@ -133,7 +134,7 @@ func TestPostgres(t *testing.T) {
 		h := replica(t, pg)
 		body := map[string]any{"source": seededCard(t, h), "merchant": h.fx.Fixtures.Merchant, "amount": 4300, "currency": "USD", "idempotency_id": "orphaned"}
 		hash := canonicalHashOf(t, h, body)
-		app := h.fx.Credentials.Platform.app(t, h)
+		app := appOf(t, h, h.fx.Credentials.Platform)
 		// A replica claimed the key and was killed before it answered.
 		_, err := pg.pool.Exec(context.Background(), `INSERT INTO idempotency_keys (app, op, id, hash, created_at, claimed_at)
 			VALUES ($1, 'transfers.create', 'orphaned', $2, now(), now())`, app, hash[:])
@@ -154,9 +155,9 @@ func canonicalHashOf(t *testing.T, h *harness, body map[string]any) [32]byte {
 	require.NoError(t, err)
 	doc, err := h.srv.v.DecodeRequest("transfers.create", b)
 	require.NoError(t, err)
-	var in transferCreate
+	var in ledger.TransferCreate
 	require.NoError(t, decodeTree(doc, &in))
-	hash, err := canonicalHash(&in)
+	hash, err := canonicalHash((*saleBody)(&in))
 	require.NoError(t, err)
 	return hash
 }
@@ -191,7 +192,7 @@ func ledgerHarnesses(cluster *pgtest.Cluster, limits func(*Config)) []ledgerHarn
 // claimed (an unknown source), so only keys count, no resource.
 func TestLedgerBoundsKeys(t *testing.T) {
 	cluster := pgtest.Start(t)
-	limits := func(c *Config) { c.Limits = Limits{MaxRetained: 3, MaxAge: -1} }
+	limits := func(c *Config) { c.Limits = ledger.Limits{MaxRetained: 3, MaxAge: -1} }
 	for _, tc := range ledgerHarnesses(cluster, limits) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := tc.h(t)
@@ -223,7 +224,7 @@ func TestLedgerBoundsKeys(t *testing.T) {
 // application's keys.
 func TestExpiredKeyIsAbsent(t *testing.T) {
 	cluster := pgtest.Start(t)
-	limits := func(c *Config) { c.Limits = Limits{MaxAge: time.Hour, MaxRetained: 2} }
+	limits := func(c *Config) { c.Limits = ledger.Limits{MaxAge: time.Hour, MaxRetained: 2} }
 	for _, tc := range ledgerHarnesses(cluster, limits) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := tc.h(t)

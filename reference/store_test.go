@@ -9,16 +9,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 
 // storeFixture is a store seeded like a server's, without HTTP.
-func storeFixture(t *testing.T) (*store, Seeded, string, time.Time) {
+func storeFixture(t *testing.T) (*store, ledger.Seeded, string, time.Time) {
 	t.Helper()
 	now := newClock().Now()
 	st := newStore(counterIDs(), time.Now)
 	fx := seed(st, 1, now)
-	return st, fx, st.users[fx.Credentials.Platform.Username].app, now
+	return st, fx, st.users[fx.Credentials.Platform.Username].App, now
 }
 
 func TestSeedIsDeterministic(t *testing.T) {
@@ -39,25 +40,25 @@ func TestSeedIsDeterministic(t *testing.T) {
 }
 
 // inUnit runs fn as a unit of work of app at now.
-func inUnit(st *store, app string, now time.Time, fn func(t tx) error) error {
-	return runUnit(st, context.Background(), app, now, false, nil, fn)
+func inUnit(st *store, app string, now time.Time, fn func(t ledger.Tx) error) error {
+	return ledger.RunUnit(st, context.Background(), app, now, false, nil, fn)
 }
 
 func TestStoreCaptureRules(t *testing.T) {
 	st, fx, app, now := storeFixture(t)
-	var card paymentInstrument
-	var a authorization
-	require.NoError(t, inUnit(st, app, now, func(t tx) error {
+	var card ledger.PaymentInstrument
+	var a ledger.Authorization
+	require.NoError(t, inUnit(st, app, now, func(t ledger.Tx) error {
 		var err error
-		if card, err = createCard(t, cardCreate{Number: "4111111111111111", ExpirationMonth: 1, ExpirationYear: 2099, Identity: fx.Fixtures.BuyerIdentity}); err != nil {
+		if card, err = ledger.CreateCard(t, ledger.CardCreate{Number: "4111111111111111", ExpirationMonth: 1, ExpirationYear: 2099, Identity: fx.Fixtures.BuyerIdentity}); err != nil {
 			return err
 		}
-		a, _, err = authorize(t, authorizationCreate{Source: card.ID, Merchant: fx.Fixtures.Merchant, Amount: 1000, Currency: "USD"})
+		a, _, err = ledger.Authorize(t, ledger.AuthorizationCreate{Source: card.ID, Merchant: fx.Fixtures.Merchant, Amount: 1000, Currency: "USD"})
 		return err
 	}), "create a card and authorize")
 	captureIn := func(app string, amount int64) error {
-		return inUnit(st, app, now, func(t tx) error {
-			_, _, err := capture(t, a.ID, captureRequest{CaptureAmount: amount})
+		return inUnit(st, app, now, func(t ledger.Tx) error {
+			_, _, err := ledger.Capture(t, a.ID, ledger.CaptureRequest{CaptureAmount: amount})
 			return err
 		})
 	}
@@ -69,15 +70,15 @@ func TestStoreCaptureRules(t *testing.T) {
 	tests := []struct {
 		name string
 		app  string
-		want errorKind
+		want ledger.ErrorKind
 	}{
-		{"second capture", app, kindUnprocessable},
-		{"capture from another application", "APother", kindNotFound},
+		{"second capture", app, ledger.KindUnprocessable},
+		{"capture from another application", "APother", ledger.KindNotFound},
 	}
 	for _, tc := range tests {
-		var de *domainError
+		var de *ledger.DomainError
 		if assert.ErrorAs(t, captureIn(tc.app, 1), &de, tc.name) {
-			assert.Equal(t, tc.want, de.kind, "%s: kind", tc.name)
+			assert.Equal(t, tc.want, de.Kind, "%s: kind", tc.name)
 		}
 	}
 }
@@ -86,30 +87,30 @@ func TestStoreCaptureRules(t *testing.T) {
 // creating records commits none of them, and emits nothing.
 func TestFailedUnitKeepsNothing(t *testing.T) {
 	st, fx, app, now := storeFixture(t)
-	var dispatched []effects
-	st.dispatch = func(e effects) { dispatched = append(dispatched, e) }
+	var dispatched []ledger.Effects
+	st.dispatch = func(e ledger.Effects) { dispatched = append(dispatched, e) }
 	sizes := func() []int {
 		return []int{len(st.cards), len(st.transfers), len(st.disputes), len(st.adjustmentsByDispute), st.apps[app].disputes.idx.len()}
 	}
 	before := sizes()
-	var card paymentInstrument
-	err := inUnit(st, app, now, func(u tx) error {
+	var card ledger.PaymentInstrument
+	err := inUnit(st, app, now, func(u ledger.Tx) error {
 		var err error
-		if card, err = createCard(u, cardCreate{Number: "4111111111111111", ExpirationMonth: 1, ExpirationYear: 2099, Identity: fx.Fixtures.BuyerIdentity}); err != nil {
+		if card, err = ledger.CreateCard(u, ledger.CardCreate{Number: "4111111111111111", ExpirationMonth: 1, ExpirationYear: 2099, Identity: fx.Fixtures.BuyerIdentity}); err != nil {
 			return err
 		}
-		res, err := sale(u, transferCreate{Source: card.ID, Merchant: fx.Fixtures.Merchant, Amount: amountDisputed, Currency: "USD"})
+		res, err := ledger.Sale(u, ledger.TransferCreate{Source: card.ID, Merchant: fx.Fixtures.Merchant, Amount: ledger.AmountDisputed, Currency: "USD"})
 		if err != nil {
 			return err
 		}
-		require.NotNil(t, res.dispute)
-		u.Outbox().Emit("transfer", "created", res.transfer)
-		return errUnprocessable("refused after writing")
+		require.NotNil(t, res.Dispute)
+		u.Outbox().Emit("transfer", "created", res.Transfer)
+		return ledger.ErrUnprocessable("refused after writing")
 	})
 	require.Error(t, err)
 	assert.Equal(t, before, sizes(), "cards, transfers, disputes, adjustment lists, the dispute list after the failed unit")
 	assert.Empty(t, dispatched, "events of the failed unit")
-	err = st.View(context.Background(), app, func(t tx) error { _, err := t.Cards().Get(card.ID); return err })
+	err = st.View(context.Background(), app, func(t ledger.Tx) error { _, err := t.Cards().Get(card.ID); return err })
 	assert.Error(t, err, "the card of the failed unit")
 }
 
@@ -117,11 +118,11 @@ func TestStoreAmountUpdateRule(t *testing.T) {
 	st, fx, app, now := storeFixture(t)
 	user := fx.Credentials.Platform.Username
 	sched, id := fx.Fixtures.SubscriptionSchedule, fx.Fixtures.SubscriptionAmount
-	update := func(target string) (subscriptionAmount, error) {
-		var out subscriptionAmount
-		err := inUnit(st, app, now, func(t tx) error {
+	update := func(target string) (ledger.SubscriptionAmount, error) {
+		var out ledger.SubscriptionAmount
+		err := inUnit(st, app, now, func(t ledger.Tx) error {
 			var err error
-			out, err = updateAmount(t, user, sched, target, amountBody{AmountType: "FEE"})
+			out, err = ledger.UpdateAmount(t, user, sched, target, ledger.AmountBody{AmountType: "FEE"})
 			return err
 		})
 		return out, err
@@ -138,11 +139,11 @@ func TestStoreAmountUpdateRule(t *testing.T) {
 }
 
 func TestSeriesPaging(t *testing.T) {
-	var s series[*balanceTransfer]
+	var s series[*ledger.BalanceTransfer]
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var all []*balanceTransfer
+	var all []*ledger.BalanceTransfer
 	for i := range 30 {
-		b := &balanceTransfer{meta: newMeta(fmt.Sprintf("BT_%02d", i), "AP", base.Add(time.Duration(i/3)*time.Second)), Amount: int64(30 - i)}
+		b := &ledger.BalanceTransfer{Meta: ledger.NewMeta(fmt.Sprintf("BT_%02d", i), "AP", base.Add(time.Duration(i/3)*time.Second)), Amount: int64(30 - i)}
 		all = append(all, b)
 	}
 	for _, i := range []int{5, 0, 29, 12, 7} { // out of order inserts land in place
@@ -153,16 +154,16 @@ func TestSeriesPaging(t *testing.T) {
 			s.add(b)
 		}
 	}
-	ids := func(q listQuery) []string {
-		items, total := pageOf(&s, q, func(b *balanceTransfer) string { return b.ID })
+	ids := func(q ledger.ListQuery) []string {
+		items, total := pageOf(&s, q, func(b *ledger.BalanceTransfer) string { return b.ID })
 		require.Equal(t, len(s.items), total, "total of page %+v", q)
 		return items
 	}
-	assert.Equal(t, []string{"BT_29", "BT_28", "BT_27"}, ids(listQuery{offset: 0, limit: 3, sort: defaultSort}), "default first page")
-	assert.Equal(t, []string{"BT_01", "BT_00"}, ids(listQuery{offset: 28, limit: 5, sort: defaultSort}), "default last page")
-	assert.Equal(t, []string{"BT_29", "BT_28"}, ids(listQuery{offset: 0, limit: 2, sort: []sortKey{{"amount", false}}}), "amount asc")
+	assert.Equal(t, []string{"BT_29", "BT_28", "BT_27"}, ids(ledger.ListQuery{Offset: 0, Limit: 3, Sort: ledger.DefaultOrder()}), "default first page")
+	assert.Equal(t, []string{"BT_01", "BT_00"}, ids(ledger.ListQuery{Offset: 28, Limit: 5, Sort: ledger.DefaultOrder()}), "default last page")
+	assert.Equal(t, []string{"BT_29", "BT_28"}, ids(ledger.ListQuery{Offset: 0, Limit: 2, Sort: []ledger.SortKey{{Field: "amount", Desc: false}}}), "amount asc")
 	s.remove(all[29])
-	assert.Equal(t, []string{"BT_28"}, ids(listQuery{limit: 1, sort: defaultSort}), "first page after removing BT_29")
+	assert.Equal(t, []string{"BT_28"}, ids(ledger.ListQuery{Limit: 1, Sort: ledger.DefaultOrder()}), "first page after removing BT_29")
 }
 
 func TestParseListQuery(t *testing.T) {
@@ -176,7 +177,7 @@ func TestParseListQuery(t *testing.T) {
 	}
 	for _, tc := range tests {
 		q, _ := urlQuery(tc.query)
-		_, err := parseListQuery(q)
+		_, err := ledger.ParseListQuery(q)
 		if tc.ok {
 			assert.NoError(t, err, "parseListQuery(%q)", tc.query)
 		} else {

@@ -6,9 +6,11 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
-// The in-memory implementation of the store seam (unit.go): a unit of work
+// The in-memory implementation of the store seam (ledger/unit.go): a unit of work
 // holds the store's one lock from start to commit, so units are serial and
 // see each other's writes whole. Records are copied in and out (Get, Put),
 // never shared with the rules. A unit that fails drops what it created;
@@ -16,19 +18,19 @@ import (
 // undoing.
 
 // Update runs fn as one unit of work at the store's clock.
-func (st *store) Update(ctx context.Context, app string, fn func(tx) error) error {
-	return runUnit(st, ctx, app, stamp(st.clock), false, nil, fn)
+func (st *store) Update(ctx context.Context, app string, fn func(ledger.Tx) error) error {
+	return ledger.RunUnit(st, ctx, app, ledger.Stamp(st.clock), false, nil, fn)
 }
 
 // View runs fn as one read-only unit of work at the store's clock.
-func (st *store) View(ctx context.Context, app string, fn func(tx) error) error {
-	return runUnit(st, ctx, app, stamp(st.clock), true, nil, fn)
+func (st *store) View(ctx context.Context, app string, fn func(ledger.Tx) error) error {
+	return ledger.RunUnit(st, ctx, app, ledger.Stamp(st.clock), true, nil, fn)
 }
 
 // begin takes a pooled unit and the store's lock, held until the unit
 // ends. The in-memory ledger is not in the unit's transaction: claim plays
 // no part.
-func (st *store) begin(_ context.Context, app string, now time.Time, readOnly bool, _ *idemRun) (openUnit, error) {
+func (st *store) Begin(_ context.Context, app string, now time.Time, readOnly bool, _ *ledger.IdemRun) (ledger.OpenUnit, error) {
 	t := st.txs.Get().(*memTx)
 	t.app, t.now, t.readOnly = app, now, readOnly
 	st.mu.Lock()
@@ -38,7 +40,7 @@ func (st *store) begin(_ context.Context, app string, now time.Time, readOnly bo
 // end commits or drops what the unit created, lets the store's lock go
 // and, once the unit committed, hands what it set in motion to the store's
 // dispatcher. A unit of the memory store never loses a race.
-func (t *memTx) end(err error, _ int) (bool, error) {
+func (t *memTx) End(err error, _ int) (bool, error) {
 	st := t.st
 	if err == nil {
 		t.commit()
@@ -46,8 +48,8 @@ func (t *memTx) end(err error, _ int) (bool, error) {
 		t.drop()
 	}
 	st.mu.Unlock()
-	if err == nil && (len(t.eff.hooks) > 0 || len(t.eff.timers) > 0) && st.dispatch != nil {
-		t.eff.app = t.app
+	if err == nil && (len(t.eff.Hooks) > 0 || len(t.eff.Timers) > 0) && st.dispatch != nil {
+		t.eff.App = t.app
 		st.dispatch(t.eff) // keeps nothing of the slices: the unit reuses them
 	}
 	t.reset()
@@ -56,8 +58,8 @@ func (t *memTx) end(err error, _ int) (bool, error) {
 }
 
 // abort ends a unit whose rules panicked: nothing it created stays.
-func (t *memTx) abort(p any) error {
-	t.end(errUnitPanicked, 0) //nolint:errcheck // ends the unit before panicking again
+func (t *memTx) Abort(p any) error {
+	t.End(errUnitPanicked, 0) //nolint:errcheck // ends the unit before panicking again
 	panic(p)
 }
 
@@ -70,19 +72,19 @@ func (t *memTx) drop() {
 	for _, c := range t.created {
 		c.drop()
 	}
-	clear(t.eff.events)
-	t.eff.events, t.eff.timers = t.eff.events[:0], t.eff.timers[:0]
+	clear(t.eff.Events)
+	t.eff.Events, t.eff.Timers = t.eff.Events[:0], t.eff.Timers[:0]
 }
 
 // commit resolves the webhooks the unit's events go to and keeps what it
 // created against the quotas. Callers hold the lock.
 func (t *memTx) commit() {
 	st := t.st
-	if len(t.eff.events) > 0 { // the outbox: the webhooks its events go to
+	if len(t.eff.Events) > 0 { // the outbox: the webhooks its events go to
 		if a := st.apps[t.app]; a != nil {
 			for _, w := range a.webhooks.items {
 				if w.Enabled {
-					t.eff.hooks = append(t.eff.hooks, *w)
+					t.eff.Hooks = append(t.eff.Hooks, *w)
 				}
 			}
 		}
@@ -126,87 +128,87 @@ type memTx struct {
 	admitted  bool
 	bodyBytes int
 	created   []created // the records the unit stored new
-	eff       effects
+	eff       ledger.Effects
 
-	identities     memTable[identity, *identity]
-	cards          memTable[paymentInstrument, *paymentInstrument]
-	authorizations memTable[authorization, *authorization]
-	transfers      memTable[transfer, *transfer]
-	merchants      memTable[merchant, *merchant]
-	disputes       memTable[dispute, *dispute]
-	schedules      memTable[subscriptionSchedule, *subscriptionSchedule]
-	amounts        memTable[subscriptionAmount, *subscriptionAmount]
-	enrollments    memTable[subscriptionEnrollment, *subscriptionEnrollment]
-	balances       memTable[balanceTransfer, *balanceTransfer]
-	evidence       memTable[evidence, *evidence]
-	files          memTable[file, *file]
-	links          memTable[externalLink, *externalLink]
-	webhooks       memTable[webhook, *webhook]
+	identities     memTable[ledger.Identity, *ledger.Identity]
+	cards          memTable[ledger.PaymentInstrument, *ledger.PaymentInstrument]
+	authorizations memTable[ledger.Authorization, *ledger.Authorization]
+	transfers      memTable[ledger.Transfer, *ledger.Transfer]
+	merchants      memTable[ledger.Merchant, *ledger.Merchant]
+	disputes       memTable[ledger.Dispute, *ledger.Dispute]
+	schedules      memTable[ledger.SubscriptionSchedule, *ledger.SubscriptionSchedule]
+	amounts        memTable[ledger.SubscriptionAmount, *ledger.SubscriptionAmount]
+	enrollments    memTable[ledger.SubscriptionEnrollment, *ledger.SubscriptionEnrollment]
+	balances       memTable[ledger.BalanceTransfer, *ledger.BalanceTransfer]
+	evidence       memTable[ledger.Evidence, *ledger.Evidence]
+	files          memTable[ledger.File, *ledger.File]
+	links          memTable[ledger.ExternalLink, *ledger.ExternalLink]
+	webhooks       memTable[ledger.Webhook, *ledger.Webhook]
 }
 
 // memKinds are the store's kinds of record, made once: what a table
 // reaches besides its unit.
 type memKinds struct {
-	identities     *memKind[identity, *identity]
-	cards          *memKind[paymentInstrument, *paymentInstrument]
-	authorizations *memKind[authorization, *authorization]
-	transfers      *memKind[transfer, *transfer]
-	merchants      *memKind[merchant, *merchant]
-	disputes       *memKind[dispute, *dispute]
-	schedules      *memKind[subscriptionSchedule, *subscriptionSchedule]
-	amounts        *memKind[subscriptionAmount, *subscriptionAmount]
-	enrollments    *memKind[subscriptionEnrollment, *subscriptionEnrollment]
-	balances       *memKind[balanceTransfer, *balanceTransfer]
-	evidence       *memKind[evidence, *evidence]
-	files          *memKind[file, *file]
-	links          *memKind[externalLink, *externalLink]
-	webhooks       *memKind[webhook, *webhook]
+	identities     *memKind[ledger.Identity, *ledger.Identity]
+	cards          *memKind[ledger.PaymentInstrument, *ledger.PaymentInstrument]
+	authorizations *memKind[ledger.Authorization, *ledger.Authorization]
+	transfers      *memKind[ledger.Transfer, *ledger.Transfer]
+	merchants      *memKind[ledger.Merchant, *ledger.Merchant]
+	disputes       *memKind[ledger.Dispute, *ledger.Dispute]
+	schedules      *memKind[ledger.SubscriptionSchedule, *ledger.SubscriptionSchedule]
+	amounts        *memKind[ledger.SubscriptionAmount, *ledger.SubscriptionAmount]
+	enrollments    *memKind[ledger.SubscriptionEnrollment, *ledger.SubscriptionEnrollment]
+	balances       *memKind[ledger.BalanceTransfer, *ledger.BalanceTransfer]
+	evidence       *memKind[ledger.Evidence, *ledger.Evidence]
+	files          *memKind[ledger.File, *ledger.File]
+	links          *memKind[ledger.ExternalLink, *ledger.ExternalLink]
+	webhooks       *memKind[ledger.Webhook, *ledger.Webhook]
 }
 
 // newMemKinds wires the store's kinds of record to its maps and lists.
 func newMemKinds(st *store) *memKinds {
 	k := &memKinds{}
-	k.identities = &memKind[identity, *identity]{st: st, m: st.identities}
-	k.cards = &memKind[paymentInstrument, *paymentInstrument]{st: st, m: st.cards}
-	k.authorizations = &memKind[authorization, *authorization]{st: st, m: st.auths}
-	k.transfers = &memKind[transfer, *transfer]{st: st, m: st.transfers,
+	k.identities = &memKind[ledger.Identity, *ledger.Identity]{st: st, m: st.identities}
+	k.cards = &memKind[ledger.PaymentInstrument, *ledger.PaymentInstrument]{st: st, m: st.cards}
+	k.authorizations = &memKind[ledger.Authorization, *ledger.Authorization]{st: st, m: st.auths}
+	k.transfers = &memKind[ledger.Transfer, *ledger.Transfer]{st: st, m: st.transfers,
 		parents: st.adjustmentsByDispute,
-		parentOf: func(p *transfer) string {
-			if p.adjustment != nil {
-				return p.adjustment.dispute
+		parentOf: func(p *ledger.Transfer) string {
+			if p.Adjustment != nil {
+				return p.Adjustment.Dispute
 			}
 			return ""
 		}}
-	k.merchants = &memKind[merchant, *merchant]{st: st, m: st.merchants,
-		onPut: func(p *merchant) {
-			if a := st.apps[p.app]; a != nil {
+	k.merchants = &memKind[ledger.Merchant, *ledger.Merchant]{st: st, m: st.merchants,
+		onPut: func(p *ledger.Merchant) {
+			if a := st.apps[p.App]; a != nil {
 				a.merchantByIdentity[p.Identity] = p
 			}
 		},
-		onDrop: func(p *merchant) {
-			if a := st.apps[p.app]; a != nil && a.merchantByIdentity[p.Identity] == p {
+		onDrop: func(p *ledger.Merchant) {
+			if a := st.apps[p.App]; a != nil && a.merchantByIdentity[p.Identity] == p {
 				delete(a.merchantByIdentity, p.Identity)
 			}
 		}}
-	k.disputes = &memKind[dispute, *dispute]{st: st, m: st.disputes,
-		appList: func(a *appData) *series[*dispute] { return &a.disputes },
-		onDrop:  func(p *dispute) { st.dropDisputeChildren(p.ID) }}
-	k.schedules = &memKind[subscriptionSchedule, *subscriptionSchedule]{st: st, m: st.schedules,
-		onDrop: func(p *subscriptionSchedule) { delete(st.enrollmentsBySchedule, p.ID) }}
-	k.amounts = &memKind[subscriptionAmount, *subscriptionAmount]{st: st, m: st.amounts}
-	k.enrollments = &memKind[subscriptionEnrollment, *subscriptionEnrollment]{st: st, m: st.enrollments,
-		appList:  func(a *appData) *series[*subscriptionEnrollment] { return &a.enrollments },
+	k.disputes = &memKind[ledger.Dispute, *ledger.Dispute]{st: st, m: st.disputes,
+		appList: func(a *appData) *series[*ledger.Dispute] { return &a.disputes },
+		onDrop:  func(p *ledger.Dispute) { st.dropDisputeChildren(p.ID) }}
+	k.schedules = &memKind[ledger.SubscriptionSchedule, *ledger.SubscriptionSchedule]{st: st, m: st.schedules,
+		onDrop: func(p *ledger.SubscriptionSchedule) { delete(st.enrollmentsBySchedule, p.ID) }}
+	k.amounts = &memKind[ledger.SubscriptionAmount, *ledger.SubscriptionAmount]{st: st, m: st.amounts}
+	k.enrollments = &memKind[ledger.SubscriptionEnrollment, *ledger.SubscriptionEnrollment]{st: st, m: st.enrollments,
+		appList:  func(a *appData) *series[*ledger.SubscriptionEnrollment] { return &a.enrollments },
 		parents:  st.enrollmentsBySchedule,
-		parentOf: func(p *subscriptionEnrollment) string { return p.SubscriptionSchedule }}
-	k.balances = &memKind[balanceTransfer, *balanceTransfer]{st: st, m: st.balances,
-		appList: func(a *appData) *series[*balanceTransfer] { return &a.balanceTransfers }}
-	k.evidence = &memKind[evidence, *evidence]{st: st, m: st.evidence,
-		parents: st.evidenceByDispute, parentOf: func(p *evidence) string { return p.Dispute }}
-	k.files = &memKind[file, *file]{st: st, m: st.files,
-		appList: func(a *appData) *series[*file] { return &a.files },
-		onDrop: func(p *file) {
-			if a := st.apps[p.app]; a != nil {
-				a.uploadBytes -= int64(len(p.content))
+		parentOf: func(p *ledger.SubscriptionEnrollment) string { return p.SubscriptionSchedule }}
+	k.balances = &memKind[ledger.BalanceTransfer, *ledger.BalanceTransfer]{st: st, m: st.balances,
+		appList: func(a *appData) *series[*ledger.BalanceTransfer] { return &a.balanceTransfers }}
+	k.evidence = &memKind[ledger.Evidence, *ledger.Evidence]{st: st, m: st.evidence,
+		parents: st.evidenceByDispute, parentOf: func(p *ledger.Evidence) string { return p.Dispute }}
+	k.files = &memKind[ledger.File, *ledger.File]{st: st, m: st.files,
+		appList: func(a *appData) *series[*ledger.File] { return &a.files },
+		onDrop: func(p *ledger.File) {
+			if a := st.apps[p.App]; a != nil {
+				a.uploadBytes -= int64(len(p.Content))
 			}
 			if links := st.linksByFile[p.ID]; links != nil {
 				for _, l := range links.items {
@@ -215,10 +217,10 @@ func newMemKinds(st *store) *memKinds {
 			}
 			delete(st.linksByFile, p.ID)
 		}}
-	k.links = &memKind[externalLink, *externalLink]{st: st, m: st.links,
-		parents: st.linksByFile, parentOf: func(p *externalLink) string { return p.FileID }}
-	k.webhooks = &memKind[webhook, *webhook]{st: st, m: st.webhooks,
-		appList: func(a *appData) *series[*webhook] { return &a.webhooks }}
+	k.links = &memKind[ledger.ExternalLink, *ledger.ExternalLink]{st: st, m: st.links,
+		parents: st.linksByFile, parentOf: func(p *ledger.ExternalLink) string { return p.FileID }}
+	k.webhooks = &memKind[ledger.Webhook, *ledger.Webhook]{st: st, m: st.webhooks,
+		appList: func(a *appData) *series[*ledger.Webhook] { return &a.webhooks }}
 	return k
 }
 
@@ -226,20 +228,20 @@ func newMemKinds(st *store) *memKinds {
 func newMemTx(st *store) *memTx {
 	t := &memTx{st: st}
 	k := st.kinds
-	t.identities = memTable[identity, *identity]{tx: t, memKind: k.identities}
-	t.cards = memTable[paymentInstrument, *paymentInstrument]{tx: t, memKind: k.cards}
-	t.authorizations = memTable[authorization, *authorization]{tx: t, memKind: k.authorizations}
-	t.transfers = memTable[transfer, *transfer]{tx: t, memKind: k.transfers}
-	t.merchants = memTable[merchant, *merchant]{tx: t, memKind: k.merchants}
-	t.disputes = memTable[dispute, *dispute]{tx: t, memKind: k.disputes}
-	t.schedules = memTable[subscriptionSchedule, *subscriptionSchedule]{tx: t, memKind: k.schedules}
-	t.amounts = memTable[subscriptionAmount, *subscriptionAmount]{tx: t, memKind: k.amounts}
-	t.enrollments = memTable[subscriptionEnrollment, *subscriptionEnrollment]{tx: t, memKind: k.enrollments}
-	t.balances = memTable[balanceTransfer, *balanceTransfer]{tx: t, memKind: k.balances}
-	t.evidence = memTable[evidence, *evidence]{tx: t, memKind: k.evidence}
-	t.files = memTable[file, *file]{tx: t, memKind: k.files}
-	t.links = memTable[externalLink, *externalLink]{tx: t, memKind: k.links}
-	t.webhooks = memTable[webhook, *webhook]{tx: t, memKind: k.webhooks}
+	t.identities = memTable[ledger.Identity, *ledger.Identity]{tx: t, memKind: k.identities}
+	t.cards = memTable[ledger.PaymentInstrument, *ledger.PaymentInstrument]{tx: t, memKind: k.cards}
+	t.authorizations = memTable[ledger.Authorization, *ledger.Authorization]{tx: t, memKind: k.authorizations}
+	t.transfers = memTable[ledger.Transfer, *ledger.Transfer]{tx: t, memKind: k.transfers}
+	t.merchants = memTable[ledger.Merchant, *ledger.Merchant]{tx: t, memKind: k.merchants}
+	t.disputes = memTable[ledger.Dispute, *ledger.Dispute]{tx: t, memKind: k.disputes}
+	t.schedules = memTable[ledger.SubscriptionSchedule, *ledger.SubscriptionSchedule]{tx: t, memKind: k.schedules}
+	t.amounts = memTable[ledger.SubscriptionAmount, *ledger.SubscriptionAmount]{tx: t, memKind: k.amounts}
+	t.enrollments = memTable[ledger.SubscriptionEnrollment, *ledger.SubscriptionEnrollment]{tx: t, memKind: k.enrollments}
+	t.balances = memTable[ledger.BalanceTransfer, *ledger.BalanceTransfer]{tx: t, memKind: k.balances}
+	t.evidence = memTable[ledger.Evidence, *ledger.Evidence]{tx: t, memKind: k.evidence}
+	t.files = memTable[ledger.File, *ledger.File]{tx: t, memKind: k.files}
+	t.links = memTable[ledger.ExternalLink, *ledger.ExternalLink]{tx: t, memKind: k.links}
+	t.webhooks = memTable[ledger.Webhook, *ledger.Webhook]{tx: t, memKind: k.webhooks}
 	return t
 }
 
@@ -247,71 +249,71 @@ func (t *memTx) reset() {
 	t.app, t.readOnly, t.admitted, t.bodyBytes = "", false, false, 0
 	clear(t.created)
 	t.created = t.created[:0]
-	clear(t.eff.events) // let the views and webhooks go
-	clear(t.eff.hooks)
-	t.eff = effects{events: t.eff.events[:0], timers: t.eff.timers[:0], hooks: t.eff.hooks[:0]}
+	clear(t.eff.Events) // let the views and webhooks go
+	clear(t.eff.Hooks)
+	t.eff = ledger.Effects{Events: t.eff.Events[:0], Timers: t.eff.Timers[:0], Hooks: t.eff.Hooks[:0]}
 }
 
 func (t *memTx) Now() time.Time             { return t.now }
 func (t *memTx) App() string                { return t.app }
 func (t *memTx) NewID(prefix string) string { return t.st.newID(prefix) }
 
-func (t *memTx) AppInfo() (appInfo, bool) {
+func (t *memTx) AppInfo() (ledger.AppInfo, bool) {
 	a := t.st.apps[t.app]
 	if a == nil {
-		return appInfo{}, false
+		return ledger.AppInfo{}, false
 	}
-	return appInfo{feeProfile: a.feeProfile, fingerprintKey: a.fingerprintKey}, true
+	return ledger.AppInfo{FeeProfile: a.feeProfile, FingerprintKey: a.fingerprintKey}, true
 }
 
-func (t *memTx) Identities() table[identity]            { return &t.identities }
-func (t *memTx) Cards() table[paymentInstrument]        { return &t.cards }
-func (t *memTx) Authorizations() table[authorization]   { return &t.authorizations }
-func (t *memTx) Transfers() table[transfer]             { return &t.transfers }
-func (t *memTx) Merchants() table[merchant]             { return &t.merchants }
-func (t *memTx) Disputes() table[dispute]               { return &t.disputes }
-func (t *memTx) Schedules() table[subscriptionSchedule] { return &t.schedules }
-func (t *memTx) Amounts() table[subscriptionAmount]     { return &t.amounts }
-func (t *memTx) Enrollments() table[subscriptionEnrollment] {
+func (t *memTx) Identities() ledger.Table[ledger.Identity]            { return &t.identities }
+func (t *memTx) Cards() ledger.Table[ledger.PaymentInstrument]        { return &t.cards }
+func (t *memTx) Authorizations() ledger.Table[ledger.Authorization]   { return &t.authorizations }
+func (t *memTx) Transfers() ledger.Table[ledger.Transfer]             { return &t.transfers }
+func (t *memTx) Merchants() ledger.Table[ledger.Merchant]             { return &t.merchants }
+func (t *memTx) Disputes() ledger.Table[ledger.Dispute]               { return &t.disputes }
+func (t *memTx) Schedules() ledger.Table[ledger.SubscriptionSchedule] { return &t.schedules }
+func (t *memTx) Amounts() ledger.Table[ledger.SubscriptionAmount]     { return &t.amounts }
+func (t *memTx) Enrollments() ledger.Table[ledger.SubscriptionEnrollment] {
 	return &t.enrollments
 }
-func (t *memTx) BalanceTransfers() table[balanceTransfer] { return &t.balances }
-func (t *memTx) Evidence() table[evidence]                { return &t.evidence }
-func (t *memTx) Files() table[file]                       { return &t.files }
-func (t *memTx) Links() table[externalLink]               { return &t.links }
-func (t *memTx) Webhooks() table[webhook]                 { return &t.webhooks }
-func (t *memTx) Quota() quota                             { return t }
-func (t *memTx) Outbox() outbox                           { return t }
-func (t *memTx) MerchantByIdentity(id string) (merchant, bool) {
+func (t *memTx) BalanceTransfers() ledger.Table[ledger.BalanceTransfer] { return &t.balances }
+func (t *memTx) Evidence() ledger.Table[ledger.Evidence]                { return &t.evidence }
+func (t *memTx) Files() ledger.Table[ledger.File]                       { return &t.files }
+func (t *memTx) Links() ledger.Table[ledger.ExternalLink]               { return &t.links }
+func (t *memTx) Webhooks() ledger.Table[ledger.Webhook]                 { return &t.webhooks }
+func (t *memTx) Quota() ledger.Quota                                    { return t }
+func (t *memTx) Outbox() ledger.Outbox                                  { return t }
+func (t *memTx) MerchantByIdentity(id string) (ledger.Merchant, bool) {
 	m, ok := t.st.appOf(t.app).merchantByIdentity[id]
 	if !ok {
-		return merchant{}, false
+		return ledger.Merchant{}, false
 	}
 	return *m, true
 }
 
 // Limits are the store's bounds; none while seeding before retention.
-func (t *memTx) Limits() Limits {
+func (t *memTx) Limits() ledger.Limits {
 	if rt := t.st.retention; rt != nil {
 		return rt.lim
 	}
-	return Limits{}
+	return ledger.Limits{}
 }
 
 // Usage drops what has aged out and reads the application's counts.
-func (t *memTx) Usage() (usage, bool) {
+func (t *memTx) Usage() (ledger.Usage, bool) {
 	st := t.st
 	a := st.apps[t.app]
 	if a == nil { // its namespace was dropped after the request authenticated
-		return usage{}, false
+		return ledger.Usage{}, false
 	}
 	rt := st.retention
 	if rt == nil || st.seeding[t.app] {
-		return usage{exempt: true, uploadBytes: a.uploadBytes}, true
+		return ledger.Usage{Exempt: true, UploadBytes: a.uploadBytes}, true
 	}
 	st.expire(t.now)
 	r := rt.app(t.app)
-	return usage{window: r.window, created: r.created, retained: r.live(), bytes: r.bytes, uploadBytes: a.uploadBytes}, true
+	return ledger.Usage{Window: r.window, Created: r.created, Retained: r.live(), Bytes: r.bytes, UploadBytes: a.uploadBytes}, true
 }
 
 func (t *memTx) EnabledWebhooks() int {
@@ -350,7 +352,7 @@ func (st *store) LinkOwner(_ context.Context, id string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return l.app, true
+	return l.App, true
 }
 
 func (t *memTx) Listening() bool {
@@ -363,18 +365,18 @@ func (t *memTx) Listening() bool {
 }
 
 func (t *memTx) Emit(entity, typ string, view any) {
-	t.eff.events = append(t.eff.events, pendingEvent{entity: entity, typ: typ, view: view})
+	t.eff.Events = append(t.eff.Events, ledger.PendingEvent{Entity: entity, Typ: typ, View: view})
 }
 
-func (t *memTx) After(d time.Duration, kind timerKind, id, base string) {
-	t.eff.timers = append(t.eff.timers, pendingTimer{kind: kind, d: d, id: id, base: base})
+func (t *memTx) After(d time.Duration, kind ledger.TimerKind, id, base string) {
+	t.eff.Timers = append(t.eff.Timers, ledger.PendingTimer{Kind: kind, Delay: d, ID: id, Base: base})
 }
 
 // memTable is a table of the in-memory store: its unit, and its kind of
 // record.
 type memTable[T any, P interface {
 	*T
-	record
+	ledger.Record
 }] struct {
 	tx *memTx
 	*memKind[T, P]
@@ -387,7 +389,7 @@ type memTable[T any, P interface {
 // outlives the pooled unit that created it.
 type memKind[T any, P interface {
 	*T
-	record
+	ledger.Record
 }] struct {
 	st       *store
 	m        map[string]P
@@ -400,9 +402,9 @@ type memKind[T any, P interface {
 
 func (tb *memTable[T, P]) Get(id string) (T, error) {
 	p, ok := tb.m[id]
-	if !ok || p.appID() != tb.tx.app {
+	if !ok || p.AppID() != tb.tx.app {
 		var zero T
-		return zero, errNotFound(id)
+		return zero, ledger.ErrNotFound(id)
 	}
 	return *p, nil
 }
@@ -411,11 +413,11 @@ func (tb *memTable[T, P]) Put(v *T) {
 	if tb.tx.readOnly {
 		panic("reference: Put in a read-only unit of work")
 	}
-	_, id := P(v).recordKey()
+	_, id := P(v).RecordKey()
 	if p := tb.m[id]; p != nil {
 		*p = *v
 		if tb.appList != nil {
-			if a := tb.st.apps[p.appID()]; a != nil {
+			if a := tb.st.apps[p.AppID()]; a != nil {
 				tb.appList(a).touch(p)
 			}
 		}
@@ -427,7 +429,7 @@ func (tb *memTable[T, P]) Put(v *T) {
 	p := P(v) // a new record is kept as given: the caller hands it over
 	tb.m[id] = p
 	if tb.appList != nil {
-		tb.appList(tb.st.appOf(p.appID())).add(p)
+		tb.appList(tb.st.appOf(p.AppID())).add(p)
 	}
 	if tb.parentOf != nil {
 		if parent := tb.parentOf(p); parent != "" {
@@ -449,7 +451,7 @@ func (tb *memTable[T, P]) Put(v *T) {
 // was dropped already.
 func (k *memKind[T, P]) dropCreated(rec any) {
 	p := rec.(P)
-	if _, id := p.recordKey(); k.m[id] == p {
+	if _, id := p.RecordKey(); k.m[id] == p {
 		k.drop(p)
 	}
 }
@@ -460,8 +462,8 @@ func (tb *memTable[T, P]) Delete(id string) error {
 		panic("reference: Delete in a read-only unit of work")
 	}
 	p, ok := tb.m[id]
-	if !ok || p.appID() != tb.tx.app {
-		return errNotFound(id)
+	if !ok || p.AppID() != tb.tx.app {
+		return ledger.ErrNotFound(id)
 	}
 	tb.drop(p)
 	return nil
@@ -469,10 +471,10 @@ func (tb *memTable[T, P]) Delete(id string) error {
 
 // drop removes p from the map and its lists. Callers hold the lock.
 func (k *memKind[T, P]) drop(p P) {
-	_, id := p.recordKey()
+	_, id := p.RecordKey()
 	delete(k.m, id)
 	if k.appList != nil {
-		if a := k.st.apps[p.appID()]; a != nil {
+		if a := k.st.apps[p.AppID()]; a != nil {
 			k.appList(a).remove(p)
 		}
 	}
@@ -491,7 +493,7 @@ func (k *memKind[T, P]) drop(p P) {
 // the index's own lock alone (the store's lock is let go meanwhile, as a
 // list may be long), and only the page's records are copied under the
 // store's lock.
-func (tb *memTable[T, P]) Page(parent string, q listQuery) ([]T, int) {
+func (tb *memTable[T, P]) Page(parent string, q ledger.ListQuery) ([]T, int) {
 	var ser *series[P]
 	switch {
 	case parent != "":
@@ -502,7 +504,7 @@ func (tb *memTable[T, P]) Page(parent string, q listQuery) ([]T, int) {
 	if ser == nil {
 		return []T{}, 0
 	}
-	if q.isDefaultOrder() {
+	if q.IsDefaultOrder() {
 		return pageOf(ser, q, func(p P) T { return *p })
 	}
 	var picked []P
@@ -512,10 +514,10 @@ func (tb *memTable[T, P]) Page(parent string, q listQuery) ([]T, int) {
 		st.mu.Unlock()
 		func() {
 			defer st.mu.Lock() // the unit's end unlocks it, also after a panic (abort)
-			picked, total = ser.idx.page(q.sort, q.offset, q.limit)
+			picked, total = ser.idx.page(q.Sort, q.Offset, q.Limit)
 		}()
 	} else {
-		picked, total = ser.idx.page(q.sort, q.offset, q.limit)
+		picked, total = ser.idx.page(q.Sort, q.Offset, q.Limit)
 	}
 	out := make([]T, 0, len(picked))
 	for _, p := range picked {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,20 +20,20 @@ func TestServerUnitsAllocateNothing(t *testing.T) {
 	u, ok := h.srv.units.User(context.Background(), h.platform().Username, h.clock.Now())
 	require.True(t, ok)
 	ctx := context.Background()
-	var got paymentInstrument
-	read := func(t tx) error {
+	var got ledger.PaymentInstrument
+	read := func(t ledger.Tx) error {
 		var err error
 		got, err = t.Cards().Get(card)
 		return err
 	}
 	allocs := map[string]float64{
 		"view": testing.AllocsPerRun(200, func() {
-			if err := h.srv.view(ctx, u.app, func(t tx) error { return read(t) }); err != nil {
+			if err := h.srv.view(ctx, u.App, func(t ledger.Tx) error { return read(t) }); err != nil {
 				panic(err)
 			}
 		}),
 		"update": testing.AllocsPerRun(200, func() {
-			if err := h.srv.update(ctx, u.app, func(t tx) error { return read(t) }); err != nil {
+			if err := h.srv.update(ctx, u.App, func(t ledger.Tx) error { return read(t) }); err != nil {
 				panic(err)
 			}
 		}),

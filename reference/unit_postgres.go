@@ -9,12 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// The PostgreSQL implementation of the store seam (unit.go): a unit of work
+// The PostgreSQL implementation of the store seam (ledger/unit.go): a unit of work
 // is one SERIALIZABLE transaction, run again from the start (at the same
 // captured time) when PostgreSQL reports a serialization failure (SQLSTATE
 // 40001) or a deadlock (40P01). Every resource is one row of records
@@ -29,20 +30,20 @@ type pgUnits struct {
 	clock func() time.Time
 	newID func(prefix string) string
 	// limits are the quotas' bounds; nil: none (and nothing expires).
-	limits *Limits
+	limits *ledger.Limits
 	// dispatch publishes a committed unit's events and timers; nil drops them.
-	dispatch func(effects)
+	dispatch func(ledger.Effects)
 	// keys is the idempotency ledger, in the same database: the unit of an
 	// idempotent request records in its key what it created.
 	keys pgLedger
 }
 
-func (p *pgUnits) claim(ctx context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error) {
-	return p.keys.claim(ctx, key, hash, now)
+func (p *pgUnits) Claim(ctx context.Context, key ledger.IdemKey, hash [32]byte, now time.Time) (*ledger.IdemEntry, bool, error) {
+	return p.keys.Claim(ctx, key, hash, now)
 }
 
-func (p *pgUnits) settle(ctx context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error {
-	return p.keys.settle(ctx, key, e, ok, out)
+func (p *pgUnits) Settle(ctx context.Context, key ledger.IdemKey, e *ledger.IdemEntry, ok bool, out ledger.IdemOutcome) error {
+	return p.keys.Settle(ctx, key, e, ok, out)
 }
 
 // newPgUnits runs units of work on pool, which has the migrations applied.
@@ -54,13 +55,13 @@ func newPgUnits(pool *pgxpool.Pool, clock func() time.Time, newID func(string) s
 const maxAttempts = 50
 
 // Update runs fn as one read-write unit of work.
-func (p *pgUnits) Update(ctx context.Context, app string, fn func(tx) error) error {
-	return runUnit(p, ctx, app, stamp(p.clock), false, nil, fn)
+func (p *pgUnits) Update(ctx context.Context, app string, fn func(ledger.Tx) error) error {
+	return ledger.RunUnit(p, ctx, app, ledger.Stamp(p.clock), false, nil, fn)
 }
 
 // View runs fn as one read-only unit of work.
-func (p *pgUnits) View(ctx context.Context, app string, fn func(tx) error) error {
-	return runUnit(p, ctx, app, stamp(p.clock), true, nil, fn)
+func (p *pgUnits) View(ctx context.Context, app string, fn func(ledger.Tx) error) error {
+	return ledger.RunUnit(p, ctx, app, ledger.Stamp(p.clock), true, nil, fn)
 }
 
 // LinkOwner finds the application of an external link by its id alone.
@@ -74,7 +75,7 @@ func (p *pgUnits) LinkOwner(ctx context.Context, id string) (string, bool) {
 // for a view). runUnit runs it again, at the same now, after a
 // serialization conflict, until it commits, fails for another reason or ran
 // maxAttempts times.
-func (p *pgUnits) begin(ctx context.Context, app string, now time.Time, readOnly bool, claim *idemRun) (openUnit, error) {
+func (p *pgUnits) Begin(ctx context.Context, app string, now time.Time, readOnly bool, claim *ledger.IdemRun) (ledger.OpenUnit, error) {
 	opts := pgx.TxOptions{IsoLevel: pgx.Serializable}
 	if readOnly {
 		opts.AccessMode = pgx.ReadOnly
@@ -91,7 +92,7 @@ func (p *pgUnits) begin(ctx context.Context, app string, now time.Time, readOnly
 // end commits the unit when err is nil, else rolls it back; a
 // serialization failure or a deadlock is run again (after a pause growing
 // with attempt). A committed unit's events and timers go to the dispatcher.
-func (t *pgTx) end(err error, attempt int) (bool, error) {
+func (t *pgTx) End(err error, attempt int) (bool, error) {
 	if err == nil {
 		err = t.commit()
 	}
@@ -100,8 +101,8 @@ func (t *pgTx) end(err error, attempt int) (bool, error) {
 		time.Sleep(time.Duration(attempt) * time.Millisecond)
 		return true, nil
 	}
-	if err == nil && t.p.dispatch != nil && (len(t.eff.hooks) > 0 || len(t.eff.timers) > 0) {
-		t.eff.app = t.app
+	if err == nil && t.p.dispatch != nil && (len(t.eff.Hooks) > 0 || len(t.eff.Timers) > 0) {
+		t.eff.App = t.app
 		t.p.dispatch(t.eff)
 	}
 	return false, err
@@ -109,7 +110,7 @@ func (t *pgTx) end(err error, attempt int) (bool, error) {
 
 // abort turns a pgAbort panic into the unit's error; any other panic rolls
 // the unit back and goes on.
-func (t *pgTx) abort(p any) error {
+func (t *pgTx) Abort(p any) error {
 	if a, ok := p.(pgAbort); ok {
 		return a.err
 	}
@@ -134,7 +135,7 @@ type pgTx struct {
 	p         *pgUnits
 	ctx       context.Context
 	tx        pgx.Tx
-	claim     *idemRun // the idempotency claim of the unit's request, or nil
+	claim     *ledger.IdemRun // the idempotency claim of the unit's request, or nil
 	app       string
 	now       time.Time
 	readOnly  bool
@@ -142,22 +143,22 @@ type pgTx struct {
 	bodyBytes int
 	created   []string // ids of the records the unit created
 	createdAs []string // their kinds, the primary key's first column
-	eff       effects
+	eff       ledger.Effects
 
-	identities     pgTable[identity, *identity]
-	cards          pgTable[paymentInstrument, *paymentInstrument]
-	authorizations pgTable[authorization, *authorization]
-	transfers      pgTable[transfer, *transfer]
-	merchants      pgTable[merchant, *merchant]
-	disputes       pgTable[dispute, *dispute]
-	schedules      pgTable[subscriptionSchedule, *subscriptionSchedule]
-	amounts        pgTable[subscriptionAmount, *subscriptionAmount]
-	enrollments    pgTable[subscriptionEnrollment, *subscriptionEnrollment]
-	balances       pgTable[balanceTransfer, *balanceTransfer]
-	evidence       pgTable[evidence, *evidence]
-	files          pgTable[file, *file]
-	links          pgTable[externalLink, *externalLink]
-	webhooks       pgTable[webhook, *webhook]
+	identities     pgTable[ledger.Identity, *ledger.Identity]
+	cards          pgTable[ledger.PaymentInstrument, *ledger.PaymentInstrument]
+	authorizations pgTable[ledger.Authorization, *ledger.Authorization]
+	transfers      pgTable[ledger.Transfer, *ledger.Transfer]
+	merchants      pgTable[ledger.Merchant, *ledger.Merchant]
+	disputes       pgTable[ledger.Dispute, *ledger.Dispute]
+	schedules      pgTable[ledger.SubscriptionSchedule, *ledger.SubscriptionSchedule]
+	amounts        pgTable[ledger.SubscriptionAmount, *ledger.SubscriptionAmount]
+	enrollments    pgTable[ledger.SubscriptionEnrollment, *ledger.SubscriptionEnrollment]
+	balances       pgTable[ledger.BalanceTransfer, *ledger.BalanceTransfer]
+	evidence       pgTable[ledger.Evidence, *ledger.Evidence]
+	files          pgTable[ledger.File, *ledger.File]
+	links          pgTable[ledger.ExternalLink, *ledger.ExternalLink]
+	webhooks       pgTable[ledger.Webhook, *ledger.Webhook]
 }
 
 // Record kinds, the kind column of records.
@@ -181,36 +182,36 @@ const (
 
 func newPgTx(p *pgUnits, ctx context.Context, dbtx pgx.Tx, app string, now time.Time, readOnly bool) *pgTx {
 	t := &pgTx{p: p, ctx: ctx, tx: dbtx, app: app, now: now, readOnly: readOnly}
-	t.identities = pgTable[identity, *identity]{t: t, kind: kindIdentity}
-	t.cards = pgTable[paymentInstrument, *paymentInstrument]{t: t, kind: kindCard}
-	t.authorizations = pgTable[authorization, *authorization]{t: t, kind: kindAuth}
-	t.transfers = pgTable[transfer, *transfer]{t: t, kind: kindTransfer, byParent: true,
-		parentOf: func(v *transfer) string {
-			if v.adjustment != nil {
-				return v.adjustment.dispute
+	t.identities = pgTable[ledger.Identity, *ledger.Identity]{t: t, kind: kindIdentity}
+	t.cards = pgTable[ledger.PaymentInstrument, *ledger.PaymentInstrument]{t: t, kind: kindCard}
+	t.authorizations = pgTable[ledger.Authorization, *ledger.Authorization]{t: t, kind: kindAuth}
+	t.transfers = pgTable[ledger.Transfer, *ledger.Transfer]{t: t, kind: kindTransfer, byParent: true,
+		parentOf: func(v *ledger.Transfer) string {
+			if v.Adjustment != nil {
+				return v.Adjustment.Dispute
 			}
 			return noParent
 		}}
-	t.merchants = pgTable[merchant, *merchant]{t: t, kind: kindMerchant,
-		parentOf: func(v *merchant) string { return v.Identity }}
-	t.disputes = pgTable[dispute, *dispute]{t: t, kind: kindDispute, byApp: true}
-	t.schedules = pgTable[subscriptionSchedule, *subscriptionSchedule]{t: t, kind: kindSchedule}
-	t.amounts = pgTable[subscriptionAmount, *subscriptionAmount]{t: t, kind: kindAmount}
-	t.enrollments = pgTable[subscriptionEnrollment, *subscriptionEnrollment]{t: t, kind: kindEnrollment,
+	t.merchants = pgTable[ledger.Merchant, *ledger.Merchant]{t: t, kind: kindMerchant,
+		parentOf: func(v *ledger.Merchant) string { return v.Identity }}
+	t.disputes = pgTable[ledger.Dispute, *ledger.Dispute]{t: t, kind: kindDispute, byApp: true}
+	t.schedules = pgTable[ledger.SubscriptionSchedule, *ledger.SubscriptionSchedule]{t: t, kind: kindSchedule}
+	t.amounts = pgTable[ledger.SubscriptionAmount, *ledger.SubscriptionAmount]{t: t, kind: kindAmount}
+	t.enrollments = pgTable[ledger.SubscriptionEnrollment, *ledger.SubscriptionEnrollment]{t: t, kind: kindEnrollment,
 		byApp: true, byParent: true,
-		parentOf: func(v *subscriptionEnrollment) string { return v.SubscriptionSchedule }}
-	t.balances = pgTable[balanceTransfer, *balanceTransfer]{t: t, kind: kindBalance, byApp: true}
-	t.evidence = pgTable[evidence, *evidence]{t: t, kind: kindEvidence, byParent: true,
-		parentOf: func(v *evidence) string { return v.Dispute }}
-	t.files = pgTable[file, *file]{t: t, kind: kindFile, byApp: true}
-	t.links = pgTable[externalLink, *externalLink]{t: t, kind: kindLink, byParent: true,
-		parentOf: func(v *externalLink) string { return v.FileID }}
-	t.webhooks = pgTable[webhook, *webhook]{t: t, kind: kindWebhook, byApp: true}
+		parentOf: func(v *ledger.SubscriptionEnrollment) string { return v.SubscriptionSchedule }}
+	t.balances = pgTable[ledger.BalanceTransfer, *ledger.BalanceTransfer]{t: t, kind: kindBalance, byApp: true}
+	t.evidence = pgTable[ledger.Evidence, *ledger.Evidence]{t: t, kind: kindEvidence, byParent: true,
+		parentOf: func(v *ledger.Evidence) string { return v.Dispute }}
+	t.files = pgTable[ledger.File, *ledger.File]{t: t, kind: kindFile, byApp: true}
+	t.links = pgTable[ledger.ExternalLink, *ledger.ExternalLink]{t: t, kind: kindLink, byParent: true,
+		parentOf: func(v *ledger.ExternalLink) string { return v.FileID }}
+	t.webhooks = pgTable[ledger.Webhook, *ledger.Webhook]{t: t, kind: kindWebhook, byApp: true}
 	return t
 }
 
 // run runs fn, turning a pgAbort panic into the unit's error.
-func (t *pgTx) run(fn func(tx) error) (err error) {
+func (t *pgTx) run(fn func(ledger.Tx) error) (err error) {
 	defer recoverAbort(&err)
 	return fn(t)
 }
@@ -242,22 +243,22 @@ func (t *pgTx) commit() (err error) {
 		return t.tx.Commit(t.ctx)
 	}
 	nowNS := t.now.UnixNano()
-	for _, e := range t.eff.events {
-		view, err := json.Marshal(e.view)
+	for _, e := range t.eff.Events {
+		view, err := json.Marshal(e.View)
 		t.must(err)
 		_, err = t.tx.Exec(t.ctx, `INSERT INTO outbox (app, entity, typ, view, created_ns) VALUES ($1, $2, $3, $4, $5)`,
-			t.app, e.entity, e.typ, string(view), nowNS)
+			t.app, e.Entity, e.Typ, string(view), nowNS)
 		t.must(err)
 	}
-	for _, tm := range t.eff.timers {
+	for _, tm := range t.eff.Timers {
 		_, err := t.tx.Exec(t.ctx, `INSERT INTO timers (app, kind, resource_id, base, due_ns) VALUES ($1, $2, $3, $4, $5)`,
-			t.app, int(tm.kind), tm.id, tm.base, t.now.Add(tm.d).UnixNano())
+			t.app, int(tm.Kind), tm.ID, tm.Base, t.now.Add(tm.Delay).UnixNano())
 		t.must(err)
 	}
-	if len(t.eff.events) > 0 && t.p.dispatch != nil {
-		t.eff.hooks = t.enabledWebhooks()
+	if len(t.eff.Events) > 0 && t.p.dispatch != nil {
+		t.eff.Hooks = t.enabledWebhooks()
 	}
-	if c := t.claim; c != nil && c.holder != "" {
+	if c := t.claim; c != nil && c.Holder != "" {
 		// The unit of an idempotent request commits only while its claim
 		// is still held (a replica that stalled past the lease may have
 		// lost it to another, which runs the request): the claim's holder
@@ -272,7 +273,7 @@ func (t *pgTx) commit() (err error) {
 		}
 		tag, err := t.tx.Exec(t.ctx, `UPDATE idempotency_keys SET resource = coalesce($5, resource)
 			WHERE app = $1 AND op = $2 AND id = $3 AND NOT done AND holder = $4`,
-			c.key.app, c.key.op, c.key.id, c.holder, created)
+			c.Key.App, c.Key.Op, c.Key.ID, c.Holder, created)
 		t.must(err)
 		if tag.RowsAffected() == 0 {
 			panic(pgAbort{err: errClaimLost})
@@ -281,7 +282,7 @@ func (t *pgTx) commit() (err error) {
 	if t.admitted && t.p.limits != nil {
 		units, bytes := 0, int64(0)
 		if len(t.created) > 0 {
-			units, bytes = 1, cost(t.bodyBytes)
+			units, bytes = 1, ledger.Cost(t.bodyBytes)
 		}
 		_, err := t.tx.Exec(t.ctx, `UPDATE apps SET
 			window_ns = CASE WHEN $2 - window_ns >= $3 OR $2 < window_ns THEN $2 ELSE window_ns END,
@@ -307,95 +308,95 @@ func (t *pgTx) commit() (err error) {
 }
 
 // enabledWebhooks are the application's enabled webhooks.
-func (t *pgTx) enabledWebhooks() []webhook {
+func (t *pgTx) enabledWebhooks() []ledger.Webhook {
 	hooks, err := enabledWebhooksIn(t.ctx, t.tx, t.app)
 	t.must(err)
 	return hooks
 }
 
 // enabledWebhooksIn are the enabled webhooks of app, read in dbtx.
-func enabledWebhooksIn(ctx context.Context, dbtx pgx.Tx, app string) ([]webhook, error) {
+func enabledWebhooksIn(ctx context.Context, dbtx pgx.Tx, app string) ([]ledger.Webhook, error) {
 	rows, err := dbtx.Query(ctx, `SELECT `+recordColumns+` FROM records
 		WHERE app = $1 AND kind = 'webhook' AND (doc->>'enabled')::boolean ORDER BY created_ns, id`, app)
 	if err != nil {
 		return nil, err
 	}
-	return scanRecords[webhook](rows)
+	return scanRecords[ledger.Webhook](rows)
 }
 
 func (t *pgTx) Now() time.Time             { return t.now }
 func (t *pgTx) App() string                { return t.app }
 func (t *pgTx) NewID(prefix string) string { return t.p.newID(prefix) }
 
-func (t *pgTx) AppInfo() (appInfo, bool) {
-	var info appInfo
-	err := t.tx.QueryRow(t.ctx, `SELECT fee_profile, fingerprint_key FROM apps WHERE app = $1`, t.app).Scan(&info.feeProfile, &info.fingerprintKey)
+func (t *pgTx) AppInfo() (ledger.AppInfo, bool) {
+	var info ledger.AppInfo
+	err := t.tx.QueryRow(t.ctx, `SELECT fee_profile, fingerprint_key FROM apps WHERE app = $1`, t.app).Scan(&info.FeeProfile, &info.FingerprintKey)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return appInfo{}, false
+		return ledger.AppInfo{}, false
 	}
 	t.must(err)
 	return info, true
 }
 
-func (t *pgTx) Identities() table[identity]                { return &t.identities }
-func (t *pgTx) Cards() table[paymentInstrument]            { return &t.cards }
-func (t *pgTx) Authorizations() table[authorization]       { return &t.authorizations }
-func (t *pgTx) Transfers() table[transfer]                 { return &t.transfers }
-func (t *pgTx) Merchants() table[merchant]                 { return &t.merchants }
-func (t *pgTx) Disputes() table[dispute]                   { return &t.disputes }
-func (t *pgTx) Schedules() table[subscriptionSchedule]     { return &t.schedules }
-func (t *pgTx) Amounts() table[subscriptionAmount]         { return &t.amounts }
-func (t *pgTx) Enrollments() table[subscriptionEnrollment] { return &t.enrollments }
-func (t *pgTx) BalanceTransfers() table[balanceTransfer]   { return &t.balances }
-func (t *pgTx) Evidence() table[evidence]                  { return &t.evidence }
-func (t *pgTx) Files() table[file]                         { return &t.files }
-func (t *pgTx) Links() table[externalLink]                 { return &t.links }
-func (t *pgTx) Webhooks() table[webhook]                   { return &t.webhooks }
-func (t *pgTx) Quota() quota                               { return t }
-func (t *pgTx) Outbox() outbox                             { return t }
+func (t *pgTx) Identities() ledger.Table[ledger.Identity]                { return &t.identities }
+func (t *pgTx) Cards() ledger.Table[ledger.PaymentInstrument]            { return &t.cards }
+func (t *pgTx) Authorizations() ledger.Table[ledger.Authorization]       { return &t.authorizations }
+func (t *pgTx) Transfers() ledger.Table[ledger.Transfer]                 { return &t.transfers }
+func (t *pgTx) Merchants() ledger.Table[ledger.Merchant]                 { return &t.merchants }
+func (t *pgTx) Disputes() ledger.Table[ledger.Dispute]                   { return &t.disputes }
+func (t *pgTx) Schedules() ledger.Table[ledger.SubscriptionSchedule]     { return &t.schedules }
+func (t *pgTx) Amounts() ledger.Table[ledger.SubscriptionAmount]         { return &t.amounts }
+func (t *pgTx) Enrollments() ledger.Table[ledger.SubscriptionEnrollment] { return &t.enrollments }
+func (t *pgTx) BalanceTransfers() ledger.Table[ledger.BalanceTransfer]   { return &t.balances }
+func (t *pgTx) Evidence() ledger.Table[ledger.Evidence]                  { return &t.evidence }
+func (t *pgTx) Files() ledger.Table[ledger.File]                         { return &t.files }
+func (t *pgTx) Links() ledger.Table[ledger.ExternalLink]                 { return &t.links }
+func (t *pgTx) Webhooks() ledger.Table[ledger.Webhook]                   { return &t.webhooks }
+func (t *pgTx) Quota() ledger.Quota                                      { return t }
+func (t *pgTx) Outbox() ledger.Outbox                                    { return t }
 
 // MerchantByIdentity finds the merchant row whose parent is the identity.
-func (t *pgTx) MerchantByIdentity(identityID string) (merchant, bool) {
+func (t *pgTx) MerchantByIdentity(identityID string) (ledger.Merchant, bool) {
 	rows, err := t.tx.Query(t.ctx, `SELECT `+recordColumns+` FROM records
 		WHERE app = $1 AND kind = 'merchant' AND parent = $2 ORDER BY created_ns, id LIMIT 1`, t.app, identityID)
 	t.must(err)
-	ms, err := scanRecords[merchant](rows)
+	ms, err := scanRecords[ledger.Merchant](rows)
 	t.must(err)
 	if len(ms) == 0 {
-		return merchant{}, false
+		return ledger.Merchant{}, false
 	}
 	return ms[0], true
 }
 
 // Limits are the store's bounds; none without them.
-func (t *pgTx) Limits() Limits {
+func (t *pgTx) Limits() ledger.Limits {
 	if t.p.limits != nil {
 		return *t.p.limits
 	}
-	return Limits{}
+	return ledger.Limits{}
 }
 
 // Usage drops the application's units older than the age limit, then
 // reads its counts.
-func (t *pgTx) Usage() (usage, bool) {
-	var u usage
+func (t *pgTx) Usage() (ledger.Usage, bool) {
+	var u ledger.Usage
 	var windowNS int64
 	err := t.tx.QueryRow(t.ctx, `SELECT window_ns, created, upload_bytes, retained, retained_bytes FROM apps WHERE app = $1`, t.app).
-		Scan(&windowNS, &u.created, &u.uploadBytes, &u.retained, &u.bytes)
+		Scan(&windowNS, &u.Created, &u.UploadBytes, &u.Retained, &u.Bytes)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return usage{}, false
+		return ledger.Usage{}, false
 	}
 	t.must(err)
 	lim := t.p.limits
 	if lim == nil {
-		return usage{exempt: true, uploadBytes: u.uploadBytes}, true
+		return ledger.Usage{Exempt: true, UploadBytes: u.UploadBytes}, true
 	}
 	if lim.MaxAge > 0 && !t.readOnly {
 		t.expire(t.now.Add(-lim.MaxAge).UnixNano())
 		t.must(t.tx.QueryRow(t.ctx, `SELECT upload_bytes, retained, retained_bytes FROM apps WHERE app = $1`, t.app).
-			Scan(&u.uploadBytes, &u.retained, &u.bytes))
+			Scan(&u.UploadBytes, &u.Retained, &u.Bytes))
 	}
-	u.window = time.Unix(0, windowNS).UTC()
+	u.Window = time.Unix(0, windowNS).UTC()
 	return u, true
 }
 
@@ -469,11 +470,11 @@ func (t *pgTx) AddUpload(n int64) {
 func (t *pgTx) Listening() bool { return t.EnabledWebhooks() > 0 }
 
 func (t *pgTx) Emit(entity, typ string, view any) {
-	t.eff.events = append(t.eff.events, pendingEvent{entity: entity, typ: typ, view: view})
+	t.eff.Events = append(t.eff.Events, ledger.PendingEvent{Entity: entity, Typ: typ, View: view})
 }
 
-func (t *pgTx) After(d time.Duration, kind timerKind, id, base string) {
-	t.eff.timers = append(t.eff.timers, pendingTimer{kind: kind, d: d, id: id, base: base})
+func (t *pgTx) After(d time.Duration, kind ledger.TimerKind, id, base string) {
+	t.eff.Timers = append(t.eff.Timers, ledger.PendingTimer{Kind: kind, Delay: d, ID: id, Base: base})
 }
 
 // pgTable is one kind of record in the records table.
@@ -497,7 +498,7 @@ func (tb *pgTable[T, P]) Get(id string) (T, error) {
 	tb.t.must(err)
 	if len(vs) == 0 {
 		var zero T
-		return zero, errNotFound(id)
+		return zero, ledger.ErrNotFound(id)
 	}
 	return vs[0], nil
 }
@@ -508,15 +509,15 @@ func (tb *pgTable[T, P]) Put(v *T) {
 		panic("reference: Put in a read-only unit of work")
 	}
 	p := P(v)
-	app := p.appID()
+	app := p.AppID()
 	if app == "" {
 		app = t.app
 	}
-	if f, ok := any(p).(*file); ok && f.content != nil {
+	if f, ok := any(p).(*ledger.File); ok && f.Content != nil {
 		// Content a rule put whole is kept in pieces too (the record's
 		// content column is only read, for content uploaded before 0009).
-		f.contentRef, f.contentSize = t.putContentPieces(app, f.ID, f.content), int64(len(f.content))
-		f.content = nil
+		f.ContentRef, f.ContentSize = t.putContentPieces(app, f.ID, f.Content), int64(len(f.Content))
+		f.Content = nil
 	}
 	doc, hidden, content, err := encodeRecord(p)
 	t.must(err)
@@ -524,7 +525,7 @@ func (tb *pgTable[T, P]) Put(v *T) {
 	if tb.parentOf != nil {
 		parent = tb.parentOf(p)
 	}
-	m := p.metaRef()
+	m := p.MetaRef()
 	var inserted bool
 	err = t.tx.QueryRow(t.ctx, `INSERT INTO records (app, kind, id, parent, created_ns, updated_ns, amount, doc, hidden, content)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -532,7 +533,7 @@ func (tb *pgTable[T, P]) Put(v *T) {
 			amount = EXCLUDED.amount, doc = EXCLUDED.doc, hidden = EXCLUDED.hidden, content = EXCLUDED.content
 		RETURNING (xmax = 0)`,
 		app, tb.kind, m.ID, parent, time.Time(m.CreatedAt).UnixNano(), time.Time(m.UpdatedAt).UnixNano(),
-		p.sortValue("amount").n, doc, hidden, content).Scan(&inserted)
+		p.SortValue("amount").Int, doc, hidden, content).Scan(&inserted)
 	t.must(err)
 	if inserted {
 		t.created = append(t.created, m.ID)
@@ -549,7 +550,7 @@ func (tb *pgTable[T, P]) Delete(id string) error {
 	err := t.tx.QueryRow(t.ctx, `DELETE FROM records r WHERE kind = $1 AND id = $2 AND app = $3 RETURNING `+contentLength,
 		tb.kind, id, t.app).Scan(&n)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return errNotFound(id)
+		return ledger.ErrNotFound(id)
 	}
 	t.must(err)
 	t.cascade(tb.kind, id, n)
@@ -558,7 +559,7 @@ func (tb *pgTable[T, P]) Delete(id string) error {
 
 // Page selects one page through the list's index: the default order is
 // newest first; any other orders by q's keys, ties in creation order.
-func (tb *pgTable[T, P]) Page(parent string, q listQuery) ([]T, int) {
+func (tb *pgTable[T, P]) Page(parent string, q ledger.ListQuery) ([]T, int) {
 	t := tb.t
 	var where string
 	args := []any{tb.kind}
@@ -573,15 +574,15 @@ func (tb *pgTable[T, P]) Page(parent string, q listQuery) ([]T, int) {
 	var total int
 	t.must(t.tx.QueryRow(t.ctx, `SELECT count(*) FROM records WHERE `+where, args...).Scan(&total))
 	order := `created_ns DESC, id DESC`
-	if !q.isDefaultOrder() {
-		keys := make([]string, 0, len(q.sort)+2)
-		for _, k := range q.sort {
-			col := map[string]string{"id": "id", "created_at": "created_ns", "updated_at": "updated_ns", "amount": "amount"}[k.field]
+	if !q.IsDefaultOrder() {
+		keys := make([]string, 0, len(q.Sort)+2)
+		for _, k := range q.Sort {
+			col := map[string]string{"id": "id", "created_at": "created_ns", "updated_at": "updated_ns", "amount": "amount"}[k.Field]
 			if col == "" {
 				continue
 			}
 			dir := " ASC"
-			if k.desc {
+			if k.Desc {
 				dir = " DESC"
 			}
 			keys = append(keys, col+dir)
@@ -590,7 +591,7 @@ func (tb *pgTable[T, P]) Page(parent string, q listQuery) ([]T, int) {
 	}
 	n := len(args)
 	rows, err := t.tx.Query(t.ctx, fmt.Sprintf(`SELECT %s FROM records WHERE %s ORDER BY %s OFFSET $%d LIMIT $%d`,
-		recordColumns, where, order, n+1, n+2), append(args, q.offset, q.limit)...)
+		recordColumns, where, order, n+1, n+2), append(args, q.Offset, q.Limit)...)
 	t.must(err)
 	out, err := scanRecords[T, P](rows)
 	t.must(err)
@@ -615,9 +616,9 @@ func scanRecords[T any, P pgRecord[T]](rows pgx.Rows) ([]T, error) {
 		if err := decodeRecord(P(&v), []byte(doc), []byte(hidden), content); err != nil {
 			return nil, err
 		}
-		m := P(&v).metaRef()
-		m.app = app
-		m.CreatedAt, m.UpdatedAt = jsonTime(time.Unix(0, createdNS).UTC()), jsonTime(time.Unix(0, updated).UTC())
+		m := P(&v).MetaRef()
+		m.App = app
+		m.CreatedAt, m.UpdatedAt = ledger.JSONTime(time.Unix(0, createdNS).UTC()), ledger.JSONTime(time.Unix(0, updated).UTC())
 		out = append(out, v)
 	}
 	return out, rows.Err()
@@ -626,12 +627,9 @@ func scanRecords[T any, P pgRecord[T]](rows pgx.Rows) ([]T, error) {
 // pgRecord is a pointer to a record the PostgreSQL store keeps.
 type pgRecord[T any] interface {
 	*T
-	record
-	metaRef() *meta
+	ledger.Record
+	MetaRef() *ledger.Meta
 }
-
-// metaRef is the record's meta, promoted to every record type.
-func (m *meta) metaRef() *meta { return m }
 
 // pgHidden is a record's bookkeeping that its JSON representation leaves
 // out (unexported fields), stored beside it in records.hidden.
@@ -658,19 +656,19 @@ type pgHidden struct {
 func encodeRecord(p any) (doc string, hidden *string, content []byte, err error) {
 	var h pgHidden
 	switch v := p.(type) {
-	case *authorization:
-		h.Merchant, h.PurchaseData = v.merchant, v.AdditionalPurchaseData
-	case *transfer:
+	case *ledger.Authorization:
+		h.Merchant, h.PurchaseData = v.Merchant, v.AdditionalPurchaseData
+	case *ledger.Transfer:
 		h.PurchaseData = v.AdditionalPurchaseData
-		if v.adjustment != nil {
-			h.Adjustment, h.DisputedTransfer, h.Dispute = true, v.adjustment.disputedTransfer, v.adjustment.dispute
+		if v.Adjustment != nil {
+			h.Adjustment, h.DisputedTransfer, h.Dispute = true, v.Adjustment.DisputedTransfer, v.Adjustment.Dispute
 		}
-	case *subscriptionAmount:
-		h.ProducedByUpdate, h.Updated = v.producedByUpdate, v.updated
-	case *file:
-		h.ContentType, h.ContentRef, h.ContentSize, content = v.contentType, v.contentRef, v.contentSize, v.content
-	case *webhook:
-		h.AuthUsername, h.AuthPassword, h.AuthToken = v.Authentication.username, v.Authentication.password, v.Authentication.token
+	case *ledger.SubscriptionAmount:
+		h.ProducedByUpdate, h.Updated = v.ProducedByUpdate, v.Updated
+	case *ledger.File:
+		h.ContentType, h.ContentRef, h.ContentSize, content = v.ContentType, v.ContentRef, v.ContentSize, v.Content
+	case *ledger.Webhook:
+		h.AuthUsername, h.AuthPassword, h.AuthToken = v.Authentication.Username, v.Authentication.Password, v.Authentication.Token
 	}
 	b, err := json.Marshal(p)
 	if err != nil {
@@ -696,30 +694,30 @@ func decodeRecord(p any, doc, hidden, content []byte) error {
 			return fmt.Errorf("decode record: %w", err)
 		}
 	}
-	if v, ok := p.(*transfer); ok && h.Adjustment {
+	if v, ok := p.(*ledger.Transfer); ok && h.Adjustment {
 		// encoding/json cannot allocate an embedded pointer to an
 		// unexported struct; given one, it fills it.
-		v.adjustment = &adjustment{disputedTransfer: h.DisputedTransfer, dispute: h.Dispute}
+		v.Adjustment = &ledger.Adjustment{DisputedTransfer: h.DisputedTransfer, Dispute: h.Dispute}
 	}
 	if err := json.Unmarshal(doc, p); err != nil {
 		return fmt.Errorf("decode record: %w", err)
 	}
 	switch v := p.(type) {
-	case *authorization:
-		v.merchant = h.Merchant
+	case *ledger.Authorization:
+		v.Merchant = h.Merchant
 		if h.PurchaseData != nil {
 			v.AdditionalPurchaseData = h.PurchaseData
 		}
-	case *transfer:
+	case *ledger.Transfer:
 		if h.PurchaseData != nil {
 			v.AdditionalPurchaseData = h.PurchaseData
 		}
-	case *subscriptionAmount:
-		v.producedByUpdate, v.updated = h.ProducedByUpdate, h.Updated
-	case *file:
-		v.contentType, v.content, v.contentRef, v.contentSize = h.ContentType, content, h.ContentRef, h.ContentSize
-	case *webhook:
-		v.Authentication.username, v.Authentication.password, v.Authentication.token = h.AuthUsername, h.AuthPassword, h.AuthToken
+	case *ledger.SubscriptionAmount:
+		v.ProducedByUpdate, v.Updated = h.ProducedByUpdate, h.Updated
+	case *ledger.File:
+		v.ContentType, v.Content, v.ContentRef, v.ContentSize = h.ContentType, content, h.ContentRef, h.ContentSize
+	case *ledger.Webhook:
+		v.Authentication.Username, v.Authentication.Password, v.Authentication.Token = h.AuthUsername, h.AuthPassword, h.AuthToken
 	}
 	return nil
 }
@@ -737,64 +735,42 @@ func (p *pgUnits) importStore(ctx context.Context, st *store) error {
 // importInto writes st's applications (of namespace ns, "" for none), its
 // users with salted hashes of their passwords, and its records.
 func (p *pgUnits) importInto(ctx context.Context, dbtx pgx.Tx, st *store, ns string) error {
-	st.mu.Lock()
-	defer st.mu.Unlock()
 	var nsArg *string
 	if ns != "" {
 		nsArg = &ns
 	}
-	for _, a := range st.apps {
+	for _, a := range st.seededApps() {
 		if _, err := dbtx.Exec(ctx, `INSERT INTO apps (app, fee_profile, fingerprint_key, upload_bytes, namespace) VALUES ($1, $2, $3, $4, $5)`,
-			a.id, a.feeProfile, a.fingerprintKey, a.uploadBytes, nsArg); err != nil {
+			a.ID, a.FeeProfile, a.FingerprintKey, a.UploadBytes, nsArg); err != nil {
 			return err
 		}
 	}
-	for _, u := range st.users {
+	for _, u := range st.seededUsers() {
 		salt := make([]byte, 16)
 		if _, err := rand.Read(salt); err != nil {
 			return err
 		}
-		hash := saltedHash(salt, u.password)
+		hash := ledger.SaltedHash(salt, u.Password)
 		if _, err := dbtx.Exec(ctx, `INSERT INTO users (username, salt, hash, role, app) VALUES ($1, $2, $3, $4, $5)`,
-			u.id, salt, hash[:], u.role, u.app); err != nil {
+			u.ID, salt, hash[:], u.Role, u.App); err != nil {
 			return err
 		}
 	}
 	t := newPgTx(p, ctx, dbtx, "", p.clock(), false)
-	return t.run(func(tx) error {
-		putAll(&t.identities, st.identities)
-		putAll(&t.cards, st.cards)
-		putAll(&t.authorizations, st.auths)
-		putAll(&t.transfers, st.transfers)
-		putAll(&t.merchants, st.merchants)
-		putAll(&t.disputes, st.disputes)
-		putAll(&t.schedules, st.schedules)
-		putAll(&t.amounts, st.amounts)
-		putAll(&t.enrollments, st.enrollments)
-		putAll(&t.balances, st.balances)
-		putAll(&t.evidence, st.evidence)
-		putAll(&t.files, st.files)
-		putAll(&t.links, st.links)
-		putAll(&t.webhooks, st.webhooks)
+	return t.run(func(u ledger.Tx) error {
+		st.putRecords(u)
 		return nil
 	})
 }
 
-func putAll[T any, P pgRecord[T]](tb *pgTable[T, P], m map[string]P) {
-	for _, p := range m {
-		v := *p
-		tb.Put(&v)
-	}
-}
-
 // User reads a user and marks its namespace used at now.
-func (p *pgUnits) User(ctx context.Context, username string, now time.Time) (user, bool) {
-	u := user{id: username}
+func (p *pgUnits) User(ctx context.Context, username string, now time.Time) (ledger.User, bool) {
+	u := ledger.User{ID: username}
 	var ns *string
 	err := p.pool.QueryRow(ctx, `SELECT u.salt, u.hash, u.role, u.app, a.namespace FROM users u JOIN apps a ON a.app = u.app
-		WHERE u.username = $1`, username).Scan(&u.salt, &u.hash, &u.role, &u.app, &ns)
+		WHERE u.username = $1`, username).Scan(&u.Salt, &u.Hash, &u.Role, &u.App, &ns)
 	if err != nil {
-		return user{}, false
+		return ledger.User{}, false
 	}
 	if ns != nil {
 		// Best effort: a failed mark only lets the namespace idle sooner.
@@ -806,10 +782,8 @@ func (p *pgUnits) User(ctx context.Context, username string, now time.Time) (use
 // MintNamespace seeds a namespace in a store of its own in memory and
 // writes it to the database in one transaction, which also counts the
 // namespaces held against max.
-func (p *pgUnits) MintNamespace(ctx context.Context, src *seededSource, max int, idle time.Duration, now time.Time) (Namespace, error) {
-	ns := &namespace{id: src.id(namespacePrefix), used: now}
-	mem := newStore(p.newID, p.clock)
-	fx := seedInto(mem, src, now, ns)
+func (p *pgUnits) MintNamespace(ctx context.Context, src *ledger.SeededSource, max int, idle time.Duration, now time.Time) (ledger.Namespace, error) {
+	mem, ns := seededNamespace(p.newID, p.clock, src, now)
 	err := p.inTx(ctx, func(dbtx pgx.Tx) error {
 		if max > 0 {
 			var n int
@@ -817,22 +791,22 @@ func (p *pgUnits) MintNamespace(ctx context.Context, src *seededSource, max int,
 				return err
 			}
 			if n >= max {
-				return errQuota("this sandbox holds %d namespaces, the most it may; drop one, or wait for an idle one to be dropped (%s idle)", max, idle)
+				return ledger.ErrQuota("this sandbox holds %d namespaces, the most it may; drop one, or wait for an idle one to be dropped (%s idle)", max, idle)
 			}
 		}
-		if _, err := dbtx.Exec(ctx, `INSERT INTO namespaces (id, used_ns) VALUES ($1, $2)`, ns.id, now.UnixNano()); err != nil {
+		if _, err := dbtx.Exec(ctx, `INSERT INTO namespaces (id, used_ns) VALUES ($1, $2)`, ns.ID, now.UnixNano()); err != nil {
 			return err
 		}
-		return p.importInto(ctx, dbtx, mem, ns.id)
+		return p.importInto(ctx, dbtx, mem, ns.ID)
 	})
-	var de *domainError
+	var de *ledger.DomainError
 	if err != nil && !errors.As(err, &de) {
-		return Namespace{}, fmt.Errorf("reference: mint a namespace: %w", err)
+		return ledger.Namespace{}, fmt.Errorf("reference: mint a namespace: %w", err)
 	}
 	if err != nil {
-		return Namespace{}, err
+		return ledger.Namespace{}, err
 	}
-	return Namespace{ID: ns.id, Seeded: fx}, nil
+	return ns, nil
 }
 
 // DropNamespace removes a namespace with its applications, users and records.
@@ -903,7 +877,7 @@ func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) 
 			apps, err := pgx.CollectRows(rows, pgx.RowTo[string])
 			if err == nil {
 				for _, app := range apps {
-					_ = p.Update(ctx, app, func(u tx) error {
+					_ = p.Update(ctx, app, func(u ledger.Tx) error {
 						u.(*pgTx).expire(cutoff)
 						return nil
 					})

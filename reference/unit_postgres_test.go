@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,9 +23,9 @@ func TestPostgresUnitOutboxRows(t *testing.T) {
 		return events, timers
 	}
 	refused := errors.New("refused")
-	err := pg.units.Update(ctx, pg.appA, func(u tx) error {
+	err := pg.units.Update(ctx, pg.appA, func(u ledger.Tx) error {
 		u.Outbox().Emit("transfer", "created", map[string]any{"id": "TR_x"})
-		u.Outbox().After(time.Minute, timerFileReview, "FI_x", "http://127.0.0.1:1")
+		u.Outbox().After(time.Minute, ledger.TimerFileReview, "FI_x", "http://127.0.0.1:1")
 		return refused
 	})
 	require.ErrorIs(t, err, refused)
@@ -32,9 +33,9 @@ func TestPostgresUnitOutboxRows(t *testing.T) {
 	assert.Zero(t, events, "a failed unit writes no event")
 	assert.Zero(t, timers, "a failed unit sets no timer")
 
-	require.NoError(t, pg.units.Update(ctx, pg.appA, func(u tx) error {
+	require.NoError(t, pg.units.Update(ctx, pg.appA, func(u ledger.Tx) error {
 		u.Outbox().Emit("transfer", "created", map[string]any{"id": "TR_x"})
-		u.Outbox().After(time.Minute, timerFileReview, "FI_x", "http://127.0.0.1:1")
+		u.Outbox().After(time.Minute, ledger.TimerFileReview, "FI_x", "http://127.0.0.1:1")
 		return nil
 	}))
 	events, timers = rows()
@@ -63,8 +64,8 @@ func TestPostgresUnitOutboxRows(t *testing.T) {
 func TestPostgresUnitLinkOwner(t *testing.T) {
 	pg := openSeamPostgres(t)
 	ctx := context.Background()
-	require.NoError(t, pg.units.Update(ctx, pg.appB, func(u tx) error {
-		u.Links().Put(&externalLink{meta: newMeta("EL_owned", u.App(), u.Now()), FileID: "FI_y"})
+	require.NoError(t, pg.units.Update(ctx, pg.appB, func(u ledger.Tx) error {
+		u.Links().Put(&ledger.ExternalLink{Meta: ledger.NewMeta("EL_owned", u.App(), u.Now()), FileID: "FI_y"})
 		return nil
 	}))
 	app, ok := pg.units.LinkOwner(ctx, "EL_owned")
@@ -76,7 +77,7 @@ func TestPostgresUnitLinkOwner(t *testing.T) {
 
 // forEachSandbox runs the sandbox's contract (users, namespaces, sweep)
 // against the in-memory store and the PostgreSQL one.
-func forEachSandbox(t *testing.T, contract func(t *testing.T, s sandboxStore, fx Seeded, c *clock)) {
+func forEachSandbox(t *testing.T, contract func(t *testing.T, s ledger.SandboxStore, fx ledger.Seeded, c *clock)) {
 	t.Run("memory", func(t *testing.T) {
 		st, fx, _, _, c := seamFixture(t)
 		contract(t, st, fx, c)
@@ -88,37 +89,37 @@ func forEachSandbox(t *testing.T, contract func(t *testing.T, s sandboxStore, fx
 }
 
 func TestSandboxStoreUsers(t *testing.T) {
-	forEachSandbox(t, func(t *testing.T, s sandboxStore, fx Seeded, c *clock) {
+	forEachSandbox(t, func(t *testing.T, s ledger.SandboxStore, fx ledger.Seeded, c *clock) {
 		ctx := context.Background()
 		cred := fx.Credentials.Platform
 		u, ok := s.User(ctx, cred.Username, c.Now())
 		require.True(t, ok)
-		assert.Equal(t, rolePlatform, u.role)
-		assert.Equal(t, u.wantDigest(), u.passwordDigest(cred.Password), "the right password")
-		assert.NotEqual(t, u.wantDigest(), u.passwordDigest(cred.Password+"x"), "a wrong password")
-		assert.NotEqual(t, u.wantDigest(), u.passwordDigest(""), "no password")
+		assert.Equal(t, ledger.RolePlatform, u.Role)
+		assert.Equal(t, u.WantDigest(), u.PasswordDigest(cred.Password), "the right password")
+		assert.NotEqual(t, u.WantDigest(), u.PasswordDigest(cred.Password+"x"), "a wrong password")
+		assert.NotEqual(t, u.WantDigest(), u.PasswordDigest(""), "no password")
 		_, ok = s.User(ctx, "USnobody", c.Now())
 		assert.False(t, ok)
 	})
 }
 
 func TestSandboxStoreNamespaces(t *testing.T) {
-	forEachSandbox(t, func(t *testing.T, s sandboxStore, _ Seeded, c *clock) {
+	forEachSandbox(t, func(t *testing.T, s ledger.SandboxStore, _ ledger.Seeded, c *clock) {
 		ctx := context.Background()
 		base := s.NamespaceCount(ctx)
-		ns, err := s.MintNamespace(ctx, newSeededSource(41), 0, time.Hour, c.Now())
+		ns, err := s.MintNamespace(ctx, ledger.NewSeededSource(41), 0, time.Hour, c.Now())
 		require.NoError(t, err)
 		assert.Equal(t, base+1, s.NamespaceCount(ctx))
 		u, ok := s.User(ctx, ns.Credentials.Platform.Username, c.Now())
 		require.True(t, ok, "the namespace's user")
-		assert.Equal(t, u.wantDigest(), u.passwordDigest(ns.Credentials.Platform.Password))
-		readDispute := func(u tx) error { _, err := u.Disputes().Get(ns.Fixtures.Dispute); return err }
-		require.NoError(t, s.View(ctx, u.app, readDispute), "its seeded dispute")
+		assert.Equal(t, u.WantDigest(), u.PasswordDigest(ns.Credentials.Platform.Password))
+		readDispute := func(u ledger.Tx) error { _, err := u.Disputes().Get(ns.Fixtures.Dispute); return err }
+		require.NoError(t, s.View(ctx, u.App, readDispute), "its seeded dispute")
 
-		_, err = s.MintNamespace(ctx, newSeededSource(42), base+1, time.Hour, c.Now())
-		var de *domainError
+		_, err = s.MintNamespace(ctx, ledger.NewSeededSource(42), base+1, time.Hour, c.Now())
+		var de *ledger.DomainError
 		if assert.ErrorAs(t, err, &de, "beyond the most namespaces") {
-			assert.Equal(t, kindQuotaExceeded, de.kind)
+			assert.Equal(t, ledger.KindQuotaExceeded, de.Kind)
 		}
 		assert.Equal(t, base+1, s.NamespaceCount(ctx), "a refused namespace is not held")
 
@@ -127,20 +128,20 @@ func TestSandboxStoreNamespaces(t *testing.T) {
 		assert.Equal(t, base, s.NamespaceCount(ctx))
 		_, ok = s.User(ctx, ns.Credentials.Platform.Username, c.Now())
 		assert.False(t, ok, "its users went with it")
-		err = s.View(ctx, u.app, readDispute)
+		err = s.View(ctx, u.App, readDispute)
 		if assert.ErrorAs(t, err, &de, "its records went with it") {
-			assert.Equal(t, kindNotFound, de.kind)
+			assert.Equal(t, ledger.KindNotFound, de.Kind)
 		}
 	})
 }
 
 func TestSandboxStoreSweepDropsIdleNamespaces(t *testing.T) {
-	forEachSandbox(t, func(t *testing.T, s sandboxStore, _ Seeded, c *clock) {
+	forEachSandbox(t, func(t *testing.T, s ledger.SandboxStore, _ ledger.Seeded, c *clock) {
 		ctx := context.Background()
 		start := c.Now()
-		idle, err := s.MintNamespace(ctx, newSeededSource(51), 0, time.Hour, start)
+		idle, err := s.MintNamespace(ctx, ledger.NewSeededSource(51), 0, time.Hour, start)
 		require.NoError(t, err)
-		used, err := s.MintNamespace(ctx, newSeededSource(52), 0, time.Hour, start)
+		used, err := s.MintNamespace(ctx, ledger.NewSeededSource(52), 0, time.Hour, start)
 		require.NoError(t, err)
 		_, ok := s.User(ctx, used.Credentials.Platform.Username, start.Add(90*time.Minute))
 		require.True(t, ok)
@@ -180,11 +181,11 @@ func TestPostgresKeepsNoPassword(t *testing.T) {
 // dropped by age takes its share back.
 func TestPostgresRetainedTotalsFollowExpiry(t *testing.T) {
 	pg := openSeamPostgres(t)
-	pg.units.limits = &Limits{MaxAge: time.Hour}
+	pg.units.limits = &ledger.Limits{MaxAge: time.Hour}
 	ctx := context.Background()
-	read := func() usage {
-		var u usage
-		require.NoError(t, pg.units.Update(ctx, pg.appA, func(tu tx) error {
+	read := func() ledger.Usage {
+		var u ledger.Usage
+		require.NoError(t, pg.units.Update(ctx, pg.appA, func(tu ledger.Tx) error {
 			var ok bool
 			u, ok = tu.Quota().Usage()
 			require.True(t, ok)
@@ -195,22 +196,24 @@ func TestPostgresRetainedTotalsFollowExpiry(t *testing.T) {
 	before := read()
 	var ids []string
 	for i := range 3 {
-		require.NoError(t, pg.units.Update(ctx, pg.appA, func(t tx) error {
-			b, err := createBalanceTransfer(t, balanceTransferCreate{Amount: 10 + int64(i), Currency: "USD", bodySize: bodySize{size: 100 * (i + 1)}})
+		require.NoError(t, pg.units.Update(ctx, pg.appA, func(t ledger.Tx) error {
+			in := ledger.BalanceTransferCreate{Amount: 10 + int64(i), Currency: "USD"}
+			in.SetSize(100 * (i + 1))
+			b, err := ledger.CreateBalanceTransfer(t, in)
 			ids = append(ids, b.ID)
 			return err
 		}))
 	}
 	held := read()
-	assert.Equal(t, before.retained+3, held.retained)
-	assert.Equal(t, before.bytes+cost(100)+cost(200)+cost(300), held.bytes)
+	assert.Equal(t, before.Retained+3, held.Retained)
+	assert.Equal(t, before.Bytes+ledger.Cost(100)+ledger.Cost(200)+ledger.Cost(300), held.Bytes)
 
 	pg.clock.Advance(2 * time.Hour)
 	after := read()
-	assert.Equal(t, before.retained, after.retained, "the expired units' count is given back")
-	assert.Equal(t, before.bytes, after.bytes, "and their bytes")
+	assert.Equal(t, before.Retained, after.Retained, "the expired units' count is given back")
+	assert.Equal(t, before.Bytes, after.Bytes, "and their bytes")
 	for _, id := range ids {
-		err := pg.units.View(ctx, pg.appA, func(u tx) error {
+		err := pg.units.View(ctx, pg.appA, func(u ledger.Tx) error {
 			_, err := u.BalanceTransfers().Get(id)
 			return err
 		})

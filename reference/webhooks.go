@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate/judging"
 )
 
@@ -38,28 +39,28 @@ type event struct {
 	ID         string           `json:"id"`
 	Type       string           `json:"type"`
 	Entity     string           `json:"entity"`
-	OccurredAt jsonTime         `json:"occurred_at"`
+	OccurredAt ledger.JSONTime  `json:"occurred_at"`
 	Embedded   map[string][]any `json:"_embedded"`
 }
 
 // dispatch publishes the events of a committed unit of work, in the order
 // it emitted them, to the webhooks enabled when it committed, and starts its
 // timers.
-func (s *Server) dispatch(e effects) {
-	for _, ev := range e.events {
-		s.publish(e.hooks, ev.entity, ev.typ, ev.view)
+func (s *Server) dispatch(e ledger.Effects) {
+	for _, ev := range e.Events {
+		s.publish(e.Hooks, ev.Entity, ev.Typ, ev.View)
 	}
-	for _, tm := range e.timers {
-		s.after(tm.d, func() { s.runTimer(tm.kind, e.app, tm.id, tm.base) })
+	for _, tm := range e.Timers {
+		s.after(tm.Delay, func() { s.runTimer(tm.Kind, e.App, tm.ID, tm.Base) })
 	}
 }
 
 // runTimer runs a due timer of app for resource id.
-func (s *Server) runTimer(kind timerKind, app, id, base string) {
+func (s *Server) runTimer(kind ledger.TimerKind, app, id, base string) {
 	switch kind {
-	case timerDisputeStep:
+	case ledger.TimerDisputeStep:
 		s.disputeStep(base, app, id)
-	case timerFileReview:
+	case ledger.TimerFileReview:
 		s.fileReview(base, app, id)
 	}
 }
@@ -69,35 +70,35 @@ func (s *Server) runTimer(kind timerKind, app, id, base string) {
 // refused target, a webhook disabled or gone, or the last retry spent;
 // released when the Server is closing; otherwise due again after the
 // backoff of its attempt.
-func (s *Server) postClaimed(ctx context.Context, d deliveryPost) deliveryVerdict {
-	w, ok := s.enabledWebhook(d.app, d.hook)
+func (s *Server) postClaimed(ctx context.Context, d ledger.DeliveryPost) ledger.DeliveryVerdict {
+	w, ok := s.enabledWebhook(d.App, d.Hook)
 	if !ok {
-		s.log.Info("webhook delivery stopped: webhook disabled", "webhook", d.hook, "event", d.event)
-		return deliveryVerdict{done: true}
+		s.log.Info("webhook delivery stopped: webhook disabled", "webhook", d.Hook, "event", d.Event)
+		return ledger.DeliveryVerdict{Done: true}
 	}
-	err := s.postCtx(ctx, w, d.body)
+	err := s.postCtx(ctx, w, d.Body)
 	switch {
 	case err == nil:
-		return deliveryVerdict{done: true}
+		return ledger.DeliveryVerdict{Done: true}
 	case errors.Is(err, errWebhookTarget):
-		s.log.Warn("webhook delivery refused: target not allowed", "webhook", d.hook, "event", d.event, "error", err)
-		return deliveryVerdict{done: true}
+		s.log.Warn("webhook delivery refused: target not allowed", "webhook", d.Hook, "event", d.Event, "error", err)
+		return ledger.DeliveryVerdict{Done: true}
 	case s.ctx.Err() != nil:
-		return deliveryVerdict{release: true}
+		return ledger.DeliveryVerdict{Release: true}
 	}
-	wait, again := s.retryWait(d.attempt - 1)
+	wait, again := s.retryWait(d.Attempt - 1)
 	if !again {
-		s.log.Warn("webhook delivery abandoned", "webhook", d.hook, "event", d.event, "error", err)
-		return deliveryVerdict{done: true}
+		s.log.Warn("webhook delivery abandoned", "webhook", d.Hook, "event", d.Event, "error", err)
+		return ledger.DeliveryVerdict{Done: true}
 	}
-	s.log.Info("webhook delivery failed; retrying", "webhook", d.hook, "event", d.event, "in", wait, "error", err)
-	return deliveryVerdict{retryIn: wait}
+	s.log.Info("webhook delivery failed; retrying", "webhook", d.Hook, "event", d.Event, "in", wait, "error", err)
+	return ledger.DeliveryVerdict{RetryIn: wait}
 }
 
 // publish sends a created/updated event for a resource view to every one of
 // the enabled webhooks whose enabled_events admit it, through the line of
 // each host they point at.
-func (s *Server) publish(enabled []webhook, entity, typ string, view any) {
+func (s *Server) publish(enabled []ledger.Webhook, entity, typ string, view any) {
 	targets, evID, body := s.newEvent(enabled, entity, typ, view)
 	// One batch a line, the lines in the order their first webhook comes.
 	var keys []string
@@ -137,12 +138,12 @@ func (d *pendingDelivery) dropped() bool {
 }
 
 // pendingKey names a webhook's pending deliveries.
-func pendingKey(w webhook) string { return w.app + " " + w.ID }
+func pendingKey(w ledger.Webhook) string { return w.App + " " + w.ID }
 
 // track counts a new delivery of eventID to w as pending; past
 // Limits.PendingDeliveries for w, the oldest pending ones are dropped as
 // failed.
-func (s *Server) track(w webhook, eventID string) *pendingDelivery {
+func (s *Server) track(w ledger.Webhook, eventID string) *pendingDelivery {
 	d := &pendingDelivery{eventID: eventID, stop: make(chan struct{})}
 	key := pendingKey(w)
 	s.lifeMu.Lock()
@@ -163,7 +164,7 @@ func (s *Server) track(w webhook, eventID string) *pendingDelivery {
 }
 
 // settle ends d, a delivery to w: it is no longer pending.
-func (s *Server) settle(w webhook, d *pendingDelivery) {
+func (s *Server) Settle(w ledger.Webhook, d *pendingDelivery) {
 	key := pendingKey(w)
 	s.lifeMu.Lock()
 	defer s.lifeMu.Unlock()
@@ -209,7 +210,7 @@ type hookLine struct {
 
 // batch is one event waiting for its first attempts to some webhooks.
 type batch struct {
-	targets    []webhook
+	targets    []ledger.Webhook
 	deliveries []*pendingDelivery // of each target
 	eventID    string
 	body       []byte
@@ -217,12 +218,12 @@ type batch struct {
 
 // lineKey names the line of w's deliveries: its application and the scheme
 // and host (with port) of its url.
-func lineKey(w webhook) string {
+func lineKey(w ledger.Webhook) string {
 	u, err := url.Parse(w.URL)
 	if err != nil {
-		return w.app + " " + w.URL
+		return w.App + " " + w.URL
 	}
-	return w.app + " " + u.Scheme + "://" + u.Host
+	return w.App + " " + u.Scheme + "://" + u.Host
 }
 
 // enqueue adds b to the line key, and starts the line's goroutine when none
@@ -276,12 +277,12 @@ func (s *Server) drain(key string, line *hookLine) {
 // firstAttempt posts an event to w once, unless its delivery d was
 // dropped while it waited, and, when that failed, hands the event to a
 // goroutine of retries.
-func (s *Server) firstAttempt(w webhook, d *pendingDelivery, eventID string, body []byte) {
+func (s *Server) firstAttempt(w ledger.Webhook, d *pendingDelivery, eventID string, body []byte) {
 	if d.dropped() {
 		return
 	}
 	if s.attempt(w, eventID, body, 0) {
-		s.settle(w, d)
+		s.Settle(w, d)
 		return
 	}
 	s.lifeMu.Lock()
@@ -298,7 +299,7 @@ func (s *Server) firstAttempt(w webhook, d *pendingDelivery, eventID string, bod
 
 // newEvent is the event of a resource view: the enabled webhooks whose
 // enabled_events admit it, its id and its body; no targets when none does.
-func (s *Server) newEvent(enabled []webhook, entity, typ string, view any) (targets []webhook, evID string, body []byte) {
+func (s *Server) newEvent(enabled []ledger.Webhook, entity, typ string, view any) (targets []ledger.Webhook, evID string, body []byte) {
 	for _, w := range enabled {
 		if eventEnabled(w.EnabledEvents, entity, typ) {
 			targets = append(targets, w)
@@ -308,7 +309,7 @@ func (s *Server) newEvent(enabled []webhook, entity, typ string, view any) (targ
 		return nil, "", nil
 	}
 	ev := event{
-		ID: s.cfg.NewID(prefixEvent), Type: typ, Entity: entity, OccurredAt: jsonTime(s.now()),
+		ID: s.cfg.NewID(ledger.PrefixEvent), Type: typ, Entity: entity, OccurredAt: ledger.JSONTime(s.now()),
 		Embedded: map[string][]any{plurals[entity]: {view}},
 	}
 	body, err := json.Marshal(ev)
@@ -374,8 +375,8 @@ func signature(secret string, ts int64, body []byte) string {
 // until a 2xx, the retries are spent, its delivery d is dropped or Close.
 // Each retry reads the webhook again: one disabled (or gone) since the
 // event was published receives nothing more, and an updated url is used.
-func (s *Server) deliver(w webhook, d *pendingDelivery, eventID string, body []byte, first int) {
-	defer s.settle(w, d) // w as published: the key of d
+func (s *Server) deliver(w ledger.Webhook, d *pendingDelivery, eventID string, body []byte, first int) {
+	defer s.Settle(w, d) // w as published: the key of d
 	for attempt := first; ; attempt++ {
 		if attempt > 0 {
 			wait, again := s.retryWait(attempt - 1)
@@ -392,7 +393,7 @@ func (s *Server) deliver(w webhook, d *pendingDelivery, eventID string, body []b
 				return
 			case <-t.C:
 			}
-			current, ok := s.enabledWebhook(w.app, w.ID)
+			current, ok := s.enabledWebhook(w.App, w.ID)
 			if !ok {
 				s.log.Info("webhook delivery stopped: webhook disabled", "webhook", w.ID, "event", eventID)
 				return
@@ -407,7 +408,7 @@ func (s *Server) deliver(w webhook, d *pendingDelivery, eventID string, body []b
 
 // attempt POSTs body to w.URL once and reports whether the delivery is
 // settled: delivered, refused for its target, or failed with no retry left.
-func (s *Server) attempt(w webhook, eventID string, body []byte, attempt int) bool {
+func (s *Server) attempt(w ledger.Webhook, eventID string, body []byte, attempt int) bool {
 	err := s.post(w, body)
 	if err == nil {
 		return true
@@ -429,8 +430,8 @@ func (s *Server) attempt(w webhook, eventID string, body []byte, attempt int) bo
 
 // enabledWebhook reads webhook id of app again; ok is false once it is
 // disabled or gone.
-func (s *Server) enabledWebhook(app, id string) (w webhook, ok bool) {
-	_ = s.view(s.ctx, app, func(t tx) error {
+func (s *Server) enabledWebhook(app, id string) (w ledger.Webhook, ok bool) {
+	_ = s.view(s.ctx, app, func(t ledger.Tx) error {
 		var err error
 		w, err = t.Webhooks().Get(id)
 		ok = err == nil && w.Enabled
@@ -440,10 +441,10 @@ func (s *Server) enabledWebhook(app, id string) (w webhook, ok bool) {
 }
 
 // post POSTs body to w.URL once, until Close.
-func (s *Server) post(w webhook, body []byte) error { return s.postCtx(s.ctx, w, body) }
+func (s *Server) post(w ledger.Webhook, body []byte) error { return s.postCtx(s.ctx, w, body) }
 
 // postCtx POSTs body to w.URL once under ctx.
-func (s *Server) postCtx(ctx context.Context, w webhook, body []byte) error {
+func (s *Server) postCtx(ctx context.Context, w ledger.Webhook, body []byte) error {
 	if err := s.policy.checkURL(w.URL); err != nil {
 		return err
 	}
@@ -453,7 +454,7 @@ func (s *Server) postCtx(ctx context.Context, w webhook, body []byte) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Finix-Signature", signature(w.SecretSigningKey, s.cfg.Now().Unix(), body))
-	if auth := w.Authentication.header(); auth != "" {
+	if auth := w.Authentication.Header(); auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
 	resp, err := s.cfg.WebhookClient.Do(req)

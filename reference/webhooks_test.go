@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/conform-kit/conform/reference/ledger"
 )
 
 // delivery is one request the test receiver got.
@@ -167,8 +169,8 @@ func TestDisabledWebhookIsNotATarget(t *testing.T) {
 	h := newHarness(t)
 	on := h.webhook("http://127.0.0.1:9/on", nil)
 	off := h.webhook("http://127.0.0.1:9/off", map[string]any{"enabled": false})
-	var targets []webhook
-	h.srv.memory().dispatch = func(e effects) { targets = append(targets, e.hooks...) }
+	var targets []ledger.Webhook
+	h.srv.memory().dispatch = func(e ledger.Effects) { targets = append(targets, e.Hooks...) }
 	h.card() // emits payment_instrument created to the webhooks enabled at its commit
 	if len(targets) != 1 || targets[0].ID != on["id"] || targets[0].ID == off["id"] {
 		t.Errorf("targets %v, want only %v", targets, on["id"])

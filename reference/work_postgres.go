@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -35,17 +36,17 @@ const claimLease = 30 * time.Second
 // open puts a Server's whole sandbox in the database: it seeds it once
 // (every replica with the same seed has the same fixtures) and starts
 // claiming due timers, events and deliveries for the Server's worker.
-func (ps *PostgresStore) open(ctx context.Context, env storeEnv) (sandboxStore, Seeded, error) {
-	p := newPgUnits(ps.pool, env.clock, env.newID)
-	lim := env.limits
+func (ps *PostgresStore) Open(ctx context.Context, env ledger.StoreEnv) (ledger.SandboxStore, ledger.Seeded, error) {
+	p := newPgUnits(ps.pool, env.Clock, env.NewID)
+	lim := env.Limits
 	p.limits = &lim
-	p.keys = ps.ledger(lim, env.work.log)
-	fx, err := p.seedOnce(ctx, env.seed)
+	p.keys = ps.ledger(lim, env.Work.Log)
+	fx, err := p.seedOnce(ctx, env.Seed)
 	if err != nil {
-		return nil, Seeded{}, fmt.Errorf("reference: seed the database: %w", err)
+		return nil, ledger.Seeded{}, fmt.Errorf("reference: seed the database: %w", err)
 	}
-	if !env.work.spawn(func() { p.claimDue(env.work) }) {
-		return nil, Seeded{}, errors.New("reference: the server closed while its store opened")
+	if !env.Work.Spawn(func() { p.claimDue(env.Work) }) {
+		return nil, ledger.Seeded{}, errors.New("reference: the server closed while its store opened")
 	}
 	return p, fx, nil
 }
@@ -54,9 +55,8 @@ func (ps *PostgresStore) open(ctx context.Context, env storeEnv) (sandboxStore, 
 // them already (seeded by an earlier start or another replica), writes
 // them, under the migration lock; a database seeded with another seed is
 // refused.
-func (p *pgUnits) seedOnce(ctx context.Context, seedValue int64) (Seeded, error) {
-	mem := newStore(p.newID, p.clock)
-	fx := seed(mem, seedValue, stamp(p.clock))
+func (p *pgUnits) seedOnce(ctx context.Context, seedValue int64) (ledger.Seeded, error) {
+	mem, fx := seededStore(p.newID, p.clock, seedValue)
 	err := p.inTx(ctx, func(dbtx pgx.Tx) error {
 		if _, err := dbtx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
 			return err
@@ -81,32 +81,32 @@ func (p *pgUnits) seedOnce(ctx context.Context, seedValue int64) (Seeded, error)
 
 // claimDue runs, every claimEvery until the Server closes, the timers,
 // webhook events and webhook deliveries this replica claims.
-func (p *pgUnits) claimDue(w worker) {
+func (p *pgUnits) claimDue(w ledger.Worker) {
 	slots := make(chan struct{}, maxPosts)
 	t := time.NewTicker(claimEvery)
 	defer t.Stop()
 	for {
 		select {
-		case <-w.ctx.Done():
+		case <-w.Ctx.Done():
 			return
 		case <-t.C:
-			if err := p.runDueTimers(w); err != nil && w.ctx.Err() == nil {
-				w.log.Error("run due timers", "error", err)
+			if err := p.runDueTimers(w); err != nil && w.Ctx.Err() == nil {
+				w.Log.Error("run due timers", "error", err)
 			}
-			if err := p.publishOutbox(w); err != nil && w.ctx.Err() == nil {
-				w.log.Error("publish webhook events", "error", err)
+			if err := p.publishOutbox(w); err != nil && w.Ctx.Err() == nil {
+				w.Log.Error("publish webhook events", "error", err)
 			}
-			if err := p.deliverDue(w, slots); err != nil && w.ctx.Err() == nil {
-				w.log.Error("deliver webhook events", "error", err)
+			if err := p.deliverDue(w, slots); err != nil && w.Ctx.Err() == nil {
+				w.Log.Error("deliver webhook events", "error", err)
 			}
 		}
 	}
 }
 
 // runDueTimers claims the due timers, runs each and marks it done.
-func (p *pgUnits) runDueTimers(w worker) error {
-	now := stamp(p.clock)
-	rows, err := p.pool.Query(w.ctx, `UPDATE timers SET claimed_ns = $1 WHERE seq IN (
+func (p *pgUnits) runDueTimers(w ledger.Worker) error {
+	now := ledger.Stamp(p.clock)
+	rows, err := p.pool.Query(w.Ctx, `UPDATE timers SET claimed_ns = $1 WHERE seq IN (
 			SELECT seq FROM timers WHERE NOT done AND due_ns <= $1 AND (claimed_ns IS NULL OR claimed_ns < $2)
 			ORDER BY due_ns LIMIT 64 FOR UPDATE SKIP LOCKED)
 		RETURNING seq, app, kind, resource_id, base`, now.UnixNano(), now.Add(-claimLease).UnixNano())
@@ -131,8 +131,8 @@ func (p *pgUnits) runDueTimers(w worker) error {
 		return err
 	}
 	for _, d := range ds {
-		w.runTimer(timerKind(d.kind), d.app, d.id, d.base)
-		if _, err := p.pool.Exec(w.ctx, `UPDATE timers SET done = true WHERE seq = $1`, d.seq); err != nil {
+		w.RunTimer(ledger.TimerKind(d.kind), d.app, d.id, d.base)
+		if _, err := p.pool.Exec(w.Ctx, `UPDATE timers SET done = true WHERE seq = $1`, d.seq); err != nil {
 			return err
 		}
 	}
@@ -143,13 +143,13 @@ func (p *pgUnits) runDueTimers(w worker) error {
 // replica each) and, in the transaction that marks them delivered, writes
 // one delivery row per webhook of the application enabled now that the
 // event admits; the posts and their retries are the deliveries' (deliverDue).
-func (p *pgUnits) publishOutbox(w worker) error {
-	dbtx, err := p.pool.Begin(w.ctx)
+func (p *pgUnits) publishOutbox(w ledger.Worker) error {
+	dbtx, err := p.pool.Begin(w.Ctx)
 	if err != nil {
 		return err
 	}
-	defer dbtx.Rollback(context.WithoutCancel(w.ctx)) //nolint:errcheck // after Commit it is a no-op
-	rows, err := dbtx.Query(w.ctx, `SELECT seq, app, entity, typ, view::text FROM outbox
+	defer dbtx.Rollback(context.WithoutCancel(w.Ctx)) //nolint:errcheck // after Commit it is a no-op
+	rows, err := dbtx.Query(w.Ctx, `SELECT seq, app, entity, typ, view::text FROM outbox
 		WHERE NOT delivered ORDER BY seq LIMIT 256 FOR UPDATE SKIP LOCKED`)
 	if err != nil {
 		return err
@@ -174,20 +174,20 @@ func (p *pgUnits) publishOutbox(w worker) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	hooks := map[string][]webhook{}
+	hooks := map[string][]ledger.Webhook{}
 	touched := map[[2]string]bool{} // app, webhook
 	seqs := make([]int64, 0, len(evs))
 	for _, e := range evs {
 		enabled, ok := hooks[e.app]
 		if !ok {
-			if enabled, err = enabledWebhooksIn(w.ctx, dbtx, e.app); err != nil {
+			if enabled, err = enabledWebhooksIn(w.Ctx, dbtx, e.app); err != nil {
 				return err
 			}
 			hooks[e.app] = enabled
 		}
-		targets, evID, body := w.newEvent(enabled, e.entity, e.typ, json.RawMessage(e.view))
+		targets, evID, body := w.NewEvent(enabled, e.entity, e.typ, json.RawMessage(e.view))
 		for _, hook := range targets {
-			if _, err := dbtx.Exec(w.ctx, `INSERT INTO deliveries (app, webhook, event, body) VALUES ($1, $2, $3, $4)`,
+			if _, err := dbtx.Exec(w.Ctx, `INSERT INTO deliveries (app, webhook, event, body) VALUES ($1, $2, $3, $4)`,
 				e.app, hook.ID, evID, body); err != nil {
 				return err
 			}
@@ -198,10 +198,10 @@ func (p *pgUnits) publishOutbox(w worker) error {
 	if err := p.boundPending(w, dbtx, touched); err != nil {
 		return err
 	}
-	if _, err := dbtx.Exec(w.ctx, `UPDATE outbox SET delivered = true WHERE seq = ANY($1)`, seqs); err != nil {
+	if _, err := dbtx.Exec(w.Ctx, `UPDATE outbox SET delivered = true WHERE seq = ANY($1)`, seqs); err != nil {
 		return err
 	}
-	return dbtx.Commit(w.ctx)
+	return dbtx.Commit(w.Ctx)
 }
 
 // boundPending keeps at most Limits.PendingDeliveries pending (not done)
@@ -210,7 +210,7 @@ func (p *pgUnits) publishOutbox(w worker) error {
 // them. Each webhook's count is taken under an advisory lock of its own,
 // in the order of the keys (no two publishers wait on each other in a
 // circle), so replicas publishing at once never leave more.
-func (p *pgUnits) boundPending(w worker, dbtx pgx.Tx, touched map[[2]string]bool) error {
+func (p *pgUnits) boundPending(w ledger.Worker, dbtx pgx.Tx, touched map[[2]string]bool) error {
 	max := p.limits.PendingDeliveries
 	if max <= 0 || len(touched) == 0 {
 		return nil
@@ -219,17 +219,17 @@ func (p *pgUnits) boundPending(w worker, dbtx pgx.Tx, touched map[[2]string]bool
 		return cmp.Or(strings.Compare(a[0], b[0]), strings.Compare(a[1], b[1]))
 	})
 	for _, k := range keys {
-		if _, err := dbtx.Exec(w.ctx, `SELECT pg_advisory_xact_lock(hashtextextended('deliveries ' || $1 || ' ' || $2, 0))`, k[0], k[1]); err != nil {
+		if _, err := dbtx.Exec(w.Ctx, `SELECT pg_advisory_xact_lock(hashtextextended('deliveries ' || $1 || ' ' || $2, 0))`, k[0], k[1]); err != nil {
 			return err
 		}
-		tag, err := dbtx.Exec(w.ctx, `UPDATE deliveries SET done = true, done_at = clock_timestamp(), lease_until = NULL
+		tag, err := dbtx.Exec(w.Ctx, `UPDATE deliveries SET done = true, done_at = clock_timestamp(), lease_until = NULL
 			WHERE seq IN (SELECT seq FROM deliveries WHERE app = $1 AND webhook = $2 AND NOT done
 				ORDER BY seq DESC OFFSET $3)`, k[0], k[1], max)
 		if err != nil {
 			return err
 		}
 		if n := tag.RowsAffected(); n > 0 {
-			w.log.Warn("webhook deliveries dropped: too many pending", "webhook", k[1], "dropped", n, "pending", max)
+			w.Log.Warn("webhook deliveries dropped: too many pending", "webhook", k[1], "dropped", n, "pending", max)
 		}
 	}
 	return nil
@@ -241,17 +241,17 @@ const maxPosts = 64
 // claimedDelivery is a claimed row of deliveries.
 type claimedDelivery struct {
 	seq int64
-	deliveryPost
+	ledger.DeliveryPost
 }
 
 // deliverDue claims the due deliveries this replica has room for, under a
 // claimLease lease, and posts each once in its own goroutine (postDelivery).
-func (p *pgUnits) deliverDue(w worker, slots chan struct{}) error {
+func (p *pgUnits) deliverDue(w ledger.Worker, slots chan struct{}) error {
 	room := cap(slots) - len(slots)
 	if room == 0 {
 		return nil
 	}
-	rows, err := p.pool.Query(w.ctx, `UPDATE deliveries SET attempts = attempts + 1,
+	rows, err := p.pool.Query(w.Ctx, `UPDATE deliveries SET attempts = attempts + 1,
 			lease_until = clock_timestamp() + $2 * interval '1 microsecond'
 		WHERE seq IN (SELECT seq FROM deliveries
 			WHERE NOT done AND due_at <= clock_timestamp() AND (lease_until IS NULL OR lease_until < clock_timestamp())
@@ -263,7 +263,7 @@ func (p *pgUnits) deliverDue(w worker, slots chan struct{}) error {
 	var ds []claimedDelivery
 	for rows.Next() {
 		var d claimedDelivery
-		if err := rows.Scan(&d.seq, &d.app, &d.hook, &d.event, &d.body, &d.attempt); err != nil {
+		if err := rows.Scan(&d.seq, &d.App, &d.Hook, &d.Event, &d.Body, &d.Attempt); err != nil {
 			rows.Close()
 			return err
 		}
@@ -274,7 +274,7 @@ func (p *pgUnits) deliverDue(w worker, slots chan struct{}) error {
 	}
 	for i, d := range ds {
 		slots <- struct{}{}
-		posting := w.spawn(func() {
+		posting := w.Spawn(func() {
 			defer func() { <-slots }()
 			p.postDelivery(w, d)
 		})
@@ -289,13 +289,13 @@ func (p *pgUnits) deliverDue(w worker, slots chan struct{}) error {
 
 // release gives back claims made as the Server closed, unposted: due again
 // at once for any replica, their attempt not counted.
-func (p *pgUnits) release(w worker, ds []claimedDelivery) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), 5*time.Second)
+func (p *pgUnits) release(w ledger.Worker, ds []claimedDelivery) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(w.Ctx), 5*time.Second)
 	defer cancel()
 	for _, d := range ds {
 		if _, err := p.pool.Exec(ctx, `UPDATE deliveries SET lease_until = NULL, attempts = attempts - 1
-			WHERE seq = $1 AND attempts = $2`, d.seq, d.attempt); err != nil {
-			w.log.Error("release a webhook delivery", "webhook", d.hook, "event", d.event, "error", err)
+			WHERE seq = $1 AND attempts = $2`, d.seq, d.Attempt); err != nil {
+			w.Log.Error("release a webhook delivery", "webhook", d.Hook, "event", d.Event, "error", err)
 			return // the others' leases run out
 		}
 	}
@@ -308,24 +308,24 @@ func (p *pgUnits) release(w worker, ds []claimedDelivery) {
 // settlement applies only while the row is still this claim's (its
 // attempts unchanged): a claim whose lease ran out and was taken over
 // settles nothing.
-func (p *pgUnits) postDelivery(w worker, d claimedDelivery) {
-	ctx, cancel := context.WithTimeout(w.ctx, claimLease/2)
-	v := w.post(ctx, d.deliveryPost)
+func (p *pgUnits) postDelivery(w ledger.Worker, d claimedDelivery) {
+	ctx, cancel := context.WithTimeout(w.Ctx, claimLease/2)
+	v := w.Post(ctx, d.DeliveryPost)
 	cancel()
-	settle, cancel := context.WithTimeout(context.WithoutCancel(w.ctx), 5*time.Second)
+	settle, cancel := context.WithTimeout(context.WithoutCancel(w.Ctx), 5*time.Second)
 	defer cancel()
 	q := `UPDATE deliveries SET done = true, done_at = clock_timestamp(), lease_until = NULL WHERE seq = $1 AND attempts = $2`
-	args := []any{d.seq, d.attempt}
+	args := []any{d.seq, d.Attempt}
 	switch {
-	case v.done:
-	case v.release:
+	case v.Done:
+	case v.Release:
 		q = `UPDATE deliveries SET lease_until = NULL WHERE seq = $1 AND attempts = $2`
 	default:
 		q = `UPDATE deliveries SET lease_until = NULL, due_at = clock_timestamp() + $3 * interval '1 microsecond'
 			WHERE seq = $1 AND attempts = $2`
-		args = append(args, v.retryIn.Microseconds())
+		args = append(args, v.RetryIn.Microseconds())
 	}
 	if _, err := p.pool.Exec(settle, q, args...); err != nil {
-		w.log.Error("settle a webhook delivery", "webhook", d.hook, "event", d.event, "error", err)
+		w.Log.Error("settle a webhook delivery", "webhook", d.Hook, "event", d.Event, "error", err)
 	}
 }

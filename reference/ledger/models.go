@@ -1,4 +1,4 @@
-package reference
+package ledger
 
 import (
 	"crypto/sha256"
@@ -12,80 +12,89 @@ import (
 // leaves the process. Records are owned by the store and copied out under its
 // lock, so a handler never sees a record another goroutine is changing.
 
-// meta holds what every record has: id, timestamps and the owning application.
-type meta struct {
+// Meta holds what every record has: id, timestamps and the owning application.
+type Meta struct {
 	ID        string   `json:"id"`
-	CreatedAt jsonTime `json:"created_at"`
-	UpdatedAt jsonTime `json:"updated_at"`
-	app       string
+	CreatedAt JSONTime `json:"created_at"`
+	UpdatedAt JSONTime `json:"updated_at"`
+	App       string   `json:"-"`
 }
 
-func (m *meta) appID() string { return m.app }
+// AppID is the owning application (Record).
+func (m *Meta) AppID() string { return m.App }
 
-func (m *meta) recordKey() (time.Time, string) { return time.Time(m.CreatedAt), m.ID }
+// MetaRef is the record's meta, promoted to every record type (a store
+// reaches the common fields of any record through it).
+func (m *Meta) MetaRef() *Meta { return m }
 
-// sortValue returns the value of a sortable field shared by every record;
+// RecordKey is the record's place in creation order: created_at, then id.
+func (m *Meta) RecordKey() (time.Time, string) { return time.Time(m.CreatedAt), m.ID }
+
+// SortValue returns the value of a sortable field shared by every record;
 // a field the record does not have is the zero sortVal.
-func (m *meta) sortValue(field string) sortVal {
+func (m *Meta) SortValue(field string) SortVal {
 	switch field {
 	case "id":
-		return sortVal{s: m.ID}
+		return SortVal{Str: m.ID}
 	case "created_at":
-		return sortVal{n: time.Time(m.CreatedAt).UnixNano()}
+		return SortVal{Int: time.Time(m.CreatedAt).UnixNano()}
 	case "updated_at":
-		return sortVal{n: time.Time(m.UpdatedAt).UnixNano()}
+		return SortVal{Int: time.Time(m.UpdatedAt).UnixNano()}
 	}
-	return sortVal{}
+	return SortVal{}
 }
 
-func newMeta(id, app string, now time.Time) meta {
-	return meta{ID: id, CreatedAt: jsonTime(now), UpdatedAt: jsonTime(now), app: app}
+// NewMeta is the meta of a record of app created at now.
+func NewMeta(id, app string, now time.Time) Meta {
+	return Meta{ID: id, CreatedAt: JSONTime(now), UpdatedAt: JSONTime(now), App: app}
 }
 
-type tags map[string]string
+// Tags are a resource's tags, name to value.
+type Tags map[string]string
 
 // null renders as JSON null; the spec shows several fields that are always null.
 type null *struct{}
 
 // Roles (spec section 5).
 const (
-	rolePlatform = "ROLE_PLATFORM"
-	roleMerchant = "ROLE_MERCHANT"
+	RolePlatform = "ROLE_PLATFORM"
+	RoleMerchant = "ROLE_MERCHANT"
 )
 
-type user struct {
-	id       string
-	password string // in memory; "" when only its salted hash is kept
-	role     string
-	app      string
-	// salt and hash (SHA-256 of salt and password) are what a store that
+// User is one HTTP Basic user of an application, with its role.
+type User struct {
+	ID       string
+	Password string // in memory; "" when only its salted hash is kept
+	Role     string
+	App      string
+	// Salt and hash (SHA-256 of salt and password) are what a store that
 	// outlives the process keeps instead of the password (unit_postgres.go).
-	salt, hash []byte
+	Salt, Hash []byte
 }
 
-// passwordDigest is what authenticate compares in constant time: the
+// PasswordDigest is what authenticate compares in constant time: the
 // salted hash when the user has one, else SHA-256 of its password.
-func (u user) passwordDigest(password string) [32]byte {
-	if u.hash != nil {
-		return saltedHash(u.salt, password)
+func (u User) PasswordDigest(password string) [32]byte {
+	if u.Hash != nil {
+		return SaltedHash(u.Salt, password)
 	}
 	return sha256.Sum256([]byte(password))
 }
 
-// wantDigest is the user's own digest, compared with passwordDigest's.
-func (u user) wantDigest() [32]byte {
-	if u.hash != nil {
+// WantDigest is the user's own digest, compared with passwordDigest's.
+func (u User) WantDigest() [32]byte {
+	if u.Hash != nil {
 		var d [32]byte
-		copy(d[:], u.hash)
+		copy(d[:], u.Hash)
 		return d
 	}
-	return sha256.Sum256([]byte(u.password))
+	return sha256.Sum256([]byte(u.Password))
 }
 
-// saltedHash is SHA-256 of salt and password. The sandbox's passwords are
+// SaltedHash is SHA-256 of salt and password. The sandbox's passwords are
 // random 32-character tokens, so a fast hash is enough to keep them out of
 // the database's plain text.
-func saltedHash(salt []byte, password string) [32]byte {
+func SaltedHash(salt []byte, password string) [32]byte {
 	h := sha256.New()
 	h.Write(salt)
 	h.Write([]byte(password))
@@ -94,11 +103,13 @@ func saltedHash(salt []byte, password string) [32]byte {
 	return d
 }
 
-type identity struct {
-	meta
+// Identity is an identity (buyer or merchant).
+type Identity struct {
+	Meta
 }
 
-type address struct {
+// Address is a payment card's billing address.
+type Address struct {
 	Line1      *string `json:"line1"`
 	Line2      *string `json:"line2"`
 	City       *string `json:"city"`
@@ -107,11 +118,13 @@ type address struct {
 	Country    *string `json:"country"`
 }
 
-type paymentInstrument struct {
-	meta
+// PaymentInstrument is a payment card: its bin, last four and fingerprint,
+// never its whole number nor its security code.
+type PaymentInstrument struct {
+	Meta
 	Application              string  `json:"application"`
 	Fingerprint              string  `json:"fingerprint"`
-	Tags                     tags    `json:"tags"`
+	Tags                     Tags    `json:"tags"`
 	ExpirationMonth          int     `json:"expiration_month"`
 	ExpirationYear           int     `json:"expiration_year"`
 	Bin                      string  `json:"bin"`
@@ -119,7 +132,7 @@ type paymentInstrument struct {
 	Brand                    string  `json:"brand"`
 	CardType                 string  `json:"card_type"`
 	Name                     string  `json:"name"`
-	Address                  address `json:"address"`
+	Address                  Address `json:"address"`
 	AddressVerification      string  `json:"address_verification"`
 	SecurityCodeVerification string  `json:"security_code_verification"`
 	InstrumentType           string  `json:"instrument_type"`
@@ -128,11 +141,12 @@ type paymentInstrument struct {
 	Identity                 string  `json:"identity"`
 }
 
-type authorization struct {
-	meta
+// Authorization is a card authorization and what was captured of it.
+type Authorization struct {
+	Meta
 	Application            string          `json:"application"`
 	Amount                 int64           `json:"amount"`
-	Tags                   tags            `json:"tags"`
+	Tags                   Tags            `json:"tags"`
 	State                  string          `json:"state"`
 	Currency               string          `json:"currency"`
 	Transfer               *string         `json:"transfer"`
@@ -144,43 +158,45 @@ type authorization struct {
 	ThreeDSRedirectURL     *string         `json:"3ds_redirect_url"`
 	IsVoid                 bool            `json:"is_void"`
 	VoidState              string          `json:"void_state"`
-	ExpiresAt              jsonTime        `json:"expires_at"`
+	ExpiresAt              JSONTime        `json:"expires_at"`
 	IdempotencyID          *string         `json:"idempotency_id"`
 	AdditionalPurchaseData json.RawMessage `json:"additional_purchase_data,omitempty"`
-	merchant               string
+	Merchant               string          `json:"-"`
 }
 
-func (a *authorization) sortValue(field string) sortVal {
+// SortValue is the value of a sortable field (amount included).
+func (a *Authorization) SortValue(field string) SortVal {
 	if field == "amount" {
-		return sortVal{n: a.Amount}
+		return SortVal{Int: a.Amount}
 	}
-	return a.meta.sortValue(field)
+	return a.Meta.SortValue(field)
 }
 
-// adjustment holds the fields only dispute adjustment transfers carry.
-type adjustment struct {
-	AmountRequested          int64 `json:"amount_requested"`
-	AdditionalBuyerCharges   null  `json:"additional_buyer_charges"`
-	AdditionalHealthcareData null  `json:"additional_healthcare_data"`
-	AddressVerification      null  `json:"address_verification"`
-	FailureCode              null  `json:"failure_code"`
-	FailureMessage           null  `json:"failure_message"`
-	SecurityCodeVerification null  `json:"security_code_verification"`
-	disputedTransfer         string
-	dispute                  string // the dispute whose adjustment this is
+// Adjustment holds the fields only dispute adjustment transfers carry.
+type Adjustment struct {
+	AmountRequested          int64  `json:"amount_requested"`
+	AdditionalBuyerCharges   null   `json:"additional_buyer_charges"`
+	AdditionalHealthcareData null   `json:"additional_healthcare_data"`
+	AddressVerification      null   `json:"address_verification"`
+	FailureCode              null   `json:"failure_code"`
+	FailureMessage           null   `json:"failure_message"`
+	SecurityCodeVerification null   `json:"security_code_verification"`
+	DisputedTransfer         string `json:"-"`
+	Dispute                  string `json:"-"` // the dispute whose adjustment this is
 }
 
-type transfer struct {
-	meta
+// Transfer is a sale, a capture, or a dispute's adjustment.
+type Transfer struct {
+	Meta
 	Amount                 int64           `json:"amount"`
-	Tags                   tags            `json:"tags"`
+	Tags                   Tags            `json:"tags"`
 	State                  string          `json:"state"`
 	TraceID                string          `json:"trace_id"`
 	Currency               string          `json:"currency"`
 	Application            string          `json:"application"`
 	Source                 *string         `json:"source"`
 	Destination            *string         `json:"destination"`
-	ReadyToSettleAt        *jsonTime       `json:"ready_to_settle_at"`
+	ReadyToSettleAt        *JSONTime       `json:"ready_to_settle_at"`
 	ExternallyFunded       string          `json:"externally_funded"`
 	Fee                    int64           `json:"fee"`
 	StatementDescriptor    *string         `json:"statement_descriptor"`
@@ -191,18 +207,20 @@ type transfer struct {
 	IdempotencyID          *string         `json:"idempotency_id"`
 	MerchantIdentity       string          `json:"merchant_identity"`
 	AdditionalPurchaseData json.RawMessage `json:"additional_purchase_data,omitempty"`
-	*adjustment
+	*Adjustment
 }
 
-func (t *transfer) sortValue(field string) sortVal {
+// SortValue is the value of a sortable field (amount included).
+func (t *Transfer) SortValue(field string) SortVal {
 	if field == "amount" {
-		return sortVal{n: t.Amount}
+		return SortVal{Int: t.Amount}
 	}
-	return t.meta.sortValue(field)
+	return t.Meta.SortValue(field)
 }
 
-type merchant struct {
-	meta
+// Merchant is a merchant of an identity, with its Level 2/3 setting.
+type Merchant struct {
+	Meta
 	Application                       string           `json:"application"`
 	Identity                          string           `json:"identity"`
 	Verification                      string           `json:"verification"`
@@ -214,7 +232,7 @@ type merchant struct {
 	CreatingTransferFromReportEnabled bool             `json:"creating_transfer_from_report_enabled"`
 	CardExpirationDateRequired        bool             `json:"card_expiration_date_required"`
 	CardCVVRequired                   bool             `json:"card_cvv_required"`
-	Tags                              tags             `json:"tags"`
+	Tags                              Tags             `json:"tags"`
 	MCC                               string           `json:"mcc"`
 	MID                               string           `json:"mid"`
 	MerchantName                      string           `json:"merchant_name"`
@@ -223,26 +241,28 @@ type merchant struct {
 	FeeReadyToSettleUpon              string           `json:"fee_ready_to_settle_upon"`
 	LevelTwoLevelThreeDataEnabled     bool             `json:"level_two_level_three_data_enabled"`
 	OnboardingState                   string           `json:"onboarding_state"`
-	ProcessorDetails                  processorDetails `json:"processor_details"`
+	ProcessorDetails                  ProcessorDetails `json:"processor_details"`
 }
 
-type processorDetails struct {
+// ProcessorDetails is a merchant's processor, its api key always masked.
+type ProcessorDetails struct {
 	MID    string `json:"mid"`
 	APIKey string `json:"api_key"`
 }
 
-// maskedAPIKey is the only value processor_details.api_key ever takes.
-const maskedAPIKey = "<API_KEY>"
+// MaskedAPIKey is the only value processor_details.api_key ever takes.
+const MaskedAPIKey = "<API_KEY>"
 
-type subscriptionSchedule struct {
-	meta
+// SubscriptionSchedule is a subscription schedule.
+type SubscriptionSchedule struct {
+	Meta
 	CreatedBy               string         `json:"created_by"`
 	LineItemType            string         `json:"line_item_type"`
 	Nickname                string         `json:"nickname"`
 	SubscriptionType        string         `json:"subscription_type"`
 	PeriodOffset            map[string]any `json:"period_offset,omitempty"`
 	FixedTimeIntervalOffset map[string]any `json:"fixed_time_interval_offset,omitempty"`
-	Tags                    tags           `json:"tags"`
+	Tags                    Tags           `json:"tags"`
 }
 
 type feeAmountData struct {
@@ -251,37 +271,41 @@ type feeAmountData struct {
 	Label    string `json:"label"`
 }
 
-type subscriptionAmount struct {
-	meta
+// SubscriptionAmount is an amount of a subscription schedule.
+type SubscriptionAmount struct {
+	Meta
 	AmountType           string        `json:"amount_type"`
 	CreatedBy            string        `json:"created_by"`
 	FeeAmountData        feeAmountData `json:"fee_amount_data"`
 	Nickname             string        `json:"nickname"`
 	SubscriptionSchedule string        `json:"subscription_schedule"`
-	Tags                 tags          `json:"tags"`
-	producedByUpdate     bool
-	updated              bool
+	Tags                 Tags          `json:"tags"`
+	ProducedByUpdate     bool          `json:"-"`
+	Updated              bool          `json:"-"`
 }
 
-type subscriptionEnrollment struct {
-	meta
+// SubscriptionEnrollment is a merchant's enrollment in a schedule.
+type SubscriptionEnrollment struct {
+	Meta
 	CreatedBy            string    `json:"created_by"`
-	EndedAt              *jsonTime `json:"ended_at"`
+	EndedAt              *JSONTime `json:"ended_at"`
 	Merchant             string    `json:"merchant"`
 	Nickname             string    `json:"nickname"`
-	StartedAt            jsonTime  `json:"started_at"`
+	StartedAt            JSONTime  `json:"started_at"`
 	SubscriptionSchedule string    `json:"subscription_schedule"`
-	Tags                 tags      `json:"tags"`
+	Tags                 Tags      `json:"tags"`
 }
 
-type disputeDetails struct {
+// DisputeDetails is what the card network says of a dispute.
+type DisputeDetails struct {
 	ARN string `json:"arn"`
 }
 
-type dispute struct {
-	meta
+// Dispute is a dispute of a sale.
+type Dispute struct {
+	Meta
 	Application    string         `json:"application"`
-	Tags           tags           `json:"tags"`
+	Tags           Tags           `json:"tags"`
 	Amount         int64          `json:"amount"`
 	State          string         `json:"state"`
 	Transfer       string         `json:"transfer"`
@@ -289,27 +313,30 @@ type dispute struct {
 	Message        *string        `json:"message"`
 	Action         *string        `json:"action"`
 	Identity       string         `json:"identity"`
-	OccurredAt     jsonTime       `json:"occurred_at"`
-	RespondBy      jsonTime       `json:"respond_by"`
-	DisputeDetails disputeDetails `json:"dispute_details"`
+	OccurredAt     JSONTime       `json:"occurred_at"`
+	RespondBy      JSONTime       `json:"respond_by"`
+	DisputeDetails DisputeDetails `json:"dispute_details"`
 }
 
-func (d *dispute) sortValue(field string) sortVal {
+// SortValue is the value of a sortable field (amount included).
+func (d *Dispute) SortValue(field string) SortVal {
 	if field == "amount" {
-		return sortVal{n: d.Amount}
+		return SortVal{Int: d.Amount}
 	}
-	return d.meta.sortValue(field)
+	return d.Meta.SortValue(field)
 }
 
-type evidence struct {
-	meta
+// Evidence is a file uploaded to a dispute.
+type Evidence struct {
+	Meta
 	Dispute string `json:"dispute"`
 	State   string `json:"state"`
-	Tags    tags   `json:"tags"`
+	Tags    Tags   `json:"tags"`
 }
 
-type balanceTransfer struct {
-	meta
+// BalanceTransfer is a balance transfer.
+type BalanceTransfer struct {
+	Meta
 	Amount              int64  `json:"amount"`
 	Currency            string `json:"currency"`
 	Description         string `json:"description"`
@@ -319,18 +346,20 @@ type balanceTransfer struct {
 	ReferenceID         string `json:"reference_id"`
 	ProcessorType       string `json:"processor_type"`
 	State               string `json:"state"`
-	Tags                tags   `json:"tags"`
+	Tags                Tags   `json:"tags"`
 }
 
-func (b *balanceTransfer) sortValue(field string) sortVal {
+// SortValue is the value of a sortable field (amount included).
+func (b *BalanceTransfer) SortValue(field string) SortVal {
 	if field == "amount" {
-		return sortVal{n: b.Amount}
+		return SortVal{Int: b.Amount}
 	}
-	return b.meta.sortValue(field)
+	return b.Meta.SortValue(field)
 }
 
-type file struct {
-	meta
+// File is a file, its content once uploaded, and its review state.
+type File struct {
+	Meta
 	ApplicationID string  `json:"application_id"`
 	DisplayName   string  `json:"display_name"`
 	Extension     *string `json:"extension"`
@@ -338,57 +367,59 @@ type file struct {
 	LinkedType    string  `json:"linked_type"`
 	Status        string  `json:"status"`
 	Type          string  `json:"type"`
-	Tags          tags    `json:"tags"`
-	content       []byte
-	contentType   string
-	// contentRef names content a store keeps apart from the record and
+	Tags          Tags    `json:"tags"`
+	Content       []byte  `json:"-"`
+	ContentType   string  `json:"-"`
+	// ContentRef names content a store keeps apart from the record and
 	// streams (contentStore), contentSize its length; content is nil then.
-	contentRef  string
-	contentSize int64
+	ContentRef  string `json:"-"`
+	ContentSize int64  `json:"-"`
 }
 
 // contentLen is the length of the file's uploaded content.
-func (f *file) contentLen() int64 {
-	if f.content != nil {
-		return int64(len(f.content))
+func (f *File) contentLen() int64 {
+	if f.Content != nil {
+		return int64(len(f.Content))
 	}
-	return f.contentSize
+	return f.ContentSize
 }
 
-// hasContent reports whether the file's content was uploaded.
-func (f *file) hasContent() bool { return f.content != nil || f.contentRef != "" }
+// HasContent reports whether the file's content was uploaded.
+func (f *File) HasContent() bool { return f.Content != nil || f.ContentRef != "" }
 
-type externalLink struct {
-	meta
+// ExternalLink is a file's external link: an upload URL with its own
+// expiry.
+type ExternalLink struct {
+	Meta
 	FileID    string   `json:"file_id"`
 	Type      string   `json:"type"`
 	Duration  int      `json:"duration"`
-	ExpiresAt jsonTime `json:"expires_at"`
+	ExpiresAt JSONTime `json:"expires_at"`
 	Expired   bool     `json:"expired"`
 	URL       string   `json:"url"`
 	UserID    string   `json:"user_id"`
-	Tags      tags     `json:"tags"`
+	Tags      Tags     `json:"tags"`
 }
 
 // Webhook authentication types that put an Authorization header on deliveries.
 const (
-	hookAuthBasic  = "BASIC"
+	HookAuthBasic  = "BASIC"
 	hookAuthBearer = "BEARER"
 )
 
-// webhookAuthentication is a webhook's stored authentication (spec §4.9:
+// WebhookAuthentication is a webhook's stored authentication (spec §4.9:
 // "settings used when sending events"). Its JSON form, in every response and
 // event, carries the type and a BASIC username only: the password and the
 // bearer token are credentials and are never rendered (see MarshalJSON).
-type webhookAuthentication struct {
+type WebhookAuthentication struct {
 	Type     string
-	username string
-	password string // BASIC
-	token    string // BEARER
+	Username string `json:"-"`
+	Password string `json:"-"` // BASIC
+	Token    string `json:"-"` // BEARER
 }
 
 // MarshalJSON renders {"type"} and, for BASIC, {"basic":{"username"}}.
-func (a webhookAuthentication) MarshalJSON() ([]byte, error) {
+func (a WebhookAuthentication) MarshalJSON() ([]byte, error) {
 	type basic struct {
 		Username string `json:"username"`
 	}
@@ -396,34 +427,35 @@ func (a webhookAuthentication) MarshalJSON() ([]byte, error) {
 		Type  string `json:"type"`
 		Basic *basic `json:"basic,omitempty"`
 	}{Type: a.Type}
-	if a.Type == hookAuthBasic {
-		out.Basic = &basic{Username: a.username}
+	if a.Type == HookAuthBasic {
+		out.Basic = &basic{Username: a.Username}
 	}
 	return json.Marshal(out)
 }
 
-// header is the Authorization header a delivery carries ("" for none): BASIC
+// Header is the Authorization header a delivery carries ("" for none): BASIC
 // sends the username and password, BEARER a non-empty token, NONE nothing.
-func (a webhookAuthentication) header() string {
+func (a WebhookAuthentication) Header() string {
 	switch a.Type {
-	case hookAuthBasic:
-		return "Basic " + base64.StdEncoding.EncodeToString([]byte(a.username+":"+a.password))
+	case HookAuthBasic:
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte(a.Username+":"+a.Password))
 	case hookAuthBearer:
-		if a.token != "" {
-			return "Bearer " + a.token
+		if a.Token != "" {
+			return "Bearer " + a.Token
 		}
 	}
 	return ""
 }
 
-type webhook struct {
-	meta
+// Webhook is a webhook: its URL, filters, state and signing secret.
+type Webhook struct {
+	Meta
 	Application             string                `json:"application"`
 	URL                     string                `json:"url"`
 	Enabled                 bool                  `json:"enabled"`
 	EnabledEvents           []any                 `json:"enabled_events"`
-	Authentication          webhookAuthentication `json:"authentication"`
-	PreviousSecretExpiresAt *jsonTime             `json:"previous_secret_expires_at"`
+	Authentication          WebhookAuthentication `json:"authentication"`
+	PreviousSecretExpiresAt *JSONTime             `json:"previous_secret_expires_at"`
 	SecretSigningKey        string                `json:"secret_signing_key,omitempty"`
-	Tags                    tags                  `json:"tags"`
+	Tags                    Tags                  `json:"tags"`
 }

@@ -1,4 +1,4 @@
-package reference
+package ledger
 
 import (
 	"encoding/json"
@@ -8,32 +8,33 @@ import (
 
 // Encoding responses: timestamps in the API's layout and JSON bodies.
 
-// timeLayout renders timestamps as RFC 3339 UTC with fractional seconds and Z.
-const timeLayout = "2006-01-02T15:04:05.000000Z"
+// TimeLayout renders timestamps as RFC 3339 UTC with fractional seconds and Z.
+const TimeLayout = "2006-01-02T15:04:05.000000Z"
 
-// jsonTime is a timestamp that always renders with fractional seconds in UTC.
-type jsonTime time.Time
+// JSONTime is a timestamp that always renders with fractional seconds in UTC.
+type JSONTime time.Time
 
 // MarshalJSON renders the timestamp in timeLayout.
-func (t jsonTime) MarshalJSON() ([]byte, error) {
-	return t.appendJSON(make([]byte, 0, len(timeLayout)+2)), nil
+func (t JSONTime) MarshalJSON() ([]byte, error) {
+	return t.AppendJSON(make([]byte, 0, len(TimeLayout)+2)), nil
 }
 
-func (t jsonTime) appendJSON(b []byte) []byte {
+// AppendJSON appends the timestamp as a JSON string in TimeLayout.
+func (t JSONTime) AppendJSON(b []byte) []byte {
 	b = append(b, '"')
-	b = appendTime(b, time.Time(t))
+	b = AppendTime(b, time.Time(t))
 	return append(b, '"')
 }
 
-// appendTime appends t in timeLayout: the bytes AppendFormat writes, digit
+// AppendTime appends t in timeLayout: the bytes AppendFormat writes, digit
 // by digit rather than by reading the layout (every record answered has two
 // or more timestamps, a page of twenty forty). A year outside 0–9999 goes
 // through AppendFormat.
-func appendTime(b []byte, t time.Time) []byte {
+func AppendTime(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	year, month, day := t.Date()
 	if year < 0 || year > 9999 {
-		return t.AppendFormat(b, timeLayout)
+		return t.AppendFormat(b, TimeLayout)
 	}
 	hour, minute, sec := t.Clock()
 	us := t.Nanosecond() / 1000
@@ -50,7 +51,7 @@ func appendTime(b []byte, t time.Time) []byte {
 }
 
 // UnmarshalJSON reads an RFC 3339 timestamp.
-func (t *jsonTime) UnmarshalJSON(b []byte) error {
+func (t *JSONTime) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("timestamp: %w", err)
@@ -59,13 +60,14 @@ func (t *jsonTime) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("timestamp: %w", err)
 	}
-	*t = jsonTime(v)
+	*t = JSONTime(v)
 	return nil
 }
 
-func timePtr(t time.Time) *jsonTime {
-	j := jsonTime(t)
+func timePtr(t time.Time) *JSONTime {
+	j := JSONTime(t)
 	return &j
 }
 
-func (t jsonTime) time() time.Time { return time.Time(t) }
+// Time is the timestamp as a time.Time.
+func (t JSONTime) Time() time.Time { return time.Time(t) }

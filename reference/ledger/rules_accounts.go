@@ -1,4 +1,4 @@
-package reference
+package ledger
 
 import (
 	"time"
@@ -9,12 +9,12 @@ import (
 // The rules of merchants, subscription schedules, amounts and enrollments,
 // and balance transfers, written against a unit of work (tx).
 
-// updateMerchant sets the merchant's flags (Level 2/3 enablement, tags);
+// UpdateMerchant sets the merchant's flags (Level 2/3 enablement, tags);
 // the role check happens before.
-func updateMerchant(t tx, id string, in merchantUpdate) (merchant, error) {
+func UpdateMerchant(t Tx, id string, in MerchantUpdate) (Merchant, error) {
 	m, err := t.Merchants().Get(id)
 	if err != nil {
-		return merchant{}, err
+		return Merchant{}, err
 	}
 	if in.LevelTwoLevelThreeDataEnabled != nil {
 		m.LevelTwoLevelThreeDataEnabled = *in.LevelTwoLevelThreeDataEnabled
@@ -22,18 +22,18 @@ func updateMerchant(t tx, id string, in merchantUpdate) (merchant, error) {
 	if in.Tags != nil {
 		m.Tags = in.Tags
 	}
-	m.UpdatedAt = jsonTime(t.Now())
+	m.UpdatedAt = JSONTime(t.Now())
 	t.Merchants().Put(&m)
 	return m, nil
 }
 
-// createSchedule stores a subscription schedule created by user userID.
-func createSchedule(t tx, userID string, in scheduleCreate) (subscriptionSchedule, error) {
+// CreateSchedule stores a subscription schedule created by user userID.
+func CreateSchedule(t Tx, userID string, in ScheduleCreate) (SubscriptionSchedule, error) {
 	if err := admit(t, in.size); err != nil {
-		return subscriptionSchedule{}, err
+		return SubscriptionSchedule{}, err
 	}
-	s := subscriptionSchedule{
-		meta:                    newMeta(t.NewID(prefixSchedule), t.App(), t.Now()),
+	s := SubscriptionSchedule{
+		Meta:                    NewMeta(t.NewID(PrefixSchedule), t.App(), t.Now()),
 		CreatedBy:               userID,
 		LineItemType:            in.LineItemType,
 		Nickname:                in.Nickname,
@@ -46,16 +46,16 @@ func createSchedule(t tx, userID string, in scheduleCreate) (subscriptionSchedul
 	return s, nil
 }
 
-// createAmount adds an amount to a schedule; amount, currency and label are required.
-func createAmount(t tx, userID, scheduleID string, in amountBody) (subscriptionAmount, error) {
+// CreateAmount adds an amount to a schedule; amount, currency and label are required.
+func CreateAmount(t Tx, userID, scheduleID string, in AmountBody) (SubscriptionAmount, error) {
 	if err := admit(t, in.size); err != nil {
-		return subscriptionAmount{}, err
+		return SubscriptionAmount{}, err
 	}
 	if _, err := t.Schedules().Get(scheduleID); err != nil {
-		return subscriptionAmount{}, err
+		return SubscriptionAmount{}, err
 	}
-	a := subscriptionAmount{
-		meta:                 newMeta(t.NewID(prefixAmount), t.App(), t.Now()),
+	a := SubscriptionAmount{
+		Meta:                 NewMeta(t.NewID(PrefixAmount), t.App(), t.Now()),
 		AmountType:           in.AmountType,
 		CreatedBy:            userID,
 		SubscriptionSchedule: scheduleID,
@@ -64,13 +64,13 @@ func createAmount(t tx, userID, scheduleID string, in amountBody) (subscriptionA
 	}
 	applyAmountBody(&a, in)
 	if a.FeeAmountData.Amount <= 0 {
-		return subscriptionAmount{}, errInvalidField("/fee_amount_data/amount", "amount is required and must be positive")
+		return SubscriptionAmount{}, ErrInvalidField("/fee_amount_data/amount", "amount is required and must be positive")
 	}
 	t.Amounts().Put(&a)
 	return a, nil
 }
 
-func applyAmountBody(a *subscriptionAmount, in amountBody) {
+func applyAmountBody(a *SubscriptionAmount, in AmountBody) {
 	if in.AmountType != "" {
 		a.AmountType = in.AmountType
 	}
@@ -96,66 +96,66 @@ func applyAmountBody(a *subscriptionAmount, in amountBody) {
 	}
 }
 
-// getAmount fetches an amount through its schedule's path.
-func getAmount(t tx, scheduleID, id string) (subscriptionAmount, error) {
+// GetAmount fetches an amount through its schedule's path.
+func GetAmount(t Tx, scheduleID, id string) (SubscriptionAmount, error) {
 	a, err := t.Amounts().Get(id)
 	if err != nil || a.SubscriptionSchedule != scheduleID {
-		return subscriptionAmount{}, errNotFound(id)
+		return SubscriptionAmount{}, ErrNotFound(id)
 	}
 	return a, nil
 }
 
-// updateAmount creates the successor of an amount (spec 3.2): a new id, the
+// UpdateAmount creates the successor of an amount (spec 3.2): a new id, the
 // old one marked updated; neither may be updated again.
-func updateAmount(t tx, userID, scheduleID, id string, in amountBody) (subscriptionAmount, error) {
+func UpdateAmount(t Tx, userID, scheduleID, id string, in AmountBody) (SubscriptionAmount, error) {
 	if err := admit(t, in.size); err != nil {
-		return subscriptionAmount{}, err
+		return SubscriptionAmount{}, err
 	}
-	old, err := getAmount(t, scheduleID, id)
+	old, err := GetAmount(t, scheduleID, id)
 	if err != nil {
-		return subscriptionAmount{}, err
+		return SubscriptionAmount{}, err
 	}
-	if err := validate.CheckSubscriptionAmountUpdate(old.producedByUpdate, old.updated); err != nil {
-		return subscriptionAmount{}, err
+	if err := validate.CheckSubscriptionAmountUpdate(old.ProducedByUpdate, old.Updated); err != nil {
+		return SubscriptionAmount{}, err
 	}
 	now := t.Now()
 	n := old
-	n.meta = newMeta(t.NewID(prefixAmount), t.App(), now)
+	n.Meta = NewMeta(t.NewID(PrefixAmount), t.App(), now)
 	n.CreatedBy = userID
 	n.Tags = orEmpty(old.Tags)
 	applyAmountBody(&n, in)
 	if n.FeeAmountData.Amount <= 0 {
-		return subscriptionAmount{}, errInvalidField("/fee_amount_data/amount", "amount must be positive")
+		return SubscriptionAmount{}, ErrInvalidField("/fee_amount_data/amount", "amount must be positive")
 	}
-	n.producedByUpdate, n.updated = true, false
-	old.updated = true
-	old.UpdatedAt = jsonTime(now)
+	n.ProducedByUpdate, n.Updated = true, false
+	old.Updated = true
+	old.UpdatedAt = JSONTime(now)
 	t.Amounts().Put(&old)
 	t.Amounts().Put(&n)
 	return n, nil
 }
 
-// createEnrollment enrolls a merchant of the application in a schedule.
-func createEnrollment(t tx, userID, scheduleID string, in enrollmentBody) (subscriptionEnrollment, error) {
+// CreateEnrollment enrolls a merchant of the application in a schedule.
+func CreateEnrollment(t Tx, userID, scheduleID string, in EnrollmentBody) (SubscriptionEnrollment, error) {
 	started, ended, err := enrollmentTimes(in)
 	if err != nil {
-		return subscriptionEnrollment{}, err
+		return SubscriptionEnrollment{}, err
 	}
 	if err := admit(t, in.size); err != nil {
-		return subscriptionEnrollment{}, err
+		return SubscriptionEnrollment{}, err
 	}
 	if _, err := t.Schedules().Get(scheduleID); err != nil {
-		return subscriptionEnrollment{}, err
+		return SubscriptionEnrollment{}, err
 	}
 	if _, err := t.Merchants().Get(in.Merchant); err != nil {
-		return subscriptionEnrollment{}, errInvalidField("/merchant", "merchant %s was not found", in.Merchant)
+		return SubscriptionEnrollment{}, ErrInvalidField("/merchant", "merchant %s was not found", in.Merchant)
 	}
 	now := t.Now()
-	e := subscriptionEnrollment{
-		meta:                 newMeta(t.NewID(prefixEnrollment), t.App(), now),
+	e := SubscriptionEnrollment{
+		Meta:                 NewMeta(t.NewID(PrefixEnrollment), t.App(), now),
 		CreatedBy:            userID,
 		Merchant:             in.Merchant,
-		StartedAt:            jsonTime(now),
+		StartedAt:            JSONTime(now),
 		SubscriptionSchedule: scheduleID,
 		Tags:                 orEmpty(in.Tags),
 	}
@@ -164,27 +164,27 @@ func createEnrollment(t tx, userID, scheduleID string, in enrollmentBody) (subsc
 	return e, nil
 }
 
-// updateEnrollment sets the fields an update body names.
-func updateEnrollment(t tx, id string, in enrollmentBody) (subscriptionEnrollment, error) {
+// UpdateEnrollment sets the fields an update body names.
+func UpdateEnrollment(t Tx, id string, in EnrollmentBody) (SubscriptionEnrollment, error) {
 	started, ended, err := enrollmentTimes(in)
 	if err != nil {
-		return subscriptionEnrollment{}, err
+		return SubscriptionEnrollment{}, err
 	}
 	e, err := t.Enrollments().Get(id)
 	if err != nil {
-		return subscriptionEnrollment{}, err
+		return SubscriptionEnrollment{}, err
 	}
 	e.apply(in, started, ended)
 	if in.Tags != nil {
 		e.Tags = in.Tags
 	}
-	e.UpdatedAt = jsonTime(t.Now())
+	e.UpdatedAt = JSONTime(t.Now())
 	t.Enrollments().Put(&e)
 	return e, nil
 }
 
 // enrollmentTimes parses the optional started_at and ended_at of a body.
-func enrollmentTimes(in enrollmentBody) (started, ended *time.Time, err error) {
+func enrollmentTimes(in EnrollmentBody) (started, ended *time.Time, err error) {
 	if started, err = parseTimestamp("/started_at", in.StartedAt); err != nil {
 		return nil, nil, err
 	}
@@ -195,25 +195,25 @@ func enrollmentTimes(in enrollmentBody) (started, ended *time.Time, err error) {
 }
 
 // apply sets the fields a create or update body names.
-func (e *subscriptionEnrollment) apply(in enrollmentBody, started, ended *time.Time) {
+func (e *SubscriptionEnrollment) apply(in EnrollmentBody, started, ended *time.Time) {
 	if in.Nickname != nil {
 		e.Nickname = *in.Nickname
 	}
 	if started != nil {
-		e.StartedAt = jsonTime(*started)
+		e.StartedAt = JSONTime(*started)
 	}
 	if ended != nil {
 		e.EndedAt = timePtr(*ended)
 	}
 }
 
-// createBalanceTransfer stores a balance transfer, SUCCEEDED at once.
-func createBalanceTransfer(t tx, in balanceTransferCreate) (balanceTransfer, error) {
+// CreateBalanceTransfer stores a balance transfer, SUCCEEDED at once.
+func CreateBalanceTransfer(t Tx, in BalanceTransferCreate) (BalanceTransfer, error) {
 	if err := admit(t, in.size); err != nil {
-		return balanceTransfer{}, err
+		return BalanceTransfer{}, err
 	}
-	b := balanceTransfer{
-		meta:                newMeta(t.NewID(prefixBalance), t.App(), t.Now()),
+	b := BalanceTransfer{
+		Meta:                NewMeta(t.NewID(PrefixBalance), t.App(), t.Now()),
 		Amount:              in.Amount,
 		Currency:            in.Currency,
 		Description:         in.Description,

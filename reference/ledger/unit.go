@@ -1,4 +1,4 @@
-package reference
+package ledger
 
 import (
 	"context"
@@ -16,16 +16,16 @@ import (
 // against tx, outside any implementation of it; the in-memory store
 // (unit_memory.go) is one implementation.
 
-// unitStore keeps the reference's state and runs units of work on it.
-type unitStore interface {
+// UnitStore keeps the reference's state and runs units of work on it.
+type UnitStore interface {
 	unitRunner
 	// Update runs fn as one unit of work of application app and commits
 	// what it wrote when fn returns nil. An error from fn commits nothing:
 	// rules check before they write, so a refusal changes nothing.
 	// (runUnit with the store's clock and no idempotency claim.)
-	Update(ctx context.Context, app string, fn func(tx) error) error
+	Update(ctx context.Context, app string, fn func(Tx) error) error
 	// View runs fn as a read-only unit of work of application app.
-	View(ctx context.Context, app string, fn func(tx) error) error
+	View(ctx context.Context, app string, fn func(Tx) error) error
 	// LinkOwner is the application of external link id: the link id is the
 	// only credential of its upload URL, which names no application.
 	LinkOwner(ctx context.Context, id string) (app string, ok bool)
@@ -39,37 +39,37 @@ type unitStore interface {
 // of a list). runUnit calls the function itself, so it stays on the
 // handler's stack whatever store the Server runs on.
 type unitRunner interface {
-	// begin starts a unit of work of app at now. claim is the idempotency
+	// Begin starts a unit of work of app at now. claim is the idempotency
 	// claim of the request the unit runs for (nil for none): a store whose
 	// ledger shares the unit's transaction commits the unit only while the
 	// claim is still held and names in it what the unit created.
-	begin(ctx context.Context, app string, now time.Time, readOnly bool, claim *idemRun) (openUnit, error)
+	Begin(ctx context.Context, app string, now time.Time, readOnly bool, claim *IdemRun) (OpenUnit, error)
 }
 
-// openUnit is a unit of work begun and not ended yet.
-type openUnit interface {
-	tx
-	// end commits what the unit wrote when err is nil, or drops it, and
+// OpenUnit is a unit of work begun and not ended yet.
+type OpenUnit interface {
+	Tx
+	// End commits what the unit wrote when err is nil, or drops it, and
 	// releases the unit; then it hands what a committed unit set in motion
 	// to the store's dispatcher. again: the unit lost a race with another
 	// (the attempt-th time) and runs again on a fresh unit.
-	end(err error, attempt int) (again bool, _ error)
-	// abort ends a unit whose function panicked with p: when p is the
+	End(err error, attempt int) (again bool, _ error)
+	// Abort ends a unit whose function panicked with p: when p is the
 	// store's own way of carrying an error out of the rules, it returns
 	// that error and the unit is still to be ended; any other panic drops
 	// what the unit wrote, releases it and panics with p again.
-	abort(p any) error
+	Abort(p any) error
 }
 
-// runUnit runs fn as one unit of work of app at now on r, again as often as
+// RunUnit runs fn as one unit of work of app at now on r, again as often as
 // the store says it lost a race; claim as in begin.
-func runUnit(r unitRunner, ctx context.Context, app string, now time.Time, readOnly bool, claim *idemRun, fn func(tx) error) error {
+func RunUnit(r unitRunner, ctx context.Context, app string, now time.Time, readOnly bool, claim *IdemRun, fn func(Tx) error) error {
 	for attempt := 1; ; attempt++ {
-		u, err := r.begin(ctx, app, now, readOnly, claim)
+		u, err := r.Begin(ctx, app, now, readOnly, claim)
 		if err != nil {
 			return err
 		}
-		again, err := u.end(callUnit(u, fn), attempt)
+		again, err := u.End(callUnit(u, fn), attempt)
 		if !again {
 			return err
 		}
@@ -77,29 +77,29 @@ func runUnit(r unitRunner, ctx context.Context, app string, now time.Time, readO
 }
 
 // callUnit calls fn with the unit, handing a panic to the unit's abort.
-func callUnit(u openUnit, fn func(tx) error) (err error) {
+func callUnit(u OpenUnit, fn func(Tx) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = u.abort(p)
+			err = u.Abort(p)
 		}
 	}()
 	return fn(u)
 }
 
-// sandboxStore is a unitStore that also keeps the sandbox's users and
+// SandboxStore is a unitStore that also keeps the sandbox's users and
 // namespaces, decides idempotency keys (its ledger), and sweeps what has
 // aged out (idempotency keys included). The Server reaches its state only
 // through it.
-type sandboxStore interface {
-	unitStore
+type SandboxStore interface {
+	UnitStore
 	ledger
 	// User returns the user with this username (the caller compares the
 	// password in constant time) and marks its namespace used at now.
-	User(ctx context.Context, username string, now time.Time) (user, bool)
+	User(ctx context.Context, username string, now time.Time) (User, bool)
 	// MintNamespace makes a namespace seeded from src, unless max (> 0)
 	// namespaces are held already (429 QUOTA_EXCEEDED, naming idle, the
 	// time after which an unused one is dropped).
-	MintNamespace(ctx context.Context, src *seededSource, max int, idle time.Duration, now time.Time) (Namespace, error)
+	MintNamespace(ctx context.Context, src *SeededSource, max int, idle time.Duration, now time.Time) (Namespace, error)
 	// DropNamespace removes a namespace with everything in it; false when
 	// there is none with this id.
 	DropNamespace(ctx context.Context, id string) bool
@@ -110,13 +110,13 @@ type sandboxStore interface {
 	Sweep(ctx context.Context, now time.Time, idle time.Duration)
 }
 
-// contentStore is a unitStore that keeps file content apart from the
+// ContentStore is a unitStore that keeps file content apart from the
 // file's record and streams it (PostgreSQL): a multipart upload is staged
 // as it is read, before its unit of work, which attaches it by putting the
 // file with the staged ref (a unit that fails leaves it unattached, dropped
 // by DropContent or the sweep); a download writes it piece by piece. A
 // store without it keeps content in file.content (memory).
-type contentStore interface {
+type ContentStore interface {
 	// StageContent writes r's bytes as content of file fileID of app, not
 	// attached to it yet, and returns its ref and length.
 	StageContent(ctx context.Context, app, fileID string, r io.Reader) (ref string, n int64, err error)
@@ -126,10 +126,10 @@ type contentStore interface {
 	WriteContent(ctx context.Context, app, ref string, w io.Writer) error
 }
 
-// tx is one unit of work of one application: every table it reaches holds
+// Tx is one unit of work of one application: every table it reaches holds
 // that application's records only (another application's id is not found),
 // and its clock is read once, when the unit starts.
-type tx interface {
+type Tx interface {
 	// Now is the unit's time, the same for everything it writes.
 	Now() time.Time
 	// App is the application the unit works for.
@@ -138,44 +138,44 @@ type tx interface {
 	NewID(prefix string) string
 	// AppInfo is what the application has besides its records; ok is false
 	// once its namespace was dropped.
-	AppInfo() (info appInfo, ok bool)
+	AppInfo() (info AppInfo, ok bool)
 
-	Identities() table[identity]
-	Cards() table[paymentInstrument]
-	Authorizations() table[authorization]
+	Identities() Table[Identity]
+	Cards() Table[PaymentInstrument]
+	Authorizations() Table[Authorization]
 	// Transfers pages a dispute's adjustment transfers by the dispute's id.
-	Transfers() table[transfer]
-	Merchants() table[merchant]
+	Transfers() Table[Transfer]
+	Merchants() Table[Merchant]
 	// MerchantByIdentity finds the application's merchant of an identity.
-	MerchantByIdentity(identityID string) (merchant, bool)
+	MerchantByIdentity(identityID string) (Merchant, bool)
 	// Disputes pages the application's disputes (parent "").
-	Disputes() table[dispute]
-	Schedules() table[subscriptionSchedule]
-	Amounts() table[subscriptionAmount]
+	Disputes() Table[Dispute]
+	Schedules() Table[SubscriptionSchedule]
+	Amounts() Table[SubscriptionAmount]
 	// Enrollments pages the application's enrollments (parent "") and a
 	// schedule's (parent: the schedule's id).
-	Enrollments() table[subscriptionEnrollment]
+	Enrollments() Table[SubscriptionEnrollment]
 	// BalanceTransfers pages the application's balance transfers.
-	BalanceTransfers() table[balanceTransfer]
+	BalanceTransfers() Table[BalanceTransfer]
 	// Evidence pages a dispute's evidence (parent: the dispute's id).
-	Evidence() table[evidence]
+	Evidence() Table[Evidence]
 	// Files pages the application's files; a file carries its content, or,
 	// in a contentStore, names it (contentRef, contentSize).
-	Files() table[file]
+	Files() Table[File]
 	// Links pages a file's external links (parent: the file's id).
-	Links() table[externalLink]
+	Links() Table[ExternalLink]
 	// Webhooks pages the application's webhooks.
-	Webhooks() table[webhook]
+	Webhooks() Table[Webhook]
 
 	// Quota is what counts against the application's bounds.
-	Quota() quota
+	Quota() Quota
 	// Outbox takes the webhook events and timers the unit produces; they
 	// are delivered and started only once the unit has committed.
-	Outbox() outbox
+	Outbox() Outbox
 }
 
-// table is one kind of record of the unit's application.
-type table[T any] interface {
+// Table is one kind of record of the unit's application.
+type Table[T any] interface {
 	// Get returns a copy of the record with this id; errNotFound for an id
 	// that is unknown or another application's.
 	Get(id string) (T, error)
@@ -187,24 +187,24 @@ type table[T any] interface {
 	Delete(id string) error
 	// Page returns one page of the list under parent ("" for the
 	// application's own list) in q's order, and the list's length.
-	Page(parent string, q listQuery) ([]T, int)
+	Page(parent string, q ListQuery) ([]T, int)
 }
 
-// appInfo is an application's own data.
-type appInfo struct {
-	feeProfile     string
-	fingerprintKey []byte
+// AppInfo is an application's own data.
+type AppInfo struct {
+	FeeProfile     string
+	FingerprintKey []byte
 }
 
-// quota is what a unit knows of its application's bounds and what counts
+// Quota is what a unit knows of its application's bounds and what counts
 // against them; the rules that refuse (admit, admitWebhook, takeUpload,
 // uploadFits in retention.go) are written against it once.
-type quota interface {
+type Quota interface {
 	// Limits are the bounds (a zero field: no bound).
 	Limits() Limits
 	// Usage is what the application holds at the unit's time, after what
 	// has aged out was dropped; ok is false once the application is gone.
-	Usage() (u usage, ok bool)
+	Usage() (u Usage, ok bool)
 	// EnabledWebhooks counts the application's enabled webhooks.
 	EnabledWebhooks() int
 	// Count records that the unit creates: it counts as one resource from a
@@ -216,18 +216,18 @@ type quota interface {
 	AddUpload(n int64)
 }
 
-// usage is what an application holds against its bounds.
-type usage struct {
-	exempt      bool      // being seeded: its fixtures count against nothing
-	window      time.Time // start of the current minute of creates
-	created     int       // creates in that minute
-	retained    int       // client-created resources held
-	bytes       int64     // their estimated memory
-	uploadBytes int64     // file content held
+// Usage is what an application holds against its bounds.
+type Usage struct {
+	Exempt      bool      // being seeded: its fixtures count against nothing
+	Window      time.Time // start of the current minute of creates
+	Created     int       // creates in that minute
+	Retained    int       // client-created resources held
+	Bytes       int64     // their estimated memory
+	UploadBytes int64     // file content held
 }
 
-// outbox takes what a unit sets in motion once it commits.
-type outbox interface {
+// Outbox takes what a unit sets in motion once it commits.
+type Outbox interface {
 	// Listening reports whether an event of the application may reach a
 	// webhook (one is enabled); a unit builds an event's view only then. A
 	// store that cannot tell cheaply answers true.
@@ -237,7 +237,7 @@ type outbox interface {
 	Emit(entity, typ string, view any)
 	// After starts a timer of kind for resource id, due after d; base is
 	// the base URL of the links of the events the timer emits.
-	After(d time.Duration, kind timerKind, id, base string)
+	After(d time.Duration, kind TimerKind, id, base string)
 }
 
 // ledger decides exactly-once for idempotency keys: which of concurrent
@@ -245,84 +245,98 @@ type outbox interface {
 // in-memory store is the default ledger; PostgresStore decides it in the
 // database, so duplicates landing on different replicas run once.
 type ledger interface {
-	// claim returns the key's entry and whether the caller owns it (must run
+	// Claim returns the key's entry and whether the caller owns it (must run
 	// the request and call settle). A non-owner's entry may still be
 	// running: wait on its done channel.
-	claim(ctx context.Context, key idemKey, hash [32]byte, now time.Time) (*idemEntry, bool, error)
-	// settle records the owner's outcome; ok false abandons the key so a
+	Claim(ctx context.Context, key IdemKey, hash [32]byte, now time.Time) (*IdemEntry, bool, error)
+	// Settle records the owner's outcome; ok false abandons the key so a
 	// retry runs afresh.
-	settle(ctx context.Context, key idemKey, e *idemEntry, ok bool, out idemOutcome) error
+	Settle(ctx context.Context, key IdemKey, e *IdemEntry, ok bool, out IdemOutcome) error
 }
 
-// idemKey scopes an idempotency_id to an application and an operation.
-type idemKey struct {
-	app, op, id string
+// IdemKey scopes an idempotency_id to an application and an operation.
+type IdemKey struct {
+	App, Op, ID string
 }
 
-// idemEntry is the outcome of the first request with an idempotency key;
+// IdemEntry is the outcome of the first request with an idempotency key;
 // done is closed once out is set (or the entry is abandoned).
-type idemEntry struct {
-	hash [sha256.Size]byte
-	done chan struct{}
-	ok   bool
-	out  idemOutcome
-	// resumed is set on a claim taken over from a replica that died
+type IdemEntry struct {
+	Hash [sha256.Size]byte
+	Done chan struct{}
+	OK   bool
+	Out  IdemOutcome
+	// Resumed is set on a claim taken over from a replica that died
 	// (PostgreSQL): the id of the resource its unit of work committed
 	// before it could record the answer, "" when it committed none.
-	resumed string
-	// holder is the token of the claim the owner holds (PostgreSQL): its
+	Resumed string
+	// Holder is the token of the claim the owner holds (PostgreSQL): its
 	// unit of work and its answer count only while the key still names it.
-	holder string
+	Holder string
 }
 
-// idemOutcome is the complete response of the first request, replayed to
+// IdemOutcome is the complete response of the first request, replayed to
 // every retry: status, content type, the request id of an error envelope
 // (its logref, also sent as X-Request-Id) and the body.
-type idemOutcome struct {
-	status      int
-	contentType string
-	requestID   string
-	body        []byte
+type IdemOutcome struct {
+	Status      int
+	ContentType string
+	RequestID   string
+	Body        []byte
 }
 
-// idemRun is the idempotency key a request runs under, and, on a claim
+// IdemRun is the idempotency key a request runs under, and, on a claim
 // taken over from a replica that died, the resource the first run's unit
 // of work committed ("" for none).
-type idemRun struct {
-	key     idemKey
-	resumed string
-	holder  string // the claim's token (idemEntry.holder)
+type IdemRun struct {
+	Key     IdemKey
+	Resumed string
+	Holder  string // the claim's token (idemEntry.holder)
 }
 
-// timerKind names what a due timer does.
-type timerKind int
+// TimerKind names what a due timer does.
+type TimerKind int
 
 const (
-	// timerDisputeStep moves a dispute opened by the sandbox trigger from
+	// TimerDisputeStep moves a dispute opened by the sandbox trigger from
 	// INQUIRY to PENDING.
-	timerDisputeStep timerKind = iota + 1
-	// timerFileReview ends the simulated review of an uploaded file.
-	timerFileReview
+	TimerDisputeStep TimerKind = iota + 1
+	// TimerFileReview ends the simulated review of an uploaded file.
+	TimerFileReview
 )
 
-// pendingEvent is an event a unit emitted, published once it commits.
-type pendingEvent struct {
-	entity, typ string
-	view        any
+// PendingEvent is an event a unit emitted, published once it commits.
+type PendingEvent struct {
+	Entity, Typ string
+	View        any
 }
 
-// pendingTimer is a timer a unit set, started once it commits.
-type pendingTimer struct {
-	kind     timerKind
-	d        time.Duration
-	id, base string
+// PendingTimer is a timer a unit set, started once it commits.
+type PendingTimer struct {
+	Kind     TimerKind
+	Delay    time.Duration
+	ID, Base string
 }
 
-// effects is what a committed unit of application app set in motion: its
+// Effects is what a committed unit of application app set in motion: its
 // events go to the webhooks enabled when it committed (hooks, copies).
-type effects struct {
-	app    string
-	events []pendingEvent
-	timers []pendingTimer
-	hooks  []webhook
+type Effects struct {
+	App    string
+	Events []PendingEvent
+	Timers []PendingTimer
+	Hooks  []Webhook
 }
+
+// Namespace is an isolated part of a shared sandbox: its own two
+// applications (platform and merchant users of one, a platform user of the
+// other, all with fresh passwords) and its own seeded fixtures, in the shape
+// Seeded has. Nothing in one namespace is visible from another or from the
+// applications New seeded.
+type Namespace struct {
+	ID string
+	Seeded
+}
+
+// Stamp is the time of one operation, captured once so created_at equals
+// updated_at on create.
+func Stamp(now func() time.Time) time.Time { return now().UTC() }

@@ -1,4 +1,4 @@
-package reference
+package ledger
 
 import (
 	"strings"
@@ -10,10 +10,10 @@ import (
 // never quote the number.
 func checkCardNumber(number string) error {
 	if len(number) < 12 || len(number) > 19 || strings.Trim(number, "0123456789") != "" {
-		return errInvalidField("/number", "number must be 12 to 19 digits")
+		return ErrInvalidField("/number", "number must be 12 to 19 digits")
 	}
 	if !validate.LuhnValid(number) {
-		return errInvalidField("/number", "number fails the Luhn check")
+		return ErrInvalidField("/number", "number fails the Luhn check")
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package reference
+package ledger
 
 import (
 	"fmt"
@@ -55,21 +55,22 @@ const (
 	DefaultPendingDeliveries = 1_000
 )
 
-// withDefaults fills zero fields with the defaults and turns negative ones
+// WithDefaults fills zero fields with the defaults and turns negative ones
 // into 0, "no bound", for the checks below.
-func (l Limits) withDefaults() Limits {
-	l.MaxRetained = pick(l.MaxRetained, DefaultMaxRetained)
-	l.CreatesPerMinute = pick(l.CreatesPerMinute, DefaultCreatesPerMinute)
-	l.Webhooks = pick(l.Webhooks, DefaultWebhooks)
-	l.Tags = pick(l.Tags, DefaultTags)
-	l.PendingDeliveries = pick(l.PendingDeliveries, DefaultPendingDeliveries)
-	l.MaxAge = pick(l.MaxAge, DefaultMaxAge)
-	l.MaxBytes = pick(l.MaxBytes, DefaultMaxBytes)
-	l.UploadBytes = pick(l.UploadBytes, DefaultUploadBytes)
+func (l Limits) WithDefaults() Limits {
+	l.MaxRetained = Pick(l.MaxRetained, DefaultMaxRetained)
+	l.CreatesPerMinute = Pick(l.CreatesPerMinute, DefaultCreatesPerMinute)
+	l.Webhooks = Pick(l.Webhooks, DefaultWebhooks)
+	l.Tags = Pick(l.Tags, DefaultTags)
+	l.PendingDeliveries = Pick(l.PendingDeliveries, DefaultPendingDeliveries)
+	l.MaxAge = Pick(l.MaxAge, DefaultMaxAge)
+	l.MaxBytes = Pick(l.MaxBytes, DefaultMaxBytes)
+	l.UploadBytes = Pick(l.UploadBytes, DefaultUploadBytes)
 	return l
 }
 
-func pick[N int | int64 | time.Duration](v, def N) N {
+// Pick is v, or def when v is zero; a negative v turns the bound off (0).
+func Pick[N int | int64 | time.Duration](v, def N) N {
 	switch {
 	case v == 0:
 		return def
@@ -83,12 +84,12 @@ func pick[N int | int64 | time.Duration](v, def N) N {
 // request body brought.
 const recordOverhead = 1 << 10
 
-// cost estimates the memory a resource created from a body of n bytes takes.
-func cost(n int) int64 { return recordOverhead + 2*int64(n) }
+// Cost estimates the memory a resource created from a body of n bytes takes.
+func Cost(n int) int64 { return recordOverhead + 2*int64(n) }
 
-// errQuota is the 429 of a cap.
-func errQuota(format string, args ...any) error {
-	return &domainError{kind: kindQuotaExceeded, message: fmt.Sprintf(format, args...)}
+// ErrQuota is the 429 of a cap.
+func ErrQuota(format string, args ...any) error {
+	return &DomainError{Kind: KindQuotaExceeded, Message: fmt.Sprintf(format, args...)}
 }
 
 // admit checks, after dropping what has expired, the application's creation
@@ -96,25 +97,25 @@ func errQuota(format string, args ...any) error {
 // resource and byte bounds, and counts the unit's creates as that one
 // resource. A refusal changes nothing; an application being seeded is
 // exempt.
-func admit(t tx, bodyBytes int) error {
+func admit(t Tx, bodyBytes int) error {
 	q := t.Quota()
 	u, ok := q.Usage()
 	if !ok {
-		return &domainError{kind: kindNotFound, message: "the application was not found (its namespace was dropped)"}
+		return &DomainError{Kind: KindNotFound, Message: "the application was not found (its namespace was dropped)"}
 	}
-	if !u.exempt {
+	if !u.Exempt {
 		lim, now := q.Limits(), t.Now()
-		created := u.created
-		if now.Sub(u.window) >= time.Minute || now.Before(u.window) {
+		created := u.Created
+		if now.Sub(u.Window) >= time.Minute || now.Before(u.Window) {
 			created = 0
 		}
 		switch {
 		case lim.CreatesPerMinute > 0 && created >= lim.CreatesPerMinute:
-			return errQuota("this application created %d resources in the last minute, the most it may; retry in a minute", lim.CreatesPerMinute)
-		case lim.MaxRetained > 0 && u.retained >= lim.MaxRetained:
-			return errQuota("this application holds %d resources, the most it may; they free up as they reach the age limit (%s)", lim.MaxRetained, ageText(lim.MaxAge))
-		case lim.MaxBytes > 0 && u.bytes+cost(bodyBytes) > lim.MaxBytes:
-			return errQuota("this application's resources take %d of the %d bytes it may hold; they free up as they reach the age limit (%s)", u.bytes, lim.MaxBytes, ageText(lim.MaxAge))
+			return ErrQuota("this application created %d resources in the last minute, the most it may; retry in a minute", lim.CreatesPerMinute)
+		case lim.MaxRetained > 0 && u.Retained >= lim.MaxRetained:
+			return ErrQuota("this application holds %d resources, the most it may; they free up as they reach the age limit (%s)", lim.MaxRetained, AgeText(lim.MaxAge))
+		case lim.MaxBytes > 0 && u.Bytes+Cost(bodyBytes) > lim.MaxBytes:
+			return ErrQuota("this application's resources take %d of the %d bytes it may hold; they free up as they reach the age limit (%s)", u.Bytes, lim.MaxBytes, AgeText(lim.MaxAge))
 		}
 	}
 	q.Count(bodyBytes)
@@ -124,49 +125,49 @@ func admit(t tx, bodyBytes int) error {
 // admitWebhook bounds the application's enabled webhooks: the ones that
 // receive deliveries; disabled ones (the suite disables each webhook it
 // creates when its scenario ends) only age out with retention.
-func admitWebhook(t tx) error {
+func admitWebhook(t Tx) error {
 	q := t.Quota()
 	lim := q.Limits()
 	if lim.Webhooks > 0 && q.EnabledWebhooks() >= lim.Webhooks {
-		return errQuota("this application has %d enabled webhooks, the most it may: disable one, or wait for it to expire (%s after creation)", lim.Webhooks, lim.MaxAge)
+		return ErrQuota("this application has %d enabled webhooks, the most it may: disable one, or wait for it to expire (%s after creation)", lim.Webhooks, lim.MaxAge)
 	}
 	return nil
 }
 
 // takeUpload takes n bytes of file content from the application's upload
 // bound, or refuses them.
-func takeUpload(t tx, n int64) error {
+func takeUpload(t Tx, n int64) error {
 	q := t.Quota()
 	u, ok := q.Usage()
 	if !ok {
-		return &domainError{kind: kindNotFound, message: "the application was not found (its namespace was dropped)"}
+		return &DomainError{Kind: KindNotFound, Message: "the application was not found (its namespace was dropped)"}
 	}
-	if lim := q.Limits(); lim.UploadBytes > 0 && u.uploadBytes+n > lim.UploadBytes {
-		return errQuota("this application holds %d bytes of file content; %d more would pass its %d-byte quota (files expire %s after creation)",
-			u.uploadBytes, n, lim.UploadBytes, lim.MaxAge)
+	if lim := q.Limits(); lim.UploadBytes > 0 && u.UploadBytes+n > lim.UploadBytes {
+		return ErrQuota("this application holds %d bytes of file content; %d more would pass its %d-byte quota (files expire %s after creation)",
+			u.UploadBytes, n, lim.UploadBytes, lim.MaxAge)
 	}
 	q.AddUpload(n)
 	return nil
 }
 
-// uploadFits refuses, before a byte is read, content of at least n declared
+// UploadFits refuses, before a byte is read, content of at least n declared
 // bytes that would pass the application's upload bound.
-func uploadFits(t tx, n int64) error {
+func UploadFits(t Tx, n int64) error {
 	q := t.Quota()
 	lim := q.Limits()
 	if lim.UploadBytes <= 0 || n <= 0 {
 		return nil
 	}
 	u, ok := q.Usage()
-	if !ok || u.uploadBytes+n <= lim.UploadBytes {
+	if !ok || u.UploadBytes+n <= lim.UploadBytes {
 		return nil
 	}
-	return errQuota("this application holds %d bytes of file content; the %d declared would pass its %d-byte quota (files expire %s after creation)",
-		u.uploadBytes, n, lim.UploadBytes, lim.MaxAge)
+	return ErrQuota("this application holds %d bytes of file content; the %d declared would pass its %d-byte quota (files expire %s after creation)",
+		u.UploadBytes, n, lim.UploadBytes, lim.MaxAge)
 }
 
-// ageText names an age limit for a refusal's message.
-func ageText(d time.Duration) string {
+// AgeText names an age limit for a refusal's message.
+func AgeText(d time.Duration) string {
 	if d <= 0 {
 		return "none: nothing expires"
 	}

@@ -1,4 +1,4 @@
-package reference
+package ledger
 
 import (
 	"bytes"
@@ -16,8 +16,8 @@ import (
 
 // Sandbox triggers (features/README.md, "Sandbox triggers"): these amounts decline or open a dispute.
 const (
-	amountDeclined = 102
-	amountDisputed = 888888
+	AmountDeclined = 102
+	AmountDisputed = 888888
 )
 
 // authorizationLifetime is how long an authorization can be captured.
@@ -26,32 +26,32 @@ const authorizationLifetime = 7 * 24 * time.Hour
 // The rules of payment instruments, authorizations, captures, sales and the
 // disputes the sandbox trigger opens, written against a unit of work (tx).
 
-// createCard stores a payment card. number and securityCode are checked and
+// CreateCard stores a payment card. number and securityCode are checked and
 // then dropped: only bin, last four and a keyed fingerprint are kept.
-func createCard(t tx, in cardCreate) (paymentInstrument, error) {
+func CreateCard(t Tx, in CardCreate) (PaymentInstrument, error) {
 	now := t.Now()
 	if err := admit(t, in.size); err != nil {
-		return paymentInstrument{}, err
+		return PaymentInstrument{}, err
 	}
 	if _, err := t.Identities().Get(in.Identity); err != nil {
-		return paymentInstrument{}, errInvalidField("/identity", "identity %s was not found", in.Identity)
+		return PaymentInstrument{}, ErrInvalidField("/identity", "identity %s was not found", in.Identity)
 	}
 	if err := checkCardNumber(in.Number); err != nil {
-		return paymentInstrument{}, err
+		return PaymentInstrument{}, err
 	}
 	if in.ExpirationYear*12+in.ExpirationMonth < now.Year()*12+int(now.Month()) {
-		return paymentInstrument{}, errInvalidField("/expiration_year", "the card has expired")
+		return PaymentInstrument{}, ErrInvalidField("/expiration_year", "the card has expired")
 	}
 	info, _ := t.AppInfo()
-	mac := hmac.New(sha256.New, info.fingerprintKey)
+	mac := hmac.New(sha256.New, info.FingerprintKey)
 	mac.Write([]byte(in.Number))
 	avs := "UNKNOWN"
 	if in.Address.Line1 != nil {
 		avs = "POSTAL_CODE_AND_STREET_MATCH"
 	}
 	app := t.App()
-	p := paymentInstrument{
-		meta:                     newMeta(t.NewID(prefixCard), app, now),
+	p := PaymentInstrument{
+		Meta:                     NewMeta(t.NewID(PrefixCard), app, now),
 		Application:              app,
 		Fingerprint:              "FP" + encodeBase62(mac.Sum(nil)[:idLength]),
 		Tags:                     orEmpty(in.Tags),
@@ -76,31 +76,31 @@ func createCard(t tx, in cardCreate) (paymentInstrument, error) {
 
 // resolveMerchant finds the merchant an authorization names, by Merchant id
 // or by the merchant's Identity id; exactly one must be given.
-func resolveMerchant(t tx, merchantID, identityID string) (merchant, error) {
+func resolveMerchant(t Tx, merchantID, identityID string) (Merchant, error) {
 	switch {
 	case merchantID != "" && identityID != "":
-		return merchant{}, errInvalidField("/merchant", "give either merchant or merchant_identity, not both")
+		return Merchant{}, ErrInvalidField("/merchant", "give either merchant or merchant_identity, not both")
 	case merchantID != "":
 		m, err := t.Merchants().Get(merchantID)
 		if err != nil {
-			return merchant{}, errInvalidField("/merchant", "merchant %s was not found", merchantID)
+			return Merchant{}, ErrInvalidField("/merchant", "merchant %s was not found", merchantID)
 		}
 		return m, nil
 	case identityID != "":
 		m, ok := t.MerchantByIdentity(identityID)
 		if !ok {
-			return merchant{}, errInvalidField("/merchant_identity", "no merchant has identity %s", identityID)
+			return Merchant{}, ErrInvalidField("/merchant_identity", "no merchant has identity %s", identityID)
 		}
 		return m, nil
 	}
-	return merchant{}, errInvalidField("/merchant_identity", "merchant_identity (or merchant) is required")
+	return Merchant{}, ErrInvalidField("/merchant_identity", "merchant_identity (or merchant) is required")
 }
 
 // purchaseData applies the Level 2/3 rules to data sent for merchant m,
 // fills sales_tax from the items when it is omitted, and returns it as
 // compact JSON: a record keeps its purchase data in the form it is served
 // in, a fraction of the memory of the decoded map.
-func purchaseData(m *merchant, data map[string]any) (json.RawMessage, error) {
+func purchaseData(m *Merchant, data map[string]any) (json.RawMessage, error) {
 	if data == nil {
 		return nil, nil
 	}
@@ -110,13 +110,13 @@ func purchaseData(m *merchant, data map[string]any) (json.RawMessage, error) {
 	if err := validate.CheckTaxExempt(data); err != nil {
 		return nil, err
 	}
-	var salesTax *treeMember
+	var salesTax *TreeMember
 	if _, ok := data["sales_tax"]; !ok {
 		if tax, ok := validate.SalesTax(data); ok {
-			salesTax = &treeMember{"sales_tax", json.Number(strconv.FormatInt(tax, 10))}
+			salesTax = &TreeMember{"sales_tax", json.Number(strconv.FormatInt(tax, 10))}
 		}
 	}
-	b, err := appendTreeObject(make([]byte, 0, 1024), data, salesTax)
+	b, err := AppendTreeObject(make([]byte, 0, 1024), data, salesTax)
 	if err != nil {
 		return nil, fmt.Errorf("encode purchase data: %w", err)
 	}
@@ -139,36 +139,36 @@ func decodePurchaseData(raw json.RawMessage) (map[string]any, error) {
 }
 
 // sourceCard is the payment instrument a request names as its source.
-func sourceCard(t tx, id string) (paymentInstrument, error) {
+func sourceCard(t Tx, id string) (PaymentInstrument, error) {
 	p, err := t.Cards().Get(id)
 	if err != nil {
-		return paymentInstrument{}, errInvalidField("/source", "payment instrument %s was not found", id)
+		return PaymentInstrument{}, ErrInvalidField("/source", "payment instrument %s was not found", id)
 	}
 	return p, nil
 }
 
-// authorize stores an authorization; amount 102 (the decline trigger)
+// Authorize stores an authorization; amount 102 (the decline trigger)
 // stores it FAILED, and declined says so: the unit commits the failed
 // authorization, and the request answers the decline.
-func authorize(t tx, in authorizationCreate) (a authorization, declined bool, err error) {
+func Authorize(t Tx, in AuthorizationCreate) (a Authorization, declined bool, err error) {
 	if err := admit(t, in.size); err != nil {
-		return authorization{}, false, err
+		return Authorization{}, false, err
 	}
 	src, err := sourceCard(t, in.Source)
 	if err != nil {
-		return authorization{}, false, err
+		return Authorization{}, false, err
 	}
 	m, err := resolveMerchant(t, in.Merchant, in.MerchantIdentity)
 	if err != nil {
-		return authorization{}, false, err
+		return Authorization{}, false, err
 	}
 	data, err := purchaseData(&m, in.AdditionalPurchaseData)
 	if err != nil {
-		return authorization{}, false, err
+		return Authorization{}, false, err
 	}
 	now, app := t.Now(), t.App()
-	a = authorization{
-		meta:                   newMeta(t.NewID(prefixAuthz), app, now),
+	a = Authorization{
+		Meta:                   NewMeta(t.NewID(PrefixAuthz), app, now),
 		Application:            app,
 		Amount:                 in.Amount,
 		Tags:                   orEmpty(in.Tags),
@@ -179,12 +179,12 @@ func authorize(t tx, in authorizationCreate) (a authorization, declined bool, er
 		Source:                 src.ID,
 		MerchantIdentity:       m.Identity,
 		VoidState:              "UNATTEMPTED",
-		ExpiresAt:              jsonTime(now.Add(authorizationLifetime)),
+		ExpiresAt:              JSONTime(now.Add(authorizationLifetime)),
 		IdempotencyID:          in.IdempotencyID,
 		AdditionalPurchaseData: data,
-		merchant:               m.ID,
+		Merchant:               m.ID,
 	}
-	if in.Amount == amountDeclined {
+	if in.Amount == AmountDeclined {
 		a.State = "FAILED"
 		declined = true
 	}
@@ -192,55 +192,55 @@ func authorize(t tx, in authorizationCreate) (a authorization, declined bool, er
 	return a, declined, nil
 }
 
-// capture captures an authorization once, creating its DEBIT transfer: the
+// Capture captures an authorization once, creating its DEBIT transfer: the
 // authorization must be SUCCEEDED, not void, not expired and not captured,
 // and the capture amount and fee obey validate.CheckCapture.
-func capture(t tx, id string, in captureRequest) (authorization, transfer, error) {
+func Capture(t Tx, id string, in CaptureRequest) (Authorization, Transfer, error) {
 	if err := admit(t, in.size); err != nil {
-		return authorization{}, transfer{}, err
+		return Authorization{}, Transfer{}, err
 	}
 	now := t.Now()
 	a, err := t.Authorizations().Get(id)
 	if err != nil {
-		return authorization{}, transfer{}, err
+		return Authorization{}, Transfer{}, err
 	}
 	switch {
 	case a.Transfer != nil:
-		return authorization{}, transfer{}, errUnprocessable("authorization %s is already captured", id)
+		return Authorization{}, Transfer{}, ErrUnprocessable("authorization %s is already captured", id)
 	case a.State != "SUCCEEDED":
-		return authorization{}, transfer{}, errUnprocessable("authorization %s is %s and cannot be captured", id, a.State)
+		return Authorization{}, Transfer{}, ErrUnprocessable("authorization %s is %s and cannot be captured", id, a.State)
 	case a.IsVoid:
-		return authorization{}, transfer{}, errUnprocessable("authorization %s is void", id)
+		return Authorization{}, Transfer{}, ErrUnprocessable("authorization %s is void", id)
 	case now.After(time.Time(a.ExpiresAt)):
-		return authorization{}, transfer{}, errUnprocessable("authorization %s expired at %s", id, time.Time(a.ExpiresAt).Format(timeLayout))
+		return Authorization{}, Transfer{}, ErrUnprocessable("authorization %s expired at %s", id, time.Time(a.ExpiresAt).Format(TimeLayout))
 	}
 	if err := validate.CheckCapture(a.Amount, in.CaptureAmount, in.Fee); err != nil {
-		return authorization{}, transfer{}, err
+		return Authorization{}, Transfer{}, err
 	}
 	data := a.AdditionalPurchaseData
 	if in.AdditionalPurchaseData != nil {
 		merged, err := decodePurchaseData(a.AdditionalPurchaseData)
 		if err != nil {
-			return authorization{}, transfer{}, err
+			return Authorization{}, Transfer{}, err
 		}
 		if merged == nil {
 			merged = map[string]any{}
 		}
 		maps.Copy(merged, in.AdditionalPurchaseData)
-		m, err := t.Merchants().Get(a.merchant)
+		m, err := t.Merchants().Get(a.Merchant)
 		if err != nil {
-			return authorization{}, transfer{}, err
+			return Authorization{}, Transfer{}, err
 		}
 		if data, err = purchaseData(&m, merged); err != nil {
-			return authorization{}, transfer{}, err
+			return Authorization{}, Transfer{}, err
 		}
 	}
 	src := a.Source
 	app := t.App()
-	tr := transfer{
-		meta:                   newMeta(t.NewID(prefixTransfer), app, now),
+	tr := Transfer{
+		Meta:                   NewMeta(t.NewID(PrefixTransfer), app, now),
 		Amount:                 in.CaptureAmount,
-		Tags:                   tags{},
+		Tags:                   Tags{},
 		State:                  "PENDING",
 		TraceID:                a.TraceID,
 		Currency:               a.Currency,
@@ -257,48 +257,48 @@ func capture(t tx, id string, in captureRequest) (authorization, transfer, error
 	t.Transfers().Put(&tr)
 	a.Transfer = &tr.ID
 	a.AdditionalPurchaseData = data
-	a.UpdatedAt = jsonTime(now)
+	a.UpdatedAt = JSONTime(now)
 	t.Authorizations().Put(&a)
 	return a, tr, nil
 }
 
-// saleResult is what a sale created: the transfer and, for the dispute
+// SaleResult is what a sale created: the transfer and, for the dispute
 // trigger, the dispute and its first adjustment transfer; declined is the
 // decline trigger (the FAILED transfer is kept, the request answers 402).
-type saleResult struct {
-	transfer   transfer
-	dispute    *dispute
-	adjustment *transfer
-	declined   bool
+type SaleResult struct {
+	Transfer   Transfer
+	Dispute    *Dispute
+	Adjustment *Transfer
+	Declined   bool
 }
 
-// sale stores a sale (a DEBIT transfer, PENDING) whose fee is at most its
+// Sale stores a sale (a DEBIT transfer, PENDING) whose fee is at most its
 // amount. Amount 102 stores it FAILED and declines; amount 888888 also
 // opens a dispute in INQUIRY, in the same unit of work.
-func sale(t tx, in transferCreate) (saleResult, error) {
+func Sale(t Tx, in TransferCreate) (SaleResult, error) {
 	if err := admit(t, in.size); err != nil {
-		return saleResult{}, err
+		return SaleResult{}, err
 	}
 	src, err := sourceCard(t, in.Source)
 	if err != nil {
-		return saleResult{}, err
+		return SaleResult{}, err
 	}
 	m, err := t.Merchants().Get(in.Merchant)
 	if err != nil {
-		return saleResult{}, errInvalidField("/merchant", "merchant %s was not found", in.Merchant)
+		return SaleResult{}, ErrInvalidField("/merchant", "merchant %s was not found", in.Merchant)
 	}
 	if err := validate.CheckFee(in.Amount, in.Fee); err != nil {
-		return saleResult{}, err
+		return SaleResult{}, err
 	}
 	data, err := purchaseData(&m, in.AdditionalPurchaseData)
 	if err != nil {
-		return saleResult{}, err
+		return SaleResult{}, err
 	}
 	now, app := t.Now(), t.App()
 	descriptor := "FNX*" + m.MerchantName
 	srcID := src.ID // the record points at the id, not at a copy of the card
-	tr := transfer{
-		meta:                   newMeta(t.NewID(prefixTransfer), app, now),
+	tr := Transfer{
+		Meta:                   NewMeta(t.NewID(PrefixTransfer), app, now),
 		Amount:                 in.Amount,
 		Tags:                   orEmpty(in.Tags),
 		State:                  "PENDING",
@@ -316,81 +316,81 @@ func sale(t tx, in transferCreate) (saleResult, error) {
 		MerchantIdentity:       m.Identity,
 		AdditionalPurchaseData: data,
 	}
-	if in.Amount == amountDeclined {
+	if in.Amount == AmountDeclined {
 		tr.State = "FAILED"
 	}
 	t.Transfers().Put(&tr)
-	res := saleResult{transfer: tr, declined: in.Amount == amountDeclined}
-	if in.Amount == amountDisputed {
-		d, adj := openDispute(t, tr, "INQUIRY")
-		res.dispute, res.adjustment = &d, &adj
+	res := SaleResult{Transfer: tr, Declined: in.Amount == AmountDeclined}
+	if in.Amount == AmountDisputed {
+		d, adj := OpenDispute(t, tr, "INQUIRY")
+		res.Dispute, res.Adjustment = &d, &adj
 	}
 	return res, nil
 }
 
-// openDispute opens a dispute in INQUIRY on sale with a PLATFORM_CREDIT
+// OpenDispute opens a dispute in INQUIRY on sale with a PLATFORM_CREDIT
 // adjustment.
-func openDispute(t tx, sale transfer, reason string) (dispute, transfer) {
+func OpenDispute(t Tx, sale Transfer, reason string) (Dispute, Transfer) {
 	now, app := t.Now(), t.App()
-	d := dispute{
-		meta:           newMeta(t.NewID(prefixDispute), app, now),
+	d := Dispute{
+		Meta:           NewMeta(t.NewID(PrefixDispute), app, now),
 		Application:    app,
-		Tags:           tags{},
+		Tags:           Tags{},
 		Amount:         sale.Amount,
 		State:          "INQUIRY",
 		Transfer:       sale.ID,
 		Reason:         reason,
 		Identity:       sale.MerchantIdentity,
-		OccurredAt:     jsonTime(now),
-		RespondBy:      jsonTime(now.Add(authorizationLifetime)),
-		DisputeDetails: disputeDetails{ARN: fmt.Sprintf("%012d", uint64(now.UnixNano())%1_000_000_000_000)},
+		OccurredAt:     JSONTime(now),
+		RespondBy:      JSONTime(now.Add(authorizationLifetime)),
+		DisputeDetails: DisputeDetails{ARN: fmt.Sprintf("%012d", uint64(now.UnixNano())%1_000_000_000_000)},
 	}
 	t.Disputes().Put(&d)
 	return d, addAdjustment(t, d, sale, "PLATFORM_CREDIT")
 }
 
 // addAdjustment records an adjustment transfer of d on its disputed sale.
-func addAdjustment(t tx, d dispute, disputed transfer, subtype string) transfer {
-	adj := transfer{
-		meta:             newMeta(t.NewID(prefixTransfer), d.app, t.Now()),
+func addAdjustment(t Tx, d Dispute, disputed Transfer, subtype string) Transfer {
+	adj := Transfer{
+		Meta:             NewMeta(t.NewID(PrefixTransfer), d.App, t.Now()),
 		Amount:           d.Amount,
-		Tags:             tags{},
+		Tags:             Tags{},
 		State:            "SUCCEEDED",
 		TraceID:          newUUID(),
 		Currency:         disputed.Currency,
-		Application:      d.app,
+		Application:      d.App,
 		Source:           disputed.Source,
 		ExternallyFunded: "FALSE",
 		Type:             "DISPUTE",
 		Subtype:          subtype,
 		Messages:         []string{},
 		MerchantIdentity: disputed.MerchantIdentity,
-		adjustment:       &adjustment{AmountRequested: d.Amount, disputedTransfer: d.Transfer, dispute: d.ID},
+		Adjustment:       &Adjustment{AmountRequested: d.Amount, DisputedTransfer: d.Transfer, Dispute: d.ID},
 	}
 	t.Transfers().Put(&adj)
 	return adj
 }
 
-// advanceDispute moves a dispute from INQUIRY to PENDING, adding the
+// AdvanceDispute moves a dispute from INQUIRY to PENDING, adding the
 // MERCHANT_CREDIT adjustment. ok is false when there was nothing to do.
-func advanceDispute(t tx, id string) (d dispute, adj transfer, ok bool, err error) {
+func AdvanceDispute(t Tx, id string) (d Dispute, adj Transfer, ok bool, err error) {
 	d, err = t.Disputes().Get(id)
 	if err != nil || d.State != "INQUIRY" {
-		return dispute{}, transfer{}, false, nil //nolint:nilerr // gone or moved on: nothing to do
+		return Dispute{}, Transfer{}, false, nil //nolint:nilerr // gone or moved on: nothing to do
 	}
 	disputed, err := t.Transfers().Get(d.Transfer)
 	if err != nil {
-		return dispute{}, transfer{}, false, err
+		return Dispute{}, Transfer{}, false, err
 	}
 	d.State = "PENDING"
-	d.UpdatedAt = jsonTime(t.Now())
+	d.UpdatedAt = JSONTime(t.Now())
 	t.Disputes().Put(&d)
 	return d, addAdjustment(t, d, disputed, "MERCHANT_CREDIT"), true, nil
 }
 
-func orEmpty(t tags) tags {
+func orEmpty(t Tags) Tags {
 	if t == nil {
-		return tags{}
+		return Tags{}
 	}
 	return t
 }

@@ -1,4 +1,4 @@
-package reference
+package ledger
 
 import (
 	"crypto/rand"
@@ -17,30 +17,30 @@ const idLength = 22
 // features/README.md, "Requests and resources"), written out as constants for the call sites;
 // TestIDPrefixesAreTheTable keeps them equal to the table.
 const (
-	prefixApplication  = "AP"
-	prefixAuthz        = "AU"
-	prefixTransfer     = "TR"
-	prefixCard         = "PI"
-	prefixMerchant     = "MU"
-	prefixIdentity     = "ID"
-	prefixDispute      = "DI"
-	prefixEvidence     = "DF"
-	prefixWebhook      = "WH"
-	prefixUser         = "US"
-	prefixProfile      = "MP"
-	prefixVerification = "VI"
-	prefixFeeProfile   = "FP"
-	prefixSchedule     = "SUBSCHEDULE_"
-	prefixAmount       = "SUBAMOUNT_"
-	prefixEnrollment   = "SUBENROLLMENT_"
-	prefixBalance      = "BT_"
-	prefixFile         = "FILE_"
-	prefixLink         = "EL_"
-	prefixEvent        = "EV"
+	PrefixApplication  = "AP"
+	PrefixAuthz        = "AU"
+	PrefixTransfer     = "TR"
+	PrefixCard         = "PI"
+	PrefixMerchant     = "MU"
+	PrefixIdentity     = "ID"
+	PrefixDispute      = "DI"
+	PrefixEvidence     = "DF"
+	PrefixWebhook      = "WH"
+	PrefixUser         = "US"
+	PrefixProfile      = "MP"
+	PrefixVerification = "VI"
+	PrefixFeeProfile   = "FP"
+	PrefixSchedule     = "SUBSCHEDULE_"
+	PrefixAmount       = "SUBAMOUNT_"
+	PrefixEnrollment   = "SUBENROLLMENT_"
+	PrefixBalance      = "BT_"
+	PrefixFile         = "FILE_"
+	PrefixLink         = "EL_"
+	PrefixEvent        = "EV"
 )
 
-// randomID is the default Config.NewID: the prefix and 22 random base62 characters.
-func randomID(prefix string) string {
+// RandomID is the default Config.NewID: the prefix and 22 random base62 characters.
+func RandomID(prefix string) string {
 	var buf [idLength]byte
 	_, _ = rand.Read(buf[:]) // never fails on supported platforms
 	return prefix + encodeBase62(buf[:])
@@ -54,34 +54,39 @@ func encodeBase62(raw []byte) string {
 	return string(out)
 }
 
-// seededSource produces deterministic ids and secrets for the seed fixtures.
-type seededSource struct {
-	rng *mrand.Rand
+// SeededSource produces deterministic ids and secrets for the seed fixtures.
+type SeededSource struct {
+	Rng *mrand.Rand
 }
 
-func newSeededSource(seed int64) *seededSource {
+// NewSeededSource is the source of seed: the same seed, the same ids and
+// secrets.
+func NewSeededSource(seed int64) *SeededSource {
 	var key [32]byte
 	binary.LittleEndian.PutUint64(key[:], uint64(seed))
 	copy(key[8:], "conform reference fixtures")
-	return &seededSource{rng: mrand.New(mrand.NewChaCha8(key))}
+	return &SeededSource{Rng: mrand.New(mrand.NewChaCha8(key))}
 }
 
-func (s *seededSource) id(prefix string) string {
-	return prefix + s.token(idLength)
+// ID is a fresh id with the prefix.
+func (s *SeededSource) ID(prefix string) string {
+	return prefix + s.Token(idLength)
 }
 
-func (s *seededSource) token(n int) string {
+// Token is n random base62 characters.
+func (s *SeededSource) Token(n int) string {
 	out := make([]byte, n)
 	for i := range out {
-		out[i] = base62[s.rng.IntN(len(base62))]
+		out[i] = base62[s.Rng.IntN(len(base62))]
 	}
 	return string(out)
 }
 
-func (s *seededSource) hex(n int) string {
+// Hex is n random bytes in hexadecimal.
+func (s *SeededSource) Hex(n int) string {
 	buf := make([]byte, n)
 	for i := range buf {
-		buf[i] = byte(s.rng.Uint32())
+		buf[i] = byte(s.Rng.Uint32())
 	}
 	return hex.EncodeToString(buf)
 }
@@ -102,8 +107,8 @@ func newUUID() string {
 	return string(out[:])
 }
 
-// newSecret returns n random bytes as lower-case hex (webhook signing keys).
-func newSecret(n int) string {
+// NewSecret returns n random bytes as lower-case hex (webhook signing keys).
+func NewSecret(n int) string {
 	buf := make([]byte, n)
 	_, _ = rand.Read(buf)
 	return hex.EncodeToString(buf)
