@@ -3,6 +3,7 @@ package reference
 import (
 	"math"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 
@@ -126,11 +127,11 @@ func (d *inputReader) intPtr() *int {
 }
 
 // tags reads an object of strings (null members as "").
-func (d *inputReader) tags() tags {
+func (d *inputReader) tags() ledger.Tags {
 	if d.r.Null() || !d.object() {
 		return nil
 	}
-	t := tags{}
+	t := ledger.Tags{}
 	for k, ok := d.next(); ok; k, ok = d.next() {
 		t[k] = d.str()
 	}
@@ -182,29 +183,29 @@ func readInput(v *validate.Validator, body []byte, dst any) bool {
 		return false
 	}
 	switch in := dst.(type) {
-	case *cardCreate:
+	case *ledger.CardCreate:
 		readCardCreate(&d, in)
-	case *authorizationCreate:
+	case *ledger.AuthorizationCreate:
 		readAuthorizationCreate(&d, in)
-	case *captureRequest:
+	case *ledger.CaptureRequest:
 		readCaptureRequest(&d, in)
-	case *transferCreate:
+	case *ledger.TransferCreate:
 		readTransferCreate(&d, in)
-	case *merchantUpdate:
+	case *ledger.MerchantUpdate:
 		readMerchantUpdate(&d, in)
-	case *scheduleCreate:
+	case *ledger.ScheduleCreate:
 		readScheduleCreate(&d, in)
-	case *amountBody:
+	case *ledger.AmountBody:
 		readAmountBody(&d, in)
-	case *enrollmentBody:
+	case *ledger.EnrollmentBody:
 		readEnrollmentBody(&d, in)
-	case *balanceTransferCreate:
+	case *ledger.BalanceTransferCreate:
 		readBalanceTransferCreate(&d, in)
-	case *fileCreate:
+	case *ledger.FileCreate:
 		readFileCreate(&d, in)
-	case *externalLinkCreate:
+	case *ledger.ExternalLinkCreate:
 		readExternalLinkCreate(&d, in)
-	case *webhookBody:
+	case *ledger.WebhookBody:
 		readWebhookBody(&d, in)
 	default:
 		return false
@@ -215,7 +216,7 @@ func readInput(v *validate.Validator, body []byte, dst any) bool {
 // The readers of the input types, one a type: functions rather than
 // methods, so the types may live in another package than the HTTP edge.
 
-func readCardCreate(d *inputReader, in *cardCreate) {
+func readCardCreate(d *inputReader, in *ledger.CardCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "type":
@@ -233,7 +234,7 @@ func readCardCreate(d *inputReader, in *cardCreate) {
 		case "identity":
 			in.Identity = d.str()
 		case "address":
-			in.Address = address{}
+			in.Address = ledger.Address{}
 			if !d.r.Null() && d.object() {
 				readAddress(d, &in.Address)
 			}
@@ -245,7 +246,7 @@ func readCardCreate(d *inputReader, in *cardCreate) {
 	}
 }
 
-func readAddress(d *inputReader, a *address) {
+func readAddress(d *inputReader, a *ledger.Address) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "line1":
@@ -266,7 +267,7 @@ func readAddress(d *inputReader, a *address) {
 	}
 }
 
-func readAuthorizationCreate(d *inputReader, in *authorizationCreate) {
+func readAuthorizationCreate(d *inputReader, in *ledger.AuthorizationCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "source":
@@ -293,7 +294,7 @@ func readAuthorizationCreate(d *inputReader, in *authorizationCreate) {
 	}
 }
 
-func readCaptureRequest(d *inputReader, in *captureRequest) {
+func readCaptureRequest(d *inputReader, in *ledger.CaptureRequest) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "capture_amount":
@@ -308,7 +309,7 @@ func readCaptureRequest(d *inputReader, in *captureRequest) {
 	}
 }
 
-func readTransferCreate(d *inputReader, in *transferCreate) {
+func readTransferCreate(d *inputReader, in *ledger.TransferCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "source":
@@ -333,7 +334,7 @@ func readTransferCreate(d *inputReader, in *transferCreate) {
 	}
 }
 
-func readMerchantUpdate(d *inputReader, in *merchantUpdate) {
+func readMerchantUpdate(d *inputReader, in *ledger.MerchantUpdate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "level_two_level_three_data_enabled":
@@ -346,7 +347,7 @@ func readMerchantUpdate(d *inputReader, in *merchantUpdate) {
 	}
 }
 
-func readScheduleCreate(d *inputReader, in *scheduleCreate) {
+func readScheduleCreate(d *inputReader, in *ledger.ScheduleCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "line_item_type":
@@ -367,7 +368,7 @@ func readScheduleCreate(d *inputReader, in *scheduleCreate) {
 	}
 }
 
-func readAmountBody(d *inputReader, in *amountBody) {
+func readAmountBody(d *inputReader, in *ledger.AmountBody) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "amount_type":
@@ -399,7 +400,7 @@ func readAmountBody(d *inputReader, in *amountBody) {
 	}
 }
 
-func readEnrollmentBody(d *inputReader, in *enrollmentBody) {
+func readEnrollmentBody(d *inputReader, in *ledger.EnrollmentBody) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "merchant":
@@ -418,7 +419,7 @@ func readEnrollmentBody(d *inputReader, in *enrollmentBody) {
 	}
 }
 
-func readBalanceTransferCreate(d *inputReader, in *balanceTransferCreate) {
+func readBalanceTransferCreate(d *inputReader, in *ledger.BalanceTransferCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "amount":
@@ -443,7 +444,7 @@ func readBalanceTransferCreate(d *inputReader, in *balanceTransferCreate) {
 	}
 }
 
-func readFileCreate(d *inputReader, in *fileCreate) {
+func readFileCreate(d *inputReader, in *ledger.FileCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "display_name":
@@ -462,7 +463,7 @@ func readFileCreate(d *inputReader, in *fileCreate) {
 	}
 }
 
-func readExternalLinkCreate(d *inputReader, in *externalLinkCreate) {
+func readExternalLinkCreate(d *inputReader, in *ledger.ExternalLinkCreate) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "type":
@@ -477,7 +478,7 @@ func readExternalLinkCreate(d *inputReader, in *externalLinkCreate) {
 	}
 }
 
-func readWebhookBody(d *inputReader, in *webhookBody) {
+func readWebhookBody(d *inputReader, in *ledger.WebhookBody) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "url":
@@ -487,7 +488,7 @@ func readWebhookBody(d *inputReader, in *webhookBody) {
 		case "enabled_events":
 			in.EnabledEvents = d.anyList()
 		case "authentication":
-			in.Authentication = structPtr(d, func(a *webhookAuthBody) { readWebhookAuthBody(d, a) })
+			in.Authentication = structPtr(d, func(a *ledger.WebhookAuthBody) { readWebhookAuthBody(d, a) })
 		case "tags":
 			in.Tags = d.tags()
 		default:
@@ -496,7 +497,7 @@ func readWebhookBody(d *inputReader, in *webhookBody) {
 	}
 }
 
-func readWebhookAuthBody(d *inputReader, a *webhookAuthBody) {
+func readWebhookAuthBody(d *inputReader, a *ledger.WebhookAuthBody) {
 	for name, ok := d.next(); ok; name, ok = d.next() {
 		switch name {
 		case "type":

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,18 +18,18 @@ import (
 
 // inputTypes makes a zero value of every input type readInput reads.
 var inputTypes = []func() any{
-	func() any { return &cardCreate{} },
-	func() any { return &authorizationCreate{} },
-	func() any { return &captureRequest{} },
-	func() any { return &transferCreate{} },
-	func() any { return &merchantUpdate{} },
-	func() any { return &scheduleCreate{} },
-	func() any { return &amountBody{} },
-	func() any { return &enrollmentBody{} },
-	func() any { return &balanceTransferCreate{} },
-	func() any { return &fileCreate{} },
-	func() any { return &externalLinkCreate{} },
-	func() any { return &webhookBody{} },
+	func() any { return &ledger.CardCreate{} },
+	func() any { return &ledger.AuthorizationCreate{} },
+	func() any { return &ledger.CaptureRequest{} },
+	func() any { return &ledger.TransferCreate{} },
+	func() any { return &ledger.MerchantUpdate{} },
+	func() any { return &ledger.ScheduleCreate{} },
+	func() any { return &ledger.AmountBody{} },
+	func() any { return &ledger.EnrollmentBody{} },
+	func() any { return &ledger.BalanceTransferCreate{} },
+	func() any { return &ledger.FileCreate{} },
+	func() any { return &ledger.ExternalLinkCreate{} },
+	func() any { return &ledger.WebhookBody{} },
 }
 
 // treeDecode is the way decodeBody decides a body readInput leaves:
@@ -52,7 +53,7 @@ func sameDecoding(t *testing.T, v *validate.Validator, body []byte, newIn func()
 	require.Equal(t, wantErr == nil, gotErr == nil, "%T %s: decodeBody %v, the tree %v", got, body, gotErr, wantErr)
 	if wantErr != nil {
 		require.Equal(t, wantErr.Error(), gotErr.Error(), "%T %s", got, body)
-		var we, ge *domainError
+		var we, ge *ledger.DomainError
 		require.Equal(t, errors.As(wantErr, &we), errors.As(gotErr, &ge), "%T %s", got, body)
 		require.Equal(t, errors.Is(wantErr, validate.ErrMalformed), errors.Is(gotErr, validate.ErrMalformed), "%T %s", got, body)
 		return false
