@@ -25,21 +25,20 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/report"
 	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
 )
 
 // Model gives a fresh conformant server for each sequence: its handler, the
-// users and fixtures it seeded (in the suite's config form), and a function
+// users and fixtures it seeded (its URL is not used), and a function
 // releasing it.
-type Model func() (http.Handler, steps.Config, func(), error)
+type Model func() (http.Handler, Target, func(), error)
 
 // Options configure an exploration.
 type Options struct {
 	// Target is the server under test: base URL, users, fixtures, profile.
-	Target steps.Config
+	Target Target
 	// Model answers every sequence as a conformant server would.
 	Model Model
 	// Client sends the target's requests; default a client with a 10s timeout.
@@ -77,10 +76,11 @@ type Options struct {
 	// Workers is the number of sequences run at once, each with its own
 	// model; default DefaultWorkers.
 	Workers int
-	// Observe, for a target without a profile, first runs the suite
-	// against it and explores with the profile the suite writes for it
-	// (as conform run --write-profile): the target's observed choices.
-	Observe bool
+	// Observe, for a target without a profile, is first run against it,
+	// and the exploration judges with the profile it returns (as conform
+	// run --write-profile writes it): the target's observed choices. Nil:
+	// no observation.
+	Observe Observer
 	// Log receives a line per finding as it is found (nil: none).
 	Log io.Writer
 }
@@ -251,8 +251,8 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	begin := time.Now() // --time bounds the whole run: the observation too
 	var observed []string
-	if opts.Observe && len(opts.Target.Profile) == 0 {
-		profile, keys, err := observe(ctx, opts.Target, max(opts.Workers, 4))
+	if opts.Observe != nil && len(opts.Target.Profile) == 0 {
+		profile, keys, err := observe(ctx, opts.Observe, max(opts.Workers, 4))
 		if err != nil {
 			return Result{}, err
 		}
@@ -310,7 +310,7 @@ func newRunner(opts Options) (*runner, error) {
 	if opts.Model == nil {
 		return nil, fmt.Errorf("%w: a model is required", ErrOptions)
 	}
-	if opts.Target.Target == "" {
+	if opts.Target.URL == "" {
 		return nil, fmt.Errorf("%w: a target URL is required", ErrOptions)
 	}
 	if opts.Budget < 0 || opts.Time < 0 || opts.Workers < 0 {

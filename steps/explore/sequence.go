@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/report"
 )
 
@@ -59,7 +58,7 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int
 	defer closeModel()
 	ctype := r.profile.RequestContentType
 	model := newSide(handlerDo(h), modelBase, mcfg, ctype)
-	target := newSide(r.client.Do, strings.TrimRight(r.opts.Target.Target, "/"), r.opts.Target, ctype)
+	target := newSide(r.client.Do, strings.TrimRight(r.opts.Target.URL, "/"), r.opts.Target, ctype)
 	target.isTarget = true
 	tag := fmt.Sprintf("%s-%d-%d", r.opts.RunID, r.opts.Seed, index)
 	if replay != 0 {
@@ -173,8 +172,8 @@ func lastOK(exs []Exchange) bool {
 // credentialSecrets are the passwords of the configured users.
 func (r *runner) credentialSecrets() []string {
 	var out []string
-	c := r.opts.Target.Credentials
-	for _, cr := range []*steps.Credential{c.Platform, c.Merchant, c.OtherApplication} {
+	c := r.opts.Target.Users
+	for _, cr := range []*User{c.Platform, c.Merchant, c.OtherApplication} {
 		if cr != nil && len(cr.Password) >= 6 {
 			out = append(out, cr.Password)
 		}
