@@ -285,20 +285,18 @@ type runner struct {
 	// and clean-up, so the run ends within its time.
 	hardDeadline time.Time
 	requests     atomic.Int64 // sent to the target, shrinking included
-	mu           sync.Mutex   // guards merchWrites
 	hookBase     string       // the explorer's own webhook receiver, answering 200 to every delivery
 	deliveries   deliveries   // what the receiver took at the questions' urls
 	contract     *contract    // the request schemas as leaves and boundaries
 	coverage     *coverage    // what the requests reached (safe for concurrent use)
 	deadline     time.Time
 	// The target's state sequences share: list walks and the writes that
-	// could change a list take turns (phases); the merchants' Level 2/3
-	// processing is changed under merch, and merchWrites counts the
-	// updates sent to each merchant, by fixture key.
-	phases      kindPhases
-	merch       sync.RWMutex
-	merchWrites map[string]int
-	shapes      shapes // which fields the normative schemas show
+	// could change a list take turns (phases); the mutable fixtures (the
+	// merchants' Level 2/3 processing) are changed under fixtures' lock,
+	// which counts the updates sent to each.
+	phases   kindPhases
+	fixtures *sharedFixtures
+	shapes   shapes // which fields the normative schemas show
 	// sent are the digit strings the run sent outside its secret fields:
 	// a short secret equal to one of them in an answer is not a leak.
 	sent sentValues
@@ -349,11 +347,12 @@ func newRunner(opts Options) (*runner, error) {
 		tr.MaxIdleConnsPerHost = opts.Workers
 		client = &http.Client{Timeout: 10 * time.Second, Transport: tr}
 	}
-	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client, merchWrites: map[string]int{}}
+	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client}
 	if r.contract, err = newContract(j, prof.ListMaxLimit); err != nil {
 		return nil, err
 	}
 	r.coverage = newCoverage(r.contract)
+	r.fixtures = newSharedFixtures(v, r.contract)
 	var patterns []string
 	for p := range strings.SplitSeq(opts.Ops, ",") {
 		if p = strings.TrimSpace(p); p != "" {

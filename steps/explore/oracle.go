@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -82,7 +81,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		return nil, false
 	case st.Shared && is2xx(mex.Status) != is2xx(tex.Status):
 		return nil, false // another sequence may have changed the shared fixture first
-	case merchantBound(st) && st.Op != "merchants.update" && is2xx(mex.Status) != is2xx(tex.Status) && !r.phases.settled("merchants"):
+	case r.fixtures.bound(st) && !r.fixtures.isUpdate(st) && is2xx(mex.Status) != is2xx(tex.Status) && !r.phases.settled("merchants"):
 		return nil, false // a merchant update the target never answered may have landed since the model was set
 	case is2xx(mex.Status) && is4xx(tex.Status):
 		if st.Refuse {
@@ -190,7 +189,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 	}
 	// What a refused request named reads as it was.
 	if st.SameState && doc != nil {
-		if before := r.ownMerchant(st, target, target.docs[st.Of]); before != nil {
+		if before := r.fixtures.own(st, target, target.docs[st.Of]); before != nil {
 			for _, k := range []string{"state", "transfer", "amount", "url", "enabled", "nickname", "level_two_level_three_data_enabled", "display_name"} {
 				b, had := before[k]
 				a, has := doc[k]
@@ -216,7 +215,7 @@ func (r *runner) judge(st Step, tex, mex Exchange, target, model *side, secrets 
 		}
 	}
 	// Read-back and computed fields: this answer, and every later read of the role.
-	expect := r.ownExpect(st, target, expectationsOf(st, op, target))
+	expect := r.fixtures.ownExpect(st, target, expectationsOf(st, op, target))
 	for _, e := range expect {
 		got, ok := lookup(doc, e.Path)
 		if !matches(e.Value, got, ok) {
@@ -338,41 +337,6 @@ func (r *runner) validateAnswer(schema string, ex Exchange) error {
 		return r.j.ValidateNormative(schema, []byte(ex.Response))
 	}
 	return r.j.ValidateNormativeValue(schema, ex.doc)
-}
-
-// othersWrote reports whether another sequence sent a merchant update
-// since this one last saw the merchant a step reads: its Level 2/3
-// processing is then what the run as a whole made it, which this sequence
-// cannot predict (nor blame on its own requests).
-func (r *runner) othersWrote(st Step, target *side) bool {
-	key := keyOfMerchant(st)
-	if key == "" {
-		return false
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.merchWrites[key] != target.seen[key]
-}
-
-// ownMerchant is the document a refused request's read compares with:
-// without the merchant's Level 2/3 processing when another sequence may
-// have changed it.
-func (r *runner) ownMerchant(st Step, target *side, doc map[string]any) map[string]any {
-	if doc == nil || !r.othersWrote(st, target) {
-		return doc
-	}
-	out := maps.Clone(doc)
-	delete(out, "level_two_level_three_data_enabled")
-	return out
-}
-
-// ownExpect is a read's expectations, less the merchant's Level 2/3
-// processing when another sequence may have changed it.
-func (r *runner) ownExpect(st Step, target *side, expect []expectField) []expectField {
-	if !r.othersWrote(st, target) {
-		return expect
-	}
-	return slices.DeleteFunc(slices.Clone(expect), func(e expectField) bool { return e.Path == "level_two_level_three_data_enabled" })
 }
 
 // refusedForItsBody reports whether st was drawn for a state rule (which

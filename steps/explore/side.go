@@ -25,8 +25,8 @@ type side struct {
 	ids      map[string]string
 	docs     map[string]map[string]any // role → last document seen of it
 	expect   map[string][]expectField  // role → fields its reads must show
-	flags    map[string]bool           // merchant fixture key → Level 2/3 processing as this side was last set (the model)
-	seen     map[string]int            // merchant fixture key → the run's merchant updates when this side last saw it (the target)
+	fixed    map[string]map[string]any // mutable fixture key → its fields as this side was last set (the model)
+	seen     map[string]int            // mutable fixture key → the run's updates of it when this side last saw it (the target)
 	ctype    string
 	isTarget bool
 }
@@ -34,7 +34,7 @@ type side struct {
 // newSide is a side that has seen nothing yet.
 func newSide(do func(*http.Request) (*http.Response, error), base string, cfg Target, ctype string) *side {
 	return &side{do: do, base: base, cfg: cfg, ctype: ctype,
-		ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, flags: map[string]bool{}, seen: map[string]int{}}
+		ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, fixed: map[string]map[string]any{}, seen: map[string]int{}}
 }
 
 // fixtures are the side's {fixture:key} values, from the suite's table.
