@@ -121,6 +121,19 @@ func (sf *sharedFixtures) bound(st Step) bool {
 // fixture's fields: Level 2/3 data on a payment.
 func dependsOnFixture(st Step) bool { return strings.Contains(st.Body, "additional_purchase_data") }
 
+// fields are the mutable fixtures' fields, each once, in table order.
+func (sf *sharedFixtures) fields() []string {
+	var out []string
+	for _, m := range sf.list {
+		for _, f := range m.fields {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
 // isField reports whether path is a field of a mutable fixture.
 func (sf *sharedFixtures) isField(path string) bool {
 	return slices.ContainsFunc(sf.list, func(m mutableFixture) bool { return slices.Contains(m.fields, path) })
