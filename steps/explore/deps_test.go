@@ -1,7 +1,10 @@
 package explore_test
 
 import (
+	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -36,5 +39,21 @@ func TestExploreImportsNoSuiteLibraries(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExploreFilesStaySmall: no production file of the explorer is over
+// 500 lines; a file that grows past it is split by job.
+func TestExploreFilesStaySmall(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		assert.LessOrEqual(t, bytes.Count(b, []byte("\n")), 500, "%s is over 500 lines", f)
 	}
 }
