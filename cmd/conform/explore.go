@@ -128,11 +128,9 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		return runCampaign(ctx, opts, cfg, strict, reports)
 	}
 	// A target of its own without a profile: explore first observes its
-	// choices with the suite (the profile --write-profile would write).
-	var observe explore.Observer
-	if cfg.Target != "" && len(cfg.Profile) == 0 {
-		observe = suite.Observer(cfg)
-	}
+	// choices with the suite (the profile --write-profile would write), in
+	// the namespace taken below where the target is a sandbox.
+	observing := cfg.Target != "" && len(cfg.Profile) == 0
 	if cfg.Target == "" {
 		stop, bundled, err := startBundledReference(cfg.Timeout)
 		if err != nil {
@@ -157,6 +155,10 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 	}
 	if seed == 0 {
 		seed = clockSeed()
+	}
+	var observe explore.Observer
+	if observing {
+		observe = suite.Observer(cfg)
 	}
 	res, err := explore.Run(ctx, explore.Options{Target: suite.Target(cfg), Model: referenceModel, Seed: seed, Budget: opts.budget, Time: opts.time,
 		Ops: opts.ops, Strict: strict, RunID: runID, Workers: opts.workers, Observe: observe, Log: opts.run.errOut})
