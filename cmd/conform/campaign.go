@@ -11,6 +11,7 @@ import (
 	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/explore"
 	"github.com/conform-kit/conform/steps/explore/campaign"
+	"github.com/conform-kit/conform/steps/explore/suite"
 )
 
 // campaignOptions are the flags of conform explore --campaign.
@@ -50,7 +51,7 @@ func runCampaign(ctx context.Context, opts exploreOptions, cfg steps.Config, str
 		return fmt.Errorf("explore: %w", err)
 	}
 	defer store.Close()
-	eo := explore.Options{Target: cfg, Model: referenceModel, Strict: strict, Workers: opts.workers}
+	eo := explore.Options{Target: suite.Target(cfg), Model: referenceModel, Strict: strict, Workers: opts.workers}
 	spec := campaign.Spec{Name: c.name, Seed: opts.seed, Units: c.units, UnitSize: c.unitSize, MaxSteps: c.maxSteps, Ops: opts.ops}
 	if spec.Name == "" && spec.Seed == 0 {
 		return usageError(errors.New("explore: a campaign needs --campaign-name or --seed"))
@@ -94,8 +95,8 @@ func runCampaign(ctx context.Context, opts exploreOptions, cfg steps.Config, str
 		rep = rep.Without(base)
 		known = all - len(rep.Findings)
 	}
-	if eo.Target.Target == "" {
-		eo.Target.Target = "campaign:" + spec.Name // a report only: nothing is sent
+	if eo.Target.URL == "" {
+		eo.Target.URL = "campaign:" + spec.Name // a report only: nothing is sent
 	}
 	res, err := rep.Result(eo)
 	if err != nil {

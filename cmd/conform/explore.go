@@ -16,6 +16,7 @@ import (
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/explore/suite"
 	results "github.com/conform-kit/conform/steps/report"
 )
 
@@ -87,7 +88,13 @@ FAIL the baseline does not have), 2 usage or config error.`,
 }
 
 // referenceModel is the bundled reference, fresh for every sequence.
-func referenceModel() (http.Handler, steps.Config, func(), error) {
+func referenceModel() (http.Handler, explore.Target, func(), error) {
+	return suite.Model(referenceServer)()
+}
+
+// referenceServer is a fresh bundled reference and its seeded users and
+// fixtures in the suite's config form.
+func referenceServer() (http.Handler, steps.Config, func(), error) {
 	const base = "http://model.explore.invalid"
 	srv, err := reference.New(reference.Config{BaseURL: base, ReviewDelay: time.Hour, RetryScale: 0.0001, Seed: 1})
 	if err != nil {
@@ -121,8 +128,9 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 		return runCampaign(ctx, opts, cfg, strict, reports)
 	}
 	// A target of its own without a profile: explore first observes its
-	// choices with the suite (the profile --write-profile would write).
-	observe := cfg.Target != "" && len(cfg.Profile) == 0
+	// choices with the suite (the profile --write-profile would write), in
+	// the namespace taken below where the target is a sandbox.
+	observing := cfg.Target != "" && len(cfg.Profile) == 0
 	if cfg.Target == "" {
 		stop, bundled, err := startBundledReference(cfg.Timeout)
 		if err != nil {
@@ -148,7 +156,11 @@ func runExplore(ctx context.Context, opts exploreOptions) error {
 	if seed == 0 {
 		seed = clockSeed()
 	}
-	res, err := explore.Run(ctx, explore.Options{Target: cfg, Model: referenceModel, Seed: seed, Budget: opts.budget, Time: opts.time,
+	var observe explore.Observer
+	if observing {
+		observe = suite.Observer(cfg)
+	}
+	res, err := explore.Run(ctx, explore.Options{Target: suite.Target(cfg), Model: referenceModel, Seed: seed, Budget: opts.budget, Time: opts.time,
 		Ops: opts.ops, Strict: strict, RunID: runID, Workers: opts.workers, Observe: observe, Log: opts.run.errOut})
 	if errors.Is(err, explore.ErrOptions) {
 		return usageError(fmt.Errorf("explore: %w", err))

@@ -17,6 +17,7 @@ import (
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/explore/suite"
 	results "github.com/conform-kit/conform/steps/report"
 )
 
@@ -236,7 +237,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 	var explored *explore.Result
 	if opts.explore > 0 {
 		runOpts.After = func(ctx context.Context, run *results.Run) error {
-			res, err := explore.Run(ctx, explore.Options{Target: cfg, Model: referenceModel, Seed: clockSeed(),
+			res, err := explore.Run(ctx, explore.Options{Target: suite.Target(cfg), Model: referenceModel, Seed: clockSeed(),
 				Time: opts.explore, Strict: runOpts.Strict, Log: opts.errOut})
 			if err != nil {
 				return err

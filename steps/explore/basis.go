@@ -1,8 +1,8 @@
 package explore
 
 import (
-	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,102 +144,65 @@ func (r *runner) basisFor(check string, st Step, b judging.Basis) judging.Basis 
 	return b
 }
 
-// shapes reads which fields the normative schemas show: a dotted path is
-// shown when each segment is a declared property (or an item of a declared
-// array, or an entry of a declared map) of the schema, following $ref and
-// the allOf/anyOf/oneOf branches.
+// shapes reads which fields the normative schemas show, from the
+// validator's compiled trees: a dotted path is shown when each segment is
+// a declared property (or an item of a declared array, or an entry of a
+// declared map) of the schema, following $ref and the allOf/anyOf
+// branches.
 type shapes struct {
-	mu  sync.Mutex
-	raw map[string]any // schema file name → decoded schema
+	mu    sync.Mutex
+	trees map[string]*validate.Shape // schema name → its tree (nil: no such schema)
 }
 
 // declares reports whether schema shows the dotted field path.
 func (s *shapes) declares(v *validate.Validator, schema, field string) bool {
-	root, ok := s.load(v, schema)
-	if !ok {
-		return false
-	}
-	return s.walk(v, schema, root, strings.Split(field, "."), 0)
+	root := s.load(v, schema)
+	return root != nil && showsPath(root, strings.Split(field, "."), 0)
 }
 
-func (s *shapes) load(v *validate.Validator, name string) (any, bool) {
+// load is the named schema's tree, built once.
+func (s *shapes) load(v *validate.Validator, name string) *validate.Shape {
 	name = strings.TrimSuffix(name, ".json")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if doc, ok := s.raw[name]; ok {
-		return doc, doc != nil
+	if t, ok := s.trees[name]; ok {
+		return t
 	}
-	if s.raw == nil {
-		s.raw = map[string]any{}
+	if s.trees == nil {
+		s.trees = map[string]*validate.Shape{}
 	}
-	var doc any
-	if data, ok := v.Schema(name); ok {
-		_ = json.Unmarshal(data, &doc)
+	t, err := v.Shape(name)
+	if err != nil {
+		t = nil // no such schema: it shows nothing
 	}
-	s.raw[name] = doc
-	return doc, doc != nil
+	s.trees[name] = t
+	return t
 }
 
-// resolve follows a $ref ("common.json#/$defs/tags", "#/$defs/x") from file.
-func (s *shapes) resolve(v *validate.Validator, file, ref string) (string, any, bool) {
-	target, frag, _ := strings.Cut(ref, "#")
-	if target != "" {
-		file = strings.TrimSuffix(target, ".json")
-	}
-	node, ok := s.load(v, file)
-	if !ok {
-		return file, nil, false
-	}
-	for part := range strings.SplitSeq(strings.Trim(frag, "/"), "/") {
-		if part == "" {
-			continue
-		}
-		m, ok := node.(map[string]any)
-		if !ok {
-			return file, nil, false
-		}
-		if node, ok = m[part]; !ok {
-			return file, nil, false
-		}
-	}
-	return file, node, true
-}
-
-func (s *shapes) walk(v *validate.Validator, file string, node any, path []string, depth int) bool {
-	m, ok := node.(map[string]any)
-	if !ok || depth > 32 {
+// showsPath reports whether node shows path, through its $ref and its
+// allOf and anyOf branches.
+func showsPath(node *validate.Shape, path []string, depth int) bool {
+	if node == nil || node.Never || depth > maxDepth {
 		return false
 	}
 	if len(path) == 0 {
 		return true
 	}
-	if ref, ok := m["$ref"].(string); ok {
-		if f, n, ok := s.resolve(v, file, ref); ok && s.walk(v, f, n, path, depth+1) {
-			return true
-		}
-	}
-	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
-		branches, _ := m[k].([]any)
-		for _, b := range branches {
-			if s.walk(v, file, b, path, depth+1) {
-				return true
-			}
-		}
-	}
-	if props, ok := m["properties"].(map[string]any); ok {
-		if p, ok := props[path[0]]; ok && s.walk(v, file, p, path[1:], depth+1) {
-			return true
-		}
-	}
-	if _, err := strconv.Atoi(path[0]); err == nil {
-		if items, ok := m["items"]; ok && s.walk(v, file, items, path[1:], depth+1) {
-			return true
-		}
-	}
-	if extra, ok := m["additionalProperties"].(map[string]any); ok && s.walk(v, file, extra, path[1:], depth+1) {
+	if showsPath(node.Ref, path, depth+1) {
 		return true
 	}
-	return false
+	for _, b := range slices.Concat(node.AllOf, node.AnyOf) {
+		if showsPath(b, path, depth+1) {
+			return true
+		}
+	}
+	if showsPath(node.Property(path[0]), path[1:], depth+1) {
+		return true
+	}
+	if _, err := strconv.Atoi(path[0]); err == nil && showsPath(node.Items, path[1:], depth+1) {
+		return true
+	}
+	return showsPath(node.AdditionalProperties, path[1:], depth+1)
 }
 
 // union is a followed by the members of b it lacks.

@@ -15,32 +15,32 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/reference"
-	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
 )
 
-// referenceConfig is the suite's config of a reference's seeded users and fixtures.
-func referenceConfig(url string, s reference.Seeded) steps.Config {
-	cred := func(c reference.Credential) *steps.Credential {
-		return &steps.Credential{Username: c.Username, Password: c.Password}
+// referenceConfig is the explorer's target of a reference's seeded users and fixtures.
+func referenceConfig(url string, s reference.Seeded) Target {
+	user := func(c reference.Credential) *User {
+		return &User{Username: c.Username, Password: c.Password}
 	}
 	f := s.Fixtures
-	return steps.Config{
-		Target: url,
-		Credentials: steps.Credentials{Platform: cred(s.Credentials.Platform), Merchant: cred(s.Credentials.Merchant),
-			OtherApplication: cred(s.Credentials.OtherApplication)},
-		Fixtures: steps.Fixtures{BuyerIdentity: f.BuyerIdentity, Merchant: f.Merchant, MerchantIdentity: f.MerchantIdentity,
-			PlainMerchant: f.PlainMerchant, PlainMerchantIdentity: f.PlainMerchantIdentity, SubscriptionSchedule: f.SubscriptionSchedule,
-			SubscriptionAmount: f.SubscriptionAmount, Dispute: f.Dispute, BalanceTransfer: f.BalanceTransfer},
-		WebhookReceiver: steps.ReceiverConfig{Listen: "127.0.0.1:0"},
+	return Target{
+		URL: url,
+		Users: Users{Platform: user(s.Credentials.Platform), Merchant: user(s.Credentials.Merchant),
+			OtherApplication: user(s.Credentials.OtherApplication)},
+		Fixtures: [][2]string{{"buyer_identity", f.BuyerIdentity}, {"merchant", f.Merchant}, {"merchant_identity", f.MerchantIdentity},
+			{"plain_merchant", f.PlainMerchant}, {"plain_merchant_identity", f.PlainMerchantIdentity},
+			{"subscription_schedule", f.SubscriptionSchedule}, {"subscription_amount", f.SubscriptionAmount},
+			{"dispute", f.Dispute}, {"balance_transfer", f.BalanceTransfer}},
+		Receiver: Receiver{Listen: "127.0.0.1:0"},
 	}
 }
 
-func referenceModel() (http.Handler, steps.Config, func(), error) {
+func referenceModel() (http.Handler, Target, func(), error) {
 	srv, err := reference.New(reference.Config{BaseURL: modelBase, ReviewDelay: time.Hour, RetryScale: 0.0001, Seed: 1})
 	if err != nil {
-		return nil, steps.Config{}, nil, err
+		return nil, Target{}, nil, err
 	}
 	return srv, referenceConfig(modelBase, srv.Seeded()), func() { _ = srv.Close() }, nil
 }
@@ -50,7 +50,7 @@ func referenceModel() (http.Handler, steps.Config, func(), error) {
 // duration bound (the spec shows no payload of the file endpoints) and
 // webhook tags read back (§2.10 shows no tags on a webhook).
 func TestKnownFalseFailsAreAssumed(t *testing.T) {
-	r, err := newRunner(Options{Target: steps.Config{Target: "http://127.0.0.1:1"}, Model: referenceModel})
+	r, err := newRunner(Options{Target: Target{URL: "http://127.0.0.1:1"}, Model: referenceModel})
 	require.NoError(t, err)
 	link := Step{Op: "files.external_links.create", AtLimit: []string{"duration"}}
 	_, ok := r.v.Operation(link.Op)
@@ -240,7 +240,7 @@ func decodeTestBody(body string) (map[string]any, error) {
 // merchant is normative with §4.2's words (its table requires it), a file
 // payload is assumed as a whole.
 func TestBodyBasisFromTheData(t *testing.T) {
-	r, err := newRunner(Options{Target: steps.Config{Target: "http://127.0.0.1:1"}, Model: referenceModel})
+	r, err := newRunner(Options{Target: Target{URL: "http://127.0.0.1:1"}, Model: referenceModel})
 	require.NoError(t, err)
 	sale := []string{"4.2", "2.13", "8"}
 	tests := []struct {
@@ -288,7 +288,7 @@ func TestBodyBasisFromTheData(t *testing.T) {
 // shape and the fields read back (§2.10) are the spec's; before, they rest
 // on webhook_routes.
 func TestWebhookRouteAnsweredIsNormative(t *testing.T) {
-	r, err := newRunner(Options{Target: steps.Config{Target: "http://127.0.0.1:1"}, Model: referenceModel})
+	r, err := newRunner(Options{Target: Target{URL: "http://127.0.0.1:1"}, Model: referenceModel})
 	require.NoError(t, err)
 	tests := []struct {
 		name   string
@@ -331,7 +331,7 @@ func TestWebhookRouteAnsweredIsNormative(t *testing.T) {
 // for a rule the model never applied. A body breaking nothing keeps the
 // step's rule.
 func TestRefusedForItsBodyJudgesByTheBody(t *testing.T) {
-	r, err := newRunner(Options{Target: steps.Config{Target: "http://127.0.0.1:1"}, Model: referenceModel})
+	r, err := newRunner(Options{Target: Target{URL: "http://127.0.0.1:1"}, Model: referenceModel})
 	require.NoError(t, err)
 	invalid := Exchange{Status: 422, doc: map[string]any{"_embedded": map[string]any{"errors": []any{map[string]any{"code": "INVALID_FIELD"}}}}}
 	unprocessable := Exchange{Status: 422, doc: map[string]any{"_embedded": map[string]any{"errors": []any{map[string]any{"code": "UNPROCESSABLE_ENTITY"}}}}}

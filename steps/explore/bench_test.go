@@ -12,6 +12,7 @@ import (
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/explore/suite"
 )
 
 // BenchmarkExploreDelayedTarget explores a reference that answers each
@@ -34,7 +35,7 @@ func BenchmarkExploreDelayedTarget(b *testing.B) {
 					h.ServeHTTP(w, r)
 				})
 				srv := httptest.NewServer(slow)
-				res, err := explore.Run(context.Background(), explore.Options{Target: configOf(srv.URL, ref.Seeded()), Model: model,
+				res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(configOf(srv.URL, ref.Seeded())), Model: model,
 					Seed: 1, Time: 3 * time.Second, Workers: bc.workers})
 				srv.Close()
 				_ = ref.Close()
@@ -50,7 +51,7 @@ func BenchmarkExploreDelayedTarget(b *testing.B) {
 func BenchmarkExploreReference(b *testing.B) {
 	for range b.N {
 		cfg := serveFaults(b)
-		res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 1, Time: 5 * time.Second})
+		res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(cfg), Model: model, Seed: 1, Time: 5 * time.Second})
 		require.NoError(b, err)
 		b.ReportMetric(float64(res.Requests)/res.Duration.Seconds(), "req/s")
 	}

@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/conform-kit/conform/steps"
 )
 
 // TestNormaliseKeepsTheCauseOnly: the messages of one cause on different
@@ -76,7 +74,7 @@ func TestFindingsOfOneCauseGroup(t *testing.T) {
 // validator's message for an assumed one); a rule the body does not
 // break (a capture over the amount) keeps the step's rule.
 func TestAcceptedMessageNamesFieldAndRule(t *testing.T) {
-	r, err := newRunner(Options{Target: steps.Config{Target: "http://127.0.0.1:1"}, Model: referenceModel})
+	r, err := newRunner(Options{Target: Target{URL: "http://127.0.0.1:1"}, Model: referenceModel})
 	require.NoError(t, err)
 	item := `{"amount_excluding_sales_tax":1,"amount_including_sales_tax":1,"commodity_code":"123","cost_per_unit":%s,"item_description":"d","item_discount_amount":0,"merchant_product_code":"m","quantity":%s,"unit_of_measure":"EA"}`
 	body := func(cost, quantity string) string {

@@ -15,6 +15,7 @@ import (
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/explore/suite"
 	"github.com/conform-kit/conform/steps/steptest"
 )
 
@@ -48,7 +49,7 @@ func TestExploreLeavesItsWebhooksDisabled(t *testing.T) {
 			}
 			cfg.Profile = json.RawMessage(tc.profile)
 			before := steptest.EnabledWebhooks(t, cfg)
-			res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 3, Budget: 1500, Ops: "webhooks.*"})
+			res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(cfg), Model: model, Seed: 3, Budget: 1500, Ops: "webhooks.*"})
 			require.NoError(t, err)
 			created := 0
 			for _, c := range res.Coverage {

@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -11,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/conform-kit/conform/validate"
@@ -140,7 +138,6 @@ const queryName = "list query"
 func newContract(j *judging.Judge, listMax int) (*contract, error) {
 	v := j.Validator()
 	c := &contract{v: v, j: j, basis: map[string]judging.Basis{}, share: map[string]int{}, defaults: j.DefaultProfile(), schemas: map[string]*shape{}, ops: map[string]string{}, lists: map[string]bool{}}
-	rd := &schemaReader{v: v, files: map[string]map[string]any{}}
 	for _, op := range v.Operations() {
 		if op.Method == "GET" && strings.HasSuffix(op.Response, "_list") {
 			c.lists[op.ID] = true
@@ -157,15 +154,11 @@ func newContract(j *judging.Judge, listMax int) (*contract, error) {
 		if _, ok := c.schemas[op.Request]; ok {
 			continue
 		}
-		raw, err := rd.file(op.Request)
+		tree, err := v.Shape(op.Request)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("explore: %w", err)
 		}
-		root, err := rd.inline(op.Request, raw, 0)
-		if err != nil {
-			return nil, err
-		}
-		s, err := buildShape(root, "", "")
+		s, err := buildShape(layersOf(tree), "", "")
 		if err != nil {
 			return nil, fmt.Errorf("explore: schema %s: %w", op.Request, err)
 		}
@@ -184,15 +177,17 @@ func newContract(j *judging.Judge, listMax int) (*contract, error) {
 	sort.Strings(c.names)
 	// The list query: offset and limit bounded as the page object states
 	// them, limit's maximum the profile's (the spec states none).
-	env, err := rd.file("list_envelope")
+	env, err := v.Shape("list_envelope")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("explore: %w", err)
 	}
-	page, _ := digRaw(env, "$defs", "page", "properties").(map[string]any)
+	page := env.Property("page")
+	if page == nil {
+		return nil, fmt.Errorf("explore: list_envelope has no page")
+	}
 	q := &shape{Types: []string{"object"}, MinLength: -1, MaxLength: -1}
 	for _, name := range []string{"limit", "offset"} {
-		raw, _ := page[name].(map[string]any)
-		p, err := buildShape(raw, name, name)
+		p, err := buildShape(layersOf(page.Property(name)), name, name)
 		if err != nil {
 			return nil, fmt.Errorf("explore: list query %s: %w", name, err)
 		}
@@ -283,386 +278,6 @@ func (c *contract) statedBound(schema, ptr, rule string) bool {
 	b, ok := c.j.RequestBodyBasis(schema, validate.Violation{Pointer: ptr, Rule: rule, In: validate.InBody})
 	return ok && b.Normative()
 }
-
-// schemaReader inlines $ref across the schema files.
-type schemaReader struct {
-	v     *validate.Validator
-	files map[string]map[string]any
-}
-
-func (rd *schemaReader) file(name string) (map[string]any, error) {
-	if f, ok := rd.files[name]; ok {
-		return f, nil
-	}
-	data, ok := rd.v.Schema(name)
-	if !ok {
-		return nil, fmt.Errorf("explore: no schema %q", name)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var doc map[string]any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("explore: schema %s: %w", name, err)
-	}
-	rd.files[name] = doc
-	return doc, nil
-}
-
-// dig follows keys through nested objects.
-func digRaw(n any, keys ...string) any {
-	for _, k := range keys {
-		m, _ := n.(map[string]any)
-		n = m[k]
-	}
-	return n
-}
-
-// inline returns n with every $ref (relative to file) and allOf merged in,
-// recursively.
-func (rd *schemaReader) inline(file string, n map[string]any, depth int) (map[string]any, error) {
-	if depth > 32 {
-		return nil, fmt.Errorf("explore: schema %s: $ref nests too deep", file)
-	}
-	out := map[string]any{}
-	if ref, ok := n["$ref"].(string); ok {
-		tf, ptr, _ := strings.Cut(ref, "#")
-		tname := file
-		if tf != "" {
-			tname = strings.TrimSuffix(tf, ".json")
-		}
-		doc, err := rd.file(tname)
-		if err != nil {
-			return nil, err
-		}
-		var target any = doc
-		for _, k := range strings.Split(strings.Trim(ptr, "/"), "/") {
-			if k != "" {
-				target = digRaw(target, k)
-			}
-		}
-		tm, ok := target.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("explore: schema %s: $ref %s resolves to nothing", file, ref)
-		}
-		base, err := rd.inline(tname, tm, depth+1)
-		if err != nil {
-			return nil, err
-		}
-		out = base
-	}
-	own := map[string]any{}
-	for k, v := range n {
-		switch k {
-		case "$ref", "$comment", "title", "description", "$schema", "$id", "$defs", "examples":
-			continue
-		case "properties":
-			props := map[string]any{}
-			for name, p := range v.(map[string]any) {
-				pm, ok := p.(map[string]any)
-				if !ok {
-					props[name] = p // false: forbidden
-					continue
-				}
-				x, err := rd.inline(file, pm, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				props[name] = x
-			}
-			own[k] = props
-		case "items", "additionalProperties":
-			if m, ok := v.(map[string]any); ok {
-				x, err := rd.inline(file, m, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				own[k] = x
-			} else {
-				own[k] = v
-			}
-		case "if", "then":
-			if m, ok := v.(map[string]any); ok {
-				x, err := rd.inline(file, m, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				own[k] = x
-			}
-		case "anyOf", "oneOf", "allOf":
-			var alts []any
-			for _, a := range v.([]any) {
-				x, err := rd.inline(file, a.(map[string]any), depth+1)
-				if err != nil {
-					return nil, err
-				}
-				alts = append(alts, x)
-			}
-			own[k] = alts
-		default:
-			own[k] = v
-		}
-	}
-	var conds []any
-	if _, ok := own["if"]; ok {
-		conds = append(conds, map[string]any{"if": own["if"], "then": own["then"]})
-		delete(own, "if")
-		delete(own, "then")
-	}
-	out = mergeRaw(out, own)
-	if all, ok := out["allOf"].([]any); ok {
-		delete(out, "allOf")
-		for _, a := range all {
-			am := a.(map[string]any)
-			if _, ok := am["if"]; ok {
-				conds = append(conds, am)
-				continue
-			}
-			out = mergeRaw(out, am)
-		}
-	}
-	if len(conds) > 0 {
-		old, _ := out["x-conds"].([]any)
-		out["x-conds"] = append(slices.Clone(old), conds...)
-	}
-	return out, nil
-}
-
-// mergeRaw applies the keywords of over on base, as a validator applies
-// both: properties and items merge, required lists join, and each bound
-// keeps the narrower value.
-func mergeRaw(base, over map[string]any) map[string]any {
-	out := make(map[string]any, len(base)+len(over))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range over {
-		old, had := out[k]
-		if !had {
-			out[k] = v
-			continue
-		}
-		switch k {
-		case "properties":
-			props := map[string]any{}
-			for name, p := range old.(map[string]any) {
-				props[name] = p
-			}
-			for name, p := range v.(map[string]any) {
-				om, ok1 := props[name].(map[string]any)
-				pm, ok2 := p.(map[string]any)
-				if ok1 && ok2 {
-					props[name] = mergeRaw(om, pm)
-				} else {
-					props[name] = p
-				}
-			}
-			out[k] = props
-		case "items":
-			om, ok1 := old.(map[string]any)
-			pm, ok2 := v.(map[string]any)
-			if ok1 && ok2 {
-				out[k] = mergeRaw(om, pm)
-			} else {
-				out[k] = v
-			}
-		case "required":
-			req := slices.Clone(old.([]any))
-			for _, r := range v.([]any) {
-				if !slices.Contains(req, r) {
-					req = append(req, r)
-				}
-			}
-			out[k] = req
-		case "maxLength", "maximum", "maxItems", "exclusiveMaximum":
-			if numLess(v, old) {
-				out[k] = v
-			}
-		case "minLength", "minimum", "minItems", "exclusiveMinimum":
-			if numLess(old, v) {
-				out[k] = v
-			}
-		default:
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func bigOf(v any) (*big.Int, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return nil, false
-	}
-	b, ok := new(big.Int).SetString(string(n), 10)
-	return b, ok
-}
-
-func numLess(a, b any) bool {
-	x, ok1 := bigOf(a)
-	y, ok2 := bigOf(b)
-	return ok1 && ok2 && x.Cmp(y) < 0
-}
-
-// build turns an inlined schema into a shape at path.
-func buildShape(n map[string]any, path, name string) (*shape, error) {
-	s := &shape{Path: path, Name: name, MinLength: -1, MaxLength: -1}
-	// A nullable anyOf: [{type: null}, X] is X or null.
-	for _, key := range []string{"anyOf", "oneOf"} {
-		alts, ok := n[key].([]any)
-		if !ok {
-			continue
-		}
-		var rest []map[string]any
-		null := false
-		for _, a := range alts {
-			am := a.(map[string]any)
-			if t, _ := am["type"].(string); t == "null" && len(am) == 1 {
-				null = true
-				continue
-			}
-			if _, only := am["required"]; only && len(am) == 1 {
-				continue // an alternative of required sets: validity, not shape
-			}
-			rest = append(rest, am)
-		}
-		if len(rest) == 1 {
-			merged := map[string]any{}
-			for k, v := range n {
-				if k != key {
-					merged[k] = v
-				}
-			}
-			n = mergeRaw(merged, rest[0])
-		}
-		s.Nullable = s.Nullable || null
-	}
-	switch t := n["type"].(type) {
-	case string:
-		s.Types = []string{t}
-	case []any:
-		for _, x := range t {
-			s.Types = append(s.Types, x.(string))
-		}
-	}
-	if i := slices.Index(s.Types, "null"); i >= 0 {
-		s.Types = slices.Delete(s.Types, i, i+1)
-		s.Nullable = true
-	}
-	if c, ok := n["const"]; ok {
-		s.Enum = []any{c}
-	}
-	if e, ok := n["enum"].([]any); ok {
-		s.Enum = e
-	}
-	if len(s.Types) == 0 && len(s.Enum) > 0 {
-		s.Types = []string{jsonTypeOf(s.Enum[0])}
-	}
-	if v, ok := bigOf(n["minLength"]); ok {
-		s.MinLength = int(v.Int64())
-	}
-	if v, ok := bigOf(n["maxLength"]); ok {
-		s.MaxLength = int(v.Int64())
-	}
-	if v, ok := bigOf(n["minimum"]); ok {
-		s.Min = v
-	}
-	if v, ok := bigOf(n["maximum"]); ok {
-		s.Max = v
-	}
-	if v, ok := bigOf(n["exclusiveMinimum"]); ok {
-		s.Min = v.Add(v, big.NewInt(1)) // integers: the least allowed
-	}
-	if v, ok := bigOf(n["exclusiveMaximum"]); ok {
-		s.Max = v.Sub(v, big.NewInt(1))
-	}
-	if p, ok := n["pattern"].(string); ok {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return nil, fmt.Errorf("%s: pattern %q: %w", path, p, err)
-		}
-		syn, err := syntax.Parse(p, syntax.Perl)
-		if err != nil {
-			return nil, fmt.Errorf("%s: pattern %q: %w", path, p, err)
-		}
-		s.Pattern, s.re, s.syn = p, re, syn
-		s.simplest = matching(syn, nil, 0)
-	}
-	s.Format, _ = n["format"].(string)
-	req := map[string]bool{}
-	if r, ok := n["required"].([]any); ok {
-		for _, x := range r {
-			req[x.(string)] = true
-		}
-	}
-	for _, c := range asList(n["x-conds"]) {
-		cm, _ := c.(map[string]any)
-		ifProps, _ := digRaw(cm, "if", "properties").(map[string]any)
-		req := asList(digRaw(cm, "then", "required"))
-		for name, p := range ifProps {
-			if v, ok := p.(map[string]any)["const"]; ok && len(req) > 0 {
-				cd := cond{Prop: name, Value: v, Nested: map[string][]string{}}
-				for _, r := range req {
-					cd.Required = append(cd.Required, r.(string))
-				}
-				thenProps, _ := digRaw(cm, "then", "properties").(map[string]any)
-				for pn, pv := range thenProps {
-					for _, r := range asList(digRaw(pv, "required")) {
-						cd.Nested[pn] = append(cd.Nested[pn], r.(string))
-					}
-					slices.Sort(cd.Nested[pn])
-				}
-				s.Conds = append(s.Conds, cd)
-			}
-		}
-	}
-	if props, ok := n["properties"].(map[string]any); ok {
-		names := make([]string, 0, len(props))
-		for k := range props {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			pm, ok := props[k].(map[string]any)
-			if !ok {
-				continue // false: the property is forbidden
-			}
-			p, err := buildShape(pm, joinPath(path, k), k)
-			if err != nil {
-				return nil, err
-			}
-			p.Required = req[k]
-			if k == "currency" && p.re != nil && p.re.MatchString("USD") {
-				p.Examples = append(p.Examples, "USD") // the spec's examples' currency: a schema cannot list ISO 4217
-			}
-			s.Props = append(s.Props, p)
-		}
-		for _, cd := range s.Conds {
-			if p := s.prop(cd.Prop); p != nil {
-				p.Examples = append(p.Examples, cd.Value)
-			}
-		}
-		if len(s.Types) == 0 {
-			s.Types = []string{"object"}
-		}
-	}
-	if ap, ok := n["additionalProperties"].(map[string]any); ok {
-		vals, err := buildShape(ap, joinPath(path, "*"), "*")
-		if err != nil {
-			return nil, err
-		}
-		s.Values = vals
-	}
-	if it, ok := n["items"].(map[string]any); ok {
-		items, err := buildShape(it, path+"[]", "")
-		if err != nil {
-			return nil, err
-		}
-		s.Items = items
-	}
-	return s, nil
-}
-
-func asList(v any) []any { l, _ := v.([]any); return l }
 
 func joinPath(path, name string) string {
 	if path == "" {
@@ -773,7 +388,7 @@ func (s *shape) hits(v any) []string {
 			}
 		}
 		if s.Format != "" {
-			if formatValid(s.Format, x) {
+			if valid, known := validate.ValidFormat(s.Format, x); valid || !known {
 				out = append(out, "format "+s.Format+": valid")
 			} else {
 				out = append(out, "format "+s.Format+": invalid")
@@ -835,21 +450,6 @@ func countClass(n int) string {
 		return "1"
 	}
 	return "several"
-}
-
-// formatValid checks the formats the request schemas use.
-func formatValid(format, s string) bool {
-	switch format {
-	case "date-time":
-		_, err := time.Parse(time.RFC3339Nano, s)
-		return err == nil
-	case "uri":
-		i := strings.Index(s, ":")
-		return i > 0 && !strings.ContainsAny(s, " \t\n")
-	case "uuid":
-		return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`).MatchString(s)
-	}
-	return true
 }
 
 // sameJSON compares two decoded JSON scalars.

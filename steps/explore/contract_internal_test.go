@@ -31,17 +31,18 @@ func leafOf(t *testing.T, c *contract, schema, path string) *shape {
 		s = c.query
 	}
 	require.NotNil(t, s, schema)
-	for _, l := range s.leaves() {
+	for _, l := range append(s.nodes(), s) {
 		if l.Path == path {
 			return l
 		}
 	}
-	t.Fatalf("%s has no leaf %s", schema, path)
+	t.Fatalf("%s has no node %s", schema, path)
 	return nil
 }
 
-// TestContractReadsKeywords: the leaves carry the keywords of the schemas,
-// $ref and the create variant's narrower bounds merged in.
+// TestContractReadsKeywords: the nodes carry the keywords of the schemas,
+// $ref and the create variant's narrower bounds merged in, an allOf's
+// conditions each read.
 func TestContractReadsKeywords(t *testing.T) {
 	c := testContract(t)
 	tests := []struct {
@@ -62,6 +63,16 @@ func TestContractReadsKeywords(t *testing.T) {
 		{"file_create", "type", func(t *testing.T, s *shape) { assert.Contains(t, s.Enum, any("TAX_DOCUMENT")) }},
 		{"webhook_create", "enabled_events", func(t *testing.T, s *shape) { assert.NotNil(t, s.Items) }},
 		{"webhook_create", "tags", func(t *testing.T, s *shape) { assert.NotNil(t, s.Values) }},
+		{"webhook_create", "authentication", func(t *testing.T, s *shape) {
+			require.Len(t, s.Conds, 2, "each allOf member's if/then is a condition")
+			assert.Equal(t, cond{Prop: "type", Value: "BASIC", Required: []string{"basic"}, Nested: map[string][]string{"basic": {"password", "username"}}}, s.Conds[0])
+			assert.Equal(t, cond{Prop: "type", Value: "BEARER", Required: []string{"bearer"}, Nested: map[string][]string{"bearer": {"token"}}}, s.Conds[1])
+		}},
+		{"webhook_create", "authentication.type", func(t *testing.T, s *shape) { assert.Equal(t, []any{"BASIC", "BEARER"}, s.Examples) }},
+		{"subscription_amount_create", "fee_amount_data", func(t *testing.T, s *shape) {
+			assert.True(t, s.Required, "the one anyOf branch beside a required list applies")
+		}},
+		{"subscription_enrollment_create", "started_at", func(t *testing.T, s *shape) { assert.Equal(t, "date-time", s.Format) }},
 		{queryName, "limit", func(t *testing.T, s *shape) {
 			assert.Equal(t, "1", s.Min.String())
 			assert.Equal(t, "100", s.Max.String())

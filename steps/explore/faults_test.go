@@ -21,6 +21,7 @@ import (
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/explore/suite"
 	"github.com/conform-kit/conform/steps/report"
 )
 
@@ -43,7 +44,7 @@ func TestExploreCatchesEachFault(t *testing.T) {
 			t.Run(f.Name, func(t *testing.T) {
 				t.Parallel()
 				cfg := serveFaults(t, f.Name)
-				res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 7, Budget: 6000, ShrinkRuns: 120, FirstFinding: true})
+				res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(cfg), Model: model, Seed: 7, Budget: 6000, ShrinkRuns: 120, FirstFinding: true})
 				require.NoError(t, err)
 				require.NotEmpty(t, res.Findings, "fault %s (%s) not found in %d requests", f.Name, f.Breaks, res.Requests)
 				got := res.Findings[0]
@@ -88,7 +89,7 @@ func TestExploreCatchesEachFault(t *testing.T) {
 func TestSeedReplaysAndShrinkKeepsVerdict(t *testing.T) {
 	run := func() explore.Finding {
 		cfg := serveFaults(t, "card-line1-counted-in-bytes")
-		res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 11, RunID: "replay", Budget: 4000, ShrinkRuns: 120, FirstFinding: true})
+		res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(cfg), Model: model, Seed: 11, RunID: "replay", Budget: 4000, ShrinkRuns: 120, FirstFinding: true})
 		require.NoError(t, err)
 		require.NotEmpty(t, res.Findings, "fault not found")
 		return res.Findings[0]
@@ -96,7 +97,7 @@ func TestSeedReplaysAndShrinkKeepsVerdict(t *testing.T) {
 	a, b := run(), run()
 	// The shrunk recipe, replayed on a fresh faulted server, fails the same
 	// check on the same basis, in as many requests.
-	again, err := explore.Replay(context.Background(), explore.Options{Target: serveFaults(t, "card-line1-counted-in-bytes"), Model: model, Seed: 11, RunID: "replay"}, a.Sequence, a.Recipe)
+	again, err := explore.Replay(context.Background(), explore.Options{Target: suite.Target(serveFaults(t, "card-line1-counted-in-bytes")), Model: model, Seed: 11, RunID: "replay"}, a.Sequence, a.Recipe)
 	require.NoError(t, err)
 	require.NotNil(t, again, "the shrunk recipe no longer fails")
 	assert.Equal(t, a.Key(), again.Key(), "verdict and basis of the replayed shrunk recipe")
@@ -146,7 +147,7 @@ func TestSeedSendsByteIdenticalRequests(t *testing.T) {
 		cfg := configOf(srv.URL, ref.Seeded())
 		cfg.WebhookReceiver.PublicURL = "http://127.0.0.1:9"
 		rec := &recorder{base: http.DefaultTransport}
-		_, err = explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 99, RunID: "same", Budget: 400, Workers: 1,
+		_, err = explore.Run(context.Background(), explore.Options{Target: suite.Target(cfg), Model: model, Seed: 99, RunID: "same", Budget: 400, Workers: 1,
 			Client: &http.Client{Transport: rec, Timeout: 10 * time.Second}})
 		require.NoError(t, err)
 		return rec.reqs

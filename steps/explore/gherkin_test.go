@@ -10,6 +10,7 @@ import (
 
 	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/explore/suite"
 )
 
 // TestPrintedScenarioRuns: the scenario a finding prints, added to the
@@ -27,7 +28,7 @@ func TestPrintedScenarioRuns(t *testing.T) {
 			// that sets the state it would change first, so it shrinks and
 			// replays whatever the other sequences did meanwhile.
 			cfg := serveFaults(t, name)
-			res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 7, Budget: 6000, ShrinkRuns: 120, FirstFinding: true})
+			res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(cfg), Model: model, Seed: 7, Budget: 6000, ShrinkRuns: 120, FirstFinding: true})
 			require.NoError(t, err)
 			require.NotEmpty(t, res.Findings, "fault %s not found", name)
 			feature := res.Findings[0].Gherkin

@@ -13,6 +13,7 @@ import (
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/explore/suite"
 )
 
 // configOf is the suite's config for a reference's seeded users and fixtures.
@@ -33,7 +34,11 @@ func configOf(url string, s reference.Seeded) steps.Config {
 }
 
 // model is the bundled reference, fresh for every sequence.
-func model() (http.Handler, steps.Config, func(), error) {
+func model() (http.Handler, explore.Target, func(), error) { return suite.Model(seededModel)() }
+
+// seededModel is a fresh bundled reference and its seeded users and
+// fixtures in the suite's config form.
+func seededModel() (http.Handler, steps.Config, func(), error) {
 	srv, err := reference.New(reference.Config{BaseURL: "http://model.explore.invalid", ReviewDelay: time.Hour, RetryScale: 0.0001, Seed: 1})
 	if err != nil {
 		return nil, steps.Config{}, nil, err
@@ -57,7 +62,7 @@ func serveFaults(t testing.TB, names ...string) steps.Config {
 // explore runs an exploration of cfg with a request budget.
 func exploreRun(t testing.TB, cfg steps.Config, seed uint64, budget int, strict bool) explore.Result {
 	t.Helper()
-	res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: seed, Budget: budget, Strict: strict, ShrinkRuns: 150})
+	res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(cfg), Model: model, Seed: seed, Budget: budget, Strict: strict, ShrinkRuns: 150})
 	require.NoError(t, err)
 	return res
 }

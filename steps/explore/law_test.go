@@ -20,6 +20,7 @@ import (
 
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/explore/suite"
 	"github.com/conform-kit/conform/steps/report"
 )
 
@@ -42,7 +43,7 @@ func TestOwnWorkersNeverFail(t *testing.T) {
 			if raceDetector {
 				budget = 600
 			}
-			res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 1, Budget: budget,
+			res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(cfg), Model: model, Seed: 1, Budget: budget,
 				Strict: true, Ops: tc.ops, Workers: tc.workers, ShrinkRuns: 20})
 			require.NoError(t, err)
 			for _, f := range res.Findings {
@@ -62,7 +63,7 @@ func TestRenameNotStoredFailsOnTheLaterRead(t *testing.T) {
 	// The whole budget, not the first FAIL: the fault's other effects may
 	// FAIL first, as the draws fall (a refused request seen to change the
 	// nickname, on the same later read).
-	res, err := explore.Run(context.Background(), explore.Options{Target: cfg, Model: model, Seed: 7, Budget: 6000, ShrinkRuns: 60})
+	res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(cfg), Model: model, Seed: 7, Budget: 6000, ShrinkRuns: 60})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Findings, "the fault is found")
 	i := slices.IndexFunc(res.Findings, func(f explore.Finding) bool {
@@ -126,7 +127,7 @@ func TestShortPageOverTheDefaultIsAssumed(t *testing.T) {
 	if raceDetector {
 		budget = 1000
 	}
-	res, err := explore.Run(context.Background(), explore.Options{Target: configOf(srv.URL, ref.Seeded()), Model: model, Seed: 2, Budget: budget,
+	res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(configOf(srv.URL, ref.Seeded())), Model: model, Seed: 2, Budget: budget,
 		Ops: "files.*", Workers: 4, ShrinkRuns: 10})
 	require.NoError(t, err)
 	var short int
@@ -222,7 +223,7 @@ func TestLateWriteOfAnotherWorkerIsNoFinding(t *testing.T) {
 	}
 	late := &lateWrites{next: http.DefaultTransport, n: 25, max: 5, hold: 8}
 	t.Cleanup(late.flush)
-	res, err := explore.Run(context.Background(), explore.Options{Target: configOf(srv.URL, ref.Seeded()), Model: model, Client: &http.Client{Transport: late}, Seed: 1, Budget: budget,
+	res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(configOf(srv.URL, ref.Seeded())), Model: model, Client: &http.Client{Transport: late}, Seed: 1, Budget: budget,
 		Strict: true, Ops: "files.*", Workers: 8, ShrinkRuns: 10})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Unanswered, "some creates went unanswered")

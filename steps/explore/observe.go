@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/conform-kit/conform/steps"
 )
 
 // Observing the target's choices: a target without a profile first runs
@@ -18,19 +16,15 @@ import (
 // model's answers are then compared with the target's choice, not the
 // reference's, and sequences go past the first such difference.
 
-// observe runs the suite against the target and returns the profile it
-// wrote and the keys it declares (its observed choices).
-func observe(ctx context.Context, cfg steps.Config, workers int) (json.RawMessage, []string, error) {
-	sum, err := steps.Run(ctx, cfg, steps.Options{Concurrency: min(workers, 8)})
+// observe runs the observer (the suite) against the target and returns
+// the profile it wrote and the keys it declares (its observed choices).
+func observe(ctx context.Context, run Observer, workers int) (json.RawMessage, []string, error) {
+	profile, err := run(ctx, min(workers, 8))
 	if err != nil {
 		return nil, nil, fmt.Errorf("explore: observe the target's choices: %w", err)
 	}
-	var w bytes.Buffer
-	if err := steps.WriteProfile(&w, sum); err != nil {
-		return nil, nil, fmt.Errorf("explore: observe the target's choices: %w", err)
-	}
 	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(w.Bytes(), &keys); err != nil {
+	if err := json.Unmarshal(profile, &keys); err != nil {
 		return nil, nil, fmt.Errorf("explore: observed profile: %w", err)
 	}
 	var observed []string
@@ -41,7 +35,7 @@ func observe(ctx context.Context, cfg steps.Config, workers int) (json.RawMessag
 		observed = append(observed, k+" "+compact(v))
 	}
 	slices.Sort(observed)
-	return w.Bytes(), observed, nil
+	return profile, observed, nil
 }
 
 // compact is a JSON value on one line.

@@ -221,7 +221,7 @@ func (r *runner) curl(f Finding) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#!/bin/sh\n# conform explore: %s %s on %s [%s]; seed %d, sequence %d\n", f.Outcome, f.Check, f.Op, f.Clause(), f.Seed, f.Sequence)
 	b.WriteString("# CONFORM_USER/CONFORM_PASSWORD: the platform user; CONFORM_MERCHANT_USER/_PASSWORD and\n# CONFORM_OTHER_USER/_PASSWORD when a request acts as them.\nset -eu\n")
-	fmt.Fprintf(&b, "T=\"${CONFORM_TARGET:-%s}\"\n", strings.TrimRight(r.opts.Target.Target, "/"))
+	fmt.Fprintf(&b, "T=\"${CONFORM_TARGET:-%s}\"\n", strings.TrimRight(r.opts.Target.URL, "/"))
 	b.WriteString("id() { jq -r .id; } # needs jq, as the suite's replay scripts do\n")
 	b.WriteString("RUN=\"${CONFORM_RUN_ID:-replay-$(date +%s)-$$}\" # each replay's idempotency ids are its own\n")
 	target := &side{cfg: r.opts.Target, ids: map[string]string{}}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/validate/judging"
 )
 
@@ -434,13 +433,13 @@ func moveLast(exs []Exchange, i int) []Exchange {
 
 // questionCredential is the credential a question's user sends: none, or
 // the platform user's name with a wrong password.
-func questionCredential(cfg steps.Config, user string) (*steps.Credential, bool) {
+func questionCredential(cfg Target, user string) (*User, bool) {
 	switch user {
 	case userNone:
 		return nil, true
 	case userWrongPassword:
-		if p := cfg.Credentials.Platform; p != nil {
-			return &steps.Credential{Username: p.Username, Password: wrongPassword}, true
+		if p := cfg.Users.Platform; p != nil {
+			return &User{Username: p.Username, Password: wrongPassword}, true
 		}
 		return nil, true
 	}

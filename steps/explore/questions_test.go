@@ -14,6 +14,7 @@ import (
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/explore/suite"
 )
 
 // statusCounter counts the answers of a handler by what its test asks.
@@ -88,7 +89,7 @@ func TestQuestionVariantsNeverFail(t *testing.T) {
 				srv.Close()
 				_ = ref.Close()
 			})
-			res, err := explore.Run(context.Background(), explore.Options{Target: configOf(srv.URL, seeded), Model: model, Seed: 7, Budget: 3000, ShrinkRuns: 40})
+			res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(configOf(srv.URL, seeded)), Model: model, Seed: 7, Budget: 3000, ShrinkRuns: 40})
 			require.NoError(t, err)
 			assertExplored(t, res, 3000, 5)
 			for _, f := range res.Findings {

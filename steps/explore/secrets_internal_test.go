@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/conform-kit/conform/steps"
 )
 
 // TestSecretsOnlyWhereOnlyTheSecretCouldGiveThem: a security code counts
@@ -60,7 +58,7 @@ func TestSecretsOnlyWhereOnlyTheSecretCouldGiveThem(t *testing.T) {
 			leak:    "*"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := newRunner(Options{Target: steps.Config{Target: "http://127.0.0.1:1"}, Model: referenceModel})
+			r, err := newRunner(Options{Target: Target{URL: "http://127.0.0.1:1"}, Model: referenceModel})
 			require.NoError(t, err)
 			for i := 0; i+1 < len(tc.sent); i += 2 {
 				r.sent.note(tc.sent[i], tc.sent[i+1])

@@ -3,13 +3,11 @@ package explore
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/conform-kit/conform/steps"
 	"github.com/conform-kit/conform/steps/report"
 )
 
@@ -46,11 +44,12 @@ func (o outcome) has(group string) (found, bool) {
 // replay while shrinking (its idempotency ids are its own, so the target
 // does not answer it with the first run's resources).
 //
-// start, when set (a replay while shrinking), is each merchant's Level 2/3
-// processing when the sequence first ran, by fixture key: the target's
-// merchants are set so first (another sequence may have changed them since,
-// and a payment with Level 2/3 data is refused or accepted after them).
-func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int, start map[string]bool) (outcome, error) {
+// start, when set (a replay while shrinking), is each mutable fixture's
+// fields when the sequence first ran, by fixture key: the target's
+// fixtures are set so first (another sequence may have changed them since,
+// and a payment with Level 2/3 data is refused or accepted after its
+// merchant's).
+func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int, start map[string]map[string]any) (outcome, error) {
 	count := replay == 0
 	h, mcfg, closeModel, err := r.opts.Model()
 	if err != nil {
@@ -59,7 +58,7 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int
 	defer closeModel()
 	ctype := r.profile.RequestContentType
 	model := newSide(handlerDo(h), modelBase, mcfg, ctype)
-	target := newSide(r.client.Do, strings.TrimRight(r.opts.Target.Target, "/"), r.opts.Target, ctype)
+	target := newSide(r.client.Do, strings.TrimRight(r.opts.Target.URL, "/"), r.opts.Target, ctype)
 	target.isTarget = true
 	tag := fmt.Sprintf("%s-%d-%d", r.opts.RunID, r.opts.Seed, index)
 	if replay != 0 {
@@ -74,11 +73,11 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int
 	g.disputeTrigger, _ = r.profile.DisputeTrigger()
 	var out outcome
 	defer func() { r.disableWebhooks(ctx, target, out.trace) }()
-	if err := r.setMerchants(ctx, target, start); err != nil {
+	if err := r.setFixtures(ctx, target, start); err != nil {
 		return out, err
 	}
-	// The model starts where the target is: each merchant's Level 2/3 processing.
-	prelude, err := r.syncMerchants(ctx, target, model)
+	// The model starts where the target is: each mutable fixture's fields.
+	prelude, err := r.syncFixtures(ctx, target, model)
 	if err != nil {
 		return out, err
 	}
@@ -173,87 +172,13 @@ func lastOK(exs []Exchange) bool {
 // credentialSecrets are the passwords of the configured users.
 func (r *runner) credentialSecrets() []string {
 	var out []string
-	c := r.opts.Target.Credentials
-	for _, cr := range []*steps.Credential{c.Platform, c.Merchant, c.OtherApplication} {
+	c := r.opts.Target.Users
+	for _, cr := range []*User{c.Platform, c.Merchant, c.OtherApplication} {
 		if cr != nil && len(cr.Password) >= 6 {
 			out = append(out, cr.Password)
 		}
 	}
 	return out
-}
-
-// setMerchants sets the Level 2/3 processing of the target's merchants
-// (by fixture key) as the platform, outside the judged trace, counting
-// each as an update other sequences did not see.
-func (r *runner) setMerchants(ctx context.Context, target *side, flags map[string]bool) error {
-	for _, key := range slices.Sorted(maps.Keys(flags)) {
-		set := Step{Op: "merchants.update", Method: "PUT", Path: "/merchants/{fixture:" + key + "}", Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, flags[key])}
-		r.merch.Lock()
-		_, err := target.send(ctx, set, set.Path)
-		r.requests.Add(1)
-		r.mu.Lock()
-		r.merchWrites[key]++
-		r.mu.Unlock()
-		r.merch.Unlock()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// startFlags is each merchant's Level 2/3 processing as the prelude of a
-// trace read it, by fixture key.
-func startFlags(trace []Exchange) map[string]bool {
-	out := map[string]bool{}
-	for _, ex := range trace {
-		if !ex.Page || ex.Step.Op != "merchants.get" || !is2xx(ex.Status) {
-			break
-		}
-		if on, ok := lookup(ex.doc, "level_two_level_three_data_enabled"); ok {
-			if b, ok := on.(bool); ok {
-				out[fixtureOfMerchant(ex.Step.Of)] = b
-			}
-		}
-	}
-	return out
-}
-
-// syncMerchants reads each merchant's Level 2/3 processing on the target
-// and sets the model's alike; the reads are the sequence's prelude.
-func (r *runner) syncMerchants(ctx context.Context, target, model *side) ([]Exchange, error) {
-	var out []Exchange
-	for _, role := range []string{"merchant", "plain merchant"} {
-		key := fixtureOfMerchant(role)
-		if target.fixture(key) == "" || model.fixture(key) == "" {
-			continue
-		}
-		get := Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + key + "}", Of: role}
-		r.merch.RLock()
-		ex, err := target.send(ctx, get, get.Path)
-		r.requests.Add(1)
-		if err != nil {
-			r.merch.RUnlock()
-			return out, err
-		}
-		on := false
-		if m, ok := ex.doc.(map[string]any); ok {
-			on, _ = m["level_two_level_three_data_enabled"].(bool)
-			target.docs[role] = m
-		}
-		r.mu.Lock()
-		target.seen[key] = r.merchWrites[key]
-		r.mu.Unlock()
-		r.merch.RUnlock()
-		model.flags[key] = on
-		ex.Page = true // not part of the scenario's own requests
-		out = append(out, ex)
-		set := Step{Op: "merchants.update", Method: "PUT", Path: "/merchants/{fixture:" + key + "}", Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, on)}
-		if _, err := model.send(ctx, set, set.Path); err != nil {
-			return out, err
-		}
-	}
-	return out, nil
 }
 
 // step sends one step to the model and the target and judges the target's
@@ -281,34 +206,24 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 		defer r.phases.enter(phaseWrite, writeKinds(st)...)()
 	}
 	var exs []Exchange
-	if merchantBound(st) {
-		if st.Op == "merchants.update" {
-			r.merch.Lock()
-			defer r.merch.Unlock()
-		} else {
-			r.merch.RLock()
-			defer r.merch.RUnlock()
-		}
-		if strings.Contains(st.Body, "additional_purchase_data") {
-			notes, err := r.resyncMerchant(ctx, st, target, model)
-			if err != nil {
-				return nil, nil, false, err
-			}
-			exs = append(exs, notes...)
-		}
+	defer r.fixtures.lockFor(st)()
+	notes, err := r.resyncFixtures(ctx, st, target, model)
+	if err != nil {
+		return nil, nil, false, err
 	}
-	// A merchant update the contract refuses is read before and after, all
-	// under the merchants' lock: no other sequence's update comes between.
-	var merchantBefore *Exchange
-	if st.Op == "merchants.update" && st.Refuse {
-		get := Step{Op: "merchants.get", Method: "GET", Path: st.Path, Of: st.Of}
+	exs = append(exs, notes...)
+	// A fixture update the contract refuses is read before and after, all
+	// under the fixtures' lock: no other sequence's update comes between.
+	var fixtureBefore *Exchange
+	if m, ok := r.fixtures.byRole(st.Of); ok && st.Op == m.update && st.Refuse {
+		get := Step{Op: m.get, Method: "GET", Path: st.Path, Of: st.Of}
 		ex, err := target.send(ctx, get, get.Path)
 		r.requests.Add(1)
 		if err != nil {
 			return nil, nil, false, err
 		}
 		ex.Probe = true
-		merchantBefore = &ex
+		fixtureBefore = &ex
 		exs = append(exs, ex)
 	}
 	var probe *Exchange
@@ -335,52 +250,35 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 		if st.Method != "GET" {
 			r.phases.noteUnanswered(writeKinds(st)...)
 		}
-		if key := keyOfMerchant(st); key != "" && st.Op == "merchants.update" {
-			// It may still be applied: to every sequence, another's update.
-			r.mu.Lock()
-			r.merchWrites[key]++
-			r.mu.Unlock()
-		}
+		r.fixtures.noteUnanswered(st)
 		return nil, nil, false, err
 	}
 	if count {
 		r.coverage.add(st, tex)
 	}
 	exs = append(exs, tex)
-	if st.Op == "merchants.update" {
-		r.noteMerchant(st, target, model, mex)
+	if r.fixtures.isUpdate(st) {
+		r.noteUpdate(st, target, model, mex)
 	}
 	if r.judged != nil {
 		op, _ := r.v.Operation(st.Op)
 		r.judged(st, expectationsOf(st, op, target), tex, mex)
 	}
 	f, ok := r.judge(st, tex, mex, target, model, *secrets)
-	if key := keyOfMerchant(st); key != "" && st.Method == "GET" {
-		if r.othersWrote(st, target) {
-			// What this sequence sent to the merchant is no longer what it shows.
-			target.expect[st.Of] = slices.DeleteFunc(target.expect[st.Of], func(e expectField) bool { return e.Path == "level_two_level_three_data_enabled" })
-		}
-		r.mu.Lock()
-		target.seen[key] = r.merchWrites[key] // this read shows the merchant as it now is
-		r.mu.Unlock()
-	}
+	r.fixtures.noteRead(st, target)
 	if f != nil || !ok {
 		return f, exs, ok, nil
 	}
-	if merchantBefore != nil && is4xx(tex.Status) {
-		after, err := target.send(ctx, merchantBefore.Step, merchantBefore.Step.Path)
+	if fixtureBefore != nil && is4xx(tex.Status) {
+		after, err := target.send(ctx, fixtureBefore.Step, fixtureBefore.Step.Path)
 		r.requests.Add(1)
 		if err != nil {
 			return nil, exs, false, err
 		}
 		after.Probe = true
 		exs = append(exs, after)
-		const flag = "level_two_level_three_data_enabled"
-		b, had := lookup(merchantBefore.doc, flag)
-		a, has := lookup(after.doc, flag)
-		if had && is2xx(merchantBefore.Status) && is2xx(after.Status) && (!has || !sameValue(a, b)) {
-			return r.finding(checkChangesNone, st, basisUnchanged, fmt.Sprintf("a refused merchant update changed %s of the %s: %s before, %s after", flag, st.Of, render(b), renderOK(a, has)),
-				flag+" = "+render(b), renderOK(a, has), fieldAssert(flag, b)), exs, true, nil
+		if msg, want, got, assert := r.fixtures.refusedUpdateChanged(st, *fixtureBefore, after); msg != "" {
+			return r.finding(checkChangesNone, st, basisUnchanged, msg, want, got, assert), exs, true, nil
 		}
 	}
 	if probe != nil && is4xx(tex.Status) {
@@ -401,84 +299,6 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 		}
 	}
 	return nil, exs, true, nil
-}
-
-// merchantBound reports whether a step reads, changes or depends on a
-// merchant's Level 2/3 processing.
-func merchantBound(st Step) bool {
-	return strings.HasPrefix(st.Op, "merchants.") || strings.Contains(st.Body, "additional_purchase_data")
-}
-
-// keyOfMerchant is the fixture key of a merchants step ("" for others).
-func keyOfMerchant(st Step) string {
-	if st.Of == "merchant" || st.Of == "plain merchant" {
-		return fixtureOfMerchant(st.Of)
-	}
-	return ""
-}
-
-// noteMerchant counts a merchant update sent to the target (accepted or
-// not: a refused one may change it too, and then only this sequence can
-// tell) and notes the model's flag. Called under r.merch.
-func (r *runner) noteMerchant(st Step, target, model *side, mex Exchange) {
-	key := keyOfMerchant(st)
-	if key == "" {
-		return
-	}
-	r.mu.Lock()
-	stale := r.merchWrites[key] != target.seen[key]
-	r.merchWrites[key]++
-	if !stale {
-		target.seen[key] = r.merchWrites[key]
-	}
-	r.mu.Unlock()
-	if d, ok := mex.doc.(map[string]any); ok && is2xx(mex.Status) {
-		if on, ok := d["level_two_level_three_data_enabled"].(bool); ok {
-			model.flags[key] = on
-		}
-	}
-}
-
-// resyncMerchant reads the Level 2/3 processing of the merchant a payment
-// names on the target (both merchants for a capture, whose body names
-// none) and sets the model's alike, when another sequence changed it since
-// this one began (the read is then a note the scenario prints as the state
-// it goes on from). Called under r.merch.
-func (r *runner) resyncMerchant(ctx context.Context, st Step, target, model *side) ([]Exchange, error) {
-	roles := []string{"merchant", "plain merchant"}
-	switch {
-	case strings.Contains(st.Body, "{fixture:plain_merchant"):
-		roles = roles[1:]
-	case strings.Contains(st.Body, "{fixture:merchant"):
-		roles = roles[:1]
-	}
-	var notes []Exchange
-	for _, role := range roles {
-		key := fixtureOfMerchant(role)
-		had, ok := model.flags[key]
-		if !ok || target.fixture(key) == "" {
-			continue
-		}
-		get := Step{Op: "merchants.get", Method: "GET", Path: "/merchants/{fixture:" + key + "}", Of: role}
-		ex, err := target.send(ctx, get, get.Path)
-		r.requests.Add(1)
-		if err != nil {
-			return notes, err
-		}
-		d, _ := ex.doc.(map[string]any)
-		on, known := d["level_two_level_three_data_enabled"].(bool)
-		if !known || on == had {
-			continue
-		}
-		set := Step{Op: "merchants.update", Method: "PUT", Path: get.Path, Body: fmt.Sprintf(`{"level_two_level_three_data_enabled":%t}`, on)}
-		if _, err := model.send(ctx, set, set.Path); err != nil {
-			return notes, err
-		}
-		model.flags[key] = on
-		ex.Page = true // not part of the scenario's own requests
-		notes = append(notes, ex)
-	}
-	return notes, nil
 }
 
 // Replay runs one recipe (a finding's shrunk draws) of a sequence against

@@ -21,7 +21,7 @@ func (r *runner) shrink(ctx context.Context, recipe []uint32, f Finding, index i
 	best := slices.Clone(recipe)
 	runs := 0
 	// Every replay starts from the merchants the sequence started from.
-	start := startFlags(trace)
+	start := r.fixtures.startState(trace)
 	if !r.hardDeadline.IsZero() {
 		// A replay under way at the run's end is cut: the best so far stays.
 		var cancel func()
@@ -227,7 +227,7 @@ func (r *runner) shrinkActions(best *[]uint32, bestOut *outcome, try func([]uint
 
 // replaySame runs a recipe (replay n of the sequence) and reports whether
 // it fails with f's cause.
-func (r *runner) replaySame(ctx context.Context, recipe []uint32, f Finding, index, n int, start map[string]bool) (outcome, bool) {
+func (r *runner) replaySame(ctx context.Context, recipe []uint32, f Finding, index, n int, start map[string]map[string]any) (outcome, bool) {
 	out, err := r.sequence(ctx, replay(recipe), index, n, start)
 	if err != nil {
 		return out, false

@@ -11,8 +11,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"time"
-
-	"github.com/conform-kit/conform/steps"
 )
 
 // Sides: a server answering a sequence (the target over HTTP, the model
@@ -23,24 +21,24 @@ import (
 type side struct {
 	do       func(*http.Request) (*http.Response, error)
 	base     string
-	cfg      steps.Config
+	cfg      Target
 	ids      map[string]string
 	docs     map[string]map[string]any // role → last document seen of it
 	expect   map[string][]expectField  // role → fields its reads must show
-	flags    map[string]bool           // merchant fixture key → Level 2/3 processing as this side was last set (the model)
-	seen     map[string]int            // merchant fixture key → the run's merchant updates when this side last saw it (the target)
+	fixed    map[string]map[string]any // mutable fixture key → its fields as this side was last set (the model)
+	seen     map[string]int            // mutable fixture key → the run's updates of it when this side last saw it (the target)
 	ctype    string
 	isTarget bool
 }
 
 // newSide is a side that has seen nothing yet.
-func newSide(do func(*http.Request) (*http.Response, error), base string, cfg steps.Config, ctype string) *side {
+func newSide(do func(*http.Request) (*http.Response, error), base string, cfg Target, ctype string) *side {
 	return &side{do: do, base: base, cfg: cfg, ctype: ctype,
-		ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, flags: map[string]bool{}, seen: map[string]int{}}
+		ids: map[string]string{}, docs: map[string]map[string]any{}, expect: map[string][]expectField{}, fixed: map[string]map[string]any{}, seen: map[string]int{}}
 }
 
 // fixtures are the side's {fixture:key} values, from the suite's table.
-func (s *side) fixtures() [][2]string { return s.cfg.Fixtures.Placeholders() }
+func (s *side) fixtures() [][2]string { return s.cfg.Fixtures }
 
 // fixture is the side's value of one fixture key ("" if unset or unknown).
 func (s *side) fixture(key string) string {
@@ -67,17 +65,17 @@ func (s *side) expand(text string) string {
 	return strings.NewReplacer(pairs...).Replace(text)
 }
 
-func (s *side) credential(user string) *steps.Credential {
+func (s *side) credential(user string) *User {
 	if c, ok := questionCredential(s.cfg, user); ok {
 		return c
 	}
 	switch user {
 	case userMerchant:
-		return s.cfg.Credentials.Merchant
+		return s.cfg.Users.Merchant
 	case userOther:
-		return s.cfg.Credentials.OtherApplication
+		return s.cfg.Users.OtherApplication
 	}
-	return s.cfg.Credentials.Platform
+	return s.cfg.Users.Platform
 }
 
 // send performs one request of the step on the side.
@@ -139,7 +137,7 @@ const modelBase = "http://model.explore.invalid"
 // a loopback port) and answers every delivery 200, so the webhooks a run
 // makes point somewhere that takes their events without retries.
 func (r *runner) startReceiver() (func(), error) {
-	listen := r.opts.Target.WebhookReceiver.Listen
+	listen := r.opts.Target.Receiver.Listen
 	if listen == "" {
 		listen = "127.0.0.1:0"
 	}
@@ -151,7 +149,7 @@ func (r *runner) startReceiver() (func(), error) {
 		r.deliveries.take(req)
 	}), ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln) //nolint:errcheck // ErrServerClosed after stop
-	r.hookBase = strings.TrimRight(r.opts.Target.WebhookReceiver.PublicURL, "/")
+	r.hookBase = strings.TrimRight(r.opts.Target.Receiver.PublicURL, "/")
 	if r.hookBase == "" {
 		r.hookBase = "http://" + ln.Addr().String()
 	}

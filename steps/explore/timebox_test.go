@@ -13,6 +13,7 @@ import (
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/explore/suite"
 )
 
 // TestTimeBoxHolds: --time bounds the whole run within a tenth, shrinking
@@ -40,7 +41,7 @@ func TestTimeBoxHolds(t *testing.T) {
 	})
 	const budget = 10 * time.Second
 	begin := time.Now()
-	res, err := explore.Run(context.Background(), explore.Options{Target: configOf(slow.URL, ref.Seeded()), Model: model, Seed: 1, Time: budget})
+	res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(configOf(slow.URL, ref.Seeded())), Model: model, Seed: 1, Time: budget})
 	took := time.Since(begin)
 	require.NoError(t, err)
 	t.Logf("--time %s: %s wall, %d requests, %d findings", budget, took, res.Requests, len(res.Findings))

@@ -42,7 +42,7 @@ func RunUnit(ctx context.Context, opts Options, first, n int) (Unit, error) {
 	if first < 0 || n <= 0 {
 		return Unit{}, fmt.Errorf("%w: a unit needs a first sequence >= 0 and at least one sequence", ErrOptions)
 	}
-	opts.Budget, opts.Observe, opts.FirstFinding = 0, false, false
+	opts.Budget, opts.Observe, opts.FirstFinding = 0, nil, false
 	r, err := newRunner(opts)
 	if err != nil {
 		return Unit{}, err

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/explore/suite"
 	"github.com/conform-kit/conform/steps/report"
 )
 
@@ -18,7 +19,7 @@ import (
 // and unites the leaves.
 func TestUnitsMergeAsOneRun(t *testing.T) {
 	cfg := serveFaults(t, "bin-wrong") // a card's bin read back wrong: nearly every sequence meets it
-	opts := explore.Options{Target: cfg, Model: model, Seed: 11, MaxSteps: 6, ShrinkRuns: 40, Workers: 4}
+	opts := explore.Options{Target: suite.Target(cfg), Model: model, Seed: 11, MaxSteps: 6, ShrinkRuns: 40, Workers: 4}
 	ctx := context.Background()
 	whole, err := explore.RunUnit(ctx, opts, 0, 12)
 	require.NoError(t, err)

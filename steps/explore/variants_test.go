@@ -18,6 +18,7 @@ import (
 	"github.com/conform-kit/conform/reference"
 	"github.com/conform-kit/conform/reference/faults"
 	"github.com/conform-kit/conform/steps/explore"
+	"github.com/conform-kit/conform/steps/explore/suite"
 	"github.com/conform-kit/conform/steps/report"
 )
 
@@ -47,7 +48,7 @@ func TestVariantsNeverFailExplored(t *testing.T) {
 				if declared {
 					c.Profile = []byte(v.Profile)
 				}
-				res, err := explore.Run(context.Background(), explore.Options{Target: c, Model: model, Seed: 5, Budget: 250, ShrinkRuns: 40})
+				res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(c), Model: model, Seed: 5, Budget: 250, ShrinkRuns: 40})
 				require.NoError(t, err)
 				// Without its profile, a variant that takes only its own
 				// media type refuses every body: only the bodiless reads
@@ -125,7 +126,11 @@ func TestCombinedVariantsNeverFailExplored(t *testing.T) {
 	}{{"no profile", nil, false}, {"no profile, observed", nil, true}, {"written profile", written.Bytes(), false}, {"declared profile", declared, false}} {
 		c := cfg
 		c.Profile = run.profile
-		res, err := explore.Run(context.Background(), explore.Options{Target: c, Model: model, Seed: 8, Budget: budget, ShrinkRuns: 40, Observe: run.observe})
+		opts := explore.Options{Target: suite.Target(c), Model: model, Seed: 8, Budget: budget, ShrinkRuns: 40}
+		if run.observe {
+			opts.Observe = suite.Observer(c)
+		}
+		res, err := explore.Run(context.Background(), opts)
 		require.NoError(t, err)
 		// Neither told nor observing, the run meets a server that takes only
 		// its own media type: every body is refused and only bodiless reads
@@ -250,7 +255,7 @@ func TestExtensionsNotOfferedWithoutProfile(t *testing.T) {
 		if declared {
 			c.Profile = []byte(v.Profile)
 		}
-		res, err := explore.Run(context.Background(), explore.Options{Target: c, Model: model, Seed: 8, Budget: 600, ShrinkRuns: 20})
+		res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(c), Model: model, Seed: 8, Budget: 600, ShrinkRuns: 20})
 		require.NoError(t, err)
 		assert.Zero(t, res.Count(report.Fail), "declared %t", declared)
 		ops := report.CountExploredOps(res.Coverage)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
 )
 
@@ -30,39 +31,58 @@ func (r *runner) walk(ctx context.Context, st Step, target *side, secrets []stri
 	return f, exs, err
 }
 
-// walkPages walks and judges the pages of st's list (walk).
-func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets []string) (*Finding, []Exchange, error) {
+// pageWalk is one walk of a list's pages: where it is, what it saw, and
+// the order its items must keep.
+type pageWalk struct {
+	st       Step
+	w        *walk
+	op       validate.Operation
+	maxPages int
+	seen     map[string]bool
+	order    []string       // the ids in the order the walk showed them
+	prev     map[string]any // the item listed last
+	count    int64          // page.count (-1 before the first page)
+	limit    int            // the page size the target answers with: a target may clamp a limit (page.limit says so)
+	offset   int
+	sent     []sortKey // the sort the query sends
+	keys     []sortKey // the order the items keep
+	// moving: a record's updated_at may move on its own between two reads
+	// (a file's review, §3.1; "Transitions: not shown", §3.3): in that
+	// order only a page, one read, is judged; across pages and reads an
+	// item may move.
+	moving   bool
+	followed bool // the self link was followed (or is not to be)
+}
+
+// newPageWalk is the walk of st's list before its first page.
+func (r *runner) newPageWalk(st Step) *pageWalk {
 	w := st.Walk
-	var exs []Exchange
-	seen := map[string]bool{}
-	var order []string      // the ids in the order the walk showed them
-	var prev map[string]any // the item listed last
-	count := int64(-1)
-	maxPages := 8
+	op, _ := r.v.Operation(st.Op)
+	p := &pageWalk{st: st, w: w, op: op, maxPages: 8, seen: map[string]bool{}, count: -1, limit: w.Limit, sent: sortsOf(w.Query)}
 	if len(w.Gone) > 0 {
 		// A list asked after a delete: what it deleted was made moments
 		// ago, newest first in the default order, so on the first page
 		// unless twenty were made since; two pages at most keep the
 		// question's cost near the fetch's.
-		maxPages = 2
+		p.maxPages = 2
 	}
+	p.keys = p.sent
+	if len(p.keys) == 0 {
+		p.keys = defaultOrder
+	}
+	p.moving = slices.ContainsFunc(p.keys, func(k sortKey) bool { return k.Field == "updated_at" })
+	p.followed = p.moving || !w.Follow
+	return p
+}
+
+// walkPages walks and judges the pages of st's list (walk).
+func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets []string) (*Finding, []Exchange, error) {
+	p := r.newPageWalk(st)
+	w := st.Walk
+	var exs []Exchange
 	complete := false
-	limit := w.Limit // the page size the target answers with: a target may clamp a limit (page.limit says so)
-	offset := 0
-	op, _ := r.v.Operation(st.Op)
-	sent := sortsOf(w.Query)
-	keys := sent
-	if len(keys) == 0 {
-		keys = defaultOrder
-	}
-	// A record's updated_at may move on its own between two reads (a
-	// file's review, §3.1; "Transitions: not shown", §3.3): in that order
-	// only a page, one read, is judged; across pages and reads an item may
-	// move.
-	moving := slices.ContainsFunc(keys, func(k sortKey) bool { return k.Field == "updated_at" })
-	followed := moving || !w.Follow
-	for page := 0; page < maxPages; page++ {
-		q := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, offset, w.Query)
+	for page := 0; page < p.maxPages; page++ {
+		q := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, p.offset, w.Query)
 		ex, err := target.send(ctx, st, q)
 		r.requests.Add(1)
 		if err != nil {
@@ -73,97 +93,25 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 		if page == 0 {
 			r.coverage.add(st, ex)
 		}
-		if ex.Status >= 500 {
-			return r.finding(checkServerError, st, basisServerError, fmt.Sprintf("GET %s answered %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
-		}
-		if f := r.secretsIn(st, ex, secrets); f != nil {
+		list, f, stop := r.judgePage(p, ex, secrets)
+		if stop {
 			return f, exs, nil
 		}
-		over := r.profile.ListMaxLimit > 0 && w.Limit > r.profile.ListMaxLimit
-		if over && r.profile.ListOverMax == judging.ListOverMaxRefuse && !r.declaredOtherwise("list_over_max") && !r.declaredOtherwise("list_max_limit") {
-			if is2xx(ex.Status) {
-				return r.finding(checkForbidden, st, assumed("list_over_max", "4.10"), fmt.Sprintf("GET %s was answered %d; a limit over the maximum %d is refused", ex.Path, ex.Status, r.profile.ListMaxLimit),
-					"a 4xx refusal", strconv.Itoa(ex.Status), "the request is refused"), exs, nil
-			}
-			return nil, exs, nil
-		}
-		if !is2xx(ex.Status) {
-			if w.Other || over {
-				return nil, exs, nil
-			}
-			return r.finding(checkAllowed, st, assumed("reference_rules"), fmt.Sprintf("GET %s was refused with %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), exs, nil
-		}
-		if err := r.validateAnswer(op.Response, ex); err != nil {
-			b, _ := r.j.SchemaBasis(op.Response)
-			if b = r.basisFor(checkShape, st, b); !r.declaredOtherwise(b.Assumed) {
-				return r.finding(checkShape, st, b, fmt.Sprintf("the page of %s breaks the %s schema: %v", st.Op, op.Response, err), op.Response, firstLine(ex.Response), "the request succeeds"), exs, nil
-			}
-		}
-		c, ok := lookupInt(ex.doc, "page.count")
-		if !ok {
-			return nil, exs, nil
-		}
-		if count >= 0 && c != count {
-			return r.finding(checkListWalk, st, basisList, fmt.Sprintf("page.count changed from %d to %d while walking %s", count, c, st.Path),
-				fmt.Sprintf("page.count = %d", count), strconv.FormatInt(c, 10), fmt.Sprintf("the page count is %d", count)), exs, nil
-		}
-		count = c
-		if l, ok := lookupInt(ex.doc, "page.limit"); ok && l > 0 && l < int64(limit) {
-			limit = int(l)
-		}
-		if f := r.judgeSelfLink(st, ex, offset, sent); f != nil {
+		if f := r.judgeItems(p, target, list); f != nil {
 			return f, exs, nil
 		}
-		items, _ := lookup(ex.doc, "_embedded."+w.Items)
-		list, _ := items.([]any)
-		want := min(int64(limit), max(count-int64(offset), 0))
-		if int64(len(list)) != want {
-			b := basisList
-			if limit > defaultPageSize && int64(len(list)) < want {
-				// A page short of a size over the default: the largest
-				// page is not shown (§8), the target may hold fewer.
-				b = assumed("list_max_limit", "2.12", "4.10")
-				if r.declaredOtherwise(b.Assumed) {
-					return nil, exs, nil
-				}
-			}
-			return r.finding(checkListWalk, st, b, fmt.Sprintf("the page at offset %d of %s holds %d items; with page.count %d and limit %d it holds %d", offset, st.Path, len(list), count, limit, want),
-				fmt.Sprintf("%d items", want), fmt.Sprintf("%d items", len(list)), "the list holds as many items as its page allows"), exs, nil
-		}
-		first := true // the page's first item
-		for _, it := range list {
-			m, _ := it.(map[string]any)
-			id, _ := m["id"].(string)
-			if seen[id] && !moving {
-				return r.finding(checkListWalk, st, basisList, fmt.Sprintf("%s appears twice while walking %s", id, st.Path), "each item once", id+" twice", "the items share none with the remembered items"), exs, nil
-			}
-			seen[id] = true
-			order = append(order, id)
-			if role := goneRole(w.Gone, target, id); role != "" {
-				return r.finding(checkGone, st, basisGoneList, fmt.Sprintf("the %s %s, deleted, is listed at offset %d of %s (page.count %d)", role, id, offset, st.Path, count),
-					"not listed", "listed", "the list does not contain the "+role), exs, nil
-			}
-			if prev != nil && (!moving || !first) {
-				if k, bad := outOfOrder(keys, prev, m); bad {
-					return r.finding(checkListWalk, st, basisSort, fmt.Sprintf("items of %s are not in %s order: %s (%s %v) after %s (%s %v)", st.Path+"?"+strings.TrimPrefix(w.Query, "&"), orderText(keys),
-						id, k.Field, m[k.Field], prev["id"], k.Field, prev[k.Field]),
-						orderText(keys), fmt.Sprintf("%s %v after %v", k.Field, m[k.Field], prev[k.Field]), orderAssert(keys)), exs, nil
-				}
-			}
-			prev, first = m, false
-		}
-		if !followed && !w.Other {
+		if !p.followed && !w.Other {
 			// The self link, followed, is the same page (§2.12: it carries
 			// the query's offset, limit and sort values).
-			followed = true
-			if f, fex, err := r.followSelf(ctx, st, target, ex, list); err != nil || f != nil {
-				return f, append(exs, fex...), err
-			} else {
-				exs = append(exs, fex...)
+			p.followed = true
+			f, fex, err := r.followSelf(ctx, st, target, ex, list)
+			exs = append(exs, fex...)
+			if err != nil || f != nil {
+				return f, exs, err
 			}
 		}
-		offset += limit
-		if int64(offset) >= count {
+		p.offset += p.limit
+		if int64(p.offset) >= p.count {
 			complete = true
 			break
 		}
@@ -171,18 +119,122 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 	if !complete {
 		return nil, exs, nil
 	}
-	if w.Whole && !w.Other && !moving && offset > limit {
+	f, fex, err := r.walkEnd(ctx, p, target)
+	return f, append(exs, fex...), err
+}
+
+// judgePage judges one page's answer: its status, its shape, its
+// page.count and page.limit, its self link and its size. stop ends the
+// walk (with f or without a finding); else list is the page's items.
+func (r *runner) judgePage(p *pageWalk, ex Exchange, secrets []string) (list []any, f *Finding, stop bool) {
+	st, w := p.st, p.w
+	if ex.Status >= 500 {
+		return nil, r.finding(checkServerError, st, basisServerError, fmt.Sprintf("GET %s answered %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), true
+	}
+	if f := r.secretsIn(st, ex, secrets); f != nil {
+		return nil, f, true
+	}
+	over := r.profile.ListMaxLimit > 0 && w.Limit > r.profile.ListMaxLimit
+	if over && r.profile.ListOverMax == judging.ListOverMaxRefuse && !r.declaredOtherwise("list_over_max") && !r.declaredOtherwise("list_max_limit") {
+		if is2xx(ex.Status) {
+			return nil, r.finding(checkForbidden, st, assumed("list_over_max", "4.10"), fmt.Sprintf("GET %s was answered %d; a limit over the maximum %d is refused", ex.Path, ex.Status, r.profile.ListMaxLimit),
+				"a 4xx refusal", strconv.Itoa(ex.Status), "the request is refused"), true
+		}
+		return nil, nil, true
+	}
+	if !is2xx(ex.Status) {
+		if w.Other || over {
+			return nil, nil, true
+		}
+		return nil, r.finding(checkAllowed, st, assumed("reference_rules"), fmt.Sprintf("GET %s was refused with %d", ex.Path, ex.Status), "status 200", strconv.Itoa(ex.Status), "the request succeeds"), true
+	}
+	if err := r.validateAnswer(p.op.Response, ex); err != nil {
+		b, _ := r.j.SchemaBasis(p.op.Response)
+		if b = r.basisFor(checkShape, st, b); !r.declaredOtherwise(b.Assumed) {
+			return nil, r.finding(checkShape, st, b, fmt.Sprintf("the page of %s breaks the %s schema: %v", st.Op, p.op.Response, err), p.op.Response, firstLine(ex.Response), "the request succeeds"), true
+		}
+	}
+	c, ok := lookupInt(ex.doc, "page.count")
+	if !ok {
+		return nil, nil, true
+	}
+	if p.count >= 0 && c != p.count {
+		return nil, r.finding(checkListWalk, st, basisList, fmt.Sprintf("page.count changed from %d to %d while walking %s", p.count, c, st.Path),
+			fmt.Sprintf("page.count = %d", p.count), strconv.FormatInt(c, 10), fmt.Sprintf("the page count is %d", p.count)), true
+	}
+	p.count = c
+	if l, ok := lookupInt(ex.doc, "page.limit"); ok && l > 0 && l < int64(p.limit) {
+		p.limit = int(l)
+	}
+	if f := r.judgeSelfLink(st, ex, p.offset, p.sent); f != nil {
+		return nil, f, true
+	}
+	items, _ := lookup(ex.doc, "_embedded."+w.Items)
+	list, _ = items.([]any)
+	want := min(int64(p.limit), max(p.count-int64(p.offset), 0))
+	if int64(len(list)) != want {
+		b := basisList
+		if p.limit > defaultPageSize && int64(len(list)) < want {
+			// A page short of a size over the default: the largest
+			// page is not shown (§8), the target may hold fewer.
+			b = assumed("list_max_limit", "2.12", "4.10")
+			if r.declaredOtherwise(b.Assumed) {
+				return nil, nil, true
+			}
+		}
+		return nil, r.finding(checkListWalk, st, b, fmt.Sprintf("the page at offset %d of %s holds %d items; with page.count %d and limit %d it holds %d", p.offset, st.Path, len(list), p.count, p.limit, want),
+			fmt.Sprintf("%d items", want), fmt.Sprintf("%d items", len(list)), "the list holds as many items as its page allows"), true
+	}
+	return list, nil, false
+}
+
+// judgeItems judges a page's items: each once in the walk, none deleted,
+// each in the order after the one before.
+func (r *runner) judgeItems(p *pageWalk, target *side, list []any) *Finding {
+	st := p.st
+	first := true // the page's first item
+	for _, it := range list {
+		m, _ := it.(map[string]any)
+		id, _ := m["id"].(string)
+		if p.seen[id] && !p.moving {
+			return r.finding(checkListWalk, st, basisList, fmt.Sprintf("%s appears twice while walking %s", id, st.Path), "each item once", id+" twice", "the items share none with the remembered items")
+		}
+		p.seen[id] = true
+		p.order = append(p.order, id)
+		if role := goneRole(p.w.Gone, target, id); role != "" {
+			return r.finding(checkGone, st, basisGoneList, fmt.Sprintf("the %s %s, deleted, is listed at offset %d of %s (page.count %d)", role, id, p.offset, st.Path, p.count),
+				"not listed", "listed", "the list does not contain the "+role)
+		}
+		if p.prev != nil && (!p.moving || !first) {
+			if k, bad := outOfOrder(p.keys, p.prev, m); bad {
+				return r.finding(checkListWalk, st, basisSort, fmt.Sprintf("items of %s are not in %s order: %s (%s %v) after %s (%s %v)", st.Path+"?"+strings.TrimPrefix(p.w.Query, "&"), orderText(p.keys),
+					id, k.Field, m[k.Field], p.prev["id"], k.Field, p.prev[k.Field]),
+					orderText(p.keys), fmt.Sprintf("%s %v after %v", k.Field, m[k.Field], p.prev[k.Field]), orderAssert(p.keys))
+			}
+		}
+		p.prev, first = m, false
+	}
+	return nil
+}
+
+// walkEnd judges a walk that reached page.count: the whole list in one
+// page, one page past the end, and the roles it must (or, for another
+// application, must not) show.
+func (r *runner) walkEnd(ctx context.Context, p *pageWalk, target *side) (*Finding, []Exchange, error) {
+	st, w := p.st, p.w
+	var exs []Exchange
+	if w.Whole && !w.Other && !p.moving && p.offset > p.limit {
 		// Walked in several pages: one page of the whole list shows the
 		// same items (in the same order where the order is total: the
 		// default's created_at then id).
-		f, fex, err := r.wholePage(ctx, st, target, count, order, len(sent) == 0)
+		f, fex, err := r.wholePage(ctx, st, target, p.count, p.order, len(p.sent) == 0)
 		exs = append(exs, fex...)
 		if err != nil || f != nil {
 			return f, exs, err
 		}
 	}
 	// One page past the end: no items, the same page.count.
-	past := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, int(count)+w.Limit, w.Query)
+	past := fmt.Sprintf("%s?limit=%d&offset=%d%s", st.Path, w.Limit, int(p.count)+w.Limit, w.Query)
 	ex, err := target.send(ctx, st, past)
 	r.requests.Add(1)
 	if err != nil {
@@ -196,25 +248,32 @@ func (r *runner) walkPages(ctx context.Context, st Step, target *side, secrets [
 	if is2xx(ex.Status) {
 		items, _ := lookup(ex.doc, "_embedded."+w.Items)
 		if list, _ := items.([]any); len(list) > 0 {
-			return r.finding(checkListWalk, st, basisList, fmt.Sprintf("the page past the end of %s (offset %d, page.count %d) holds %d items", st.Path, int(count)+w.Limit, count, len(list)),
+			return r.finding(checkListWalk, st, basisList, fmt.Sprintf("the page past the end of %s (offset %d, page.count %d) holds %d items", st.Path, int(p.count)+w.Limit, p.count, len(list)),
 				"0 items", fmt.Sprintf("%d items", len(list)), "the list holds as many items as its page allows"), exs, nil
 		}
 	}
+	return r.walkRoles(p, target), exs, nil
+}
+
+// walkRoles judges the roles a walk to page.count must show (or, for
+// another application, must not).
+func (r *runner) walkRoles(p *pageWalk, target *side) *Finding {
+	st, w := p.st, p.w
 	for _, role := range w.Roles {
 		id := target.ids[role]
 		if id == "" {
 			continue
 		}
-		if w.Other && seen[id] {
+		if w.Other && p.seen[id] {
 			return r.finding(checkTenancy, st, judging.Basis{Clauses: []string{"2.12"}, Invariants: []string{"tenancy"}}, fmt.Sprintf("another application's list %s shows the %s %s", st.Path, role, id),
-				"absent", "listed", "the list does not contain the "+role), exs, nil
+				"absent", "listed", "the list does not contain the "+role)
 		}
-		if !w.Other && !seen[id] && !moving {
-			return r.finding(checkListComplete, st, basisList, fmt.Sprintf("walking %s to page.count %d never shows the %s %s", st.Path, count, role, id),
-				"listed", "absent", "the list contains the "+role), exs, nil
+		if !w.Other && !p.seen[id] && !p.moving {
+			return r.finding(checkListComplete, st, basisList, fmt.Sprintf("walking %s to page.count %d never shows the %s %s", st.Path, p.count, role, id),
+				"listed", "absent", "the list contains the "+role)
 		}
 	}
-	return nil, exs, nil
+	return nil
 }
 
 // goneRole is the role of gone whose id on the target is id ("" for none).
