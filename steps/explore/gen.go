@@ -21,17 +21,18 @@ type generator struct {
 
 	declineTrigger, disputeTrigger int64
 
-	roles    map[string][]string // kind → roles, in creation order
-	auths    map[string]*authState
-	amounts  map[string]*amountState
-	deleted  map[string]bool
-	linkFile map[string]string // external link role → its file's role
-	linkType map[string]string // external link role → its type
-	refused  string            // the role a refused request named: read it next
-	updated  string            // the role an update changed: read it next
-	enrolled map[string]bool   // schedules the merchant is enrolled in
-	uploaded map[string]bool   // files with content: a download of one succeeds
-	n        int               // idempotency ids drawn
+	roles       map[string][]string // kind → roles, in creation order
+	auths       map[string]*authState
+	amounts     map[string]*amountState
+	deleted     map[string]bool
+	linkFile    map[string]string // external link role → its file's role
+	linkType    map[string]string // external link role → its type
+	refused     string            // the role a refused request named: read it next
+	refusedBody string            // the body of that request
+	updated     string            // the role an update changed: read it next
+	enrolled    map[string]bool   // schedules the merchant is enrolled in
+	uploaded    map[string]bool   // files with content: a download of one succeeds
+	n           int               // idempotency ids drawn
 	// pendingAuth and pendingCapture are what the last authorization or
 	// capture drawn holds, kept when the model accepts it.
 	pendingAuth    *authState
@@ -158,7 +159,7 @@ func (g *generator) observe(st Step, ok bool) {
 	defer g.queueQuestions(st, ok)
 	if st.Refuse || !ok {
 		if st.Of != "" && st.Method != "GET" {
-			g.refused = st.Of
+			g.refused, g.refusedBody = st.Of, st.Body
 		}
 	} else if st.SameState && g.refused == st.Of {
 		g.refused = ""
@@ -258,7 +259,7 @@ func (g *generator) next(actions []action) []Step {
 	if g.refused != "" && !g.deleted[g.refused] && readBack {
 		if st, ok := g.readBack(g.refused); ok {
 			g.refused = ""
-			st.SameState = true
+			st.SameState, st.RefusedBody = true, g.refusedBody
 			return []Step{st}
 		}
 	}

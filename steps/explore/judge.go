@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -236,11 +237,16 @@ func (r *runner) checkUnchanged(st Step, target *side, doc map[string]any, v *ve
 	if before == nil {
 		return nil
 	}
+	var sent map[string]any
+	_ = json.Unmarshal([]byte(st.RefusedBody), &sent) // a body that is not an object sent no field
 	for _, k := range r.unchangedFields() {
 		b, had := before[k]
 		a, has := doc[k]
 		if !had || (has && sameValue(a, b)) {
 			continue
+		}
+		if _, carried := sent[k]; !carried && !changedByRules(k) {
+			continue // not the refused request's: an earlier write that did not hold (checkReadBack)
 		}
 		basis := basisUnchanged
 		if k == "state" {
@@ -259,6 +265,14 @@ func (r *runner) checkUnchanged(st Step, target *side, doc map[string]any, v *ve
 		}
 	}
 	return nil
+}
+
+// changedByRules tells the fields of unchangedFields a request changes
+// without sending them (a capture's transfer and state, an amount an
+// update of another resource moves): a refused request of any body is
+// judged on them.
+func changedByRules(field string) bool {
+	return field == "state" || field == "transfer" || field == "amount"
 }
 
 // checkReadBack checks the fields read back and computed: this answer's,

@@ -63,8 +63,13 @@ type Step struct {
 	// it first, so the sequence ends there without a finding.
 	Shared bool
 	// SameState reads back a resource a refused request named: its state
-	// must be what it was.
-	SameState bool
+	// must be what it was. RefusedBody is that request's body: a field it
+	// carries, or one no body sets (a state, a transfer, an amount), that
+	// reads otherwise is the refused request's change; another (a nickname
+	// the refused request did not send) is an earlier write that did not
+	// hold, which the read-back check judges.
+	SameState   bool
+	RefusedBody string `json:",omitempty"`
 	// Question is the check of a question asked of a resource
 	// (questions.go); Together sends the step that many times at once.
 	Question string `json:",omitempty"`
