@@ -76,6 +76,10 @@ func (s *Server) postClaimed(ctx context.Context, d ledger.DeliveryPost) ledger.
 		s.log.Info("webhook delivery stopped: webhook disabled", "webhook", d.Hook, "event", d.Event)
 		return ledger.DeliveryVerdict{Done: true}
 	}
+	if d.Claimed != nil && !d.Claimed(ctx) {
+		s.log.Info("webhook delivery not posted: dropped or taken over since its claim", "webhook", d.Hook, "event", d.Event)
+		return ledger.DeliveryVerdict{Done: true}
+	}
 	err := s.postCtx(ctx, w, d.Body)
 	switch {
 	case err == nil:

@@ -307,10 +307,20 @@ func (p *pgUnits) release(w ledger.Worker, ds []claimedDelivery) {
 // or a restart); or due again after the backoff of its attempt. The
 // settlement applies only while the row is still this claim's (its
 // attempts unchanged): a claim whose lease ran out and was taken over
-// settles nothing.
+// settles nothing. The post itself is made only if, once the webhook is
+// read, the row is still this claim's and pending: a delivery the bound
+// dropped while its post waited for a goroutine is never posted to a url
+// the webhook was given after the drop.
 func (p *pgUnits) postDelivery(w ledger.Worker, d claimedDelivery) {
 	ctx, cancel := context.WithTimeout(w.Ctx, claimLease/2)
-	v := w.Post(ctx, d.DeliveryPost)
+	post := d.DeliveryPost
+	post.Claimed = func(ctx context.Context) bool {
+		var claimed bool
+		err := p.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM deliveries WHERE seq = $1 AND attempts = $2 AND NOT done)`,
+			d.seq, d.Attempt).Scan(&claimed)
+		return err != nil || claimed // unanswered: posted as claimed, as before the question
+	}
+	v := w.Post(ctx, post)
 	cancel()
 	settle, cancel := context.WithTimeout(context.WithoutCancel(w.Ctx), 5*time.Second)
 	defer cancel()

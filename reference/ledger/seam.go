@@ -56,6 +56,12 @@ type DeliveryPost struct {
 	App, Hook, Event string
 	Body             []byte
 	Attempt          int
+	// Claimed, when set, says whether the delivery is still this claim's
+	// and pending (not dropped by the bound, nor taken over). The poster
+	// asks it after reading the webhook and before posting: a drop comes
+	// before any later change of the webhook, so a delivery posted to a
+	// url read after its drop would answer false here.
+	Claimed func(ctx context.Context) bool
 }
 
 // DeliveryVerdict is what a post made of a claimed delivery.
