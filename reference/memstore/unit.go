@@ -64,7 +64,7 @@ func (t *memTx) Abort(p any) error {
 }
 
 // errUnitPanicked ends a unit whose function panicked.
-var errUnitPanicked = errors.New("reference: the unit of work panicked")
+var errUnitPanicked = errors.New("memstore: the unit of work panicked")
 
 // drop removes what the unit created and forgets what it set in motion.
 // Callers hold the lock.
@@ -411,7 +411,7 @@ func (tb *memTable[T, P]) Get(id string) (T, error) {
 
 func (tb *memTable[T, P]) Put(v *T) {
 	if tb.tx.readOnly {
-		panic("reference: Put in a read-only unit of work")
+		panic("memstore: Put in a read-only unit of work")
 	}
 	_, id := P(v).RecordKey()
 	if p := tb.m[id]; p != nil {
@@ -459,7 +459,7 @@ func (k *memKind[T, P]) dropCreated(rec any) {
 // Delete removes the record with this id and everything listed of it.
 func (tb *memTable[T, P]) Delete(id string) error {
 	if tb.tx.readOnly {
-		panic("reference: Delete in a read-only unit of work")
+		panic("memstore: Delete in a read-only unit of work")
 	}
 	p, ok := tb.m[id]
 	if !ok || p.AppID() != tb.tx.app {
