@@ -68,24 +68,8 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 
 	odd := "a\"b\\c\n\t\x01<>&\u2028\u2029é\xff\x7f"
 	now := ledger.JSONTime(time.Date(2026, 1, 2, 3, 4, 5, 6000, time.FixedZone("x", 3600)))
-	var transfers []ledger.Transfer
-	var cards []ledger.PaymentInstrument
-	var auths []ledger.Authorization
-	var disputes []ledger.Dispute
-	h.srv.memory().mu.Lock()
-	for _, d := range h.srv.memory().disputes {
-		disputes = append(disputes, *d)
-	}
-	for _, t := range h.srv.memory().transfers {
-		transfers = append(transfers, *t)
-	}
-	for _, p := range h.srv.memory().cards {
-		cards = append(cards, *p)
-	}
-	for _, a := range h.srv.memory().auths {
-		auths = append(auths, *a)
-	}
-	h.srv.memory().mu.Unlock()
+	kept := held(h.srv.memory())
+	transfers, cards, auths, disputes := kept.transfers.got, kept.cards.got, kept.auths.got, kept.disputes.got
 	transfers = append(transfers,
 		ledger.Transfer{Meta: ledger.Meta{ID: odd, CreatedAt: now}, Tags: ledger.Tags{odd: odd, "": ""}, Source: &odd, Destination: &odd, ReadyToSettleAt: &now,
 			StatementDescriptor: &odd, Messages: []string{odd, ""}, IdempotencyID: &odd, AdditionalPurchaseData: json.RawMessage(`{"a":"\u003c"}`),

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/conform-kit/conform/reference/ledger"
+	"github.com/conform-kit/conform/reference/memstore"
 	"github.com/conform-kit/conform/validate"
 )
 
@@ -295,15 +296,68 @@ func containsToken(text, token string) bool {
 
 // memory is the in-memory store of a Server whose sandbox is in memory
 // (MemoryStore or PostgresLedger), nil for one in PostgreSQL.
-func (s *Server) memory() *store {
+func (s *Server) memory() *memstore.Store {
 	switch st := s.units.(type) {
-	case *store:
+	case *memstore.Store:
 		return st
 	case *memoryWithLedger:
-		return st.SandboxStore.(*store)
+		return st.SandboxStore.(*memstore.Store)
 	}
 	return nil
 }
+
+// heldRecords is a copy of every record a memory store holds, of every
+// application, taken through its copy-out (memstore.Store.PutRecords)
+// into tables that keep what is put.
+type heldRecords struct {
+	ledger.Tx   // the tables below are all PutRecords reaches
+	identities  keptTable[ledger.Identity]
+	cards       keptTable[ledger.PaymentInstrument]
+	auths       keptTable[ledger.Authorization]
+	transfers   keptTable[ledger.Transfer]
+	merchants   keptTable[ledger.Merchant]
+	disputes    keptTable[ledger.Dispute]
+	schedules   keptTable[ledger.SubscriptionSchedule]
+	amounts     keptTable[ledger.SubscriptionAmount]
+	enrollments keptTable[ledger.SubscriptionEnrollment]
+	balances    keptTable[ledger.BalanceTransfer]
+	evidence    keptTable[ledger.Evidence]
+	files       keptTable[ledger.File]
+	links       keptTable[ledger.ExternalLink]
+	webhooks    keptTable[ledger.Webhook]
+}
+
+// keptTable keeps every record put into it, in the order put.
+type keptTable[T any] struct {
+	ledger.Table[T] // only Put is used
+	got             []T
+}
+
+func (k *keptTable[T]) Put(v *T) { k.got = append(k.got, *v) }
+
+// held copies out what st holds.
+func held(st *memstore.Store) *heldRecords {
+	r := &heldRecords{}
+	st.PutRecords(r)
+	return r
+}
+
+func (r *heldRecords) Identities() ledger.Table[ledger.Identity]            { return &r.identities }
+func (r *heldRecords) Cards() ledger.Table[ledger.PaymentInstrument]        { return &r.cards }
+func (r *heldRecords) Authorizations() ledger.Table[ledger.Authorization]   { return &r.auths }
+func (r *heldRecords) Transfers() ledger.Table[ledger.Transfer]             { return &r.transfers }
+func (r *heldRecords) Merchants() ledger.Table[ledger.Merchant]             { return &r.merchants }
+func (r *heldRecords) Disputes() ledger.Table[ledger.Dispute]               { return &r.disputes }
+func (r *heldRecords) Schedules() ledger.Table[ledger.SubscriptionSchedule] { return &r.schedules }
+func (r *heldRecords) Amounts() ledger.Table[ledger.SubscriptionAmount]     { return &r.amounts }
+func (r *heldRecords) Enrollments() ledger.Table[ledger.SubscriptionEnrollment] {
+	return &r.enrollments
+}
+func (r *heldRecords) BalanceTransfers() ledger.Table[ledger.BalanceTransfer] { return &r.balances }
+func (r *heldRecords) Evidence() ledger.Table[ledger.Evidence]                { return &r.evidence }
+func (r *heldRecords) Files() ledger.Table[ledger.File]                       { return &r.files }
+func (r *heldRecords) Links() ledger.Table[ledger.ExternalLink]               { return &r.links }
+func (r *heldRecords) Webhooks() ledger.Table[ledger.Webhook]                 { return &r.webhooks }
 
 // pgPool is the connection pool of a Server's PostgreSQL store (OpenPostgres
 // or PostgresLedger).

@@ -11,9 +11,7 @@ import (
 )
 
 func (h *harness) transferCount() int {
-	h.srv.memory().mu.Lock()
-	defer h.srv.memory().mu.Unlock()
-	return len(h.srv.memory().transfers)
+	return h.srv.memory().Counts()["transfers"]
 }
 
 func TestIdempotentSale(t *testing.T) {

@@ -24,22 +24,6 @@ func (h *harness) in(ns ledger.Namespace) *harness {
 	return &harness{t: h.t, srv: h.srv, clock: h.clock, fx: ns.Seeded, v: h.v}
 }
 
-// recordCounts is how many records of each kind the store holds.
-func recordCounts(st *store) map[string]int {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return map[string]int{
-		"users": len(st.users), "apps": len(st.apps), "identities": len(st.identities), "cards": len(st.cards),
-		"auths": len(st.auths), "transfers": len(st.transfers), "merchants": len(st.merchants), "schedules": len(st.schedules),
-		"amounts": len(st.amounts), "enrollments": len(st.enrollments), "disputes": len(st.disputes), "evidence": len(st.evidence),
-		"balances": len(st.balances), "files": len(st.files), "links": len(st.links), "webhooks": len(st.webhooks),
-		"evidenceByDispute": len(st.evidenceByDispute), "adjustmentsByDispute": len(st.adjustmentsByDispute),
-		"enrollmentsBySchedule": len(st.enrollmentsBySchedule), "linksByFile": len(st.linksByFile),
-		"idem": len(st.idem), "idemOrder": len(st.idemOrder) - st.idemHead, "retention": len(st.retention.apps),
-		"namespaces": len(st.namespaces), "nsOfApp": len(st.nsOfApp), "seeding": len(st.seeding),
-	}
-}
-
 // work creates one of most kinds of resource in h's application (a card,
 // a sale, an authorization and its capture, a disputed sale, a file with a
 // link, a webhook, an idempotent transfer) and returns their paths.
@@ -126,17 +110,17 @@ func TestDropNamespaceRemovesEverything(t *testing.T) {
 	h := newHarness(t, func(c *Config) { c.Limits = ledger.Limits{MaxAge: 24 * time.Hour} })
 	h.work("seeded") // the seeded application's own resources stay
 	settled(t, h)    // its disputed sale's second adjustment is made by a timer
-	before := recordCounts(h.srv.memory())
+	before := h.srv.memory().Counts()
 	ns, err := h.srv.CreateNamespace()
 	require.NoError(t, err)
 	in := h.in(ns)
 	paths := in.work("dropped")
 	require.Equal(t, 1, h.srv.NamespaceCount())
-	during := recordCounts(h.srv.memory())
+	during := h.srv.memory().Counts()
 	assert.Greater(t, during["transfers"], before["transfers"])
 
 	require.NoError(t, h.srv.DropNamespace(ns.ID))
-	assert.Equal(t, before, recordCounts(h.srv.memory()), "the store after the drop")
+	assert.Equal(t, before, h.srv.memory().Counts(), "the store after the drop")
 	assert.Equal(t, 401, in.call(in.platform(), "GET", paths[0], nil).status, "a dropped namespace's user")
 	assert.Equal(t, 401, in.call(in.other(), "GET", "/disputes", nil).status, "a dropped namespace's other application")
 	err = h.srv.DropNamespace(ns.ID)
@@ -149,9 +133,7 @@ func TestDropNamespaceRemovesEverything(t *testing.T) {
 func settled(t *testing.T, h *harness) {
 	t.Helper()
 	eventually(t, "disputes out of INQUIRY", func() bool {
-		h.srv.memory().mu.Lock()
-		defer h.srv.memory().mu.Unlock()
-		for _, d := range h.srv.memory().disputes {
+		for _, d := range held(h.srv.memory()).disputes.got {
 			if d.State == "INQUIRY" {
 				return false
 			}
@@ -174,7 +156,7 @@ func TestIdleNamespacesAreDropped(t *testing.T) {
 	b := h.in(busy)
 	b.card()
 	h.clock.Advance(20 * time.Minute)
-	h.srv.memory().dropIdleNamespaces(h.srv.now(), h.srv.cfg.NamespaceIdleTTL)
+	h.srv.memory().Sweep(context.Background(), h.srv.now(), h.srv.cfg.NamespaceIdleTTL) // expires nothing: no age limit
 	assert.Equal(t, 1, h.srv.NamespaceCount())
 	assert.True(t, ErrNamespaceNotFound(h.srv.DropNamespace(idle.ID)), "the idle namespace was dropped")
 	assert.True(t, ErrNamespaceNotFound(h.srv.DropNamespace(idle2.ID)), "the second idle namespace was dropped in the same sweep")

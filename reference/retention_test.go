@@ -48,9 +48,7 @@ func TestResourcesExpireByAge(t *testing.T) {
 	for _, path := range []string{"/disputes/" + fx.Dispute, "/merchants/" + fx.Merchant, "/balance_transfers/" + fx.BalanceTransfer, "/subscription/subscription_schedules/" + fx.SubscriptionSchedule} {
 		h.expect(h.call(h.platform(), "GET", path, nil), 200, "")
 	}
-	h.srv.memory().mu.Lock()
-	idemLeft := len(h.srv.memory().idem)
-	h.srv.memory().mu.Unlock()
+	idemLeft := h.srv.memory().Counts()["idem"]
 	if idemLeft != 0 {
 		t.Errorf("%d idempotency keys kept past MaxAge", idemLeft)
 	}
@@ -101,7 +99,7 @@ func TestExpiryOnlyRemovesWhatIsOlderThanItsAge(t *testing.T) {
 		ids[i] = h.card()
 	}
 	h.clock.Advance(start.Add(2 * time.Hour).Sub(h.clock.Now()))
-	h.srv.memory().expireNow(h.srv.now())
+	h.srv.memory().Sweep(context.Background(), h.srv.now(), 0) // expires; idle 0 drops no namespace
 	for i, age := range ages {
 		want := 200
 		if age > time.Hour {
@@ -202,14 +200,12 @@ func TestRetentionBoundsMemory(t *testing.T) {
 		h.card()
 	}
 	platform := appOf(t, h, h.fx.Credentials.Platform)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	app := st.retention.apps[platform]
-	assert.LessOrEqual(t, app.live(), 61, "resources held a minute")
-	assert.LessOrEqual(t, len(app.queue), 2*61+64, "retention queue")
-	assert.LessOrEqual(t, len(st.idemOrder), 2*61+64, "idempotency order")
-	assert.LessOrEqual(t, app.idemKeys, 61, "idempotency keys held")
-	assert.Equal(t, len(st.idem), app.idemKeys, "keys counted")
+	app := st.RetentionOf(platform)
+	assert.LessOrEqual(t, app.Live, 61, "resources held a minute")
+	assert.LessOrEqual(t, app.Queue, 2*61+64, "retention queue")
+	assert.LessOrEqual(t, app.IdemOrder, 2*61+64, "idempotency order")
+	assert.LessOrEqual(t, app.IdemKeys, 61, "idempotency keys held")
+	assert.Equal(t, app.Idem, app.IdemKeys, "keys counted")
 }
 
 // appOf returns the application id of a seeded user.

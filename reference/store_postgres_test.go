@@ -31,11 +31,9 @@ func replica(t *testing.T, pg *PostgresStore) *harness {
 func seededCard(t *testing.T, h *harness) string {
 	t.Helper()
 	app := appOf(t, h, h.fx.Credentials.Platform)
-	h.srv.memory().mu.Lock()
-	defer h.srv.memory().mu.Unlock()
-	for id, c := range h.srv.memory().cards {
+	for _, c := range held(h.srv.memory()).cards.got {
 		if c.App == app {
-			return id
+			return c.ID
 		}
 	}
 	t.Fatal("no seeded card")
@@ -43,9 +41,7 @@ func seededCard(t *testing.T, h *harness) string {
 }
 
 func transferCount(h *harness) int {
-	h.srv.memory().mu.Lock()
-	defer h.srv.memory().mu.Unlock()
-	return len(h.srv.memory().transfers)
+	return h.srv.memory().Counts()["transfers"]
 }
 
 func openPostgres(t *testing.T, dsn string) *PostgresStore {

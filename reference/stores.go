@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/reference/ledger"
+	"github.com/conform-kit/conform/reference/memstore"
 )
 
 // MemoryStore keeps a Server's whole state in memory, in the process: the
 // default, what `make run` and `conform serve` without --store use. Each
-// Server given it has a store of its own.
-func MemoryStore() ledger.Store { return memoryStore{} }
+// Server given it has a store of its own (package memstore).
+func MemoryStore() ledger.Store { return memstore.New() }
 
 // PostgresLedger keeps a Server's sandbox in memory and its idempotency
 // keys in p, so Servers (replicas) on one database run a request with one
@@ -52,7 +53,6 @@ func (m *memoryWithLedger) Sweep(ctx context.Context, now time.Time, idle time.D
 
 // Every store keeps everything a Server reaches through the seam.
 var (
-	_ ledger.SandboxStore = (*store)(nil)
 	_ ledger.SandboxStore = (*memoryWithLedger)(nil)
 	_ ledger.SandboxStore = (*pgUnits)(nil)
 )

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/reference/ledger"
+	"github.com/conform-kit/conform/reference/memstore"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -725,7 +726,7 @@ func decodeRecord(p any, doc, hidden, content []byte) error {
 // importStore copies the applications, users and records of a seeded
 // in-memory store into the database in one transaction (none counts
 // against a quota): a store seeded in memory becomes the database's seed.
-func (p *pgUnits) importStore(ctx context.Context, st *store) error {
+func (p *pgUnits) importStore(ctx context.Context, st *memstore.Store) error {
 	if err := p.inTx(ctx, func(dbtx pgx.Tx) error { return p.importInto(ctx, dbtx, st, "") }); err != nil {
 		return fmt.Errorf("reference: import a seeded store: %w", err)
 	}
@@ -734,18 +735,18 @@ func (p *pgUnits) importStore(ctx context.Context, st *store) error {
 
 // importInto writes st's applications (of namespace ns, "" for none), its
 // users with salted hashes of their passwords, and its records.
-func (p *pgUnits) importInto(ctx context.Context, dbtx pgx.Tx, st *store, ns string) error {
+func (p *pgUnits) importInto(ctx context.Context, dbtx pgx.Tx, st *memstore.Store, ns string) error {
 	var nsArg *string
 	if ns != "" {
 		nsArg = &ns
 	}
-	for _, a := range st.seededApps() {
+	for _, a := range st.Apps() {
 		if _, err := dbtx.Exec(ctx, `INSERT INTO apps (app, fee_profile, fingerprint_key, upload_bytes, namespace) VALUES ($1, $2, $3, $4, $5)`,
 			a.ID, a.FeeProfile, a.FingerprintKey, a.UploadBytes, nsArg); err != nil {
 			return err
 		}
 	}
-	for _, u := range st.seededUsers() {
+	for _, u := range st.Users() {
 		salt := make([]byte, 16)
 		if _, err := rand.Read(salt); err != nil {
 			return err
@@ -758,7 +759,7 @@ func (p *pgUnits) importInto(ctx context.Context, dbtx pgx.Tx, st *store, ns str
 	}
 	t := newPgTx(p, ctx, dbtx, "", p.clock(), false)
 	return t.run(func(u ledger.Tx) error {
-		st.putRecords(u)
+		st.PutRecords(u)
 		return nil
 	})
 }
@@ -783,7 +784,7 @@ func (p *pgUnits) User(ctx context.Context, username string, now time.Time) (led
 // writes it to the database in one transaction, which also counts the
 // namespaces held against max.
 func (p *pgUnits) MintNamespace(ctx context.Context, src *ledger.SeededSource, max int, idle time.Duration, now time.Time) (ledger.Namespace, error) {
-	mem, ns := seededNamespace(p.newID, p.clock, src, now)
+	mem, ns := memstore.NewSeededNamespace(p.newID, p.clock, src, now)
 	err := p.inTx(ctx, func(dbtx pgx.Tx) error {
 		if max > 0 {
 			var n int

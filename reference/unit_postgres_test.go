@@ -79,8 +79,8 @@ func TestPostgresUnitLinkOwner(t *testing.T) {
 // against the in-memory store and the PostgreSQL one.
 func forEachSandbox(t *testing.T, contract func(t *testing.T, s ledger.SandboxStore, fx ledger.Seeded, c *clock)) {
 	t.Run("memory", func(t *testing.T) {
-		st, fx, _, _, c := seamFixture(t)
-		contract(t, st, fx, c)
+		m := seamFixture(t)
+		contract(t, m.st, m.fx, m.clock)
 	})
 	t.Run("postgres", func(t *testing.T) {
 		pg := openSeamPostgres(t)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/reference/ledger"
+	"github.com/conform-kit/conform/reference/memstore"
 	"github.com/conform-kit/conform/reference/pgtest"
 )
 
@@ -30,14 +31,38 @@ type seamStore struct {
 	setDispatch func(func(ledger.Effects))
 }
 
+// memFixture is a seeded in-memory store with its two applications.
+type memFixture struct {
+	st         *memstore.Store
+	fx         ledger.Seeded
+	appA, appB string
+	clock      *clock
+	newID      func(string) string // the store's id source
+	// dispatch receives the store's committed units' effects; nil drops them.
+	dispatch func(ledger.Effects)
+}
+
 // seamFixture is a seeded in-memory store with its two applications.
-func seamFixture(t *testing.T) (st *store, fx ledger.Seeded, appA, appB string, c *clock) {
+func seamFixture(t *testing.T) *memFixture {
 	t.Helper()
-	c = newClock()
-	st = newStore(counterIDs(), c.Now)
-	fx = seed(st, 3, c.Now())
-	st.retention = newRetention(ledger.Limits{MaxAge: -1})
-	return st, fx, st.users[fx.Credentials.Platform.Username].App, st.users[fx.Credentials.OtherApplication.Username].App, c
+	f := &memFixture{clock: newClock(), newID: counterIDs()}
+	f.st, f.fx = memstore.Open(ledger.StoreEnv{Clock: f.clock.Now, NewID: f.newID, Seed: 3, Limits: ledger.Limits{MaxAge: -1}.WithDefaults(),
+		Dispatch: func(e ledger.Effects) {
+			if f.dispatch != nil {
+				f.dispatch(e)
+			}
+		}})
+	f.appA = userApp(t, f.st, f.fx.Credentials.Platform, f.clock)
+	f.appB = userApp(t, f.st, f.fx.Credentials.OtherApplication, f.clock)
+	return f
+}
+
+// userApp is the application of a seeded user of st.
+func userApp(t *testing.T, st *memstore.Store, u ledger.Credential, c *clock) string {
+	t.Helper()
+	got, ok := st.User(context.Background(), u.Username, c.Now())
+	require.True(t, ok, "user %s", u.Username)
+	return got.App
 }
 
 // forEachStore runs the contract against every implementation of the
@@ -46,9 +71,9 @@ func seamFixture(t *testing.T) (st *store, fx ledger.Seeded, appA, appB string, 
 // both seeded with the same fixtures.
 func forEachStore(t *testing.T, contract func(t *testing.T, s seamStore)) {
 	t.Run("memory", func(t *testing.T) {
-		st, fx, appA, appB, c := seamFixture(t)
-		contract(t, seamStore{UnitStore: st, fx: fx, appA: appA, appB: appB, clock: c,
-			setDispatch: func(f func(ledger.Effects)) { st.dispatch = f }})
+		m := seamFixture(t)
+		contract(t, seamStore{UnitStore: m.st, fx: m.fx, appA: m.appA, appB: m.appB, clock: m.clock,
+			setDispatch: func(f func(ledger.Effects)) { m.dispatch = f }})
 	})
 	t.Run("postgres", func(t *testing.T) {
 		pg := openSeamPostgres(t)
@@ -69,11 +94,11 @@ func openSeamPostgres(t *testing.T) seamPostgres {
 	t.Helper()
 	cluster := pgtest.Start(t)
 	pg := openPostgres(t, cluster.NewDatabase(t, "seam"))
-	st, fx, appA, appB, c := seamFixture(t)
-	units := newPgUnits(pg.pool, c.Now, st.newID)
+	m := seamFixture(t)
+	units := newPgUnits(pg.pool, m.clock.Now, m.newID)
 	units.limits = &ledger.Limits{MaxAge: -1}
-	require.NoError(t, units.importStore(context.Background(), st))
-	return seamPostgres{units: units, fx: fx, appA: appA, appB: appB, clock: c}
+	require.NoError(t, units.importStore(context.Background(), m.st))
+	return seamPostgres{units: units, fx: m.fx, appA: m.appA, appB: m.appB, clock: m.clock}
 }
 
 func TestSeamTablesAreTheApplications(t *testing.T) {

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -166,11 +167,18 @@ func TestEventEnabled(t *testing.T) {
 }
 
 func TestDisabledWebhookIsNotATarget(t *testing.T) {
-	h := newHarness(t)
+	var targets []ledger.Webhook
+	var record bool // the webhooks' own creates are dispatched before it is set
+	h := newHarness(t, func(c *Config) {
+		c.Store = dispatchTo(func(e ledger.Effects) {
+			if record {
+				targets = append(targets, e.Hooks...)
+			}
+		})
+	})
 	on := h.webhook("http://127.0.0.1:9/on", nil)
 	off := h.webhook("http://127.0.0.1:9/off", map[string]any{"enabled": false})
-	var targets []ledger.Webhook
-	h.srv.memory().dispatch = func(e ledger.Effects) { targets = append(targets, e.Hooks...) }
+	record = true
 	h.card() // emits payment_instrument created to the webhooks enabled at its commit
 	if len(targets) != 1 || targets[0].ID != on["id"] || targets[0].ID == off["id"] {
 		t.Errorf("targets %v, want only %v", targets, on["id"])
@@ -239,4 +247,13 @@ func TestWebhookAuthentication(t *testing.T) {
 			}
 		}
 	}
+}
+
+// dispatchTo is the in-memory store whose committed units' effects go to
+// dispatch instead of the Server's delivery.
+type dispatchTo func(ledger.Effects)
+
+func (d dispatchTo) Open(ctx context.Context, env ledger.StoreEnv) (ledger.SandboxStore, ledger.Seeded, error) {
+	env.Dispatch = d
+	return MemoryStore().Open(ctx, env)
 }

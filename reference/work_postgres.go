@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/conform-kit/conform/reference/ledger"
+	"github.com/conform-kit/conform/reference/memstore"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -56,7 +57,7 @@ func (ps *PostgresStore) Open(ctx context.Context, env ledger.StoreEnv) (ledger.
 // them, under the migration lock; a database seeded with another seed is
 // refused.
 func (p *pgUnits) seedOnce(ctx context.Context, seedValue int64) (ledger.Seeded, error) {
-	mem, fx := seededStore(p.newID, p.clock, seedValue)
+	mem, fx := memstore.NewSeeded(p.newID, p.clock, seedValue)
 	err := p.inTx(ctx, func(dbtx pgx.Tx) error {
 		if _, err := dbtx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
 			return err

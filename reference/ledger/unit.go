@@ -14,7 +14,7 @@ import (
 // set) together, or nothing; View runs a read-only one. The rules (capture,
 // fees, Level 2/3, the sandbox triggers, quotas, tenancy) are written once
 // against tx, outside any implementation of it; the in-memory store
-// (unit_memory.go) is one implementation.
+// (package memstore) is one implementation.
 
 // UnitStore keeps the reference's state and runs units of work on it.
 type UnitStore interface {

@@ -1,4 +1,4 @@
-package reference
+package memstore
 
 import (
 	"context"
@@ -18,26 +18,26 @@ import (
 // undoing.
 
 // Update runs fn as one unit of work at the store's clock.
-func (st *store) Update(ctx context.Context, app string, fn func(ledger.Tx) error) error {
+func (st *Store) Update(ctx context.Context, app string, fn func(ledger.Tx) error) error {
 	return ledger.RunUnit(st, ctx, app, ledger.Stamp(st.clock), false, nil, fn)
 }
 
 // View runs fn as one read-only unit of work at the store's clock.
-func (st *store) View(ctx context.Context, app string, fn func(ledger.Tx) error) error {
+func (st *Store) View(ctx context.Context, app string, fn func(ledger.Tx) error) error {
 	return ledger.RunUnit(st, ctx, app, ledger.Stamp(st.clock), true, nil, fn)
 }
 
-// begin takes a pooled unit and the store's lock, held until the unit
+// Begin takes a pooled unit and the store's lock, held until the unit
 // ends. The in-memory ledger is not in the unit's transaction: claim plays
 // no part.
-func (st *store) Begin(_ context.Context, app string, now time.Time, readOnly bool, _ *ledger.IdemRun) (ledger.OpenUnit, error) {
+func (st *Store) Begin(_ context.Context, app string, now time.Time, readOnly bool, _ *ledger.IdemRun) (ledger.OpenUnit, error) {
 	t := st.txs.Get().(*memTx)
 	t.app, t.now, t.readOnly = app, now, readOnly
 	st.mu.Lock()
 	return t, nil
 }
 
-// end commits or drops what the unit created, lets the store's lock go
+// End commits or drops what the unit created, lets the store's lock go
 // and, once the unit committed, hands what it set in motion to the store's
 // dispatcher. A unit of the memory store never loses a race.
 func (t *memTx) End(err error, _ int) (bool, error) {
@@ -57,14 +57,14 @@ func (t *memTx) End(err error, _ int) (bool, error) {
 	return false, err
 }
 
-// abort ends a unit whose rules panicked: nothing it created stays.
+// Abort ends a unit whose rules panicked: nothing it created stays.
 func (t *memTx) Abort(p any) error {
 	t.End(errUnitPanicked, 0) //nolint:errcheck // ends the unit before panicking again
 	panic(p)
 }
 
 // errUnitPanicked ends a unit whose function panicked.
-var errUnitPanicked = errors.New("reference: the unit of work panicked")
+var errUnitPanicked = errors.New("memstore: the unit of work panicked")
 
 // drop removes what the unit created and forgets what it set in motion.
 // Callers hold the lock.
@@ -121,7 +121,7 @@ func (c created) drop() {
 
 // memTx is a unit of work of the in-memory store; the store pools them.
 type memTx struct {
-	st        *store
+	st        *Store
 	app       string
 	now       time.Time
 	readOnly  bool
@@ -166,7 +166,7 @@ type memKinds struct {
 }
 
 // newMemKinds wires the store's kinds of record to its maps and lists.
-func newMemKinds(st *store) *memKinds {
+func newMemKinds(st *Store) *memKinds {
 	k := &memKinds{}
 	k.identities = &memKind[ledger.Identity, *ledger.Identity]{st: st, m: st.identities}
 	k.cards = &memKind[ledger.PaymentInstrument, *ledger.PaymentInstrument]{st: st, m: st.cards}
@@ -225,7 +225,7 @@ func newMemKinds(st *store) *memKinds {
 }
 
 // newMemTx makes a unit whose tables are the store's kinds of record.
-func newMemTx(st *store) *memTx {
+func newMemTx(st *Store) *memTx {
 	t := &memTx{st: st}
 	k := st.kinds
 	t.identities = memTable[ledger.Identity, *ledger.Identity]{tx: t, memKind: k.identities}
@@ -345,7 +345,7 @@ func (t *memTx) AddUpload(n int64) {
 }
 
 // LinkOwner finds the application of an external link by its id alone.
-func (st *store) LinkOwner(_ context.Context, id string) (string, bool) {
+func (st *Store) LinkOwner(_ context.Context, id string) (string, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	l, ok := st.links[id]
@@ -391,7 +391,7 @@ type memKind[T any, P interface {
 	*T
 	ledger.Record
 }] struct {
-	st       *store
+	st       *Store
 	m        map[string]P
 	appList  func(*appData) *series[P]
 	parents  map[string]*series[P]
@@ -411,7 +411,7 @@ func (tb *memTable[T, P]) Get(id string) (T, error) {
 
 func (tb *memTable[T, P]) Put(v *T) {
 	if tb.tx.readOnly {
-		panic("reference: Put in a read-only unit of work")
+		panic("memstore: Put in a read-only unit of work")
 	}
 	_, id := P(v).RecordKey()
 	if p := tb.m[id]; p != nil {
@@ -459,7 +459,7 @@ func (k *memKind[T, P]) dropCreated(rec any) {
 // Delete removes the record with this id and everything listed of it.
 func (tb *memTable[T, P]) Delete(id string) error {
 	if tb.tx.readOnly {
-		panic("reference: Delete in a read-only unit of work")
+		panic("memstore: Delete in a read-only unit of work")
 	}
 	p, ok := tb.m[id]
 	if !ok || p.AppID() != tb.tx.app {
@@ -527,6 +527,6 @@ func (tb *memTable[T, P]) Page(parent string, q ledger.ListQuery) ([]T, int) {
 }
 
 // memTxPool makes the pool of a store's units.
-func memTxPool(st *store) *sync.Pool {
+func memTxPool(st *Store) *sync.Pool {
 	return &sync.Pool{New: func() any { return newMemTx(st) }}
 }

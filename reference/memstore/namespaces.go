@@ -1,4 +1,4 @@
-package reference
+package memstore
 
 import (
 	"context"
@@ -25,7 +25,7 @@ type namespace struct {
 // The in-memory store's namespaces: minted, used, dropped and swept.
 
 // MintNamespace makes a namespace seeded from src in the in-memory store.
-func (st *store) MintNamespace(_ context.Context, src *ledger.SeededSource, max int, idle time.Duration, now time.Time) (ledger.Namespace, error) {
+func (st *Store) MintNamespace(_ context.Context, src *ledger.SeededSource, max int, idle time.Duration, now time.Time) (ledger.Namespace, error) {
 	st.mu.Lock()
 	if max > 0 && len(st.namespaces) >= max {
 		st.mu.Unlock()
@@ -46,14 +46,14 @@ func (st *store) MintNamespace(_ context.Context, src *ledger.SeededSource, max 
 }
 
 // NamespaceCount is how many namespaces the store holds.
-func (st *store) NamespaceCount(context.Context) int {
+func (st *Store) NamespaceCount(context.Context) int {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return len(st.namespaces)
 }
 
 // Sweep expires what has aged out and drops idle namespaces.
-func (st *store) Sweep(_ context.Context, now time.Time, idle time.Duration) {
+func (st *Store) Sweep(_ context.Context, now time.Time, idle time.Duration) {
 	st.expireNow(now)
 	st.dropIdleNamespaces(now, idle)
 }
@@ -62,7 +62,7 @@ func (st *store) Sweep(_ context.Context, now time.Time, idle time.Duration) {
 // ttl; ttl ≤ 0 keeps them. Idleness is judged and the namespaces dropped
 // under one lock, so a namespace used meanwhile stays, and in one pass over
 // the store however many are idle.
-func (st *store) dropIdleNamespaces(now time.Time, ttl time.Duration) {
+func (st *Store) dropIdleNamespaces(now time.Time, ttl time.Duration) {
 	if ttl <= 0 {
 		return
 	}
@@ -78,14 +78,14 @@ func (st *store) dropIdleNamespaces(now time.Time, ttl time.Duration) {
 }
 
 // touchApp marks the namespace of app as used at now. Callers hold the lock.
-func (st *store) touchApp(app string, now time.Time) {
+func (st *Store) touchApp(app string, now time.Time) {
 	if ns := st.nsOfApp[app]; ns != nil && now.After(ns.used) {
 		ns.used = now
 	}
 }
 
 // DropNamespace removes namespace id and everything of its applications.
-func (st *store) DropNamespace(_ context.Context, id string) bool {
+func (st *Store) DropNamespace(_ context.Context, id string) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	ns := st.namespaces[id]
@@ -98,7 +98,7 @@ func (st *store) DropNamespace(_ context.Context, id string) bool {
 
 // dropNamespaces removes the namespaces and everything of their
 // applications, in one pass over the store. Callers hold the lock.
-func (st *store) dropNamespaces(nss []*namespace) {
+func (st *Store) dropNamespaces(nss []*namespace) {
 	if len(nss) == 0 {
 		return
 	}

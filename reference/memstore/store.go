@@ -1,4 +1,4 @@
-package reference
+package memstore
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"github.com/conform-kit/conform/reference/ledger"
 )
 
-// store is the in-memory state of every application. One mutex guards all of
-// it; methods copy records out under the lock and return domain errors. It
-// knows nothing about HTTP.
-type store struct {
+// Store is the in-memory state of every application, a
+// ledger.SandboxStore. One mutex guards all of it; methods copy records out
+// under the lock and return domain errors. It knows nothing about HTTP.
+type Store struct {
 	mu    sync.Mutex
 	newID func(prefix string) string
 	// clock is read once at the start of each unit of work (ledger/unit.go).
@@ -66,7 +66,7 @@ type store struct {
 
 // appOf is the application's data, or the empty gone when it was dropped
 // (with its namespace) after the request authenticated. Callers hold the lock.
-func (st *store) appOf(app string) *appData {
+func (st *Store) appOf(app string) *appData {
 	if a := st.apps[app]; a != nil {
 		return a
 	}
@@ -94,8 +94,8 @@ type appData struct {
 	uploadBytes        int64 // file content held, against Limits.UploadBytes
 }
 
-func newStore(newID func(string) string, clock func() time.Time) *store {
-	st := &store{
+func newStore(newID func(string) string, clock func() time.Time) *Store {
+	st := &Store{
 		newID:                 newID,
 		clock:                 clock,
 		users:                 map[string]*ledger.User{},
@@ -129,20 +129,10 @@ func newStore(newID func(string) string, clock func() time.Time) *store {
 	return st
 }
 
-// lookup finds a record of app by id; another application's id is not found.
-func lookup[P ledger.Record](m map[string]P, app, id string) (P, error) {
-	p, ok := m[id]
-	if !ok || p.AppID() != app {
-		var zero P
-		return zero, ledger.ErrNotFound(id)
-	}
-	return p, nil
-}
-
 // User returns the user with this username; the caller compares the password
 // in constant time. A user of a namespace marks it used at now (its idle
 // time counts from the last request).
-func (st *store) User(_ context.Context, username string, now time.Time) (ledger.User, bool) {
+func (st *Store) User(_ context.Context, username string, now time.Time) (ledger.User, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	u, ok := st.users[username]
@@ -155,11 +145,14 @@ func (st *store) User(_ context.Context, username string, now time.Time) (ledger
 	return *u, true
 }
 
-func (st *store) Claim(_ context.Context, key ledger.IdemKey, hash [32]byte, now time.Time) (*ledger.IdemEntry, bool, error) {
+// Claim claims the idempotency key for a request (ledger.SandboxStore):
+// the key's entry and whether the caller owns it.
+func (st *Store) Claim(_ context.Context, key ledger.IdemKey, hash [32]byte, now time.Time) (*ledger.IdemEntry, bool, error) {
 	return st.idempotencyBegin(key, hash, now)
 }
 
-func (st *store) Settle(_ context.Context, key ledger.IdemKey, e *ledger.IdemEntry, ok bool, out ledger.IdemOutcome) error {
+// Settle records the outcome of a claimed key; ok false abandons it.
+func (st *Store) Settle(_ context.Context, key ledger.IdemKey, e *ledger.IdemEntry, ok bool, out ledger.IdemOutcome) error {
 	st.idempotencyEnd(key, e, ok, out)
 	return nil
 }
@@ -168,7 +161,7 @@ func (st *store) Settle(_ context.Context, key ledger.IdemKey, e *ledger.IdemEnt
 // (must run the request and call idempotencyEnd). Non-owners wait on done.
 // A new key beyond the application's MaxRetained keys is 429 QUOTA_EXCEEDED:
 // a key is never forgotten before its age, or a retry would run twice.
-func (st *store) idempotencyBegin(key ledger.IdemKey, hash [sha256.Size]byte, now time.Time) (*ledger.IdemEntry, bool, error) {
+func (st *Store) idempotencyBegin(key ledger.IdemKey, hash [sha256.Size]byte, now time.Time) (*ledger.IdemEntry, bool, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if rt := st.retention; rt != nil && rt.lim.MaxAge > 0 {
@@ -196,7 +189,7 @@ func (st *store) idempotencyBegin(key ledger.IdemKey, hash [sha256.Size]byte, no
 }
 
 // forgetIdempotency removes key's entry e and its count. Callers hold the lock.
-func (st *store) forgetIdempotency(key ledger.IdemKey, e *ledger.IdemEntry) {
+func (st *Store) forgetIdempotency(key ledger.IdemKey, e *ledger.IdemEntry) {
 	if st.idem[key] != e {
 		return
 	}
@@ -210,7 +203,7 @@ func (st *store) forgetIdempotency(key ledger.IdemKey, e *ledger.IdemEntry) {
 
 // expireIdempotency forgets finished idempotency keys created before
 // cutoff, and nothing younger. Callers hold the lock.
-func (st *store) expireIdempotency(cutoff time.Time) {
+func (st *Store) expireIdempotency(cutoff time.Time) {
 	lim := st.retention.lim
 	for st.idemHead < len(st.idemOrder) {
 		k := st.idemOrder[st.idemHead]
@@ -234,7 +227,7 @@ func (st *store) expireIdempotency(cutoff time.Time) {
 
 // idempotencyEnd records the outcome; ok false abandons the key (the request
 // failed in a way that must not be replayed) so a retry runs afresh.
-func (st *store) idempotencyEnd(key ledger.IdemKey, e *ledger.IdemEntry, ok bool, out ledger.IdemOutcome) {
+func (st *Store) idempotencyEnd(key ledger.IdemKey, e *ledger.IdemEntry, ok bool, out ledger.IdemOutcome) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	e.OK, e.Out = ok, out
@@ -246,7 +239,7 @@ func (st *store) idempotencyEnd(key ledger.IdemKey, e *ledger.IdemEntry, ok bool
 
 // dropDisputeChildren removes a dropped dispute's adjustment transfers and
 // evidence with their lists. Callers hold the lock.
-func (st *store) dropDisputeChildren(id string) {
+func (st *Store) dropDisputeChildren(id string) {
 	if adj := st.adjustmentsByDispute[id]; adj != nil {
 		for _, t := range adj.items {
 			delete(st.transfers, t.ID)
@@ -261,28 +254,28 @@ func (st *store) dropDisputeChildren(id string) {
 	delete(st.evidenceByDispute, id)
 }
 
-// seededApp is an application of the store as another store keeps it
-// (the PostgreSQL store seeds through a store in memory): everything of it
-// but its users and records.
-type seededApp struct {
+// App is an application of the store as another store keeps it (the
+// PostgreSQL store seeds through a store in memory): everything of it but
+// its users and records.
+type App struct {
 	ID, FeeProfile string
 	FingerprintKey []byte
 	UploadBytes    int64
 }
 
-// seededApps are the store's applications.
-func (st *store) seededApps() []seededApp {
+// Apps are the store's applications.
+func (st *Store) Apps() []App {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	out := make([]seededApp, 0, len(st.apps))
+	out := make([]App, 0, len(st.apps))
 	for _, a := range st.apps {
-		out = append(out, seededApp{ID: a.id, FeeProfile: a.feeProfile, FingerprintKey: a.fingerprintKey, UploadBytes: a.uploadBytes})
+		out = append(out, App{ID: a.id, FeeProfile: a.feeProfile, FingerprintKey: a.fingerprintKey, UploadBytes: a.uploadBytes})
 	}
 	return out
 }
 
-// seededUsers are the store's users, passwords in the clear.
-func (st *store) seededUsers() []ledger.User {
+// Users are the store's users, passwords in the clear.
+func (st *Store) Users() []ledger.User {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	out := make([]ledger.User, 0, len(st.users))
@@ -292,9 +285,9 @@ func (st *store) seededUsers() []ledger.User {
 	return out
 }
 
-// putRecords puts a copy of every record the store holds, of every
+// PutRecords puts a copy of every record the store holds, of every
 // application, into t's tables.
-func (st *store) putRecords(t ledger.Tx) {
+func (st *Store) PutRecords(t ledger.Tx) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	putAll(t.Identities(), st.identities)
@@ -319,21 +312,4 @@ func putAll[T any](tb ledger.Table[T], m map[string]*T) {
 		v := *p
 		tb.Put(&v)
 	}
-}
-
-// memoryStore is the Store of MemoryStore.
-type memoryStore struct{}
-
-func (memoryStore) Open(_ context.Context, env ledger.StoreEnv) (ledger.SandboxStore, ledger.Seeded, error) {
-	st, fx := openMemory(env)
-	return st, fx, nil
-}
-
-// openMemory builds and seeds the in-memory store of one Server.
-func openMemory(env ledger.StoreEnv) (*store, ledger.Seeded) {
-	st := newStore(env.NewID, env.Clock)
-	st.dispatch = env.Dispatch
-	fx := seed(st, env.Seed, ledger.Stamp(env.Clock))
-	st.retention = &retention{lim: env.Limits, apps: map[string]*appRetention{}} // env.limits has its defaults
-	return st, fx
 }

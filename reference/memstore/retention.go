@@ -1,4 +1,4 @@
-package reference
+package memstore
 
 import (
 	"time"
@@ -47,10 +47,6 @@ type retention struct {
 	apps map[string]*appRetention
 }
 
-func newRetention(lim ledger.Limits) *retention {
-	return &retention{lim: lim.WithDefaults(), apps: map[string]*appRetention{}}
-}
-
 func (rt *retention) app(id string) *appRetention {
 	a := rt.apps[id]
 	if a == nil {
@@ -62,7 +58,7 @@ func (rt *retention) app(id string) *appRetention {
 
 // keep records a resource just created by a client from a body of
 // bodyBytes; k.drop undoes it. Callers hold the lock.
-func (st *store) keep(app string, now time.Time, bodyBytes int, k kept) {
+func (st *Store) keep(app string, now time.Time, bodyBytes int, k kept) {
 	rt := st.retention
 	if rt == nil || st.seeding[app] {
 		return
@@ -78,7 +74,7 @@ func (st *store) keep(app string, now time.Time, bodyBytes int, k kept) {
 // expire drops, in every application, resources older than MaxAge, and
 // nothing younger: the quotas refuse creates, they never evict. Callers hold
 // the lock.
-func (st *store) expire(now time.Time) {
+func (st *Store) expire(now time.Time) {
 	rt := st.retention
 	if rt == nil {
 		return
@@ -105,7 +101,7 @@ func (st *store) expire(now time.Time) {
 
 // expireNow drops what has outlived the limits at now; creates do it as
 // they go, and the Server runs it every minute so an idle server sheds too.
-func (st *store) expireNow(now time.Time) {
+func (st *Store) expireNow(now time.Time) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.expire(now)

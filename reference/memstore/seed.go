@@ -1,4 +1,4 @@
-package reference
+package memstore
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // seed fills st with the deterministic fixtures: ids and secrets come from
 // seedValue, so the same seed always yields the same credentials and ids.
-func seed(st *store, seedValue int64, now time.Time) ledger.Seeded {
+func seed(st *Store, seedValue int64, now time.Time) ledger.Seeded {
 	src := ledger.NewSeededSource(seedValue)
 	runtimeID := st.newID
 	st.newID = src.ID
@@ -23,7 +23,7 @@ func seed(st *store, seedValue int64, now time.Time) ledger.Seeded {
 // minted on a live store) the applications and users are recorded in ns
 // and marked as seeding, so their fixtures neither count against a quota
 // nor expire; the caller clears the mark.
-func seedInto(st *store, src *ledger.SeededSource, now time.Time, ns *namespace) ledger.Seeded {
+func seedInto(st *Store, src *ledger.SeededSource, now time.Time, ns *namespace) ledger.Seeded {
 	at := now.Add(-time.Hour) // seeded records predate everything created later
 
 	var fx ledger.Seeded
@@ -97,7 +97,7 @@ func seedInto(st *store, src *ledger.SeededSource, now time.Time, ns *namespace)
 	return fx
 }
 
-func seedApp(st *store, src *ledger.SeededSource) string {
+func seedApp(st *Store, src *ledger.SeededSource) string {
 	key, _ := hex.DecodeString(src.Hex(32))
 	a := &appData{
 		id:                 src.ID(ledger.PrefixApplication),
@@ -109,19 +109,19 @@ func seedApp(st *store, src *ledger.SeededSource) string {
 	return a.id
 }
 
-func seedUser(st *store, src *ledger.SeededSource, app, role string) ledger.Credential {
+func seedUser(st *Store, src *ledger.SeededSource, app, role string) ledger.Credential {
 	u := &ledger.User{ID: src.ID(ledger.PrefixUser), Password: src.Token(32), Role: role, App: app}
 	st.users[u.ID] = u
 	return ledger.Credential{Username: u.ID, Password: u.Password}
 }
 
-func seedIdentity(st *store, src *ledger.SeededSource, app string, at time.Time) string {
+func seedIdentity(st *Store, src *ledger.SeededSource, app string, at time.Time) string {
 	id := &ledger.Identity{Meta: ledger.NewMeta(src.ID(ledger.PrefixIdentity), app, at)}
 	st.identities[id.ID] = id
 	return id.ID
 }
 
-func seedMerchant(st *store, src *ledger.SeededSource, app, name string, level23 bool, at time.Time) ledger.Merchant {
+func seedMerchant(st *Store, src *ledger.SeededSource, app, name string, level23 bool, at time.Time) ledger.Merchant {
 	mid := src.Token(12)
 	m := &ledger.Merchant{
 		Meta:                        ledger.NewMeta(src.ID(ledger.PrefixMerchant), app, at),
@@ -151,7 +151,7 @@ func seedMerchant(st *store, src *ledger.SeededSource, app, name string, level23
 
 // seedDispute creates a card, a sale on it and a dispute in PENDING with
 // evidence and both adjustment transfers.
-func seedDispute(st *store, app, buyer, merchantID string, at time.Time) string {
+func seedDispute(st *Store, app, buyer, merchantID string, at time.Time) string {
 	var id string
 	_ = ledger.RunUnit(st, context.Background(), app, at, false, nil, func(t ledger.Tx) error {
 		card, err := ledger.CreateCard(t, ledger.CardCreate{
@@ -182,16 +182,16 @@ func seedDispute(st *store, app, buyer, merchantID string, at time.Time) string 
 	return id
 }
 
-// seededStore is a store in memory seeded with seedValue, for a store that
-// keeps its sandbox elsewhere to copy (seededApps, seededUsers, putRecords).
-func seededStore(newID func(string) string, clock func() time.Time, seedValue int64) (*store, ledger.Seeded) {
+// NewSeeded is a store in memory seeded with seedValue, for a store that
+// keeps its sandbox elsewhere to copy (Apps, Users, PutRecords).
+func NewSeeded(newID func(string) string, clock func() time.Time, seedValue int64) (*Store, ledger.Seeded) {
 	st := newStore(newID, clock)
 	return st, seed(st, seedValue, ledger.Stamp(clock))
 }
 
-// seededNamespace is a store in memory holding a namespace seeded from src
+// NewSeededNamespace is a store in memory holding a namespace seeded from src
 // at now, for a store that keeps its sandbox elsewhere to copy.
-func seededNamespace(newID func(string) string, clock func() time.Time, src *ledger.SeededSource, now time.Time) (*store, ledger.Namespace) {
+func NewSeededNamespace(newID func(string) string, clock func() time.Time, src *ledger.SeededSource, now time.Time) (*Store, ledger.Namespace) {
 	ns := &namespace{id: src.ID(namespacePrefix), used: now}
 	st := newStore(newID, clock)
 	fx := seedInto(st, src, now, ns)
