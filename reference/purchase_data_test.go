@@ -124,7 +124,7 @@ func randomPurchaseData(rng *rand.Rand, capture bool) string {
 			`"amount_excluding_sales_tax":` + cents(excl),
 			`"amount_including_sales_tax":` + cents(excl+rng.IntN(500)),
 			`"commodity_code":"12345"`, `"cost_per_unit":` + cents(1000), `"item_description":"W\u00e9 <&> \u2028"`,
-			`"item_discount_amount":` + cents(0), `"merchant_product_code":"W-1"`, `"quantity":` + cents(1 + rng.IntN(3)),
+			`"item_discount_amount":` + cents(0), `"merchant_product_code":"W-1"`, `"quantity":` + cents(1+rng.IntN(3)),
 			`"unit_of_measure":"EA"`,
 		}
 		if capture && rng.IntN(2) == 0 {
