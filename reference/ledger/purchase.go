@@ -118,14 +118,16 @@ func mergePurchaseData(stored json.RawMessage, sent PurchaseData) (PurchaseData,
 	if len(stored) == 0 || string(stored) == "null" {
 		return sent, nil
 	}
-	if len(stored) < 2 || stored[0] != '{' || stored[len(stored)-1] != '}' {
+	// The record keeps the canonical form; written again, so that text
+	// kept in another form still merges.
+	base, err := AppendCanonical(make([]byte, 0, len(stored)+len(sent)), stored)
+	if err != nil || base[0] != '{' {
 		return nil, fmt.Errorf("stored purchase data: %w", errNotObject)
 	}
 	// One object of both's members, the capture's last: the canonical form
 	// keeps the last of duplicate names.
-	text := make([]byte, 0, len(stored)+len(sent))
-	text = append(text, stored[:len(stored)-1]...)
-	if len(stored) > 2 && len(sent) > 2 {
+	text := base[:len(base)-1]
+	if len(base) > 2 && len(sent) > 2 {
 		text = append(text, ',')
 	}
 	text = append(text, sent[1:]...)

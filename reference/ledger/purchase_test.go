@@ -299,3 +299,21 @@ func TestPurchaseDataJSON(t *testing.T) {
 	assert.Equal(t, `{"p":null}`, string(out))
 	assert.Error(t, json.Unmarshal([]byte(`{"p":[1]}`), &in))
 }
+
+// TestMergeStoredInAnotherForm: stored purchase data with white space or
+// out of order still merges, as the decoded map did.
+func TestMergeStoredInAnotherForm(t *testing.T) {
+	for stored, want := range map[string]string{
+		`{ "b" : 1 , "a" : [ 2 ] }`: `{"a":[2],"b":3,"c":4}`,
+		` { } `:                     `{"b":3,"c":4}`,
+	} {
+		got, err := mergePurchaseData(json.RawMessage(stored), PurchaseData(`{"b":3,"c":4}`))
+		require.NoError(t, err)
+		assert.Equal(t, want, string(got), stored)
+	}
+	got, err := mergePurchaseData(json.RawMessage(`{"a":1}`), PurchaseData(`{}`))
+	require.NoError(t, err)
+	assert.Equal(t, `{"a":1}`, string(got))
+	_, err = mergePurchaseData(json.RawMessage(`[1]`), PurchaseData(`{}`))
+	assert.Error(t, err)
+}
