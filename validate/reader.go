@@ -211,8 +211,8 @@ func (r *Reader) Value() (any, bool) {
 
 // Raw reads the value at hand whatever its type and returns its text as
 // the document holds it (white space inside it included): a part of the
-// document, not a copy. The text is JSON wherever the Reader read on;
-// Value would build the same subtree from it.
+// document, not a copy. Decode builds from that text the subtree Value
+// would build at its place.
 func (r *Reader) Raw() ([]byte, bool) {
 	if r.at() == 0 {
 		return nil, r.fail()
