@@ -79,19 +79,14 @@ func (w *objectWriter) int64Ptr(name string, v *int64) {
 	w.int(name, *v)
 }
 
-// tree writes a decoded document (nil: null).
-func (w *objectWriter) tree(name string, v map[string]any) error {
+// purchaseData writes purchase data, already in canonical form (nil: null).
+func (w *objectWriter) purchaseData(name string, v ledger.PurchaseData) {
 	w.key(name)
 	if v == nil {
 		w.b = append(w.b, "null"...)
-		return nil
+		return
 	}
-	b, err := ledger.AppendTree(w.b, v)
-	if err != nil {
-		return err
-	}
-	w.b = b
-	return nil
+	w.b = append(w.b, v...)
 }
 
 func (w *objectWriter) bool(name string, v bool) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -150,8 +151,9 @@ func (d *treeDecoder) at(step string, v any, dst reflect.Value) {
 }
 
 var (
-	anyMapType  = reflect.TypeFor[map[string]any]()
-	anyListType = reflect.TypeFor[[]any]()
+	anyMapType       = reflect.TypeFor[map[string]any]()
+	anyListType      = reflect.TypeFor[[]any]()
+	purchaseDataType = reflect.TypeFor[ledger.PurchaseData]()
 )
 
 // value fills dst from v. The input types are plain data: none has an
@@ -162,6 +164,10 @@ func (d *treeDecoder) value(v any, dst reflect.Value) {
 		case reflect.Interface, reflect.Pointer, reflect.Map, reflect.Slice:
 			dst.SetZero()
 		}
+		return
+	}
+	if dst.Type() == purchaseDataType {
+		d.purchaseData(v, dst)
 		return
 	}
 	switch dst.Kind() {
@@ -251,6 +257,22 @@ func integralValue(n json.Number) (int64, bool) {
 	}
 	i, acc := f.Int64()
 	return i, acc == big.Exact
+}
+
+// purchaseData sets purchase data from an object, in the canonical form
+// ledger.PurchaseData's UnmarshalJSON gives it.
+func (d *treeDecoder) purchaseData(v any, dst reflect.Value) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		d.mismatch = true
+		return
+	}
+	b, err := ledger.AppendTree(make([]byte, 0, 1024), m)
+	if err != nil {
+		d.mismatch = true
+		return
+	}
+	dst.SetBytes(slices.Clone(b)) // kept: no spare capacity
 }
 
 func (d *treeDecoder) object(v any, dst reflect.Value) {

@@ -120,9 +120,7 @@ func (in *saleBody) appendCanonical(b []byte) ([]byte, error) {
 	w.str("currency", in.Currency)
 	w.strPtr("idempotency_id", in.IdempotencyID)
 	w.tags("tags", in.Tags)
-	if err := w.tree("additional_purchase_data", in.AdditionalPurchaseData); err != nil {
-		return nil, err
-	}
+	w.purchaseData("additional_purchase_data", in.AdditionalPurchaseData)
 	return w.close(), nil
 }
 
@@ -136,8 +134,6 @@ func (in *authorizationBody) appendCanonical(b []byte) ([]byte, error) {
 	w.strPtr("processor", in.Processor)
 	w.tags("tags", in.Tags)
 	w.strPtr("idempotency_id", in.IdempotencyID)
-	if err := w.tree("additional_purchase_data", in.AdditionalPurchaseData); err != nil {
-		return nil, err
-	}
+	w.purchaseData("additional_purchase_data", in.AdditionalPurchaseData)
 	return w.close(), nil
 }

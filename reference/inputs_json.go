@@ -151,6 +151,25 @@ func (d *inputReader) anyMap() map[string]any {
 	return m
 }
 
+// purchaseData reads an object in canonical form from its text, without
+// building its tree.
+func (d *inputReader) purchaseData() ledger.PurchaseData {
+	if d.r.Null() {
+		return nil
+	}
+	text, ok := d.r.Raw()
+	if !ok || text[0] != '{' {
+		d.stop()
+		return nil
+	}
+	p, err := ledger.NewPurchaseData(text)
+	if err != nil {
+		d.stop()
+		return nil
+	}
+	return p
+}
+
 // anyList reads an untyped array as the tree holds it.
 func (d *inputReader) anyList() []any {
 	if d.r.Null() {
@@ -287,7 +306,7 @@ func readAuthorizationCreate(d *inputReader, in *ledger.AuthorizationCreate) {
 		case "idempotency_id":
 			in.IdempotencyID = d.strPtr()
 		case "additional_purchase_data":
-			in.AdditionalPurchaseData = d.anyMap()
+			in.AdditionalPurchaseData = d.purchaseData()
 		default:
 			d.stop()
 		}
@@ -302,7 +321,7 @@ func readCaptureRequest(d *inputReader, in *ledger.CaptureRequest) {
 		case "fee":
 			in.Fee = d.int64Ptr()
 		case "additional_purchase_data":
-			in.AdditionalPurchaseData = d.anyMap()
+			in.AdditionalPurchaseData = d.purchaseData()
 		default:
 			d.stop()
 		}
@@ -327,7 +346,7 @@ func readTransferCreate(d *inputReader, in *ledger.TransferCreate) {
 		case "tags":
 			in.Tags = d.tags()
 		case "additional_purchase_data":
-			in.AdditionalPurchaseData = d.anyMap()
+			in.AdditionalPurchaseData = d.purchaseData()
 		default:
 			d.stop()
 		}

@@ -69,6 +69,9 @@ func sameDecoding(t *testing.T, v *validate.Validator, body []byte, newIn func()
 // fullValue is a JSON value for a field of type typ that sets it to a
 // value other than its zero, down to every field of a struct.
 func fullValue(typ reflect.Type, name string) any {
+	if typ == reflect.TypeFor[ledger.PurchaseData]() {
+		return fullValue(reflect.TypeFor[map[string]any](), name)
+	}
 	switch typ.Kind() {
 	case reflect.Pointer:
 		return fullValue(typ.Elem(), name)

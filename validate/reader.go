@@ -209,6 +209,22 @@ func (r *Reader) Value() (any, bool) {
 	return v, true
 }
 
+// Raw reads the value at hand whatever its type and returns its text as
+// the document holds it (white space inside it included): a part of the
+// document, not a copy. Decode builds from that text the subtree Value
+// would build at its place.
+func (r *Reader) Raw() ([]byte, bool) {
+	if r.at() == 0 {
+		return nil, r.fail()
+	}
+	start := r.i
+	r.Skip()
+	if r.failed {
+		return nil, false
+	}
+	return r.d.data[start:r.i], true
+}
+
 // Skip reads the value at hand without keeping it.
 func (r *Reader) Skip() {
 	if r.failed {

@@ -17,8 +17,9 @@ import (
 // readAll rebuilds the value at hand with r's typed reads (objects member by
 // member, strings, booleans and null by the read of their kind, numbers
 // and arrays with Value), as the tree Decode builds; skip leaves every member whose name is
-// in it unread.
-func readAll(t *testing.T, r *Reader, skip map[string]bool) (any, bool) {
+// in it unread. With raw, every member's value is read by Raw and its text
+// decoded.
+func readAll(t *testing.T, r *Reader, skip map[string]bool, raw bool) (any, bool) {
 	t.Helper()
 	if r.Object() {
 		m := map[string]any{}
@@ -27,7 +28,17 @@ func readAll(t *testing.T, r *Reader, skip map[string]bool) (any, bool) {
 				delete(m, name) // the last of duplicate names counts
 				continue
 			}
-			v, ok := readAll(t, r, skip)
+			if raw {
+				text, ok := r.Raw()
+				if !ok {
+					return nil, false
+				}
+				v, err := decodeKeys(text, nil)
+				require.NoError(t, err, "%q", text)
+				m[name] = v
+				continue
+			}
+			v, ok := readAll(t, r, skip, false)
 			if !ok {
 				return nil, false
 			}
@@ -63,15 +74,15 @@ func dropNames(v any, skip map[string]bool) any {
 	return v
 }
 
-// agreeReader reads data with a Reader, all of it and skipping some
-// members, and compares with Decode: the same tree where Decode decodes,
+// agreeReader reads data with a Reader, all of it, skipping some members,
+// and with Raw, and compares with Decode: the same tree where Decode decodes,
 // and no whole document read where it refuses.
 func agreeReader(t *testing.T, v *Validator, data []byte) {
 	t.Helper()
 	_, wantErr := v.Decode(data)
-	for _, skip := range []map[string]bool{nil, {"a": true, "amount": true, "tags": true, "item_data": true}} {
+	for i, skip := range []map[string]bool{nil, {"a": true, "amount": true, "tags": true, "item_data": true}, nil} {
 		r := v.NewReader(data)
-		got, ok := readAll(t, &r, skip)
+		got, ok := readAll(t, &r, skip, i == 2)
 		whole := ok && r.End()
 		if wantErr != nil {
 			// A document nested too deep may be read past where Decode

@@ -22,36 +22,36 @@ type CardCreate struct {
 // AuthorizationCreate is the body of authorizations.create.
 type AuthorizationCreate struct {
 	BodySize
-	Source                 string         `json:"source"`
-	MerchantIdentity       string         `json:"merchant_identity"`
-	Merchant               string         `json:"merchant"`
-	Amount                 int64          `json:"amount"`
-	Currency               string         `json:"currency"`
-	Processor              *string        `json:"processor"`
-	Tags                   Tags           `json:"tags"`
-	IdempotencyID          *string        `json:"idempotency_id"`
-	AdditionalPurchaseData map[string]any `json:"additional_purchase_data"`
+	Source                 string       `json:"source"`
+	MerchantIdentity       string       `json:"merchant_identity"`
+	Merchant               string       `json:"merchant"`
+	Amount                 int64        `json:"amount"`
+	Currency               string       `json:"currency"`
+	Processor              *string      `json:"processor"`
+	Tags                   Tags         `json:"tags"`
+	IdempotencyID          *string      `json:"idempotency_id"`
+	AdditionalPurchaseData PurchaseData `json:"additional_purchase_data"`
 }
 
 // CaptureRequest is the body of authorizations.capture.
 type CaptureRequest struct {
 	BodySize
-	CaptureAmount          int64          `json:"capture_amount"`
-	Fee                    *int64         `json:"fee"`
-	AdditionalPurchaseData map[string]any `json:"additional_purchase_data"`
+	CaptureAmount          int64        `json:"capture_amount"`
+	Fee                    *int64       `json:"fee"`
+	AdditionalPurchaseData PurchaseData `json:"additional_purchase_data"`
 }
 
 // TransferCreate is the body of transfers.create (a sale).
 type TransferCreate struct {
 	BodySize
-	Source                 string         `json:"source"`
-	Merchant               string         `json:"merchant"`
-	Amount                 int64          `json:"amount"`
-	Fee                    *int64         `json:"fee"`
-	Currency               string         `json:"currency"`
-	IdempotencyID          *string        `json:"idempotency_id"`
-	Tags                   Tags           `json:"tags"`
-	AdditionalPurchaseData map[string]any `json:"additional_purchase_data"`
+	Source                 string       `json:"source"`
+	Merchant               string       `json:"merchant"`
+	Amount                 int64        `json:"amount"`
+	Fee                    *int64       `json:"fee"`
+	Currency               string       `json:"currency"`
+	IdempotencyID          *string      `json:"idempotency_id"`
+	Tags                   Tags         `json:"tags"`
+	AdditionalPurchaseData PurchaseData `json:"additional_purchase_data"`
 }
 
 // MerchantUpdate is the body of merchants.update.

@@ -1,14 +1,9 @@
 package ledger
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strconv"
 	"time"
 
 	"github.com/conform-kit/conform/validate"
@@ -96,48 +91,6 @@ func resolveMerchant(t Tx, merchantID, identityID string) (Merchant, error) {
 	return Merchant{}, ErrInvalidField("/merchant_identity", "merchant_identity (or merchant) is required")
 }
 
-// purchaseData applies the Level 2/3 rules to data sent for merchant m,
-// fills sales_tax from the items when it is omitted, and returns it as
-// compact JSON: a record keeps its purchase data in the form it is served
-// in, a fraction of the memory of the decoded map.
-func purchaseData(m *Merchant, data map[string]any) (json.RawMessage, error) {
-	if data == nil {
-		return nil, nil
-	}
-	if err := validate.CheckLevel23(m.LevelTwoLevelThreeDataEnabled, true); err != nil {
-		return nil, err
-	}
-	if err := validate.CheckTaxExempt(data); err != nil {
-		return nil, err
-	}
-	var salesTax *TreeMember
-	if _, ok := data["sales_tax"]; !ok {
-		if tax, ok := validate.SalesTax(data); ok {
-			salesTax = &TreeMember{"sales_tax", json.Number(strconv.FormatInt(tax, 10))}
-		}
-	}
-	b, err := AppendTreeObject(make([]byte, 0, 1024), data, salesTax)
-	if err != nil {
-		return nil, fmt.Errorf("encode purchase data: %w", err)
-	}
-	return slices.Clone(b), nil // kept: no spare capacity
-}
-
-// decodePurchaseData turns stored purchase data back into the map the
-// rules read; nil for none.
-func decodePurchaseData(raw json.RawMessage) (map[string]any, error) {
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("decode stored purchase data: %w", err)
-	}
-	return m, nil
-}
-
 // sourceCard is the payment instrument a request names as its source.
 func sourceCard(t Tx, id string) (PaymentInstrument, error) {
 	p, err := t.Cards().Get(id)
@@ -219,14 +172,10 @@ func Capture(t Tx, id string, in CaptureRequest) (Authorization, Transfer, error
 	}
 	data := a.AdditionalPurchaseData
 	if in.AdditionalPurchaseData != nil {
-		merged, err := decodePurchaseData(a.AdditionalPurchaseData)
+		merged, err := mergePurchaseData(a.AdditionalPurchaseData, in.AdditionalPurchaseData)
 		if err != nil {
 			return Authorization{}, Transfer{}, err
 		}
-		if merged == nil {
-			merged = map[string]any{}
-		}
-		maps.Copy(merged, in.AdditionalPurchaseData)
 		m, err := t.Merchants().Get(a.Merchant)
 		if err != nil {
 			return Authorization{}, Transfer{}, err
