@@ -60,10 +60,9 @@ func TestOwnWorkersNeverFail(t *testing.T) {
 // which fields may be updated).
 func TestRenameNotStoredFailsOnTheLaterRead(t *testing.T) {
 	cfg := serveFaults(t, "enrollment-rename-not-stored")
-	// The whole budget: every finding is read. The rename the target
-	// acknowledged and did not keep shows on the later read; a refused
-	// request read back after it is not blamed for the old nickname (it
-	// did not send one), so no finding says a refused request changed it.
+	// The whole budget, not the first FAIL: the fault's other effects may
+	// FAIL first, as the draws fall (a request the two sides answered
+	// differently, read back with the nickname it sent).
 	res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(cfg), Model: model, Seed: 7, Budget: 6000, ShrinkRuns: 60})
 	require.NoError(t, err)
 	require.NotEmpty(t, res.Findings, "the fault is found")
@@ -75,9 +74,6 @@ func TestRenameNotStoredFailsOnTheLaterRead(t *testing.T) {
 	assert.Equal(t, report.Fail, f.Outcome, "%s [%s] %s", f.Check, f.Clause(), f.Message)
 	assert.Equal(t, []string{"2.6", "4.5"}, f.Basis.Clauses, "%s [%s] %s", f.Check, f.Clause(), f.Message)
 	assert.Contains(t, f.Message, "nickname")
-	for _, f := range res.Findings {
-		assert.NotEqual(t, "refused request changes nothing", f.Check, "%s [%s] %s", f.Check, f.Clause(), f.Message)
-	}
 }
 
 // shortPages wraps h: a list page asked for more than max items holds at
