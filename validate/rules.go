@@ -113,14 +113,27 @@ func SalesTax(purchaseData map[string]any) (int64, bool) {
 		if !ok1 || !ok2 {
 			continue
 		}
-		d := incl - excl
-		if (d > 0 && total > math.MaxInt64-d) || (d < 0 && total < math.MinInt64-d) {
+		if total, ok1 = AddItemSalesTax(total, incl, excl); !ok1 {
 			return 0, false // no int64 holds the sum: nothing sensible to compute
 		}
-		total += d
 		found = true
 	}
 	return total, found
+}
+
+// AddItemSalesTax adds an item's sales tax, amount_including_sales_tax incl
+// less amount_excluding_sales_tax excl, to total: SalesTax's one step, also
+// for readers of purchase data that is not decoded. ok is false when no
+// int64 holds the difference or the sum.
+func AddItemSalesTax(total, incl, excl int64) (sum int64, ok bool) {
+	if (excl < 0 && incl > math.MaxInt64+excl) || (excl > 0 && incl < math.MinInt64+excl) {
+		return 0, false
+	}
+	d := incl - excl
+	if (d > 0 && total > math.MaxInt64-d) || (d < 0 && total < math.MinInt64-d) {
+		return 0, false
+	}
+	return total + d, true
 }
 
 // number reads an integral JSON number (json.Number, float64 or Go integers).

@@ -160,6 +160,11 @@ func TestSalesTax(t *testing.T) {
 		{`{"item_data": [{"amount_excluding_sales_tax": 100}]}`, 0, false},
 		{`{"item_data": [{"amount_excluding_sales_tax": 0, "amount_including_sales_tax": 9223372036854775807},
 		                 {"amount_excluding_sales_tax": 0, "amount_including_sales_tax": 1}]}`, 0, false},
+		// One item's difference no int64 holds (it wrapped to a negative
+		// sum once).
+		{`{"item_data": [{"amount_excluding_sales_tax": -1, "amount_including_sales_tax": 9223372036854775807}]}`, 0, false},
+		{`{"item_data": [{"amount_excluding_sales_tax": 1, "amount_including_sales_tax": -9223372036854775808}]}`, 0, false},
+		{`{"item_data": [{"amount_excluding_sales_tax": -5, "amount_including_sales_tax": 9223372036854775800}]}`, 9223372036854775805, true},
 	}
 	for _, tt := range tests {
 		got, ok := validate.SalesTax(purchaseData(t, tt.data))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 
@@ -229,11 +228,9 @@ func itemsSalesTax(text []byte) (int64, bool) {
 		if !ok {
 			continue
 		}
-		d := incl - excl
-		if (d > 0 && total > math.MaxInt64-d) || (d < 0 && total < math.MinInt64-d) {
+		if total, ok = validate.AddItemSalesTax(total, incl, excl); !ok {
 			return 0, false // no int64 holds the sum: nothing sensible to compute
 		}
-		total += d
 		found = true
 	}
 	return total, found
