@@ -402,6 +402,13 @@ func (s *Server) deliver(w ledger.Webhook, d *pendingDelivery, eventID string, b
 				s.log.Info("webhook delivery stopped: webhook disabled", "webhook", w.ID, "event", eventID)
 				return
 			}
+			if d.dropped() {
+				// Dropped by the bound after the wait ended: the drop
+				// came before any change of the webhook this read
+				// saw, so a url it was given after the drop is never
+				// posted to (as the PostgreSQL worker's Claimed).
+				return
+			}
 			w = current
 		}
 		if s.attempt(w, eventID, body, attempt) {
