@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"io"
 	"time"
 )
@@ -284,6 +285,13 @@ type IdemOutcome struct {
 	RequestID   string
 	Body        []byte
 }
+
+// ErrClaimLost is the error of a unit of work whose request's idempotency
+// claim was taken over by another replica while it ran (this one stalled
+// past the lease): the unit commits nothing, and the request waits for the
+// new holder's answer instead. A store whose ledger is in the unit's
+// transaction (PostgreSQL) returns it from the unit's end.
+var ErrClaimLost = errors.New("ledger: the idempotency claim was taken over while its request ran")
 
 // IdemRun is the idempotency key a request runs under, and, on a claim
 // taken over from a replica that died, the resource the first run's unit
