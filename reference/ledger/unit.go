@@ -243,7 +243,7 @@ type Outbox interface {
 
 // ledger decides exactly-once for idempotency keys: which of concurrent
 // requests with one key runs, and what every other one replays. The
-// in-memory store is the default ledger; PostgresStore decides it in the
+// in-memory store is the default ledger; pgstore.Store decides it in the
 // database, so duplicates landing on different replicas run once.
 type ledger interface {
 	// Claim returns the key's entry and whether the caller owns it (must run
