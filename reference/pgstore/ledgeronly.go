@@ -9,10 +9,10 @@ import (
 )
 
 // LedgerOnly is a ledger.Store that keeps a Server's sandbox in memory
-// (package memstore) and only its idempotency keys in s, so Servers
+// (package memstore) and only its idempotency keys in p, so Servers
 // (replicas) on one database run a request with one idempotency key once
-// whichever of them it reaches. The Server does not close s.
-func (s *Store) LedgerOnly() ledger.Store { return ledgerOnly{s} }
+// whichever of them it reaches. The Server does not close p.
+func (p *Store) LedgerOnly() ledger.Store { return ledgerOnly{p} }
 
 // ledgerOnly is the ledger.Store of LedgerOnly.
 type ledgerOnly struct{ p *Store }
