@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/reference/ledger"
+	"github.com/conform-kit/conform/reference/pgstore"
 	"github.com/conform-kit/conform/reference/pgtest"
 )
 
@@ -106,7 +107,7 @@ func TestPostgresFileContentStreams(t *testing.T) {
 	var up *hashWriter
 	uploadBytes := allocated(func() { up = upload() })
 	require.Equal(t, 200, up.status, "upload")
-	pool := h.srv.pgPool()
+	pool := h.pgPool()
 	var app string
 	require.NoError(t, pool.QueryRow(t.Context(), `SELECT app FROM records WHERE kind = 'file' AND id = $1`, id).Scan(&app))
 	held := func() (pieces int, stored, counted int64) {
@@ -117,7 +118,7 @@ func TestPostgresFileContentStreams(t *testing.T) {
 	}
 
 	pieces, stored, counted := held()
-	assert.Equal(t, (size+contentPiece-1)/contentPiece, pieces, "pieces of at most 256 KiB")
+	assert.Equal(t, (size+pgstore.ContentPiece-1)/pgstore.ContentPiece, pieces, "pieces of at most 256 KiB")
 	assert.EqualValues(t, size, stored)
 	assert.EqualValues(t, size, counted, "the upload counts against the application's upload quota")
 	assert.Equal(t, 422, upload().status, "content is uploaded once")
@@ -154,9 +155,9 @@ func TestPostgresFileContentStreams(t *testing.T) {
 	assert.Less(t, downloadBytes, limit, "the download holds at most a piece of the content")
 
 	getBytes := allocated(func() { h.expect(h.call(h.platform(), "GET", "/files/"+id, nil), 200, "file") })
-	assert.Less(t, getBytes, uint64(contentPiece), "a GET of the file reads none of its content")
+	assert.Less(t, getBytes, uint64(pgstore.ContentPiece), "a GET of the file reads none of its content")
 	var column *int
-	require.NoError(t, h.srv.pgPool().QueryRow(t.Context(), `SELECT length(content) FROM records WHERE kind = 'file' AND id = $1`, id).Scan(&column))
+	require.NoError(t, h.pgPool().QueryRow(t.Context(), `SELECT length(content) FROM records WHERE kind = 'file' AND id = $1`, id).Scan(&column))
 	assert.Nil(t, column, "the record holds no content")
 
 	// Past its age the file goes with its pieces, and its bytes are given back.

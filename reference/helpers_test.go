@@ -62,6 +62,9 @@ type harness struct {
 	clock *clock
 	fx    ledger.Seeded
 	v     *validate.Validator
+	// db is the test's own pool on the harness's database (sandboxReplica;
+	// pgPool), nil for a sandbox in memory.
+	db *pgxpool.Pool
 
 	mu     sync.Mutex
 	bodies [][]byte // every response body, for the secrets walk
@@ -300,8 +303,8 @@ func (s *Server) memory() *memstore.Store {
 	switch st := s.units.(type) {
 	case *memstore.Store:
 		return st
-	case *memoryWithLedger:
-		return st.SandboxStore.(*memstore.Store)
+	case interface{ Memory() *memstore.Store }: // PostgresLedger's
+		return st.Memory()
 	}
 	return nil
 }
@@ -359,14 +362,25 @@ func (r *heldRecords) Files() ledger.Table[ledger.File]                       { 
 func (r *heldRecords) Links() ledger.Table[ledger.ExternalLink]               { return &r.links }
 func (r *heldRecords) Webhooks() ledger.Table[ledger.Webhook]                 { return &r.webhooks }
 
-// pgPool is the connection pool of a Server's PostgreSQL store (OpenPostgres
-// or PostgresLedger).
-func (s *Server) pgPool() *pgxpool.Pool {
-	switch st := s.cfg.Store.(type) {
-	case *PostgresStore:
-		return st.pool
-	case pgLedgerStore:
-		return st.p.pool
+// pgPool is a connection pool of the test's own on the database of a
+// harness whose sandbox is in PostgreSQL (sandboxReplica), to read and
+// change its rows as an operator would; the Server's store is not reached.
+func (h *harness) pgPool() *pgxpool.Pool {
+	h.t.Helper()
+	if h.db == nil {
+		h.t.Fatal("reference test: the harness has no PostgreSQL database")
 	}
-	panic(fmt.Sprintf("reference test: a %T is no PostgreSQL store", s.cfg.Store))
+	return h.db
+}
+
+// testPool is a connection pool on dsn of the test's own, closed when the
+// test ends.
+func testPool(t testing.TB, dsn string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), dsn)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", dsn, err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }

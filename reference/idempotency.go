@@ -49,15 +49,9 @@ func (s *Server) idempotent(rq *request, id *string, in canonical, h handler) (a
 	}
 }
 
-// errClaimLost is the error of a unit of work whose request's idempotency
-// claim was taken over by another replica while it ran (this one stalled
-// past the lease): the unit commits nothing, and the request waits for the
-// new holder's answer instead.
-var errClaimLost = errors.New("reference: the idempotency claim was taken over while its request ran")
-
 // runIdempotent runs h, records its complete response and returns it as a
 // replay. Server errors (and panics) are not recorded, so a retry runs again.
-// lost: the claim was taken over while h ran (errClaimLost), nothing is
+// lost: the claim was taken over while h ran (ledger.ErrClaimLost), nothing is
 // answered.
 func (s *Server) runIdempotent(rq *request, key ledger.IdemKey, e *ledger.IdemEntry, h handler) (_ replay, lost bool) {
 	done := false
@@ -67,7 +61,7 @@ func (s *Server) runIdempotent(rq *request, key ledger.IdemKey, e *ledger.IdemEn
 		}
 	}()
 	rec := newRecorder()
-	if out, err := h(rq); errors.Is(err, errClaimLost) {
+	if out, err := h(rq); errors.Is(err, ledger.ErrClaimLost) {
 		return replay{}, true // the deferred settle gives up nothing: the key is the new holder's
 	} else if err != nil {
 		s.writeError(rec, rq.r, err)

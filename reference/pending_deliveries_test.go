@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/reference/ledger"
+	"github.com/conform-kit/conform/reference/pgstore"
 	"github.com/conform-kit/conform/reference/pgtest"
 )
 
@@ -105,13 +106,13 @@ func TestPendingDeliveriesAreBounded(t *testing.T) {
 			},
 			func(t *testing.T, h *harness, app, hook string) int {
 				var n int
-				require.NoError(t, h.srv.pgPool().QueryRow(context.Background(),
+				require.NoError(t, h.pgPool().QueryRow(context.Background(),
 					`SELECT count(*) FROM deliveries WHERE app = $1 AND webhook = $2 AND NOT done`, app, hook).Scan(&n))
 				return n
 			},
 			func(t *testing.T, h *harness, app string) bool {
 				var left bool
-				require.NoError(t, h.srv.pgPool().QueryRow(context.Background(),
+				require.NoError(t, h.pgPool().QueryRow(context.Background(),
 					`SELECT EXISTS (SELECT 1 FROM outbox WHERE app = $1 AND NOT delivered)`, app).Scan(&left))
 				return !left
 			}},
@@ -167,7 +168,7 @@ func TestExpiredWebhookDropsItsPendingDeliveries(t *testing.T) {
 		c.RetryScale = 100 // the first retry hours after the first attempt
 	})
 	gone := newCardTarget(t, http.StatusServiceUnavailable)
-	pool := h.srv.pgPool()
+	pool := h.pgPool()
 	pending := func(app, hook string) int {
 		var n int
 		require.NoError(t, pool.QueryRow(context.Background(),
@@ -207,7 +208,7 @@ func TestExpiredWebhookDropsItsPendingDeliveries(t *testing.T) {
 }
 
 // TestSweepKeepsASettledDeliveryTenMinutes: on PostgreSQL a delivery that
-// settled stays readable beside its event for settledKept, whatever sweeps
+// settled stays readable beside its event for pgstore.SettledKept, whatever sweeps
 // run meanwhile (a sweep once a minute dropped the deliveries a replica
 // test was still comparing with what its receiver got), and goes after it.
 func TestSweepKeepsASettledDeliveryTenMinutes(t *testing.T) {
@@ -216,7 +217,7 @@ func TestSweepKeepsASettledDeliveryTenMinutes(t *testing.T) {
 	target := newCardTarget(t, http.StatusOK)
 	hook := h.webhook(target.srv.URL, nil)["id"].(string)
 	h.card()
-	pool := h.srv.pgPool()
+	pool := h.pgPool()
 	count := func(cond string) int {
 		var n int
 		require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE webhook = $1 AND `+cond, hook).Scan(&n))
@@ -234,12 +235,12 @@ func TestSweepKeepsASettledDeliveryTenMinutes(t *testing.T) {
 	assert.Equal(t, len(settled), kept, "settled deliveries right after a sweep")
 
 	rows, err = pool.Query(context.Background(), `UPDATE deliveries SET done_at = done_at - $1 * interval '1 microsecond' WHERE done RETURNING seq`,
-		(settledKept + time.Second).Microseconds())
+		(pgstore.SettledKept + time.Second).Microseconds())
 	require.NoError(t, err)
 	aged, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	require.NoError(t, err)
 	require.NotEmpty(t, aged)
 	h.srv.units.Sweep(context.Background(), h.clock.Now(), 0)
 	require.NoError(t, pool.QueryRow(context.Background(), `SELECT count(*) FROM deliveries WHERE seq = ANY($1)`, aged).Scan(&kept))
-	assert.Zero(t, kept, "settled deliveries older than %s after a sweep", settledKept)
+	assert.Zero(t, kept, "settled deliveries older than %s after a sweep", pgstore.SettledKept)
 }

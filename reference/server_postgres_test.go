@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/conform-kit/conform/reference/ledger"
+	"github.com/conform-kit/conform/reference/pgstore"
 	"github.com/conform-kit/conform/reference/pgtest"
 )
 
@@ -24,10 +25,12 @@ import (
 func sandboxReplica(t *testing.T, dsn string, mutate ...func(*Config)) *harness {
 	t.Helper()
 	pg := openPostgres(t, dsn)
-	return newHarness(t, append([]func(*Config){func(c *Config) {
+	h := newHarness(t, append([]func(*Config){func(c *Config) {
 		c.Store = pg
 		c.NewID = ledger.RandomID
 	}}, mutate...)...)
+	h.db = testPool(t, dsn)
+	return h
 }
 
 func TestPostgresSandboxReplicasAreOneSandbox(t *testing.T) {
@@ -96,7 +99,7 @@ func TestPostgresSandboxBurstsOverReplicas(t *testing.T) {
 			body := map[string]any{"source": card, "merchant": a.fx.Fixtures.Merchant, "amount": 300 + round, "currency": "USD", "idempotency_id": key}
 			idempotentBurst(t, replicas, burst, round, body)
 			var n int
-			require.NoError(t, a.srv.pgPool().QueryRow(context.Background(),
+			require.NoError(t, a.pgPool().QueryRow(context.Background(),
 				`SELECT count(*) FROM records WHERE kind = 'transfer' AND doc->>'idempotency_id' = $1`, key).Scan(&n))
 			assert.Equal(t, 1, n, "round %d: one transfer in the database", round)
 		}
@@ -146,7 +149,7 @@ func (h *hookTarget) snapshot() ([]string, map[string]int) {
 
 func deliveryRow(t *testing.T, h *harness) (attempts int, done bool) {
 	t.Helper()
-	require.NoError(t, h.srv.pgPool().QueryRow(context.Background(),
+	require.NoError(t, h.pgPool().QueryRow(context.Background(),
 		`SELECT attempts, done FROM deliveries ORDER BY seq LIMIT 1`).Scan(&attempts, &done))
 	return attempts, done
 }
@@ -196,14 +199,14 @@ func TestPostgresWebhookRetriesSurviveTheReplica(t *testing.T) {
 		a.webhook(target.srv.URL, nil)
 		eventually(t, "a's post", func() bool { return target.posts.Load() >= 1 })
 		b := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
-		time.Sleep(3 * claimEvery)
+		time.Sleep(3 * pgstore.ClaimEvery)
 		assert.EqualValues(t, 1, target.posts.Load(), "a claimed row is nobody else's while its lease lasts")
-		_, err := b.srv.pgPool().Exec(context.Background(), `UPDATE deliveries SET lease_until = clock_timestamp() - interval '1 second'`)
+		_, err := b.pgPool().Exec(context.Background(), `UPDATE deliveries SET lease_until = clock_timestamp() - interval '1 second'`)
 		require.NoError(t, err)
 		eventually(t, "b's post", func() bool { _, done := deliveryRow(t, b); return done })
 		close(release)
 		eventually(t, "a's post answered", func() bool { _, ok := target.snapshot(); return len(ok) == 1 && sum(ok) == 2 })
-		time.Sleep(3 * claimEvery)
+		time.Sleep(3 * pgstore.ClaimEvery)
 		n, done := deliveryRow(t, b)
 		assert.Equal(t, 2, n, "b's claim was the second attempt")
 		assert.True(t, done)
@@ -223,14 +226,14 @@ func TestPostgresWebhookRetriesSurviveTheReplica(t *testing.T) {
 				"description": "x", "source": "OPERATING_ACCOUNT", "destination": "FOR_BENEFIT_OF_ACCOUNT", "processor_type": "LITLE_V1"}), 201, "balance_transfer")
 		}
 		eventually(t, "every event delivered", func() bool { _, ok := target.snapshot(); return len(ok) == n+1 })
-		time.Sleep(5 * claimEvery)
+		time.Sleep(5 * pgstore.ClaimEvery)
 		ids, ok := target.snapshot()
 		assert.Len(t, ids, n+1, "one post per event")
 		for id, c := range ok {
 			assert.Equal(t, 1, c, "event %s", id)
 		}
 		var pending int
-		require.NoError(t, a.srv.pgPool().QueryRow(context.Background(),
+		require.NoError(t, a.pgPool().QueryRow(context.Background(),
 			`SELECT count(*) FROM deliveries WHERE NOT done`).Scan(&pending))
 		assert.Zero(t, pending)
 	})
@@ -240,7 +243,7 @@ func TestPostgresWebhookRetriesSurviveTheReplica(t *testing.T) {
 func (h *harness) leased(t *testing.T) bool {
 	t.Helper()
 	var leased bool
-	require.NoError(t, h.srv.pgPool().QueryRow(context.Background(),
+	require.NoError(t, h.pgPool().QueryRow(context.Background(),
 		`SELECT lease_until IS NOT NULL FROM deliveries ORDER BY seq LIMIT 1`).Scan(&leased))
 	return leased
 }
@@ -266,7 +269,7 @@ func TestPostgresTakeoverAnswersWhatTheDeadReplicaCommitted(t *testing.T) {
 	target := newHookTarget(t, func(int32, *http.Request) int { return http.StatusNoContent })
 	h := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
 	h.webhook(target.srv.URL, nil) // the creates emit events
-	pool := h.srv.pgPool()
+	pool := h.pgPool()
 	ctx := context.Background()
 	card := h.card()
 	// orphan turns the key's finished claim into the one a replica dead
@@ -354,7 +357,7 @@ func TestPostgresClaimHolderIsFenced(t *testing.T) {
 	a := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
 	b := sandboxReplica(t, dsn, func(c *Config) { c.WebhookClient = target.srv.Client() })
 	a.webhook(target.srv.URL, nil) // the sale emits an event: its unit inserts into the outbox
-	pool := a.srv.pgPool()
+	pool := a.pgPool()
 	ctx := context.Background()
 	const key = "fenced-sale"
 	body := map[string]any{"source": a.card(), "merchant": a.fx.Fixtures.Merchant, "amount": 1700, "currency": "USD", "idempotency_id": key}
@@ -410,7 +413,7 @@ func TestPostgresCommittedClaimIsNotGivenUp(t *testing.T) {
 	cluster := pgtest.Start(t)
 	dsn := cluster.NewDatabase(t, "given_up")
 	h := sandboxReplica(t, dsn)
-	pool := h.srv.pgPool()
+	pool := h.pgPool()
 	ctx := context.Background()
 	count := func(key string) int {
 		var n int

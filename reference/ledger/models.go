@@ -68,7 +68,7 @@ type User struct {
 	Role     string
 	App      string
 	// Salt and hash (SHA-256 of salt and password) are what a store that
-	// outlives the process keeps instead of the password (unit_postgres.go).
+	// outlives the process keeps instead of the password (pgstore/unit.go).
 	Salt, Hash []byte
 }
 

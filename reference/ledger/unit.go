@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"io"
 	"time"
 )
@@ -242,7 +243,7 @@ type Outbox interface {
 
 // ledger decides exactly-once for idempotency keys: which of concurrent
 // requests with one key runs, and what every other one replays. The
-// in-memory store is the default ledger; PostgresStore decides it in the
+// in-memory store is the default ledger; pgstore.Store decides it in the
 // database, so duplicates landing on different replicas run once.
 type ledger interface {
 	// Claim returns the key's entry and whether the caller owns it (must run
@@ -284,6 +285,13 @@ type IdemOutcome struct {
 	RequestID   string
 	Body        []byte
 }
+
+// ErrClaimLost is the error of a unit of work whose request's idempotency
+// claim was taken over by another replica while it ran (this one stalled
+// past the lease): the unit commits nothing, and the request waits for the
+// new holder's answer instead. A store whose ledger is in the unit's
+// transaction (PostgreSQL) returns it from the unit's end.
+var ErrClaimLost = errors.New("ledger: the idempotency claim was taken over while its request ran")
 
 // IdemRun is the idempotency key a request runs under, and, on a claim
 // taken over from a replica that died, the resource the first run's unit

@@ -1,4 +1,4 @@
-package reference
+package pgstore
 
 import (
 	"context"
@@ -25,7 +25,7 @@ import (
 // timers written in the unit's transaction, so they commit with it; once
 // committed they are also handed to the process's dispatcher.
 
-// pgUnits is a unitStore on a PostgreSQL database.
+// pgUnits is a ledger.SandboxStore on a PostgreSQL database.
 type pgUnits struct {
 	pool  *pgxpool.Pool
 	clock func() time.Time
@@ -72,8 +72,8 @@ func (p *pgUnits) LinkOwner(ctx context.Context, id string) (string, bool) {
 	return app, err == nil
 }
 
-// begin starts a unit in a SERIALIZABLE transaction of its own (read-only
-// for a view). runUnit runs it again, at the same now, after a
+// Begin starts a unit in a SERIALIZABLE transaction of its own (read-only
+// for a view). ledger.RunUnit runs it again, at the same now, after a
 // serialization conflict, until it commits, fails for another reason or ran
 // maxAttempts times.
 func (p *pgUnits) Begin(ctx context.Context, app string, now time.Time, readOnly bool, claim *ledger.IdemRun) (ledger.OpenUnit, error) {
@@ -83,14 +83,14 @@ func (p *pgUnits) Begin(ctx context.Context, app string, now time.Time, readOnly
 	}
 	dbtx, err := p.pool.BeginTx(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("reference: begin a unit of work: %w", err)
+		return nil, fmt.Errorf("pgstore: begin a unit of work: %w", err)
 	}
 	t := newPgTx(p, ctx, dbtx, app, now, readOnly)
 	t.claim = claim
 	return t, nil
 }
 
-// end commits the unit when err is nil, else rolls it back; a
+// End commits the unit when err is nil, else rolls it back; a
 // serialization failure or a deadlock is run again (after a pause growing
 // with attempt). A committed unit's events and timers go to the dispatcher.
 func (t *pgTx) End(err error, attempt int) (bool, error) {
@@ -109,7 +109,7 @@ func (t *pgTx) End(err error, attempt int) (bool, error) {
 	return false, err
 }
 
-// abort turns a pgAbort panic into the unit's error; any other panic rolls
+// Abort turns a pgAbort panic into the unit's error; any other panic rolls
 // the unit back and goes on.
 func (t *pgTx) Abort(p any) error {
 	if a, ok := p.(pgAbort); ok {
@@ -232,7 +232,7 @@ func recoverAbort(err *error) {
 // must aborts the unit on a database error.
 func (t *pgTx) must(err error) {
 	if err != nil {
-		panic(pgAbort{err: fmt.Errorf("reference: unit of work of %s: %w", t.app, err)})
+		panic(pgAbort{err: fmt.Errorf("pgstore: unit of work of %s: %w", t.app, err)})
 	}
 }
 
@@ -277,7 +277,7 @@ func (t *pgTx) commit() (err error) {
 			c.Key.App, c.Key.Op, c.Key.ID, c.Holder, created)
 		t.must(err)
 		if tag.RowsAffected() == 0 {
-			panic(pgAbort{err: errClaimLost})
+			panic(pgAbort{err: ledger.ErrClaimLost})
 		}
 	}
 	if t.admitted && t.p.limits != nil {
@@ -462,7 +462,7 @@ func (t *pgTx) Count(bodyBytes int) { t.admitted, t.bodyBytes = true, bodyBytes 
 
 func (t *pgTx) AddUpload(n int64) {
 	if t.readOnly {
-		panic("reference: AddUpload in a read-only unit of work")
+		panic("pgstore: AddUpload in a read-only unit of work")
 	}
 	_, err := t.tx.Exec(t.ctx, `UPDATE apps SET upload_bytes = upload_bytes + $2 WHERE app = $1`, t.app, n)
 	t.must(err)
@@ -507,7 +507,7 @@ func (tb *pgTable[T, P]) Get(id string) (T, error) {
 func (tb *pgTable[T, P]) Put(v *T) {
 	t := tb.t
 	if t.readOnly {
-		panic("reference: Put in a read-only unit of work")
+		panic("pgstore: Put in a read-only unit of work")
 	}
 	p := P(v)
 	app := p.AppID()
@@ -545,7 +545,7 @@ func (tb *pgTable[T, P]) Put(v *T) {
 func (tb *pgTable[T, P]) Delete(id string) error {
 	t := tb.t
 	if t.readOnly {
-		panic("reference: Delete in a read-only unit of work")
+		panic("pgstore: Delete in a read-only unit of work")
 	}
 	var n int64
 	err := t.tx.QueryRow(t.ctx, `DELETE FROM records r WHERE kind = $1 AND id = $2 AND app = $3 RETURNING `+contentLength,
@@ -728,7 +728,7 @@ func decodeRecord(p any, doc, hidden, content []byte) error {
 // against a quota): a store seeded in memory becomes the database's seed.
 func (p *pgUnits) importStore(ctx context.Context, st *memstore.Store) error {
 	if err := p.inTx(ctx, func(dbtx pgx.Tx) error { return p.importInto(ctx, dbtx, st, "") }); err != nil {
-		return fmt.Errorf("reference: import a seeded store: %w", err)
+		return fmt.Errorf("pgstore: import a seeded store: %w", err)
 	}
 	return nil
 }
@@ -802,7 +802,7 @@ func (p *pgUnits) MintNamespace(ctx context.Context, src *ledger.SeededSource, m
 	})
 	var de *ledger.DomainError
 	if err != nil && !errors.As(err, &de) {
-		return ledger.Namespace{}, fmt.Errorf("reference: mint a namespace: %w", err)
+		return ledger.Namespace{}, fmt.Errorf("pgstore: mint a namespace: %w", err)
 	}
 	if err != nil {
 		return ledger.Namespace{}, err
@@ -862,14 +862,15 @@ func (p *pgUnits) NamespaceCount(ctx context.Context) int {
 	return n
 }
 
+// SettledKept is how long the sweep keeps a delivery after it settled, so
+// that a check comparing deliveries with what its receiver got still finds
+// them.
+const SettledKept = 10 * time.Minute
+
 // Sweep drops, application by application, the units older than the age
 // limit, the idempotency keys past it, the delivered events and run
-// timers, then the namespaces nobody
-// used for idle. Every replica may sweep:
-// each drop is a transaction of its own.
-// settledKept is how long the sweep keeps a settled delivery.
-const settledKept = 10 * time.Minute
-
+// timers, then the namespaces nobody used for idle. Every replica may
+// sweep: each drop is a transaction of its own.
 func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) {
 	if lim := p.limits; lim != nil && lim.MaxAge > 0 {
 		cutoff := now.Add(-lim.MaxAge).UnixNano()
@@ -888,12 +889,12 @@ func (p *pgUnits) Sweep(ctx context.Context, now time.Time, idle time.Duration) 
 	}
 	p.keys.expire(ctx, now)
 	// Published events and run timers are kept until the next sweep only;
-	// a settled delivery ten minutes (settledKept), so that a delivery seen
+	// a settled delivery ten minutes (SettledKept), so that a delivery seen
 	// by its receiver can still be read beside its event for a while (a
 	// sweep once a minute dropped those of a run still checking them).
 	_, _ = p.pool.Exec(ctx, `DELETE FROM outbox WHERE delivered`)
 	_, _ = p.pool.Exec(ctx, `DELETE FROM deliveries WHERE done AND (done_at IS NULL OR done_at < clock_timestamp() - $1 * interval '1 microsecond')`,
-		settledKept.Microseconds())
+		SettledKept.Microseconds())
 	// Pending deliveries to a webhook that is gone (expired, or an event
 	// published while it expired): otherwise each stays until its next
 	// retry finds the webhook gone, up to 9 minutes each and 20 over the

@@ -1,4 +1,4 @@
-package reference
+package pgstore
 
 import (
 	"cmp"
@@ -16,8 +16,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// A sandbox whose whole state is in PostgreSQL (Config.Store an
-// OpenPostgres store): its units of work run on pgUnits, the fixtures are
+// A sandbox whose whole state is in PostgreSQL (a Server given a Store as
+// its store): its units of work run on pgUnits, the fixtures are
 // seeded once for every replica on the database, and the webhook events and
 // timers committed by any replica are claimed from the outbox and timers
 // tables by one replica each (FOR UPDATE SKIP LOCKED). An event becomes one
@@ -27,27 +27,27 @@ import (
 // store claims and settles; the Server (its worker) runs the timers, builds
 // the events and posts them.
 
-// claimEvery is how often a replica looks for due timers and events.
-const claimEvery = 50 * time.Millisecond
+// ClaimEvery is how often a replica looks for due timers and events.
+const ClaimEvery = 50 * time.Millisecond
 
 // claimLease is how long a claimed timer or webhook delivery belongs to its
 // replica; a delivery's post is abandoned after half of it.
 const claimLease = 30 * time.Second
 
-// open puts a Server's whole sandbox in the database: it seeds it once
+// Open puts a Server's whole sandbox in the database: it seeds it once
 // (every replica with the same seed has the same fixtures) and starts
 // claiming due timers, events and deliveries for the Server's worker.
-func (ps *PostgresStore) Open(ctx context.Context, env ledger.StoreEnv) (ledger.SandboxStore, ledger.Seeded, error) {
+func (ps *Store) Open(ctx context.Context, env ledger.StoreEnv) (ledger.SandboxStore, ledger.Seeded, error) {
 	p := newPgUnits(ps.pool, env.Clock, env.NewID)
 	lim := env.Limits
 	p.limits = &lim
-	p.keys = ps.ledger(lim, env.Work.Log)
+	p.keys = ps.keys(lim, env.Work.Log)
 	fx, err := p.seedOnce(ctx, env.Seed)
 	if err != nil {
-		return nil, ledger.Seeded{}, fmt.Errorf("reference: seed the database: %w", err)
+		return nil, ledger.Seeded{}, fmt.Errorf("pgstore: seed the database: %w", err)
 	}
 	if !env.Work.Spawn(func() { p.claimDue(env.Work) }) {
-		return nil, ledger.Seeded{}, errors.New("reference: the server closed while its store opened")
+		return nil, ledger.Seeded{}, errors.New("pgstore: the server closed while its store opened")
 	}
 	return p, fx, nil
 }
@@ -80,11 +80,11 @@ func (p *pgUnits) seedOnce(ctx context.Context, seedValue int64) (ledger.Seeded,
 	return fx, err
 }
 
-// claimDue runs, every claimEvery until the Server closes, the timers,
+// claimDue runs, every ClaimEvery until the Server closes, the timers,
 // webhook events and webhook deliveries this replica claims.
 func (p *pgUnits) claimDue(w ledger.Worker) {
 	slots := make(chan struct{}, maxPosts)
-	t := time.NewTicker(claimEvery)
+	t := time.NewTicker(ClaimEvery)
 	defer t.Stop()
 	for {
 		select {

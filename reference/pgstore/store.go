@@ -1,4 +1,4 @@
-package reference
+package pgstore
 
 import (
 	"bytes"
@@ -29,81 +29,83 @@ var migrations embed.FS
 // replicas starting at once apply each migration exactly once.
 const migrationLock = 0x636f6e666f726d // "conform"
 
-// PostgresStore is a PostgreSQL database that Servers (replicas) share.
-// Given as Config.Store it holds a Server's whole sandbox (the replicas on
-// it are one sandbox); PostgresLedger keeps only the idempotency ledger
-// there. It is safe for concurrent use; Close releases its connections.
-type PostgresStore struct {
+// Store is a PostgreSQL database that Servers (replicas) share. It is a
+// ledger.Store: given as a Server's store (reference.Config.Store) it holds
+// the Server's whole sandbox (the replicas on it are one sandbox);
+// LedgerOnly keeps only the idempotency ledger there. It is safe for
+// concurrent use; Close releases its connections.
+type Store struct {
 	pool *pgxpool.Pool
-	// Lease is how long a claimed, unfinished key belongs to its replica;
+	// lease is how long a claimed, unfinished key belongs to its replica;
 	// after it another replica may take the key over (the first one died).
 	lease time.Duration
 	// poll is how often a waiting duplicate looks for the outcome.
 	poll time.Duration
 }
 
-// OpenPostgres connects to dsn (postgres://…) and applies the embedded
-// migrations not applied yet.
-func OpenPostgres(ctx context.Context, dsn string) (*PostgresStore, error) {
+// Open connects to dsn (postgres://…) and applies the embedded migrations
+// not applied yet, under an advisory lock (replicas opening at once apply
+// each one once).
+func Open(ctx context.Context, dsn string) (*Store, error) {
 	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("reference: postgres: %w", err)
+		return nil, fmt.Errorf("pgstore: postgres: %w", err)
 	}
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, err
 	}
-	return &PostgresStore{pool: pool, lease: 30 * time.Second, poll: 5 * time.Millisecond}, nil
+	return &Store{pool: pool, lease: 30 * time.Second, poll: 5 * time.Millisecond}, nil
 }
 
 // Close closes the store's connections.
-func (p *PostgresStore) Close() { p.pool.Close() }
+func (p *Store) Close() { p.pool.Close() }
 
 // migrate applies, in one transaction under an advisory lock, every
 // embedded migration whose version schema_migrations lacks.
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	names, err := fs.Glob(migrations, "migrations/*.sql")
 	if err != nil {
-		return fmt.Errorf("reference: migrations: %w", err)
+		return fmt.Errorf("pgstore: migrations: %w", err)
 	}
 	sort.Strings(names)
 	tx, err := pool.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("reference: migrate: %w", err)
+		return fmt.Errorf("pgstore: migrate: %w", err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLock); err != nil {
-		return fmt.Errorf("reference: migrate: lock: %w", err)
+		return fmt.Errorf("pgstore: migrate: lock: %w", err)
 	}
 	if _, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"); err != nil {
-		return fmt.Errorf("reference: migrate: %w", err)
+		return fmt.Errorf("pgstore: migrate: %w", err)
 	}
 	for _, name := range names {
 		base := strings.TrimPrefix(name, "migrations/")
 		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
 		if err != nil {
-			return fmt.Errorf("reference: migration %s: the name must start with its version number", base)
+			return fmt.Errorf("pgstore: migration %s: the name must start with its version number", base)
 		}
 		var applied bool
 		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)", version).Scan(&applied); err != nil {
-			return fmt.Errorf("reference: migrate: %w", err)
+			return fmt.Errorf("pgstore: migrate: %w", err)
 		}
 		if applied {
 			continue
 		}
 		sql, err := migrations.ReadFile(name)
 		if err != nil {
-			return fmt.Errorf("reference: migration %s: %w", base, err)
+			return fmt.Errorf("pgstore: migration %s: %w", base, err)
 		}
 		if _, err := tx.Exec(ctx, string(sql)); err != nil {
-			return fmt.Errorf("reference: migration %s: %w", base, err)
+			return fmt.Errorf("pgstore: migration %s: %w", base, err)
 		}
 		if _, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version) VALUES ($1)", version); err != nil {
-			return fmt.Errorf("reference: migration %s: %w", base, err)
+			return fmt.Errorf("pgstore: migration %s: %w", base, err)
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("reference: migrate: %w", err)
+		return fmt.Errorf("pgstore: migrate: %w", err)
 	}
 	return nil
 }
@@ -112,15 +114,15 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 // bounded by maxKeys (0: no bound), as the in-memory ledger bounds them by
 // Limits.MaxRetained.
 type pgLedger struct {
-	*PostgresStore
+	*Store
 	maxKeys int
 	maxAge  time.Duration // named in the refusal; keys older are expired
 	log     *slog.Logger
 }
 
-// ledger is p's ledger for a Server with these limits.
-func (p *PostgresStore) ledger(lim ledger.Limits, log *slog.Logger) pgLedger {
-	return pgLedger{PostgresStore: p, maxKeys: lim.MaxRetained, maxAge: lim.MaxAge, log: log}
+// keys is p's ledger for a Server with these limits.
+func (p *Store) keys(lim ledger.Limits, log *slog.Logger) pgLedger {
+	return pgLedger{Store: p, maxKeys: lim.MaxRetained, maxAge: lim.MaxAge, log: log}
 }
 
 func (l pgLedger) Claim(ctx context.Context, key ledger.IdemKey, hash [32]byte, now time.Time) (*ledger.IdemEntry, bool, error) {
@@ -138,8 +140,11 @@ func (l pgLedger) expire(ctx context.Context, now time.Time) {
 	}
 }
 
-// claim inserts the key, with no bound on the application's keys.
-func (p *PostgresStore) Claim(ctx context.Context, key ledger.IdemKey, hash [32]byte, now time.Time) (*ledger.IdemEntry, bool, error) {
+// Claim claims the key in the database's idempotency ledger, with no bound
+// on the application's keys (a Server's ledger bounds them by its limits):
+// the first claim owns the key, a duplicate waits for its outcome, and a
+// claim whose lease has run out is taken over (ledger.SandboxStore's Claim).
+func (p *Store) Claim(ctx context.Context, key ledger.IdemKey, hash [32]byte, now time.Time) (*ledger.IdemEntry, bool, error) {
 	return p.claimBounded(ctx, key, hash, now, 0, 0)
 }
 
@@ -149,7 +154,7 @@ func (p *PostgresStore) Claim(ctx context.Context, key ledger.IdemKey, hash [32]
 // key beyond the application's maxKeys (when positive) is 429
 // QUOTA_EXCEEDED: a key is never forgotten before its age, or a retry would
 // run twice.
-func (p *PostgresStore) claimBounded(ctx context.Context, key ledger.IdemKey, hash [32]byte, now time.Time, maxKeys int, maxAge time.Duration) (*ledger.IdemEntry, bool, error) {
+func (p *Store) claimBounded(ctx context.Context, key ledger.IdemKey, hash [32]byte, now time.Time, maxKeys int, maxAge time.Duration) (*ledger.IdemEntry, bool, error) {
 	// A finished key created before cutoff is past the age limit: absent
 	// when read, as in memory, whether or not the sweep has deleted it.
 	var cutoff time.Time
@@ -173,7 +178,7 @@ func (p *PostgresStore) claimBounded(ctx context.Context, key ledger.IdemKey, ha
 	}
 }
 
-// newHolder is a fresh claim token (idemEntry.holder).
+// newHolder is a fresh claim token (ledger.IdemEntry.Holder).
 func newHolder() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails on supported platforms
@@ -184,7 +189,7 @@ func newHolder() string {
 // application's keys, in one transaction: won is false when the key exists. A finished key
 // created before cutoff (when not zero) is deleted first, giving its count
 // back.
-func (p *PostgresStore) insertKey(ctx context.Context, key ledger.IdemKey, hash [32]byte, holder string, now time.Time, maxKeys int, maxAge time.Duration, cutoff time.Time) (won bool, err error) {
+func (p *Store) insertKey(ctx context.Context, key ledger.IdemKey, hash [32]byte, holder string, now time.Time, maxKeys int, maxAge time.Duration, cutoff time.Time) (won bool, err error) {
 	tx, err := p.pool.Begin(ctx)
 	if err != nil {
 		return false, fmt.Errorf("idempotency key %s: %w", key.ID, err)
@@ -226,7 +231,7 @@ func (p *PostgresStore) insertKey(ctx context.Context, key ledger.IdemKey, hash 
 // await polls key until it is done (the outcome in a settled entry, not
 // owned), its lease has run out (taken over by holder: an owned entry) or it
 // is gone or done before cutoff (a nil entry: claim afresh).
-func (p *PostgresStore) await(ctx context.Context, key ledger.IdemKey, want [32]byte, holder string, cutoff time.Time) (*ledger.IdemEntry, bool, error) {
+func (p *Store) await(ctx context.Context, key ledger.IdemKey, want [32]byte, holder string, cutoff time.Time) (*ledger.IdemEntry, bool, error) {
 	t := time.NewTicker(p.poll)
 	defer t.Stop()
 	for {
@@ -285,14 +290,14 @@ func (p *PostgresStore) await(ctx context.Context, key ledger.IdemKey, want [32]
 	}
 }
 
-// settle stores the outcome (ok) or gives the claim up (abandoned), both
+// Settle stores the outcome (ok) or gives the claim up (abandoned), both
 // only while e still holds the key (a claim taken over belongs to its new
 // holder). A claim given up is deleted when its unit committed nothing; a
 // claim naming a resource (the unit committed, and then the request failed,
 // e.g. the commit's answer was lost) stays, its lease ended, so the next
 // request takes it over at once and answers that resource: a retry never
 // creates a second one.
-func (p *PostgresStore) Settle(ctx context.Context, key ledger.IdemKey, e *ledger.IdemEntry, ok bool, out ledger.IdemOutcome) error {
+func (p *Store) Settle(ctx context.Context, key ledger.IdemKey, e *ledger.IdemEntry, ok bool, out ledger.IdemOutcome) error {
 	defer close(e.Done)
 	e.OK, e.Out = ok, out
 	ctx = context.WithoutCancel(ctx)
@@ -321,7 +326,7 @@ func (p *PostgresStore) Settle(ctx context.Context, key ledger.IdemKey, e *ledge
 }
 
 // expireIdempotency deletes finished keys created before cutoff.
-func (p *PostgresStore) expireIdempotency(ctx context.Context, cutoff time.Time) error {
+func (p *Store) expireIdempotency(ctx context.Context, cutoff time.Time) error {
 	if _, err := p.pool.Exec(ctx, `WITH gone AS (
 			DELETE FROM idempotency_keys WHERE done AND created_at < $1 RETURNING app),
 		n AS (SELECT app, count(*) AS n FROM gone GROUP BY app)
@@ -348,19 +353,19 @@ func derefStr(p *string) string {
 // AddAdminToken keeps the SHA-256 of a sandbox admin token a replica
 // handed out, so that every replica on the database honours it, after a
 // restart too (HasAdminToken).
-func (p *PostgresStore) AddAdminToken(ctx context.Context, sum [32]byte) error {
+func (p *Store) AddAdminToken(ctx context.Context, sum [32]byte) error {
 	if _, err := p.pool.Exec(ctx, `INSERT INTO admin_tokens (hash) VALUES ($1) ON CONFLICT DO NOTHING`, sum[:]); err != nil {
-		return fmt.Errorf("reference: keep the admin token: %w", err)
+		return fmt.Errorf("pgstore: keep the admin token: %w", err)
 	}
 	return nil
 }
 
 // HasAdminToken reports whether sum is the SHA-256 of an admin token some
 // replica on the database handed out.
-func (p *PostgresStore) HasAdminToken(ctx context.Context, sum [32]byte) (bool, error) {
+func (p *Store) HasAdminToken(ctx context.Context, sum [32]byte) (bool, error) {
 	var found bool
 	if err := p.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM admin_tokens WHERE hash = $1)`, sum[:]).Scan(&found); err != nil {
-		return false, fmt.Errorf("reference: check the admin token: %w", err)
+		return false, fmt.Errorf("pgstore: check the admin token: %w", err)
 	}
 	return found, nil
 }

@@ -1,4 +1,4 @@
-package reference
+package pgstore
 
 import (
 	"context"
@@ -11,20 +11,20 @@ import (
 )
 
 // File content on PostgreSQL (migration 0009): pieces of at most
-// contentPiece bytes in file_content, under a ref the file's record names
+// ContentPiece bytes in file_content, under a ref the file's record names
 // (its hidden content_ref). An upload is staged piece by piece as it is
 // read, before the unit of work that attaches it; a download is written
 // piece by piece. Memory for either is one piece, whatever the file's size.
 
-// contentPiece is the most content one row of file_content holds.
-const contentPiece = 256 << 10
+// ContentPiece is the most content one row of file_content holds.
+const ContentPiece = 256 << 10
 
 // StageContent writes r's bytes in pieces under a fresh ref, attached to
 // no file until a unit puts the file with the ref. The pieces go in one
 // COPY, each read into the one buffer as the previous one is sent.
 func (p *pgUnits) StageContent(ctx context.Context, app, fileID string, r io.Reader) (string, int64, error) {
 	ref := p.newID("FC")
-	buf := make([]byte, contentPiece)
+	buf := make([]byte, ContentPiece)
 	at := ledger.Stamp(p.clock).UnixNano()
 	var total int64
 	seq, done := 0, false
@@ -52,7 +52,7 @@ func (p *pgUnits) StageContent(ctx context.Context, app, fileID string, r io.Rea
 		if readErr != nil {
 			return "", total, readErr // nothing was staged: the COPY failed whole
 		}
-		return "", total, fmt.Errorf("reference: stage file content: %w", err)
+		return "", total, fmt.Errorf("pgstore: stage file content: %w", err)
 	}
 	return ref, total, nil
 }
@@ -68,16 +68,16 @@ func (p *pgUnits) DropContent(ctx context.Context, app, ref string) {
 func (p *pgUnits) WriteContent(ctx context.Context, app, ref string, w io.Writer) error {
 	rows, err := p.pool.Query(ctx, `SELECT data FROM file_content WHERE app = $1 AND ref = $2 ORDER BY seq`, app, ref)
 	if err != nil {
-		return fmt.Errorf("reference: read file content: %w", err)
+		return fmt.Errorf("pgstore: read file content: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		if _, err := w.Write(rows.RawValues()[0]); err != nil {
-			return fmt.Errorf("reference: write file content: %w", err)
+			return fmt.Errorf("pgstore: write file content: %w", err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reference: read file content: %w", err)
+		return fmt.Errorf("pgstore: read file content: %w", err)
 	}
 	return nil
 }
@@ -88,7 +88,7 @@ func (p *pgUnits) WriteContent(ctx context.Context, app, ref string, w io.Writer
 func (t *pgTx) putContentPieces(app, fileID string, content []byte) string {
 	ref := t.p.newID("FC")
 	for seq := 0; len(content) > 0 || seq == 0; seq++ {
-		n := min(len(content), contentPiece)
+		n := min(len(content), ContentPiece)
 		_, err := t.tx.Exec(t.ctx, `INSERT INTO file_content (app, file, ref, seq, created_ns, data) VALUES ($1, $2, $3, $4, $5, $6)`,
 			app, fileID, ref, seq, t.now.UnixNano(), content[:n])
 		t.must(err)

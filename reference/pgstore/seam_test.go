@@ -1,4 +1,4 @@
-package reference
+package pgstore
 
 import (
 	"bytes"
@@ -17,9 +17,9 @@ import (
 	"github.com/conform-kit/conform/reference/pgtest"
 )
 
-// The contract of the store seam (ledger/unit.go), run against the in-memory store:
-// what any implementation of unitStore must do for the rules written against
-// tx to hold.
+// The contract of the store seam (ledger/unit.go), run against the in-memory
+// store (package memstore) and this one alike: what any implementation of
+// ledger.UnitStore must do for the rules written against ledger.Tx to hold.
 
 // seamStore is a seeded store under test with its two applications.
 type seamStore struct {
@@ -93,7 +93,7 @@ type seamPostgres struct {
 func openSeamPostgres(t *testing.T) seamPostgres {
 	t.Helper()
 	cluster := pgtest.Start(t)
-	pg := openPostgres(t, cluster.NewDatabase(t, "seam"))
+	pg := openStore(t, cluster.NewDatabase(t, "seam"))
 	m := seamFixture(t)
 	units := newPgUnits(pg.pool, m.clock.Now, m.newID)
 	units.limits = &ledger.Limits{MaxAge: -1}

@@ -1,4 +1,4 @@
-package reference
+package pgstore
 
 import (
 	"context"
