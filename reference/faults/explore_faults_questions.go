@@ -327,95 +327,84 @@ func idempotencyByBody(next http.Handler, _ faultDeps) http.Handler {
 
 // webhookFirstURL keeps, where the deliveries read it, the url each webhook
 // was created with: an update's valid url is shown in every answer about
-// the webhook but never reaches the store the delivery worker reads.
+// the webhook but never reaches the store the delivery worker reads. The
+// store is sent the first url instead (a webhook whose create was not seen
+// is updated as asked); an update without a url, {} among them, passes.
 func webhookFirstURL(next http.Handler, _ faultDeps) http.Handler {
-	var mu sync.Mutex
-	first, shown := map[string]string{}, map[string]string{}
-	show := func(doc map[string]any) {
-		id, _ := doc["id"].(string)
-		mu.Lock()
-		u, ok := shown[id]
-		mu.Unlock()
-		if ok {
-			doc["url"] = u
-		}
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		params, isUpdate := faultRoute(r, "webhooks.update")
-		switch {
-		case isUpdate:
-			in := peekJSON(r)
-			u, _ := in["url"].(string)
-			v, err := validate.Default()
-			mu.Lock()
-			kept, known := first[params["id"]]
-			mu.Unlock()
-			keep := u != "" && known && err == nil && v.Request("webhooks.update", mustJSON(in)) == nil
-			if keep {
-				in["url"] = kept
-				replaceBody(r, in)
+	return webhookWorkerKeeps(next, keptField{name: "url", record: true,
+		sent: func(v any) bool { u, _ := v.(string); return u != "" },
+		hold: func(in map[string]any, first any, known bool) bool {
+			if !known {
+				return false
 			}
-			rec := newFaultRecorder()
-			next.ServeHTTP(rec, r)
-			out := decodeFaultJSON(rec.body.Bytes())
-			if !isSuccess(rec.status) || out == nil {
-				rec.flush(w, rec.body.Bytes())
-				return
-			}
-			if keep {
-				mu.Lock()
-				shown[params["id"]] = u
-				mu.Unlock()
-			}
-			show(out)
-			writeFaultJSONHeader(w, rec, out)
-		case matchAny(r, "webhooks.create", "webhooks.get", "webhooks.list"):
-			rec := newFaultRecorder()
-			next.ServeHTTP(rec, r)
-			out := decodeFaultJSON(rec.body.Bytes())
-			if !isSuccess(rec.status) || out == nil {
-				rec.flush(w, rec.body.Bytes())
-				return
-			}
-			if id, _ := out["id"].(string); id != "" && r.Method == http.MethodPost {
-				u, _ := out["url"].(string)
-				mu.Lock()
-				first[id] = u
-				mu.Unlock()
-			}
-			eachResource(out, show)
-			writeFaultJSONHeader(w, rec, out)
-		default:
-			next.ServeHTTP(w, r)
-		}
-	})
+			in["url"], _ = first.(string)
+			return true
+		}})
 }
 
 // webhookCreateEnabled keeps, where the deliveries read it, the enabled
 // each webhook was created with: an update's enabled is left out of what
-// the store takes and shown in every later answer about the webhook.
+// the store takes and shown in every later answer about the webhook. An
+// update of enabled alone reaches the store as {}; one without enabled,
+// {} among them, passes.
 func webhookCreateEnabled(next http.Handler, _ faultDeps) http.Handler {
+	return webhookWorkerKeeps(next, keptField{name: "enabled",
+		sent: func(v any) bool { _, ok := v.(bool); return ok },
+		hold: func(in map[string]any, _ any, _ bool) bool {
+			delete(in, "enabled")
+			return true
+		}})
+}
+
+// keptField is a webhook field a valid update never brings to the store
+// the delivery worker reads (webhookWorkerKeeps).
+type keptField struct {
+	name string
+	// record reads the answers to creates for the value each webhook was
+	// created with, which hold is given.
+	record bool
+	// sent reports whether an update's value of the field (nil: absent)
+	// is one kept from the store.
+	sent func(v any) bool
+	// hold rewrites a valid update's body so the store keeps the field as
+	// it was; first is the value the webhook was created with, known
+	// whether one was recorded. false leaves the update as it was sent.
+	hold func(in map[string]any, first any, known bool) bool
+}
+
+// webhookWorkerKeeps is the mechanism of the webhook worker faults: a
+// valid update's value of the field is held from the store the delivery
+// worker reads, and shown in every later answer about the webhook (the
+// update's own, a fetch's, a list's, and a create's where creates are
+// read).
+func webhookWorkerKeeps(next http.Handler, k keptField) http.Handler {
 	var mu sync.Mutex
-	shown := map[string]bool{}
+	first, shown := map[string]any{}, map[string]any{}
 	show := func(doc map[string]any) {
 		id, _ := doc["id"].(string)
 		mu.Lock()
-		on, ok := shown[id]
+		v, ok := shown[id]
 		mu.Unlock()
 		if ok {
-			doc["enabled"] = on
+			doc[k.name] = v
 		}
+	}
+	reads := []string{"webhooks.get", "webhooks.list"}
+	if k.record {
+		reads = append(reads, "webhooks.create")
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		params, isUpdate := faultRoute(r, "webhooks.update")
 		switch {
 		case isUpdate:
 			in := peekJSON(r)
-			on, set := in["enabled"].(bool)
+			sent := in[k.name]
 			v, err := validate.Default()
-			keep := set && err == nil && v.Request("webhooks.update", mustJSON(in)) == nil
+			mu.Lock()
+			was, known := first[params["id"]]
+			mu.Unlock()
+			keep := k.sent(sent) && err == nil && v.Request("webhooks.update", mustJSON(in)) == nil && k.hold(in, was, known)
 			if keep {
-				delete(in, "enabled")
 				replaceBody(r, in)
 			}
 			rec := newFaultRecorder()
@@ -427,18 +416,23 @@ func webhookCreateEnabled(next http.Handler, _ faultDeps) http.Handler {
 			}
 			if keep {
 				mu.Lock()
-				shown[params["id"]] = on
+				shown[params["id"]] = sent
 				mu.Unlock()
 			}
 			show(out)
 			writeFaultJSONHeader(w, rec, out)
-		case matchAny(r, "webhooks.get", "webhooks.list"):
+		case matchAny(r, reads...):
 			rec := newFaultRecorder()
 			next.ServeHTTP(rec, r)
 			out := decodeFaultJSON(rec.body.Bytes())
 			if !isSuccess(rec.status) || out == nil {
 				rec.flush(w, rec.body.Bytes())
 				return
+			}
+			if id, _ := out["id"].(string); id != "" && k.record && r.Method == http.MethodPost {
+				mu.Lock()
+				first[id] = out[k.name]
+				mu.Unlock()
 			}
 			eachResource(out, show)
 			writeFaultJSONHeader(w, rec, out)

@@ -149,6 +149,9 @@ type runner struct {
 	// sent are the digit strings the run sent outside its secret fields:
 	// a short secret equal to one of them in an answer is not a leak.
 	sent sentValues
+	// held are the run's idempotency ids the target held from an
+	// earlier run (replayed.go).
+	held heldIDs
 	// judged, when set (a test), sees every step judged with both answers.
 	judged func(st Step, expect []expectField, target, model Exchange)
 }

@@ -154,10 +154,20 @@ func (g *generator) any(kind string) string {
 	return rs[len(rs)-1-g.c.draw(len(rs))]
 }
 
-// observe records what the model answered to a step the target answered alike.
+// observe records what the model answered to a step the target answered
+// alike; ok is whether the target accepted it.
 func (g *generator) observe(st Step, ok bool) {
 	defer g.queueQuestions(st, ok)
-	if st.Refuse || !ok {
+	// The read-back of "a refused request changes nothing" (SameState) is
+	// queued where the target refused the request, and only there: the
+	// rule ("A request refused with a 4xx changes nothing", §7) binds the
+	// server that answered the 4xx, the target, whose reads the check
+	// compares. st.Refuse is the kit's expectation, not an answer:
+	// a request the contract forbids that the target accepted (the model
+	// too, or the sequence would have ended) changed what it named, and a
+	// read-back judged as after a refusal would blame a refused request
+	// for the change the target acknowledged.
+	if !ok {
 		if st.Of != "" && st.Method != "GET" {
 			g.refused, g.refusedBody = st.Of, st.Body
 		}

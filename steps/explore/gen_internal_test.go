@@ -98,3 +98,51 @@ func TestRefusedMerchantUpdateSetsItsState(t *testing.T) {
 	assert.Positive(t, refused)
 	assert.Positive(t, alone)
 }
+
+// TestRefusedReadBackOnlyAfterTheTargetRefused: the read-back of "a
+// refused request changes nothing" (SameState) follows a request the
+// target refused, and only one: a request the contract forbids that the
+// target accepted (the kit's expectation, not an answer) changed what it
+// named, and a read-back judged as after a refusal would blame it for the
+// change the target acknowledged.
+func TestRefusedReadBackOnlyAfterTheTargetRefused(t *testing.T) {
+	con := testContract(t)
+	j, err := judging.Default()
+	require.NoError(t, err)
+	rename := Step{Op: "subscription_enrollments.update", Method: "PUT", Path: "/subscription/subscription_enrollments/{enrollment}", Of: "enrollment", Body: `{"nickname":" leading space"}`}
+	for _, tc := range []struct {
+		name     string
+		refuse   bool // the contract forbids the request
+		accepted bool // the target accepted it
+		sameRead bool // a SameState read-back of the enrollment follows
+	}{
+		{"forbidden, refused", true, false, true},
+		{"allowed, refused", false, false, true},
+		{"forbidden, accepted", true, true, false},
+		{"allowed, accepted", false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Draws of 0: the next step reads back what the last one named.
+			g := &generator{c: replay(nil), con: con, profile: j.DefaultProfile(), seq: "t", roles: map[string][]string{"enrollment": {"enrollment"}},
+				amounts: map[string]*amountState{}, deleted: map[string]bool{}, enrolled: map[string]bool{}, auths: map[string]*authState{}, offers: func(string) bool { return true }}
+			st := rename
+			st.Refuse = tc.refuse
+			g.observe(st, tc.accepted)
+			if tc.sameRead {
+				assert.Equal(t, "enrollment", g.refused)
+			} else {
+				assert.Empty(t, g.refused, "an accepted request is no refused request")
+			}
+			var acts []action
+			for _, a := range allActions() {
+				if a.op == "subscription_enrollments.get" {
+					acts = append(acts, a)
+				}
+			}
+			batch := g.next(acts)
+			require.NotEmpty(t, batch)
+			assert.Equal(t, "subscription_enrollments.get", batch[0].Op)
+			assert.Equal(t, tc.sameRead, batch[0].SameState, "the read after it is judged as after a refusal")
+		})
+	}
+}

@@ -245,8 +245,16 @@ func (r *runner) checkUnchanged(st Step, target *side, doc map[string]any, v *ve
 		if !had || (has && sameValue(a, b)) {
 			continue
 		}
-		if _, carried := sent[k]; !carried && !changedByRules(k) {
-			continue // not the refused request's: an earlier write that did not hold (checkReadBack)
+		if val, carried := sent[k]; !changedByRules(k) && (!carried || !sameValue(a, val)) {
+			// Not the refused request's: a field it did not send, or one it
+			// sent that reads neither as before nor as it sent it. "before"
+			// is the target's last answer, which an earlier write the
+			// target acknowledged and did not keep makes wrong (a rename
+			// answered with the new nickname, stored as the old): had the
+			// refused request been applied, the field would read the value
+			// it carried. What does not hold of an earlier write is
+			// checkReadBack's to judge, on its own basis.
+			continue
 		}
 		basis := basisUnchanged
 		if k == "state" {

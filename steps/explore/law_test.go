@@ -57,23 +57,35 @@ func TestOwnWorkersNeverFail(t *testing.T) {
 // shows the new nickname while a later fetch shows the old one FAILs on
 // the fetch (§4.5: both answer the enrollment), although the nickname sent
 // reading back in the update's answer is only assumed (§4.5 does not show
-// which fields may be updated).
+// which fields may be updated). A refused update read back after such a
+// rename is not blamed for the nickname it did not change.
 func TestRenameNotStoredFailsOnTheLaterRead(t *testing.T) {
-	cfg := serveFaults(t, "enrollment-rename-not-stored")
-	// The whole budget, not the first FAIL: the fault's other effects may
-	// FAIL first, as the draws fall (a request the two sides answered
-	// differently, read back with the nickname it sent).
-	res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(cfg), Model: model, Seed: 7, Budget: 6000, ShrinkRuns: 60})
-	require.NoError(t, err)
-	require.NotEmpty(t, res.Findings, "the fault is found")
-	i := slices.IndexFunc(res.Findings, func(f explore.Finding) bool {
-		return f.Op == "subscription_enrollments.get" && f.Check == "read back as sent"
-	})
-	require.GreaterOrEqual(t, i, 0, "found on the later read: %v", res.Findings)
-	f := res.Findings[i]
-	assert.Equal(t, report.Fail, f.Outcome, "%s [%s] %s", f.Check, f.Clause(), f.Message)
-	assert.Equal(t, []string{"2.6", "4.5"}, f.Basis.Clauses, "%s [%s] %s", f.Check, f.Clause(), f.Message)
-	assert.Contains(t, f.Message, "nickname")
+	// Seeds whose sequences send a refused update carrying a nickname
+	// after a rename the target acknowledged and did not keep (seeds 1, 4
+	// and 9 did in most runs before the blame was fixed, seed 7 in one of
+	// four): the whole budget, so every finding is read.
+	for _, seed := range []uint64{1, 4, 7, 9} {
+		t.Run("seed "+strconv.FormatUint(seed, 10), func(t *testing.T) {
+			cfg := serveFaults(t, "enrollment-rename-not-stored")
+			res, err := explore.Run(context.Background(), explore.Options{Target: suite.Target(cfg), Model: model, Seed: seed, Budget: 6000, ShrinkRuns: 60})
+			require.NoError(t, err)
+			require.NotEmpty(t, res.Findings, "the fault is found")
+			i := slices.IndexFunc(res.Findings, func(f explore.Finding) bool {
+				return f.Op == "subscription_enrollments.get" && f.Check == "read back as sent"
+			})
+			require.GreaterOrEqual(t, i, 0, "found on the later read: %v", res.Findings)
+			f := res.Findings[i]
+			assert.Equal(t, report.Fail, f.Outcome, "%s [%s] %s", f.Check, f.Clause(), f.Message)
+			assert.Equal(t, []string{"2.6", "4.5"}, f.Basis.Clauses, "%s [%s] %s", f.Check, f.Clause(), f.Message)
+			assert.Contains(t, f.Message, "nickname")
+			// The later read shows the nickname the target had before the
+			// rename it did not keep, not the one a refused request read
+			// back after it sent: no finding blames the refused request.
+			for _, f := range res.Findings {
+				assert.NotEqual(t, "refused request changes nothing", f.Check, "%s [%s] %s", f.Check, f.Clause(), f.Message)
+			}
+		})
+	}
 }
 
 // shortPages wraps h: a list page asked for more than max items holds at

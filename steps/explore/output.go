@@ -346,6 +346,9 @@ func (res Result) Notes() []string {
 	if n := len(res.Unanswered); n > 0 {
 		notes = append(notes, fmt.Sprintf("explore: %d requests got no answer, each ending its sequence; the first: %s", n, res.Unanswered[0]))
 	}
+	if held := res.heldNote(); held != "" {
+		notes = append(notes, held)
+	}
 	for _, c := range res.Coverage {
 		n := fmt.Sprintf("explore coverage %s: %d accepted, %d refused, %d 5xx", c.ID, c.Accepted, c.Refused, c.Errored)
 		if c.NotOffered != "" {
@@ -384,6 +387,9 @@ func (res Result) AddTo(run *report.Run) {
 	run.Notes = append(run.Notes, res.Notes()[0])
 	if len(res.Observed) > 0 {
 		run.Notes = append(run.Notes, res.Notes()[1])
+	}
+	if held := res.heldNote(); held != "" {
+		run.Notes = append(run.Notes, held)
 	}
 	x := &report.Exploration{Seed: res.Seed, RunID: res.RunID, Sequences: res.Sequences, Requests: res.Requests, Duration: report.MillisOf(res.Duration)}
 	x.Operations = slices.Clone(res.Coverage)

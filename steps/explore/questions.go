@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -199,15 +198,10 @@ func (g *generator) asked() []Step {
 
 // freshIdempotency is body with its idempotency_id (if any) a new one.
 func (g *generator) freshIdempotency(body string) string {
-	doc, ok := decodeBody(body).(map[string]any)
-	if !ok {
+	if sentIdempotencyID(body) == "" {
 		return body
 	}
-	old, ok := doc["idempotency_id"].(string)
-	if !ok || old == "" {
-		return body
-	}
-	return strings.Replace(body, strconv.Quote(old), strconv.Quote(g.idempotencyID()), 1)
+	return withIdempotencyID(body, g.idempotencyID())
 }
 
 // fetchOf is the owner's fetch of a role the sequence made ("" and the

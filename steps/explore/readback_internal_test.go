@@ -114,3 +114,54 @@ func TestLevel3RefusalCitesItsSentences(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedRequestBlamedOnlyForItsChange: the read after a refused
+// request blames it for a field it sent only where the field reads as it
+// sent it; one it sent that reads neither as before nor as sent is an
+// earlier write the target acknowledged and did not keep (a rename
+// answered with the new nickname, stored as the old), which the read-back
+// check judges. A field a request changes without sending it (a
+// transfer) is the refused request's whatever it reads.
+func TestRefusedRequestBlamedOnlyForItsChange(t *testing.T) {
+	r, err := newRunner(Options{Target: Target{URL: "http://127.0.0.1:1"}, Model: referenceModel})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name        string
+		of          string
+		before, now map[string]any
+		refusedBody string
+		blamed      string // the field the finding names, "" for none
+	}{
+		{"the nickname sent reads back", "enrollment", map[string]any{"nickname": "explore"}, map[string]any{"nickname": "007"},
+			`{"nickname":"007","started_at":" 4209-01-00T38:20:21.1245Z"}`, "nickname"},
+		{"an acknowledged rename not kept", "enrollment", map[string]any{"nickname": "explore"}, map[string]any{"nickname": ""},
+			`{"nickname":"007","started_at":" 4209-01-00T38:20:21.1245Z"}`, ""},
+		{"a nickname not sent", "enrollment", map[string]any{"nickname": "explore"}, map[string]any{"nickname": ""},
+			`{"started_at":" 4209-01-00T38:20:21.1245Z"}`, ""},
+		{"nothing changed", "enrollment", map[string]any{"nickname": "explore"}, map[string]any{"nickname": "explore"},
+			`{"nickname":"007"}`, ""},
+		{"a webhook disabled as sent", "webhook", map[string]any{"enabled": true}, map[string]any{"enabled": false},
+			`{"enabled":false,"url":"http://exa mple.com"}`, "enabled"},
+		{"a transfer no body sets", "authorization", map[string]any{"transfer": nil}, map[string]any{"transfer": "TR1"},
+			`{"capture_amount":999999}`, "transfer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			target := newSide(nil, "http://127.0.0.1:1", Target{}, "")
+			target.docs[tc.of] = tc.before
+			get := map[string]string{"enrollment": "subscription_enrollments.get", "webhook": "webhooks.get", "authorization": "authorizations.get"}[tc.of]
+			st := Step{Op: get, Method: "GET", Of: tc.of, SameState: true, RefusedBody: tc.refusedBody}
+			var v verdicts
+			f := r.checkUnchanged(st, target, tc.now, &v)
+			if f == nil {
+				f = v.warn
+			}
+			if tc.blamed == "" {
+				assert.Nil(t, f, "no refused request is blamed")
+				return
+			}
+			require.NotNil(t, f, "the refused request is blamed")
+			assert.Equal(t, checkChangesNone, f.Check)
+			assert.Contains(t, f.Message, "a refused request changed "+tc.blamed)
+		})
+	}
+}

@@ -26,6 +26,10 @@ type Result struct {
 	// its sequence): a *NoAnswerError each, or the error that ended the
 	// sequence.
 	Unanswered []error
+	// Held are the run's idempotency ids the target already held, from an
+	// earlier run made with the same RunID: each ended its sequence
+	// without a finding (see Notes).
+	Held []string
 	// Coverage is every operation the explorer can reach with the
 	// target's answers; Schemas every request schema (and the list query)
 	// with the leaves sent and the keyword boundaries reached.

@@ -266,6 +266,20 @@ func (r *runner) step(ctx context.Context, st Step, target, model *side, secrets
 	}
 	f, ok := r.judge(st, tex, mex, target, model, *secrets)
 	r.fixtures.noteRead(st, target)
+	if f != nil && f.Check == checkAllowed {
+		// Refused where the model accepted: was it the id's, held from an
+		// earlier run? Then the target is not judged on it, and the states
+		// part here (the create is that run's on the target).
+		// (Where it was not, the finding's request stays last in its
+		// trace: the request sent again, refused, changed nothing.)
+		again, held, err := r.heldBefore(ctx, routed, target)
+		if err != nil {
+			return nil, exs, false, err
+		}
+		if held {
+			return nil, append(exs, *again), false, nil
+		}
+	}
 	if f != nil || !ok {
 		return f, exs, ok, nil
 	}

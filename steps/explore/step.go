@@ -64,10 +64,11 @@ type Step struct {
 	Shared bool
 	// SameState reads back a resource a refused request named: its state
 	// must be what it was. RefusedBody is that request's body: a field it
-	// carries, or one no body sets (a state, a transfer, an amount), that
-	// reads otherwise is the refused request's change; another (a nickname
-	// the refused request did not send) is an earlier write that did not
-	// hold, which the read-back check judges.
+	// carries that reads as it carried it, or one no body sets (a state, a
+	// transfer, an amount) that reads otherwise, is the refused request's
+	// change; another (a nickname the refused request did not send, or
+	// one it sent that reads neither as before nor as sent) is an earlier
+	// write that did not hold, which the read-back check judges.
 	SameState   bool
 	RefusedBody string `json:",omitempty"`
 	// Question is the check of a question asked of a resource

@@ -39,7 +39,7 @@ func (r *runner) run(ctx context.Context) (Result, error) {
 		}()
 	}
 	wg.Wait()
-	res := Result{Seed: r.opts.Seed, RunID: r.opts.RunID, Sequences: x.next, Findings: x.kept(r.opts.FirstFinding), Unanswered: x.unanswered}
+	res := Result{Seed: r.opts.Seed, RunID: r.opts.RunID, Sequences: x.next, Findings: x.kept(r.opts.FirstFinding), Unanswered: x.unanswered, Held: r.held.list()}
 	res.Requests, res.Duration = int(r.requests.Load()), time.Since(r.begin)
 	res.Coverage, res.Schemas = r.coverageRows()
 	return res, x.err
