@@ -152,6 +152,9 @@ type runner struct {
 	// held are the run's idempotency ids the target held from an
 	// earlier run (replayed.go).
 	held heldIDs
+	// mintedRunID says the run id is this run's own, minted from the
+	// clock: no earlier run sent its idempotency ids (heldBefore).
+	mintedRunID bool
 	// judged, when set (a test), sees every step judged with both answers.
 	judged func(st Step, expect []expectField, target, model Exchange)
 }
@@ -186,7 +189,8 @@ func newRunner(opts Options) (*runner, error) {
 	if opts.ShrinkRuns <= 0 {
 		opts.ShrinkRuns = 300
 	}
-	if opts.RunID == "" {
+	mintedRunID := opts.RunID == ""
+	if mintedRunID {
 		opts.RunID = strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
 	}
 	if opts.Budget == 0 && opts.Time == 0 {
@@ -199,7 +203,7 @@ func newRunner(opts Options) (*runner, error) {
 		tr.MaxIdleConnsPerHost = opts.Workers
 		client = &http.Client{Timeout: 10 * time.Second, Transport: tr}
 	}
-	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client}
+	r := &runner{opts: opts, v: v, j: j, profile: prof, defaults: j.DefaultProfile(), client: client, mintedRunID: mintedRunID}
 	if r.contract, err = newContract(j, prof.ListMaxLimit); err != nil {
 		return nil, err
 	}

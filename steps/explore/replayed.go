@@ -61,7 +61,10 @@ func withIdempotencyID(body, id string) string {
 // sent) and whether the id was held.
 func (r *runner) heldBefore(ctx context.Context, routed Step, target *side) (*Exchange, bool, error) {
 	id := sentIdempotencyID(routed.Body)
-	if id == "" {
+	if id == "" || r.mintedRunID {
+		// A run id this run minted is no earlier run's: a target that
+		// refuses its ids as already used confuses ids of its own (it
+		// truncates them, say), and is judged on it.
 		return nil, false, nil
 	}
 	again := routed
