@@ -13,12 +13,12 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/conform-kit/conform/reference/internal/fake"
 	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/reference/memstore"
 	"github.com/conform-kit/conform/validate"
@@ -27,33 +27,13 @@ import (
 // testBase is the BaseURL of test servers.
 const testBase = "http://reference.test"
 
-// clock is a settable test clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// clock is the tests' settable clock (package fake).
+type clock = fake.Clock
 
-func newClock() *clock {
-	return &clock{now: time.Date(2026, 3, 14, 15, 9, 26, 535000000, time.UTC)}
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+func newClock() *clock { return fake.NewClock() }
 
 // counterIDs returns an id source producing prefix + a 22-digit counter.
-func counterIDs() func(string) string {
-	var n atomic.Int64
-	return func(prefix string) string { return fmt.Sprintf("%s%022d", prefix, n.Add(1)) }
-}
+func counterIDs() func(string) string { return fake.CounterIDs() }
 
 // harness is a test server with its clock and fixtures.
 type harness struct {

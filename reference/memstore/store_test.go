@@ -3,22 +3,19 @@ package memstore
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/conform-kit/conform/reference/internal/fake"
 	"github.com/conform-kit/conform/reference/ledger"
 	"github.com/conform-kit/conform/validate"
 )
 
 // counterIDs is a deterministic id source: the prefix and a counter.
-func counterIDs() func(string) string {
-	var n atomic.Int64
-	return func(prefix string) string { return fmt.Sprintf("%s%022d", prefix, n.Add(1)) }
-}
+func counterIDs() func(string) string { return fake.CounterIDs() }
 
 // storeFixture is a store seeded like a server's, without HTTP.
 func storeFixture(t *testing.T) (*Store, ledger.Seeded, string, time.Time) {
