@@ -229,11 +229,15 @@ func (g *generator) capture() Step {
 	}
 	fixes := map[string]func() any{"capture_amount": fixed(json.Number(strconv.FormatInt(amt, 10))), "fee": fee}
 	var keep []string
-	if a.plain {
+	switch {
+	case a.plain && !g.force:
 		// The model takes the target's Level 2/3 processing from the
 		// payment's merchant, which a capture's body does not name.
 		fixes["additional_purchase_data"], keep = fixed(absent), []string{"additional_purchase_data"}
-	} else if valid {
+	case valid || a.plain:
+		// A probe, refused by its schema before any merchant's Level 2/3
+		// processing is asked, mutates the capture form's Level 2/3 data
+		// for either merchant.
 		fixes["additional_purchase_data"] = g.capturePurchase(a)
 	}
 	var doc map[string]any

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -131,6 +132,38 @@ func TestCaptureTransferFetched(t *testing.T) {
 			g.observe(q[0], true)
 			require.NotEmpty(t, g.asks)
 			assert.Equal(t, []Step{q[1]}, g.asks[len(g.asks)-1], "a read of the captured authorization queues the fetch")
+		})
+	}
+}
+
+// TestCaptureProbesReachLevel3: a capture's probe (every body mutated)
+// sends the capture form's Level 2/3 data, mutated or not, for either
+// merchant: its schema refuses it before any merchant's processing is
+// asked. Outside probes, the merchant not enabled gets none.
+func TestCaptureProbesReachLevel3(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plain bool
+	}{
+		{"the merchant enabled", false},
+		{"the merchant not enabled", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			auths := map[string]*authState{"authorization": {amount: 1000, plain: tc.plain}}
+			probes, plainSteps := 0, 0
+			for seed := range uint64(200) {
+				g := captureGenerator(t, newChoices(seed), auths)
+				g.force = true
+				if st := g.capture(); strings.Contains(st.Body, "additional_purchase_data") {
+					probes++
+				}
+				g = captureGenerator(t, newChoices(seed), auths)
+				if st := g.capture(); tc.plain && strings.Contains(st.Body, "additional_purchase_data") {
+					plainSteps++
+				}
+			}
+			assert.Greater(t, probes, 100, "probes sending Level 2/3 data")
+			assert.Zero(t, plainSteps, "no Level 2/3 data for the merchant not enabled outside probes")
 		})
 	}
 }
