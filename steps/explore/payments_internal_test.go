@@ -167,3 +167,37 @@ func TestCaptureProbesReachLevel3(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeUnderAbsentFixMutates: a probe whose mutation lands under a
+// parent its fix leaves out (a payment's Level 2/3 data drawn absent)
+// draws that parent anyway, to hold the mutation; the absent marker, set
+// there, was {}, a body the schema takes, and the probe was lost.
+func TestProbeUnderAbsentFixMutates(t *testing.T) {
+	con := testContract(t)
+	for _, tc := range []struct {
+		op, path string
+	}{
+		{"authorizations.create", "additional_purchase_data.sales_tax"},
+		{"authorizations.capture", "additional_purchase_data.item_data[].quantity"},
+		{"transfers.create", "additional_purchase_data.order_date.year"},
+	} {
+		t.Run(tc.op, func(t *testing.T) {
+			s := con.schemas[con.ops[tc.op]]
+			require.NotNil(t, s)
+			g := captureGenerator(t, newChoices(1), nil)
+			fixes := map[string]func() any{"additional_purchase_data": fixed(absent)}
+			doc := map[string]any{}
+			var node *shape
+			for _, n := range s.all {
+				if n.Path == tc.path {
+					node = n
+				}
+			}
+			require.NotNil(t, node, tc.path)
+			g.setAt(s, doc, tc.path, g.mutant(node), fixes, firstItem)
+			data, ok := doc["additional_purchase_data"].(map[string]any)
+			require.True(t, ok, "the parent drawn: %v", doc)
+			assert.NotEmpty(t, data)
+		})
+	}
+}
