@@ -207,7 +207,7 @@ func newContract(j *judging.Judge, listMax int) (*contract, error) {
 }
 
 // captureProbeShare is the most percentage of capture actions sending a probe.
-const captureProbeShare = 40
+const captureProbeShare = 30
 
 // probeShare is the percentage of op's actions that send a probe first:
 // probeShare for a schema without boundaries, three more for every four
