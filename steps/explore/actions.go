@@ -153,7 +153,17 @@ func fixed(v any) func() any { return func() any { return v } }
 // what the contract says of it: refused when the validator refuses it (on
 // the request schema's basis), and the fields it sends at their maxLength.
 func (g *generator) fill(st *Step, fixes map[string]func() any, keep ...string) map[string]any {
-	d := g.body(st.Op, fixes, keep...)
+	return g.filled(st, g.body(st.Op, fixes, keep...))
+}
+
+// fillValid is fill with no leaf mutated (unless the step is a probe):
+// a body meant to be accepted.
+func (g *generator) fillValid(st *Step, fixes map[string]func() any, keep ...string) map[string]any {
+	return g.filled(st, g.draft(st.Op, 0, fixes, keep...))
+}
+
+// filled sets st's body to d's and what the contract says of it.
+func (g *generator) filled(st *Step, d drafted) map[string]any {
 	st.Body = encodeBody(d.doc)
 	if d.err != nil {
 		// Each violation by judging.json: an amount past 2^63−1 breaks the

@@ -174,6 +174,11 @@ func newContract(j *judging.Judge, listMax int) (*contract, error) {
 	// probe would be one more write to it, after which the reads that judge
 	// a refused update are not judged. Its one boolean needs no probe.
 	c.share["merchants.update"] = 0
+	// Two captures of three are drawn valid (payments.go), so that what
+	// follows a capture is explored: each probe before one is a refused
+	// capture more, and at the share its boundaries give (85) they made
+	// most capture requests refused.
+	c.share["authorizations.capture"] = min(c.share["authorizations.capture"], captureProbeShare)
 	sort.Strings(c.names)
 	// The list query: offset and limit bounded as the page object states
 	// them, limit's maximum the profile's (the spec states none).
@@ -200,6 +205,9 @@ func newContract(j *judging.Judge, listMax int) (*contract, error) {
 	c.query = q
 	return c, nil
 }
+
+// captureProbeShare is the most percentage of capture actions sending a probe.
+const captureProbeShare = 30
 
 // probeShare is the percentage of op's actions that send a probe first:
 // probeShare for a schema without boundaries, three more for every four

@@ -111,16 +111,27 @@ const (
 // decides; keep names the fixed paths a mutation may not change (their
 // values are what the sequence goes on with).
 func (g *generator) body(op string, fixes map[string]func() any, keep ...string) drafted {
+	share := mutationShare
+	if op == "authorizations.capture" {
+		// The last step of an authorization's life: depth lost is little.
+		// Two captures of three are drawn valid, never mutated (payments.go):
+		// the others are mutated twice as often as another body, as before.
+		share = 2 * mutationShare
+	}
+	return g.draft(op, share, fixes, keep...)
+}
+
+// draft is body with share the percentage of bodies with one leaf mutated
+// (0: none, unless the step is a probe). It makes the same draws whatever
+// share is, so a step drawn with another share leaves every later draw
+// meaning what it meant.
+func (g *generator) draft(op string, share int, fixes map[string]func() any, keep ...string) drafted {
 	s := g.con.schemas[g.con.ops[op]]
 	d := drafted{doc: map[string]any{}}
 	if s == nil {
 		return d
 	}
 	d.doc, _ = g.drawNode(s, fixes).(map[string]any)
-	share := mutationShare
-	if op == "authorizations.capture" {
-		share = 2 * mutationShare // the last step of an authorization's life: depth lost is little
-	}
 	// The mutation is drawn from a stream of its own, seeded by a draw made
 	// whether or not a leaf is mutated: lowering the decision to 0 (the
 	// simplest, no mutation) while shrinking leaves every later draw

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"encoding/json"
+	"maps"
 	"math/big"
 	"strings"
 )
@@ -172,7 +173,17 @@ func (g *generator) setAt(root *shape, doc map[string]any, path string, v any, f
 				return
 			}
 			if _, has := obj[seg]; !has {
-				obj[seg] = g.drawNode(node, fixes)
+				parent := g.drawNode(node, fixes)
+				if parent == absent {
+					// Its fix left it out (Level 2/3 data a payment
+					// sends none of): drawn anyway, the mutation needs
+					// it. Set, the absent marker would be {}, a body the
+					// schema takes, and the probe would be lost.
+					rest := maps.Clone(fixes)
+					delete(rest, node.Path)
+					parent = g.drawNode(node, rest)
+				}
+				obj[seg] = parent
 			}
 			cur = obj[seg]
 		}

@@ -129,6 +129,10 @@ func gherkin(f Finding) string {
 		}
 		p := ex.Step.Path + querySuffix(ex.Path)
 		switch {
+		case ex.Step.Op == "transfers.get" && kindOf(ex.Step.Of) == "capture transfer":
+			// Asked right after the capture or the authorization's read
+			// (payments.go), whose answer names the transfer.
+			b.WriteString("    When I fetch the transfer of the capture\n")
 		case ex.Step.Body == "" || ex.Page:
 			fmt.Fprintf(&b, "    When I %s %q\n", ex.Method, p)
 		case ex.Step.ContentType != "":
@@ -266,6 +270,12 @@ func (r *runner) curl(f Finding) string {
 		if ex.Step.Body != "" && !ex.Page {
 			line += fmt.Sprintf(" -H %s --data-binary %s", quote("Content-Type: "+ex.ContentType, false), quote(ex.Step.Body, true))
 		}
+		if tr := transferRole(ex.Step.Of); ex.Step.Op == "authorizations.capture" && is2xx(ex.Status) && i < len(reqs)-1 && names(reqs[i+1:], tr) {
+			v := strings.ReplaceAll(tr, " ", "_")
+			vars[tr] = v
+			fmt.Fprintf(&b, "%s=$(%s | jq -r .transfer)\n", v, line)
+			continue
+		}
 		if ex.Step.Save != "" && ex.Step.Walk == nil && !ex.Page && i < len(reqs)-1 {
 			v := strings.ReplaceAll(ex.Step.Save, " ", "_")
 			vars[ex.Step.Save] = v
@@ -396,4 +406,9 @@ func (res Result) AddTo(run *report.Run) {
 	x.Schemas = slices.Clone(res.Schemas)
 	run.Exploration = x
 	run.Recount()
+}
+
+// names reports whether a request of exs names the role in its path.
+func names(exs []Exchange, role string) bool {
+	return slices.ContainsFunc(exs, func(ex Exchange) bool { return strings.Contains(ex.Step.Path, "{"+role+"}") })
 }

@@ -130,3 +130,52 @@ func TestScenarioSetsEachMerchantOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestCaptureTransferFetchPrinted: the fetch of a capture's transfer is
+// printed as the suite's step that fetches the transfer the last answer
+// names, and the script takes the capture answer's transfer for it; a
+// capture whose transfer is not fetched later is printed as any request.
+func TestCaptureTransferFetchPrinted(t *testing.T) {
+	capture := Step{Op: "authorizations.capture", Method: "PUT", Path: "/authorizations/{authorization b}", Body: `{"capture_amount":5}`, Of: "authorization b"}
+	read := Step{Op: "authorizations.get", Method: "GET", Path: "/authorizations/{authorization b}", Of: "authorization b"}
+	get := Step{Op: "transfers.get", Method: "GET", Path: "/transfers/{capture transfer b}", Of: "capture transfer b"}
+	for _, tc := range []struct {
+		name        string
+		trace       []Exchange
+		gherkin     []string
+		script      []string
+		notInScript string
+	}{
+		{"fetched after the read",
+			[]Exchange{
+				{Step: capture, User: userPlatform, Method: "PUT", Path: "/authorizations/AU1", Body: capture.Body, Status: 200},
+				{Step: read, User: userPlatform, Method: "GET", Path: "/authorizations/AU1", Status: 200},
+				{Step: get, User: userPlatform, Method: "GET", Path: "/transfers/TR1", Status: 500},
+			},
+			[]string{"    When I GET \"/authorizations/{authorization b}\"\n    Then the request succeeds\n    When I fetch the transfer of the capture\n    Then the request succeeds\n"},
+			[]string{`capture_transfer_b=$(curl `, ` | jq -r .transfer)`, `'/transfers/'"${capture_transfer_b}"`},
+			"{capture transfer b}"},
+		{"not fetched",
+			[]Exchange{
+				{Step: capture, User: userPlatform, Method: "PUT", Path: "/authorizations/AU1", Body: capture.Body, Status: 200},
+				{Step: read, User: userPlatform, Method: "GET", Path: "/authorizations/AU1", Status: 500},
+			},
+			[]string{"    When I PUT \"/authorizations/{authorization b}\" with the body:\n"},
+			[]string{`-X GET "$T"'/authorizations/`},
+			"jq -r .transfer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Finding{Check: checkServerError, Op: tc.trace[len(tc.trace)-1].Step.Op, assert: "the request succeeds", Trace: tc.trace}
+			g := gherkin(f)
+			for _, want := range tc.gherkin {
+				assert.Contains(t, g, want)
+			}
+			r := &runner{}
+			c := r.curl(f)
+			for _, want := range tc.script {
+				assert.Contains(t, c, want)
+			}
+			assert.NotContains(t, c, tc.notInScript)
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/conform-kit/conform/validate"
 	"github.com/conform-kit/conform/validate/judging"
@@ -173,20 +174,46 @@ func (g *generator) authorize() Step {
 	return st
 }
 
-// capture: the amounts the rules relate (the authorization's amount, half,
-// one more or less, what is left, one), fees equal to the capture and one
-// more, and Level 2/3 data in the capture form.
+// capture: two times of three (draws 0 and 1, 0 the simplest) a capture
+// meant to be accepted, so that what follows one (the transfer it makes,
+// the authorization read back, a second capture) is explored: of an
+// authorization not captured yet (where every one is, it authorizes
+// instead, as an action not ready makes what it needs), an amount within
+// what is left, a fee within it or none, Level 2/3 data only for the
+// merchant enabled for it, no leaf mutated. Otherwise the amounts the
+// rules relate (the authorization's amount, half, one more, what is left
+// and one more, one, past the amount), fees equal to the capture and one more,
+// and Level 2/3 data in the capture form, a leaf mutated twice as often as
+// another body's. The kind is the first draw, the role the second, then
+// the amount and the fee: lowering the first to 0 while shrinking turns a
+// capture into one meant to be accepted.
 func (g *generator) capture() Step {
-	role := g.any("authorization")
+	valid := g.c.draw(3) < 2
+	role, ok := g.captureRole(valid)
+	if !ok {
+		// Every authorization is captured: as an action not ready, it
+		// makes what it needs, an authorization to capture next.
+		return g.authorize()
+	}
 	a := g.auths[role]
 	st := Step{Op: "authorizations.capture", Method: "PUT", Path: "/authorizations/{" + role + "}", Of: role}
 	over := int64(1 + g.c.draw(1000))
-	amt := pick(g.c, a.amount, a.amount/2, a.amount+1, a.amount-a.captured, max(a.amount-1, 0), 1, a.amount+over)
+	left := max(a.amount-a.captured, 0)
+	var amt int64
+	if valid {
+		amt = pick(g.c, left, left/2, min(left, 1), max(left-1, min(left, 1)))
+	} else {
+		amt = pick(g.c, a.amount, a.amount/2, a.amount+1, left, left+1, 1, a.amount+over)
+	}
 	if amt < 0 { // past int64: one more than the largest amount
 		amt = math.MaxInt64
 	}
 	fee := func() any {
-		switch g.c.draw(6) {
+		n := g.c.draw(6)
+		if valid { // within the amount captured, or none
+			n = []int{0, 1, 4, 2, 0, 1}[n]
+		}
+		switch n {
 		case 1:
 			return json.Number("0")
 		case 2:
@@ -202,45 +229,115 @@ func (g *generator) capture() Step {
 	}
 	fixes := map[string]func() any{"capture_amount": fixed(json.Number(strconv.FormatInt(amt, 10))), "fee": fee}
 	var keep []string
-	if a.plain {
+	switch {
+	case a.plain && !g.force:
 		// The model takes the target's Level 2/3 processing from the
 		// payment's merchant, which a capture's body does not name.
 		fixes["additional_purchase_data"], keep = fixed(absent), []string{"additional_purchase_data"}
+	case valid || a.plain:
+		// A probe, refused by its schema before any merchant's Level 2/3
+		// processing is asked, mutates the capture form's Level 2/3 data
+		// for either merchant.
+		fixes["additional_purchase_data"] = g.capturePurchase(a)
 	}
-	doc := g.fill(&st, fixes, keep...)
+	var doc map[string]any
+	if valid {
+		doc = g.fillValid(&st, fixes, keep...)
+	} else {
+		doc = g.fill(&st, fixes, keep...)
+	}
 	amt, _ = intAt(doc, "capture_amount")
 	g.pendingCapture = amt
 	f, hasFee := intAt(doc, "fee")
 	if !hasFee {
 		f = -1
 	}
-	total := a.captured + amt
-	switch {
-	case amt > a.amount || total > a.amount:
-		refuse(&st, "the total captured never exceeds the authorization amount", judging.Basis{Clauses: []string{"4.1", "7"}, Invariants: []string{"capture_total"}})
-	case f > a.amount:
-		refuse(&st, "a fee above the authorization amount is refused", saying(basisOf("4.1", "7"), "fee: must be <= the amount"))
-	case a.captures > 0:
-		refuse(&st, "a second capture is refused", assumed("multi_capture", "4.1"))
-	case f > amt:
-		refuse(&st, "a capture fee above the captured amount is refused", assumed("capture_fee_bound", "4.1"))
-	case f == amt && amt == a.amount && !st.Refuse:
-		// A fee equal to the amount captured, all of the authorization's:
-		// within "must be <= the amount" whichever amount it names.
-		st.Allowed = append(st.Allowed, allowedValue{Field: "fee", Basis: basisFeeAtAmount("4.1")})
-	}
+	captureRules(&st, a, amt, f)
 	if data, ok := doc["additional_purchase_data"].(map[string]any); ok {
-		merged := maps.Clone(a.data)
-		if merged == nil {
-			merged = map[string]any{}
-		}
-		maps.Copy(merged, data)
-		purchaseRules(&st, merged, a.plain)
+		purchaseRules(&st, mergedPurchase(a, data), a.plain)
 	}
 	// Judged only when the model accepts it too (a merchant the sequence
 	// found enabled takes Level 2/3 data the generator expects refused).
 	st.Expect = []expectField{{Path: "transfer", Value: notNull{}, Check: checkComputed, Basis: saying(basisOf("4.1", "3.3"), "a capture returns the Authorization with transfer set to the Transfer id")}}
 	return st
+}
+
+// captureRole draws the authorization a capture names, with one draw: for
+// a capture meant to be accepted, one not captured yet (the last made
+// first), false when there is none; otherwise any.
+func (g *generator) captureRole(valid bool) (string, bool) {
+	if !valid {
+		return g.any("authorization"), true
+	}
+	var rs []string
+	for _, r := range g.alive("authorization") {
+		if a := g.auths[r]; a != nil && a.captures == 0 {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		return "", false
+	}
+	return rs[len(rs)-1-g.c.draw(len(rs))], true
+}
+
+// capturePurchase draws a capture's Level 2/3 data for an authorization of
+// the merchant enabled for it as a payment's is drawn (in a probe always
+// present: a mutation under it needs it), kept within the tax exemption
+// rule together with the authorization's data (the capture's fields
+// carried over on top of the authorization's).
+func (g *generator) capturePurchase(a *authState) func() any {
+	leaf := g.con.leaf("authorizations.capture", "additional_purchase_data")
+	return func() any {
+		if leaf == nil || (g.c.draw(3) == 0 && !g.force) {
+			return absent
+		}
+		data, _ := g.drawNode(leaf, nil).(map[string]any)
+		if data == nil {
+			return absent
+		}
+		if validate.CheckTaxExempt(mergedPurchase(a, data)) != nil {
+			data["tax_exempt"] = false
+		}
+		if validate.CheckTaxExempt(mergedPurchase(a, data)) != nil {
+			delete(data, "sales_tax")
+		}
+		return data
+	}
+}
+
+// mergedPurchase is the Level 2/3 data a capture leaves its authorization
+// with: the capture's fields over the authorization's.
+func mergedPurchase(a *authState, data map[string]any) map[string]any {
+	merged := maps.Clone(a.data)
+	if merged == nil {
+		merged = map[string]any{}
+	}
+	maps.Copy(merged, data)
+	return merged
+}
+
+// captureRules marks a capture of amt with fee f (-1: none) of the
+// authorization a refused by the first rule it breaks: the total captured
+// past the amount, a fee past the amount, a second capture, a fee past the
+// capture; a fee equal to an amount capturing all of the authorization's
+// is allowed.
+func captureRules(st *Step, a *authState, amt, f int64) {
+	total := a.captured + amt
+	switch {
+	case amt > a.amount || total > a.amount:
+		refuse(st, "the total captured never exceeds the authorization amount", judging.Basis{Clauses: []string{"4.1", "7"}, Invariants: []string{"capture_total"}})
+	case f > a.amount:
+		refuse(st, "a fee above the authorization amount is refused", saying(basisOf("4.1", "7"), "fee: must be <= the amount"))
+	case a.captures > 0:
+		refuse(st, "a second capture is refused", assumed("multi_capture", "4.1"))
+	case f > amt:
+		refuse(st, "a capture fee above the captured amount is refused", assumed("capture_fee_bound", "4.1"))
+	case f == amt && amt == a.amount && !st.Refuse:
+		// A fee equal to the amount captured, all of the authorization's:
+		// within "must be <= the amount" whichever amount it names.
+		st.Allowed = append(st.Allowed, allowedValue{Field: "fee", Basis: basisFeeAtAmount("4.1")})
+	}
 }
 
 // notNull is an expectation that a field holds some non-null value.
@@ -313,4 +410,39 @@ func (g *generator) updateMerchant() Step {
 		expectSent(&st, doc, basisL23, "level_two_level_three_data_enabled")
 	}
 	return st
+}
+
+// transferRole is the role of the transfer a capture of the authorization
+// role made: "authorization b" → "capture transfer b" (the suite's own
+// step names the first one "capture transfer").
+func transferRole(auth string) string {
+	return "capture transfer" + strings.TrimPrefix(auth, "authorization")
+}
+
+// bindCaptureTransfer remembers, on each side, the transfer a capture of
+// the authorization role accepted on both made (the transfer its answer
+// names) as transferRole(auth), so the sequence can fetch it.
+func bindCaptureTransfer(auth string, target, model *side) {
+	for _, s := range []*side{target, model} {
+		if tr, _ := s.docs[auth]["transfer"].(string); tr != "" {
+			s.ids[transferRole(auth)] = tr
+		}
+	}
+}
+
+// askCaptureTransfer queues, after an accepted capture of the
+// authorization role (after reads, the authorization read back first) or
+// after a read of a captured one, the fetch of the transfer it made: what
+// follows a capture is asked as often as a question of its own.
+func (g *generator) askCaptureTransfer(auth string, read bool) {
+	if a := g.auths[auth]; a == nil || a.captures == 0 || !g.offers("transfers.get") {
+		return
+	}
+	role := transferRole(auth)
+	get := Step{Op: "transfers.get", Method: "GET", Path: "/transfers/{" + role + "}", Of: role}
+	if back, ok := g.readBack(auth); read && ok {
+		g.ask(noQuestion, back, get)
+		return
+	}
+	g.ask(noQuestion, get)
 }

@@ -95,6 +95,10 @@ func (g *generator) queueQuestions(st Step, ok bool) {
 			g.ask(1, Step{Op: "authorizations.capture", Method: "PUT", Path: "/authorizations/{" + st.Save + "}", Of: st.Save,
 				Body: fmt.Sprintf(`{"capture_amount":%d}`, a.amount/2+1), Together: 2, Question: checkAtOnce, Rule: "the captures' total never exceeds the amount", Basis: basisCaptureTotal})
 		}
+	case "authorizations.capture":
+		g.askCaptureTransfer(st.Of, true)
+	case "authorizations.get":
+		g.askCaptureTransfer(st.Of, false)
 	case "subscription_enrollments.delete":
 		if !g.offers("subscription_enrollments.get") || !g.offers("subscription_enrollments.update") {
 			break

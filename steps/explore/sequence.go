@@ -107,6 +107,9 @@ func (r *runner) sequence(ctx context.Context, c *choices, index int, replay int
 				out.marks = c.mark
 				return out, nil
 			}
+			if st.Op == "authorizations.capture" && st.Question == "" && lastOK(exs) {
+				bindCaptureTransfer(st.Of, target, model)
+			}
 			g.observe(st, lastOK(exs))
 		}
 	}
