@@ -230,6 +230,17 @@ func ascend[P ledger.Record](t *indexNode[P], from int, fn func(*indexEntry[P]) 
 type index[P ledger.Record] struct {
 	mu    sync.RWMutex
 	roots [indexFields]*indexNode[P]
+	// moves counts the changes of the trees' order (an entry added,
+	// removed or moved), so that a page taken without the store's lock
+	// can tell whether the order changed before its records were copied.
+	moves uint64
+}
+
+// movesNow is how many times the trees' order has changed.
+func (x *index[P]) movesNow() uint64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.moves
 }
 
 // find returns p's entry, or nil. Callers hold x.mu.
@@ -259,6 +270,7 @@ func (x *index[P]) add(p P) {
 		n.e = e
 		x.roots[f] = insertNode(x.roots[f], n, f)
 	}
+	x.moves++
 }
 
 // remove forgets p. Callers hold the store's lock.
@@ -272,6 +284,7 @@ func (x *index[P]) remove(p P) {
 	for f := range indexFields {
 		x.roots[f] = deleteNode(x.roots[f], e, f)
 	}
+	x.moves++
 }
 
 // touch moves p in the trees of the values that changed (updated_at,
@@ -292,6 +305,7 @@ func (x *index[P]) touch(p P) {
 		x.roots[f] = deleteNode(x.roots[f], e, f)
 		e.vals[f] = now.vals[f]
 		x.roots[f] = insertNode(x.roots[f], &e.nodes[f], f)
+		x.moves++
 	}
 }
 

@@ -62,6 +62,11 @@ type Store struct {
 	// gone stands for an application dropped while a request of it was
 	// in flight: empty, read only (creates are refused by admit).
 	gone *appData
+
+	// pageUnlocked, set by a test, runs while a reading unit takes a
+	// sorted page without the store's lock: where a writer can commit
+	// between the page's order and its copy. Nil otherwise.
+	pageUnlocked func()
 }
 
 // appOf is the application's data, or the empty gone when it was dropped

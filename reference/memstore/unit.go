@@ -509,15 +509,35 @@ func (tb *memTable[T, P]) Page(parent string, q ledger.ListQuery) ([]T, int) {
 	}
 	var picked []P
 	var total int
-	if tb.tx.readOnly {
+	unlocked := tb.tx.readOnly
+	for try := 0; ; try++ {
+		if !unlocked || try == pageTries {
+			// A writing unit, or one whose pages the writers kept moving:
+			// the page under the store's lock.
+			picked, total = ser.idx.page(q.Sort, q.Offset, q.Limit)
+			break
+		}
+		// A reading unit takes its page without the store's lock, so that
+		// a long page does not hold the writers up. The page's order and
+		// the records copied below must be of one moment: a unit that
+		// committed meanwhile and moved a record (a newer updated_at) would
+		// otherwise be copied at its old place, and the page read out of
+		// its order. The writers change the trees only under the store's
+		// lock, so an unchanged count of moves, read under it before and
+		// after, says the page is still the order now.
 		st := tb.st
+		before := ser.idx.movesNow()
 		st.mu.Unlock()
 		func() {
 			defer st.mu.Lock() // the unit's end unlocks it, also after a panic (abort)
 			picked, total = ser.idx.page(q.Sort, q.Offset, q.Limit)
+			if st.pageUnlocked != nil {
+				st.pageUnlocked()
+			}
 		}()
-	} else {
-		picked, total = ser.idx.page(q.Sort, q.Offset, q.Limit)
+		if ser.idx.movesNow() == before {
+			break
+		}
 	}
 	out := make([]T, 0, len(picked))
 	for _, p := range picked {
@@ -525,6 +545,11 @@ func (tb *memTable[T, P]) Page(parent string, q ledger.ListQuery) ([]T, int) {
 	}
 	return out, total
 }
+
+// pageTries is how many times a reading unit takes a sorted page without
+// the store's lock before it takes it under the lock: each try was undone
+// by a writer that moved a record of the list meanwhile.
+const pageTries = 3
 
 // memTxPool makes the pool of a store's units.
 func memTxPool(st *Store) *sync.Pool {
