@@ -202,10 +202,11 @@ func (g *generator) asked() []Step {
 
 // freshIdempotency is body with its idempotency_id (if any) a new one.
 func (g *generator) freshIdempotency(body string) string {
-	if sentIdempotencyID(body) == "" {
+	old := sentIdempotencyID(body)
+	if old == "" {
 		return body
 	}
-	return withIdempotencyID(body, g.idempotencyID())
+	return withIdempotencyID(body, old, g.idempotencyID())
 }
 
 // fetchOf is the owner's fetch of a role the sequence made ("" and the

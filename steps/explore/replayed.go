@@ -42,13 +42,9 @@ func sentIdempotencyID(body string) string {
 	return id
 }
 
-// withIdempotencyID is body with its idempotency_id replaced by id (body
-// itself when it carries none).
-func withIdempotencyID(body, id string) string {
-	old := sentIdempotencyID(body)
-	if old == "" {
-		return body
-	}
+// withIdempotencyID is body, whose idempotency_id is old
+// (sentIdempotencyID), with id in its place: the body is not decoded again.
+func withIdempotencyID(body, old, id string) string {
 	return strings.Replace(body, strconv.Quote(old), strconv.Quote(id), 1)
 }
 
@@ -68,7 +64,7 @@ func (r *runner) heldBefore(ctx context.Context, routed Step, target *side) (*Ex
 		return nil, false, nil
 	}
 	again := routed
-	again.Body = withIdempotencyID(routed.Body, id+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	again.Body = withIdempotencyID(routed.Body, id, id+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
 	ex, err := target.send(ctx, again, again.Path)
 	r.requests.Add(1)
 	if err != nil {
