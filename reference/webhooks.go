@@ -167,8 +167,8 @@ func (s *Server) track(w ledger.Webhook, eventID string) *pendingDelivery {
 	return d
 }
 
-// settle ends d, a delivery to w: it is no longer pending.
-func (s *Server) Settle(w ledger.Webhook, d *pendingDelivery) {
+// settleDelivery ends d, a delivery to w: it is no longer pending.
+func (s *Server) settleDelivery(w ledger.Webhook, d *pendingDelivery) {
 	key := pendingKey(w)
 	s.lifeMu.Lock()
 	defer s.lifeMu.Unlock()
@@ -286,7 +286,7 @@ func (s *Server) firstAttempt(w ledger.Webhook, d *pendingDelivery, eventID stri
 		return
 	}
 	if s.attempt(w, eventID, body, 0) {
-		s.Settle(w, d)
+		s.settleDelivery(w, d)
 		return
 	}
 	s.lifeMu.Lock()
@@ -380,7 +380,7 @@ func signature(secret string, ts int64, body []byte) string {
 // Each retry reads the webhook again: one disabled (or gone) since the
 // event was published receives nothing more, and an updated url is used.
 func (s *Server) deliver(w ledger.Webhook, d *pendingDelivery, eventID string, body []byte, first int) {
-	defer s.Settle(w, d) // w as published: the key of d
+	defer s.settleDelivery(w, d) // w as published: the key of d
 	for attempt := first; ; attempt++ {
 		if attempt > 0 {
 			wait, again := s.retryWait(attempt - 1)
